@@ -1,0 +1,154 @@
+# spvjit — build, test, demo, bench.
+#
+#   make            build/libspvjit.so, build/libspvjit.a, build/spvjit
+#   make test       build and run every test            (SAN=1: ASan + UBSan build)
+#   make demo       the seed matrix multiply, specialized vs not
+#   make bench      benchmarks (bench/)
+#   make deps       apt-get what is missing (no-op when all is present)
+#   make testdata   rebuild testdata/*.spv from their sources
+#   make fuzz       run the loader+specializer fuzzer for FUZZ_SECONDS
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Outputs go to build/ (build/san/ for SAN=1).
+
+VERSION      := 0.1.0
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+LLVM_CONFIG  ?= llvm-config-19
+CC           ?= cc
+PYTHON       ?= python3
+SAN          ?= 0
+FUZZ_SECONDS ?= 60
+
+ifeq ($(SAN),1)
+BUILD    := build/san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+OPTFLAGS := -O1 -g
+else
+BUILD    := build
+SANFLAGS :=
+OPTFLAGS := -O2 -g
+endif
+
+# The Debian 12 packages the build, the tests, the demo and the benchmarks need.
+DEB_BUILD := make gcc g++ python3 pkg-config spirv-headers spirv-tools llvm-19-dev libffi-dev \
+             glslang-tools glslang-dev clang-15 llvm-spirv-15 clang-19
+DEB_BENCH := mesa-vulkan-drivers libvulkan-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers gnuplot-nox
+
+GRAMMAR_DIR := /usr/include/spirv/unified1
+
+# Deferred (=) so that a sub-make started after `make deps` sees the fresh install.
+LLVM_CFLAGS = $(shell $(LLVM_CONFIG) --includedir 2>/dev/null | sed 's/^/-isystem /')
+LLVM_LIBS   = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFIG) --link-shared --libs 2>/dev/null)
+
+CFLAGS_BASE = -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -fvisibility=hidden \
+               $(OPTFLAGS) $(SANFLAGS) -I. -I$(BUILD)/gen $(LLVM_CFLAGS)
+override CFLAGS = $(CFLAGS_BASE) $(EXTRA_CFLAGS)
+LDLIBS = -lSPIRV-Tools-opt -lSPIRV-Tools $(LLVM_LIBS) -lffi -lstdc++ -lpthread -lm -ldl
+
+LIB_SRCS  := $(wildcard spirv/*.c) $(wildcard jit/*.c) $(wildcard jit/*.S) $(wildcard lib/*.c) $(wildcard lib/*.S)
+GEN_SRCS  := $(BUILD)/gen/spirv_grammar.c
+LIB_OBJS  := $(patsubst %,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/spirv_grammar.c.o
+CMD_SRCS  := $(wildcard cmd/*.c)
+TEST_SRCS := $(wildcard testdata/tests/*.c)
+TEST_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(TEST_SRCS))
+
+.PHONY: all deps deps-bench build test run-tests demo bench testdata fuzz install clean
+
+# The public targets install dependencies first, then build in a sub-make, so
+# that tool paths probed with $(shell ...) are read after the install.
+all: deps
+	@$(MAKE) --no-print-directory build
+
+build: $(BUILD)/libspvjit.so $(BUILD)/libspvjit.a $(BUILD)/spvjit
+
+# --- dependencies ---------------------------------------------------------
+# Installs only what dpkg says is missing; as root directly, otherwise via sudo.
+deps:
+	@missing=""; for p in $(DEB_BUILD) $(DEB_EXTRA); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	fi
+
+deps-bench:
+	@$(MAKE) --no-print-directory deps DEB_EXTRA="$(DEB_BENCH)"
+
+# --- generated grammar tables ----------------------------------------------
+$(BUILD)/gen/spirv_grammar.c $(BUILD)/gen/spirv_grammar.h: spirv/gen_grammar.py
+	@mkdir -p $(BUILD)/gen
+	$(PYTHON) spirv/gen_grammar.py $(GRAMMAR_DIR) $(BUILD)/gen
+
+# --- objects ----------------------------------------------------------------
+$(BUILD)/obj/%.c.o: %.c $(BUILD)/gen/spirv_grammar.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -fPIC -c $< -o $@
+
+$(BUILD)/obj/gen/spirv_grammar.c.o: $(BUILD)/gen/spirv_grammar.c $(BUILD)/gen/spirv_grammar.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# --- libraries and the command ---------------------------------------------------
+$(BUILD)/libspvjit.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+# Only spvjit_* symbols are exported (sources use -fvisibility=hidden; the public
+# API marks itself visible), and the version script hides what static libs bring.
+$(BUILD)/libspvjit.so: $(LIB_OBJS) lib/spvjit.map
+	$(CC) -shared $(SANFLAGS) -Wl,--version-script=lib/spvjit.map -Wl,-soname,libspvjit.so.0 \
+	  -o $@ $(LIB_OBJS) $(LDLIBS)
+
+$(BUILD)/spvjit: $(patsubst %,$(BUILD)/obj/%.o,$(CMD_SRCS)) $(BUILD)/libspvjit.a
+	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+
+# --- tests ----------------------------------------------------------------------
+$(BUILD)/run_tests: $(TEST_OBJS) $(BUILD)/libspvjit.a
+	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+
+test: deps
+	@$(MAKE) --no-print-directory run-tests
+
+run-tests: build $(BUILD)/run_tests
+	SPVJIT_SRC_ROOT=$(CURDIR) SPVJIT_BIN=$(CURDIR)/$(BUILD)/spvjit \
+	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$(BUILD)/run_tests
+
+# --- test kernels ------------------------------------------------------------------
+-include testdata/testdata.mk
+
+# --- fuzzing (clang-19 libFuzzer) ---------------------------------------------------
+fuzz: deps $(BUILD)/gen/spirv_grammar.h
+	@$(MAKE) --no-print-directory -f testdata/fuzz/fuzz.mk BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) run
+
+# --- demo and benchmarks -------------------------------------------------------------
+demo: all
+	@$(MAKE) --no-print-directory -f bench/demo.mk BUILD=$(BUILD)
+
+bench: deps-bench all
+	@$(MAKE) --no-print-directory -f bench/bench.mk BUILD=$(BUILD)
+
+# --- install -----------------------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(BUILD)/spvjit $(DESTDIR)$(PREFIX)/bin/spvjit
+	install -m 644 $(BUILD)/libspvjit.a $(DESTDIR)$(PREFIX)/lib/libspvjit.a
+	install -m 755 $(BUILD)/libspvjit.so $(DESTDIR)$(PREFIX)/lib/libspvjit.so.$(VERSION)
+	ln -sf libspvjit.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libspvjit.so.0
+	ln -sf libspvjit.so.0 $(DESTDIR)$(PREFIX)/lib/libspvjit.so
+	install -m 644 lib/spvjit.h $(DESTDIR)$(PREFIX)/include/spvjit.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' lib/spvjit.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/spvjit.pc
+
+clean:
+	rm -rf build

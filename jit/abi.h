@@ -1,0 +1,68 @@
+/* jit/abi.h — the contract between JIT-compiled code and the executor (lib/).
+ *
+ * The JIT turns one entry point into native functions with these fixed C
+ * signatures; lib/ calls them.  Neither side knows the other's internals:
+ * this header is all they share, so keep it plain C and stable.
+ *
+ * Barrier-free kernels: `wg_fn` is called once per work-group and loops over
+ *   all work-items itself (local size a constant when known, so LLVM unrolls
+ *   and vectorizes across work-items).
+ * Kernels with barriers: `item_fn` is called once per work-item, each on its
+ *   own fiber; at every OpControlBarrier the code calls ctx->barrier(ctx, site),
+ *   which returns once every work-item of the group reached that same site.
+ */
+#ifndef SPVJIT_JIT_ABI_H
+#define SPVJIT_JIT_ABI_H
+
+#include <stdint.h>
+
+typedef struct spvjit_wg_ctx spvjit_wg_ctx;
+
+/* Called by JIT code at barrier `site` (0-based, numbered by the JIT; see
+ * spvjit_kernel_facts.nbarrier_sites).  Returns when the whole work-group has
+ * arrived there; reports divergence (other sites, finished work-items) itself. */
+typedef void (*spvjit_barrier_fn)(const spvjit_wg_ctx *ctx, uint32_t site);
+
+struct spvjit_wg_ctx {
+    /* --- the dispatch, the same for every work-group ----------------------- */
+    uint32_t num_groups[3];          /* NumWorkgroups / get_num_groups */
+    uint32_t enqueued_local_size[3]; /* WorkgroupSize / get_enqueued_local_size */
+    uint64_t global_size[3];         /* get_global_size (Vulkan: num_groups * local size) */
+    uint64_t global_offset[3];       /* get_global_offset (Vulkan: 0) */
+    uint32_t base_group[3];          /* vkCmdDispatchBase: added to WorkgroupId */
+    uint32_t work_dim;               /* get_work_dim (Vulkan: 3) */
+
+    /* --- this work-group --------------------------------------------------- */
+    uint32_t group_id[3];            /* without base_group */
+    uint32_t local_size[3];          /* this group's size: smaller than the enqueued size for
+                                        the last group of an OpenCL NDRange not divisible by it */
+
+    /* --- data ---------------------------------------------------------------
+     * args[i]:  Kernel flavour: a pointer to the value of kernel parameter i
+     *           (a global pointer argument: points to the pointer; a by-value
+     *           scalar/vector/struct: points to its bytes; a Workgroup (local)
+     *           pointer argument: points to a uint64_t byte offset inside
+     *           wg_memory where its block starts).
+     *           Shader flavour: the base address of resource slot i (slots are
+     *           numbered by the JIT, see spvjit_kernel_facts).
+     * arg_sizes[i]: the byte size of what args[i] designates for buffers (for
+     *           OpArrayLength and bounds), 0 when unknown. */
+    void *const *args;
+    const uint64_t *arg_sizes;
+    const void *push_constants;      /* the push-constant block (Shader), or NULL */
+    void *wg_memory;                 /* work-group memory, sized/aligned as the JIT reports */
+    const void *spec_values;         /* unspecialized builds only: spec constant values,
+                                        8 bytes per slot in the JIT's slot order */
+
+    /* --- runtime services -------------------------------------------------- */
+    spvjit_barrier_fn barrier;       /* NULL for barrier-free kernels */
+    void *rt;                        /* executor-private (fiber scheduler of this group) */
+    void *printf_stream;             /* FILE* for OpenCL printf, NULL: stdout */
+};
+
+/* Barrier-free kernels: runs every work-item of work-group ctx->group_id. */
+typedef void (*spvjit_wg_fn)(const spvjit_wg_ctx *ctx);
+/* Kernels with barriers: runs work-item (lx, ly, lz) of work-group ctx->group_id. */
+typedef void (*spvjit_item_fn)(const spvjit_wg_ctx *ctx, uint32_t lx, uint32_t ly, uint32_t lz);
+
+#endif

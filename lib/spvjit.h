@@ -1,0 +1,216 @@
+/* spvjit.h — the public C API of libspvjit.
+ *
+ * spvjit runs SPIR-V compute modules (OpenCL/SYCL "Kernel" flavour and Vulkan
+ * "Shader" flavour) on the CPU: it folds specialization-constant values into
+ * the module, compiles the entry point to native code through LLVM and runs
+ * dispatches on every core.
+ *
+ *   spvjit_module *m;
+ *   spvjit_module_load_file(ctx, "mm.spv", &m);
+ *   spvjit_spec_set_u32(specs, 0, 16);                    // SpecId 0 = 16
+ *   spvjit_kernel *k;
+ *   spvjit_kernel_build(m, "main", specs, NULL, &k);      // cached by values
+ *   spvjit_bind_buffer(k, 0, 0, a, a_bytes);              // set 0, binding 0
+ *   spvjit_dispatch(k, &(spvjit_dispatch_info){.groups = {64, 64, 1}});
+ *
+ * Conventions: every function returns an spvjit_status; on failure the
+ * object's (or the context's) last error message says what and where
+ * (spvjit_last_error).  Nothing here prints or exits.  All functions are
+ * thread-safe; one kernel's bindings should be set by one thread at a time
+ * (dispatches copy the bindings, so a kernel can be rebound while a dispatch
+ * it started is still running asynchronously).
+ */
+#ifndef SPVJIT_H
+#define SPVJIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SPVJIT_VERSION_MAJOR 0
+#define SPVJIT_VERSION_MINOR 1
+#define SPVJIT_VERSION_PATCH 0
+#define SPVJIT_VERSION_STRING "0.1.0"
+
+#if defined(__GNUC__)
+#define SPVJIT_API __attribute__((visibility("default")))
+#else
+#define SPVJIT_API
+#endif
+
+typedef enum spvjit_status {
+    SPVJIT_OK = 0,
+    SPVJIT_ERROR_INVALID_MODULE,    /* malformed or invalid SPIR-V */
+    SPVJIT_ERROR_UNSUPPORTED,       /* valid SPIR-V that spvjit cannot run (names the instruction) */
+    SPVJIT_ERROR_SPEC_CONSTANT,     /* unknown SpecId, wrong value type, out of range */
+    SPVJIT_ERROR_BINDING,           /* missing or too small buffer, bad argument index/size */
+    SPVJIT_ERROR_DISPATCH,          /* bad dispatch size, barrier divergence, ... */
+    SPVJIT_ERROR_NOT_FOUND,         /* entry point, file */
+    SPVJIT_ERROR_IO,
+    SPVJIT_ERROR_OUT_OF_MEMORY,
+    SPVJIT_ERROR_INVALID_ARGUMENT,  /* NULL where an object is needed, etc. */
+} spvjit_status;
+
+typedef struct spvjit_context spvjit_context;   /* thread pool, kernel cache */
+typedef struct spvjit_module spvjit_module;     /* a loaded, validated module */
+typedef struct spvjit_specs spvjit_specs;       /* a set of spec-constant values */
+typedef struct spvjit_kernel spvjit_kernel;     /* compiled entry point + its bindings */
+typedef struct spvjit_event spvjit_event;       /* an asynchronous dispatch */
+
+/* --- context -------------------------------------------------------------- */
+
+typedef struct spvjit_context_options {
+    unsigned threads;             /* worker threads incl. the caller; 0: $SPVJIT_THREADS or all cores */
+    size_t cache_bytes;           /* in-memory kernel cache bound; 0: 256 MiB */
+    const char *disk_cache_dir;   /* NULL: $XDG_CACHE_HOME/spvjit (~/.cache/spvjit); "" disables */
+} spvjit_context_options;
+
+SPVJIT_API spvjit_status spvjit_context_create(const spvjit_context_options *opts, spvjit_context **out);
+SPVJIT_API void spvjit_context_destroy(spvjit_context *ctx);
+/* The last error message of this thread ("" if none). */
+SPVJIT_API const char *spvjit_last_error(void);
+SPVJIT_API const char *spvjit_status_name(spvjit_status s);
+SPVJIT_API const char *spvjit_version(void);
+
+/* --- modules and their reflection ------------------------------------------- */
+
+SPVJIT_API spvjit_status spvjit_module_load(spvjit_context *ctx, const void *bytes, size_t nbytes,
+                                            const char *name, spvjit_module **out);
+SPVJIT_API spvjit_status spvjit_module_load_file(spvjit_context *ctx, const char *path, spvjit_module **out);
+SPVJIT_API void spvjit_module_destroy(spvjit_module *m);
+
+typedef enum spvjit_flavour { SPVJIT_FLAVOUR_SHADER, SPVJIT_FLAVOUR_KERNEL } spvjit_flavour;
+SPVJIT_API spvjit_flavour spvjit_module_flavour(const spvjit_module *m);
+
+SPVJIT_API unsigned spvjit_module_entry_count(const spvjit_module *m);
+SPVJIT_API const char *spvjit_module_entry_name(const spvjit_module *m, unsigned i);
+
+typedef enum spvjit_type {
+    SPVJIT_TYPE_BOOL = 1,
+    SPVJIT_TYPE_I8, SPVJIT_TYPE_I16, SPVJIT_TYPE_I32, SPVJIT_TYPE_I64,
+    SPVJIT_TYPE_U8, SPVJIT_TYPE_U16, SPVJIT_TYPE_U32, SPVJIT_TYPE_U64,
+    SPVJIT_TYPE_F16, SPVJIT_TYPE_F32, SPVJIT_TYPE_F64,
+} spvjit_type;
+
+typedef struct spvjit_spec_info {
+    uint32_t spec_id;
+    const char *name;             /* OpName or NULL */
+    spvjit_type type;
+    uint64_t default_bits;        /* bool 0/1, ints zero-extended, floats IEEE bits */
+} spvjit_spec_info;
+SPVJIT_API unsigned spvjit_module_spec_count(const spvjit_module *m);
+SPVJIT_API spvjit_status spvjit_module_spec_info(const spvjit_module *m, unsigned i, spvjit_spec_info *out);
+
+typedef enum spvjit_resource_kind {
+    SPVJIT_RES_ARG_POINTER,       /* Kernel: a global/constant pointer argument (bind a buffer) */
+    SPVJIT_RES_ARG_LOCAL,         /* Kernel: a local (work-group) pointer argument (give a size) */
+    SPVJIT_RES_ARG_VALUE,         /* Kernel: a by-value argument (give its bytes) */
+    SPVJIT_RES_STORAGE_BUFFER,    /* Shader */
+    SPVJIT_RES_UNIFORM_BUFFER,    /* Shader */
+    SPVJIT_RES_PUSH_CONSTANTS,    /* Shader */
+} spvjit_resource_kind;
+
+typedef struct spvjit_resource_info {
+    spvjit_resource_kind kind;
+    const char *name;             /* parameter / variable / block name, or NULL */
+    uint32_t index;               /* Kernel: argument index */
+    uint32_t set, binding;        /* Shader buffers */
+    uint64_t size;                /* by-value bytes; buffers: fixed part's bytes */
+    uint64_t stride;              /* buffers ending in a runtime array: its stride, else 0 */
+} spvjit_resource_info;
+/* Interface of entry point `entry` (NULL: the only/first compute entry). */
+SPVJIT_API unsigned spvjit_module_resource_count(const spvjit_module *m, const char *entry);
+SPVJIT_API spvjit_status spvjit_module_resource_info(const spvjit_module *m, const char *entry, unsigned i,
+                                                     spvjit_resource_info *out);
+
+/* --- specialization values ------------------------------------------------------ */
+
+SPVJIT_API spvjit_status spvjit_specs_create(spvjit_specs **out);
+SPVJIT_API void spvjit_specs_destroy(spvjit_specs *s);
+SPVJIT_API spvjit_status spvjit_spec_set_bool(spvjit_specs *s, uint32_t spec_id, bool v);
+SPVJIT_API spvjit_status spvjit_spec_set_i32(spvjit_specs *s, uint32_t spec_id, int32_t v);
+SPVJIT_API spvjit_status spvjit_spec_set_u32(spvjit_specs *s, uint32_t spec_id, uint32_t v);
+SPVJIT_API spvjit_status spvjit_spec_set_i64(spvjit_specs *s, uint32_t spec_id, int64_t v);
+SPVJIT_API spvjit_status spvjit_spec_set_u64(spvjit_specs *s, uint32_t spec_id, uint64_t v);
+SPVJIT_API spvjit_status spvjit_spec_set_f32(spvjit_specs *s, uint32_t spec_id, float v);
+SPVJIT_API spvjit_status spvjit_spec_set_f64(spvjit_specs *s, uint32_t spec_id, double v);
+/* Any type, raw bits (i8/u8/i16/u16/f16 included). */
+SPVJIT_API spvjit_status spvjit_spec_set(spvjit_specs *s, uint32_t spec_id, spvjit_type type, uint64_t bits);
+/* Text form, as on the command line: "16", "0x10", "-3", "1.5", "true", "2.5:f64". */
+SPVJIT_API spvjit_status spvjit_spec_set_text(spvjit_specs *s, uint32_t spec_id, const char *text);
+
+/* --- kernels ------------------------------------------------------------------------ */
+
+typedef struct spvjit_build_options {
+    uint32_t local_size[3];       /* where the module leaves it open (Kernel without
+                                     reqd_work_group_size); 0,0,0: chosen at dispatch */
+    bool unspecialized;           /* keep spec constants as run-time values (for measuring) */
+    int opt_level;                /* 0..3; default (0 in a zeroed struct means 3) */
+    bool no_opt;                  /* really -O0 */
+} spvjit_build_options;
+
+/* Builds (or finds in the cache) entry point `entry` with `specs` (NULL: defaults). */
+SPVJIT_API spvjit_status spvjit_kernel_build(spvjit_module *m, const char *entry, const spvjit_specs *specs,
+                                             const spvjit_build_options *opts, spvjit_kernel **out);
+SPVJIT_API void spvjit_kernel_destroy(spvjit_kernel *k);
+
+typedef struct spvjit_kernel_stats {
+    bool from_cache;              /* memory or disk cache hit */
+    double lower_ms, passes_ms, codegen_ms, total_ms;
+    uint64_t wg_memory_bytes;
+    bool uses_barriers;
+    uint32_t local_size[3];       /* 0 when chosen at dispatch */
+} spvjit_kernel_stats;
+SPVJIT_API spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_kernel_stats *out);
+
+/* Bindings.  Buffers are used in place (not copied); they must stay valid
+ * until the dispatches that use them finished. */
+SPVJIT_API spvjit_status spvjit_bind_buffer(spvjit_kernel *k, uint32_t set, uint32_t binding, void *data,
+                                            size_t bytes);
+/* Element `element` of a descriptor array (spvjit_bind_buffer binds element 0). */
+SPVJIT_API spvjit_status spvjit_bind_buffer_element(spvjit_kernel *k, uint32_t set, uint32_t binding,
+                                                    uint32_t element, void *data, size_t bytes);
+SPVJIT_API spvjit_status spvjit_set_push_constants(spvjit_kernel *k, const void *data, size_t bytes);
+/* Kernel flavour: argument i as a buffer (pointer args), bytes (by-value args)
+ * or a local-memory size (local pointer args). */
+SPVJIT_API spvjit_status spvjit_set_arg_buffer(spvjit_kernel *k, uint32_t index, void *data, size_t bytes);
+SPVJIT_API spvjit_status spvjit_set_arg_value(spvjit_kernel *k, uint32_t index, const void *value, size_t bytes);
+SPVJIT_API spvjit_status spvjit_set_arg_local(spvjit_kernel *k, uint32_t index, size_t bytes);
+
+typedef struct spvjit_dispatch_info {
+    /* Vulkan style: group counts (and an optional base group). */
+    uint32_t groups[3];
+    uint32_t base_group[3];
+    /* OpenCL style, used when work_dim != 0: global size, optional local size
+     * (0: the kernel's or one chosen by spvjit), global offset. */
+    uint32_t work_dim;
+    uint64_t global_size[3];
+    uint32_t local_size[3];
+    uint64_t global_offset[3];
+} spvjit_dispatch_info;
+
+SPVJIT_API spvjit_status spvjit_dispatch(spvjit_kernel *k, const spvjit_dispatch_info *d);
+SPVJIT_API spvjit_status spvjit_dispatch_async(spvjit_kernel *k, const spvjit_dispatch_info *d, spvjit_event **ev);
+/* Waits for an asynchronous dispatch, returns its status and frees the event. */
+SPVJIT_API spvjit_status spvjit_event_wait(spvjit_event *ev);
+
+/* --- calling exported SPIR-V functions from host C -------------------------------------
+ * A function with Linkage Export, run for `lanes` lanes: each argument is
+ * uniform (one value for all lanes) or varying (an array of `lanes` values).
+ * Results land in `results` (lanes * result size bytes). */
+typedef struct spvjit_call_arg {
+    const void *data;             /* the value (uniform) or the array of values (varying) */
+    bool varying;
+} spvjit_call_arg;
+SPVJIT_API spvjit_status spvjit_call_exported(spvjit_module *m, const char *name, const spvjit_specs *specs,
+                                              unsigned lanes, const spvjit_call_arg *args, unsigned nargs,
+                                              void *results);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

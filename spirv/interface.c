@@ -1,0 +1,198 @@
+/* spirv/interface.c — an entry point's parameters and resources (see interface.h). */
+#include "interface.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spirv_grammar.h"
+
+void spv_type_name(const spv_module *m, uint32_t type_id, char *buf, size_t len)
+{
+    const spv_type *t = spv_type_get(m, type_id);
+    char inner[256];
+    if (!len)
+        return;
+    if (!t) {
+        snprintf(buf, len, "%%%u", type_id);
+        return;
+    }
+    switch (t->kind) {
+    case SPV_TYPE_VOID: snprintf(buf, len, "void"); break;
+    case SPV_TYPE_BOOL: snprintf(buf, len, "bool"); break;
+    case SPV_TYPE_INT:
+        if (t->width == 32)
+            snprintf(buf, len, "%s", t->is_signed || m->is_kernel ? "int" : "uint");
+        else
+            snprintf(buf, len, "%sint%u", t->is_signed || m->is_kernel ? "" : "u", t->width);
+        break;
+    case SPV_TYPE_FLOAT:
+        snprintf(buf, len, "%s", t->width == 16 ? "half" : t->width == 64 ? "double" : "float");
+        break;
+    case SPV_TYPE_VECTOR:
+        spv_type_name(m, t->elem, inner, sizeof inner);
+        snprintf(buf, len, "%s%u", inner, t->count);
+        break;
+    case SPV_TYPE_MATRIX: {
+        const spv_type *c = spv_type_get(m, t->elem);
+        spv_type_name(m, c ? c->elem : 0, inner, sizeof inner);
+        snprintf(buf, len, "%s%ux%u", inner, t->count, c ? c->count : 0);
+        break;
+    }
+    case SPV_TYPE_ARRAY:
+        spv_type_name(m, t->elem, inner, sizeof inner);
+        if (t->count)
+            snprintf(buf, len, "%s[%u]", inner, t->count);
+        else
+            snprintf(buf, len, "%s[spec %%%u]", inner, t->length_id);
+        break;
+    case SPV_TYPE_RUNTIME_ARRAY:
+        spv_type_name(m, t->elem, inner, sizeof inner);
+        snprintf(buf, len, "%s[]", inner);
+        break;
+    case SPV_TYPE_STRUCT: {
+        const char *name = m->ids[type_id].name;
+        size_t k = (size_t)snprintf(buf, len, "struct%s%s {", name && *name ? " " : "", name ? name : "");
+        for (uint32_t i = 0; i < t->nmembers && k < len; i++) {
+            spv_type_name(m, t->members[i], inner, sizeof inner);
+            k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : " ", inner);
+        }
+        if (k < len)
+            snprintf(buf + k, len - k, " }");
+        break;
+    }
+    case SPV_TYPE_POINTER: {
+        const char *sc = spv_enum_name(SPV_OPERAND_StorageClass, t->storage);
+        spv_type_name(m, t->elem, inner, sizeof inner);
+        snprintf(buf, len, "%s %s*", sc ? sc : "?", inner);
+        break;
+    }
+    case SPV_TYPE_FUNCTION: snprintf(buf, len, "function"); break;
+    default: {
+        const char *op = spv_opcode_name(t->opaque_op);
+        snprintf(buf, len, "%s", op ? op + 6 : "opaque"); /* skip "OpType" */
+        break;
+    }
+    }
+}
+
+/* Size of the fixed part of a block and the stride of a trailing runtime array. */
+static void block_size(const spv_module *m, uint32_t type_id, uint64_t *size, uint64_t *stride)
+{
+    const spv_type *t = spv_type_get(m, type_id);
+    *stride = 0;
+    if (t && t->kind == SPV_TYPE_RUNTIME_ARRAY) {
+        const spv_decoration *d = spv_find_decoration(m, type_id, -1, SpvDecorationArrayStride);
+        *stride = d && d->nargs ? d->args[0] : spv_type_size(m, t->elem);
+        *size = 0;
+        return;
+    }
+    if (t && t->kind == SPV_TYPE_STRUCT && t->nmembers) {
+        uint32_t last = t->members[t->nmembers - 1];
+        const spv_type *lt = spv_type_get(m, last);
+        if (lt && lt->kind == SPV_TYPE_RUNTIME_ARRAY) {
+            const spv_decoration *d = spv_find_decoration(m, last, -1, SpvDecorationArrayStride);
+            const spv_decoration *o = spv_find_decoration(m, type_id, (int32_t)t->nmembers - 1, SpvDecorationOffset);
+            *stride = d && d->nargs ? d->args[0] : spv_type_size(m, lt->elem);
+            *size = o && o->nargs ? o->args[0] : spv_type_size(m, type_id);
+            return;
+        }
+    }
+    *size = spv_type_size(m, type_id);
+}
+
+static bool interface_uses(const spv_entry_point *e, uint32_t id, const spv_module *m)
+{
+    /* SPIR-V >= 1.4 lists every global the entry point uses; before, only Input/Output. */
+    if (m->version < 0x00010400)
+        return true;
+    for (uint32_t i = 0; i < e->ninterface; i++)
+        if (e->interface[i] == id)
+            return true;
+    return false;
+}
+
+static int push(spv_resource **out, int *n, int *cap, spv_resource r)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        spv_resource *p = realloc(*out, (size_t)*cap * sizeof *p);
+        if (!p)
+            return -1;
+        *out = p;
+    }
+    (*out)[(*n)++] = r;
+    return 0;
+}
+
+int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resource **out, spv_diag *diag)
+{
+    int n = 0, cap = 0;
+    *out = NULL;
+    const spv_function *f = &m->funcs[e->func];
+    for (uint32_t i = 0; i < f->nparams; i++) {
+        uint32_t id = f->params[i];
+        spv_resource r = {.kind = SPV_RES_KERNEL_ARG, .id = id, .name = m->ids[id].name,
+                          .type_id = m->ids[id].type_id, .index = i};
+        const spv_type *t = spv_type_get(m, r.type_id);
+        if (t && t->kind == SPV_TYPE_POINTER) {
+            r.is_pointer = true;
+            r.storage = t->storage;
+            r.size = spv_type_size(m, t->elem);
+        } else {
+            r.size = spv_type_size(m, r.type_id);
+        }
+        if (push(out, &n, &cap, r))
+            goto oom;
+    }
+    for (uint32_t i = 0; i < m->first_func_inst; i++) {
+        const spv_inst *in = &m->insts[i];
+        if (in->opcode != SpvOpVariable)
+            continue;
+        const spv_type *pt = spv_type_get(m, in->type_id);
+        if (!pt || pt->kind != SPV_TYPE_POINTER)
+            continue;
+        uint32_t id = in->result_id, pointee = pt->elem;
+        spv_resource r = {.id = id, .name = m->ids[id].name, .type_id = pointee, .storage = pt->storage};
+        if (!r.name || !*r.name)
+            r.name = m->ids[pointee].name;
+        const spv_decoration *d;
+        if ((d = spv_find_decoration(m, id, -1, SpvDecorationDescriptorSet)) && d->nargs)
+            r.set = d->args[0];
+        if ((d = spv_find_decoration(m, id, -1, SpvDecorationBinding)) && d->nargs)
+            r.binding = d->args[0];
+        r.readonly = spv_find_decoration(m, id, -1, SpvDecorationNonWritable) != NULL;
+        r.writeonly = spv_find_decoration(m, id, -1, SpvDecorationNonReadable) != NULL;
+        switch (pt->storage) {
+        case SpvStorageClassStorageBuffer:
+            r.kind = SPV_RES_STORAGE_BUFFER;
+            break;
+        case SpvStorageClassUniform:
+            r.kind = spv_find_decoration(m, pointee, -1, SpvDecorationBufferBlock) ? SPV_RES_STORAGE_BUFFER
+                                                                                 : SPV_RES_UNIFORM_BUFFER;
+            break;
+        case SpvStorageClassPushConstant:
+            r.kind = SPV_RES_PUSH_CONSTANT;
+            break;
+        case SpvStorageClassWorkgroup:
+            r.kind = SPV_RES_WORKGROUP;
+            break;
+        case SpvStorageClassUniformConstant:
+            r.kind = SPV_RES_OPAQUE;
+            break;
+        default:
+            continue;
+        }
+        if (!interface_uses(e, id, m))
+            continue;
+        /* Arrays of buffers (descriptor arrays) keep the array type; size the element. */
+        block_size(m, pointee, &r.size, &r.stride);
+        if (push(out, &n, &cap, r))
+            goto oom;
+    }
+    return n;
+oom:
+    free(*out);
+    *out = NULL;
+    return spv_fail(diag, "%s: out of memory", m->source);
+}

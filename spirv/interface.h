@@ -1,0 +1,43 @@
+/* spirv/interface.h — what an entry point exchanges with the host.
+ *
+ * Kernel flavour: the entry function's parameters (index, name, type, address
+ * space).  Shader flavour: the resource variables the entry point uses, by
+ * (set, binding), and the push-constant block.  Both: work-group memory.
+ */
+#ifndef SPVJIT_SPIRV_INTERFACE_H
+#define SPVJIT_SPIRV_INTERFACE_H
+
+#include "module.h"
+
+typedef enum spv_resource_kind {
+    SPV_RES_KERNEL_ARG,        /* a kernel parameter (Kernel flavour) */
+    SPV_RES_STORAGE_BUFFER,    /* StorageBuffer, or Uniform + BufferBlock */
+    SPV_RES_UNIFORM_BUFFER,    /* Uniform + Block */
+    SPV_RES_PUSH_CONSTANT,
+    SPV_RES_WORKGROUP,         /* a static Workgroup variable */
+    SPV_RES_OPAQUE,            /* UniformConstant images, samplers (not supported by the JIT) */
+} spv_resource_kind;
+
+typedef struct spv_resource {
+    spv_resource_kind kind;
+    uint32_t id;               /* variable or parameter id */
+    const char *name;          /* OpName of the variable/parameter, else of its block type, or NULL */
+    uint32_t type_id;          /* parameter type; for variables the pointee type */
+    uint32_t storage;          /* SpvStorageClass (pointer parameters: their pointee's class) */
+    uint32_t set, binding;     /* Shader resources */
+    uint32_t index;            /* kernel parameter index */
+    uint64_t size;             /* bytes of the fixed part (0 for a pointer's pointee of unknown size) */
+    uint64_t stride;           /* element stride of a trailing runtime array, 0 if none */
+    bool is_pointer;           /* kernel argument passed as a pointer */
+    bool readonly, writeonly;  /* NonWritable / NonReadable */
+} spv_resource;
+
+/* Lists the interface of entry point `e` into a malloc'd array (free() it).
+ * Returns the count, or -1 with diag on a malformed interface. */
+int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resource **out, spv_diag *diag);
+
+/* Writes a readable type name: "float", "int", "uint8_t", "vec4 of float",
+ * "float[16]", "struct Foo {...}", "ptr(CrossWorkgroup) to float". */
+void spv_type_name(const spv_module *m, uint32_t type_id, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,136 @@
+/* testdata/tests/harness.c — the test runner (see harness.h). */
+#include "harness.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TESTS 4096
+
+static struct { const char *name; test_fn fn; } tests[MAX_TESTS];
+static int ntests;
+static bool current_failed;
+static const char *current_name;
+
+void test_register(const char *name, test_fn fn)
+{
+    if (ntests < MAX_TESTS) {
+        tests[ntests].name = name;
+        tests[ntests].fn = fn;
+        ntests++;
+    }
+}
+
+void test_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "FAIL %s (%s:%d): ", current_name, file, line);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    current_failed = true;
+}
+
+bool test_failed_now(void) { return current_failed; }
+
+uint64_t test_rand_u64(uint64_t *s)
+{
+    uint64_t x = *s ? *s : 0x9E3779B97F4A7C15ull;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+float test_rand_float(uint64_t *s, float lo, float hi)
+{
+    return lo + (hi - lo) * (float)((test_rand_u64(s) >> 40) / (double)(1ull << 24));
+}
+
+static char root[4096] = ".";
+
+const char *test_data_path(const char *rel)
+{
+    static _Thread_local char buf[8][4096];
+    static _Thread_local int k;
+    char *b = buf[k++ & 7];
+    int n = snprintf(b, sizeof buf[0], "%s/testdata/", root);
+    if (n > 0 && (size_t)n < sizeof buf[0])
+        snprintf(b + n, sizeof buf[0] - (size_t)n, "%s", rel);
+    return b;
+}
+
+void *test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *p = malloc(cap);
+    size_t r;
+    while (p && (r = fread(p + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n == cap) {
+            char *q = realloc(p, cap *= 2);
+            if (!q) { free(p); p = NULL; }
+            else p = q;
+        }
+    }
+    fclose(f);
+    if (len)
+        *len = n;
+    return p;
+}
+
+int test_run_capture(const char *cmd, char **out)
+{
+    char full[8192];
+    snprintf(full, sizeof full, "(%s) 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    if (!p)
+        return -1;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t r;
+    while ((r = fread(buf + n, 1, cap - n - 1, p)) > 0) {
+        n += r;
+        if (n + 1 >= cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[n] = 0;
+    int st = pclose(p);
+    if (out)
+        *out = buf;
+    else
+        free(buf);
+    return (st >= 0 && (st & 0x7f) == 0) ? (st >> 8) & 0xff : 128 + (st & 0x7f);
+}
+
+int main(int argc, char **argv)
+{
+    const char *env = getenv("SPVJIT_SRC_ROOT");
+    if (env)
+        snprintf(root, sizeof root, "%s", env);
+    int passed = 0, failed = 0;
+    for (int i = 0; i < ntests; i++) {
+        bool match = argc < 2;
+        for (int a = 1; a < argc; a++)
+            if (strstr(tests[i].name, argv[a]))
+                match = true;
+        if (!match)
+            continue;
+        current_name = tests[i].name;
+        current_failed = false;
+        tests[i].fn();
+        if (current_failed)
+            failed++;
+        else
+            passed++;
+        if (getenv("SPVJIT_TEST_VERBOSE"))
+            fprintf(stderr, "%s %s\n", current_failed ? "FAIL" : "ok  ", tests[i].name);
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

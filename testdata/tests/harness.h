@@ -1,0 +1,44 @@
+/* testdata/tests/harness.h — a minimal test framework.
+ *
+ * TEST(name) { ... } defines a test that registers itself at load time, so a
+ * new test file needs no central list.  CHECK(cond, fmt, ...) records a failure
+ * with file:line and a message and goes on; REQUIRE(...) also ends the test.
+ * The runner (harness.c) prints one line per failure and closes with
+ * "N passed, N failed".  `run_tests NAME-SUBSTRING` runs a subset.
+ */
+#ifndef SPVJIT_TEST_HARNESS_H
+#define SPVJIT_TEST_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef void (*test_fn)(void);
+void test_register(const char *name, test_fn fn);
+void test_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+bool test_failed_now(void);
+
+#define TEST(name)                                                            \
+    static void test_##name(void);                                            \
+    __attribute__((constructor)) static void test_reg_##name(void)            \
+    { test_register(#name, test_##name); }                                    \
+    static void test_##name(void)
+
+#define CHECK(cond, ...)                                                      \
+    do { if (!(cond)) test_fail(__FILE__, __LINE__, __VA_ARGS__); } while (0)
+#define REQUIRE(cond, ...)                                                    \
+    do { if (!(cond)) { test_fail(__FILE__, __LINE__, __VA_ARGS__); return; } } while (0)
+
+/* Deterministic random numbers for test inputs (xorshift64*), seedable. */
+uint64_t test_rand_u64(uint64_t *state);
+float test_rand_float(uint64_t *state, float lo, float hi);
+
+/* Path of a file under testdata/ (the runner knows the source tree root). */
+const char *test_data_path(const char *rel);
+/* Reads a whole file (malloc'd, *len set); NULL if unreadable. */
+void *test_read_file(const char *path, size_t *len);
+/* Runs a shell command, captures stdout+stderr into a malloc'd string; returns exit status. */
+int test_run_capture(const char *cmd, char **out);
+
+#endif
