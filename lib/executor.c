@@ -1,0 +1,358 @@
+/* lib/executor.c — dispatch validation, the work-group grid and per-thread
+ * resources (see executor.h). */
+#include "lib/executor.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/barrier.h"
+#include "lib/threadpool.h"
+
+/* --- per-thread resources ------------------------------------------------
+ * Every thread that runs work-groups (pool workers and dispatching host
+ * threads) keeps its fiber stacks and work-group memory block between
+ * groups and dispatches; a thread-exit destructor frees them. */
+
+typedef struct exec_thread {
+    spvjit_wg_sched sched;
+    void *wg_mem;
+    size_t wg_mem_size;
+    size_t wg_mem_align;
+} exec_thread;
+
+static _Thread_local exec_thread *tls_thread;
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+static bool thread_key_ok;
+
+static void free_thread(void *p)
+{
+    exec_thread *t = p;
+    if (!t)
+        return;
+    spvjit_wg_sched_destroy(&t->sched);
+    free(t->wg_mem);
+    free(t);
+}
+
+static void make_thread_key(void)
+{
+    thread_key_ok = pthread_key_create(&thread_key, free_thread) == 0;
+}
+
+static exec_thread *thread_state(void)
+{
+    exec_thread *t = tls_thread;
+    if (t)
+        return t;
+    pthread_once(&thread_key_once, make_thread_key);
+    t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    spvjit_wg_sched_init(&t->sched);
+    if (thread_key_ok)
+        pthread_setspecific(thread_key, t);
+    tls_thread = t;
+    return t;
+}
+
+void spvjit_exec_release_thread(void)
+{
+    exec_thread *t = tls_thread;
+    if (!t)
+        return;
+    if (thread_key_ok)
+        pthread_setspecific(thread_key, NULL);
+    tls_thread = NULL;
+    free_thread(t);
+}
+
+/* The thread's work-group memory block, at least size bytes aligned to align. */
+static void *thread_wg_memory(exec_thread *t, size_t size, size_t align, spv_diag *diag)
+{
+    if (size <= t->wg_mem_size && align <= t->wg_mem_align)
+        return t->wg_mem;
+    free(t->wg_mem);
+    t->wg_mem_size = 0;
+    t->wg_mem_align = 0;
+    size_t rounded = (size + align - 1) / align * align;
+    t->wg_mem = aligned_alloc(align, rounded);
+    if (!t->wg_mem) {
+        spv_fail(diag, "executor: cannot allocate %zu bytes of work-group memory "
+                 "aligned to %zu", size, align);
+        return NULL;
+    }
+    t->wg_mem_size = rounded;
+    t->wg_mem_align = align;
+    return t->wg_mem;
+}
+
+/* --- one dispatch ----------------------------------------------------------- */
+
+typedef struct dispatch {
+    const spvjit_exec_kernel *kernel;
+    spvjit_wg_ctx tmpl;       /* the fields every group shares */
+    uint32_t last_size[3];    /* local size of the last group in each dimension */
+    size_t wg_size, wg_align;
+    atomic_bool failed;       /* stop: skip the groups not yet started */
+    atomic_flag err_claimed;  /* the first failing thread writes err */
+    spv_diag err;
+} dispatch;
+
+static void fail_dispatch(dispatch *d, const spv_diag *diag)
+{
+    if (!atomic_flag_test_and_set(&d->err_claimed))
+        memcpy(d->err.msg, diag->msg, sizeof d->err.msg);
+    atomic_store(&d->failed, true);
+}
+
+/* Runs work-groups [begin, end) (linear, x fastest) on this thread. */
+static bool run_groups(void *user, uint64_t begin, uint64_t end)
+{
+    dispatch *d = user;
+    const spvjit_exec_kernel *k = d->kernel;
+    spv_diag diag;
+    diag.msg[0] = 0;
+
+    exec_thread *t = thread_state();
+    if (!t) {
+        spv_fail(&diag, "executor: out of memory for per-thread state");
+        fail_dispatch(d, &diag);
+        return false;
+    }
+    void *wg_mem = NULL;
+    if (d->wg_size) {
+        wg_mem = thread_wg_memory(t, d->wg_size, d->wg_align, &diag);
+        if (!wg_mem) {
+            fail_dispatch(d, &diag);
+            return false;
+        }
+    }
+
+    spvjit_wg_ctx ctx = d->tmpl;
+    ctx.wg_memory = wg_mem;
+    uint64_t nx = ctx.num_groups[0], ny = ctx.num_groups[1];
+    uint32_t gx = (uint32_t)(begin % nx);
+    uint32_t gy = (uint32_t)(begin / nx % ny);
+    uint32_t gz = (uint32_t)(begin / nx / ny);
+
+    for (uint64_t g = begin; g < end; g++) {
+        if (atomic_load_explicit(&d->failed, memory_order_relaxed))
+            return false;
+        ctx.group_id[0] = gx;
+        ctx.group_id[1] = gy;
+        ctx.group_id[2] = gz;
+        ctx.local_size[0] = gx + 1 == ctx.num_groups[0] ? d->last_size[0] : ctx.enqueued_local_size[0];
+        ctx.local_size[1] = gy + 1 == ctx.num_groups[1] ? d->last_size[1] : ctx.enqueued_local_size[1];
+        ctx.local_size[2] = gz + 1 == ctx.num_groups[2] ? d->last_size[2] : ctx.enqueued_local_size[2];
+        if (k->wg_memory_init)
+            k->wg_memory_init(&ctx);
+        if (k->wg_fn) {
+            k->wg_fn(&ctx);
+        } else if (spvjit_wg_sched_run(&t->sched, k->item_fn, &ctx, k->nbarrier_sites,
+                                       k->stack_size, &diag) != 0) {
+            fail_dispatch(d, &diag);
+            return false;
+        }
+        if (++gx == ctx.num_groups[0]) {
+            gx = 0;
+            if (++gy == ctx.num_groups[1]) {
+                gy = 0;
+                gz++;
+            }
+        }
+    }
+    return true;
+}
+
+/* --- validation and the grid ---------------------------------------------------- */
+
+static int check_kernel(const spvjit_exec_kernel *k, spv_diag *diag)
+{
+    if (!k)
+        return spv_fail(diag, "executor: no kernel given");
+    if (!k->wg_fn == !k->item_fn)
+        return spv_fail(diag, "executor: the kernel must have exactly one of a work-group "
+                        "function (barrier-free) and a work-item function (barriers); it has %s",
+                        k->wg_fn ? "both" : "neither");
+    for (int d = 0; d < 3; d++)
+        if (k->local_size[d] == 0)
+            return spv_fail(diag, "executor: the kernel's local size %ux%ux%u has a zero dimension",
+                            k->local_size[0], k->local_size[1], k->local_size[2]);
+    uint64_t align = k->wg_memory_align ? k->wg_memory_align : 16;
+    if (align & (align - 1))
+        return spv_fail(diag, "executor: work-group memory alignment %llu is not a power of two",
+                        (unsigned long long)align);
+    if (align > ((uint64_t)1 << 30) || k->wg_memory_size > ((uint64_t)1 << 40))
+        return spv_fail(diag, "executor: work-group memory of %llu bytes aligned to %llu is "
+                        "beyond what the executor allocates",
+                        (unsigned long long)k->wg_memory_size, (unsigned long long)align);
+    return 0;
+}
+
+/* Fills the grid fields of d->tmpl from a Vulkan-style group count.
+ * Returns 1 for an empty dispatch, 0 to run, -1 on error. */
+static int grid_from_groups(dispatch *d, const spvjit_exec_range *r, spv_diag *diag)
+{
+    spvjit_wg_ctx *c = &d->tmpl;
+    const spvjit_exec_kernel *k = d->kernel;
+    int empty = 0;
+    for (int i = 0; i < 3; i++) {
+        if (r->group_count[i] == 0)
+            empty = 1;
+        else if ((uint64_t)r->base_group[i] + r->group_count[i] - 1 > UINT32_MAX)
+            return spv_fail(diag, "executor: base group %u + group count %u in dimension %c "
+                            "passes the 32-bit work-group id limit",
+                            r->base_group[i], r->group_count[i], "XYZ"[i]);
+        c->num_groups[i] = r->group_count[i];
+        c->base_group[i] = r->base_group[i];
+        c->enqueued_local_size[i] = k->local_size[i];
+        c->global_size[i] = (uint64_t)r->group_count[i] * k->local_size[i];
+        c->global_offset[i] = 0;
+        d->last_size[i] = k->local_size[i];
+    }
+    c->work_dim = 3;
+    return empty;
+}
+
+/* Fills the grid from an OpenCL NDRange (see spvjit_exec_range). */
+static int grid_from_ndrange(dispatch *d, const spvjit_exec_range *r, spv_diag *diag)
+{
+    spvjit_wg_ctx *c = &d->tmpl;
+    const spvjit_exec_kernel *k = d->kernel;
+    uint32_t wd = r->work_dim;
+    if (wd < 1 || wd > 3)
+        return spv_fail(diag, "executor: NDRange work_dim %u is not 1, 2 or 3", wd);
+    bool local_given = false;
+    for (uint32_t i = 0; i < wd; i++)
+        local_given |= r->local_size[i] != 0;
+    int empty = 0;
+    for (uint32_t i = 0; i < 3; i++) {
+        uint64_t global = i < wd ? r->global_size[i] : 1;
+        uint64_t offset = i < wd ? r->global_offset[i] : 0;
+        uint32_t local = k->local_size[i];
+        if (i >= wd && local != 1)
+            return spv_fail(diag, "executor: NDRange of work_dim %u, but the kernel's local size "
+                            "%ux%ux%u is not 1 in dimension %u", wd, k->local_size[0],
+                            k->local_size[1], k->local_size[2], i);
+        if (local_given && i < wd && r->local_size[i] != local)
+            return spv_fail(diag, "executor: NDRange local size %llu in dimension %u differs from "
+                            "the kernel's local size %ux%ux%u it was compiled for",
+                            (unsigned long long)r->local_size[i], i, k->local_size[0],
+                            k->local_size[1], k->local_size[2]);
+        if (offset > UINT64_MAX - global)
+            return spv_fail(diag, "executor: NDRange global offset %llu + global size %llu in "
+                            "dimension %u overflows 64 bits", (unsigned long long)offset,
+                            (unsigned long long)global, i);
+        if (global == 0)
+            empty = 1;
+        uint64_t groups = global / local + (global % local != 0);
+        if (groups > UINT32_MAX)
+            return spv_fail(diag, "executor: NDRange global size %llu with local size %u in "
+                            "dimension %u needs %llu work-groups, more than 2^32-1",
+                            (unsigned long long)global, local, i, (unsigned long long)groups);
+        c->num_groups[i] = (uint32_t)groups;
+        c->base_group[i] = 0;
+        c->enqueued_local_size[i] = local;
+        c->global_size[i] = global;
+        c->global_offset[i] = offset;
+        d->last_size[i] = global % local ? (uint32_t)(global % local) : local;
+    }
+    c->work_dim = wd;
+    return empty;
+}
+
+int spvjit_exec_dispatch(const spvjit_exec_kernel *kernel, const spvjit_exec_range *range,
+                         const spvjit_exec_data *data, spv_diag *diag)
+{
+    static const spvjit_exec_data no_data;
+    if (!data)
+        data = &no_data;
+    if (check_kernel(kernel, diag) != 0)
+        return -1;
+    if (!range)
+        return spv_fail(diag, "executor: no dispatch range given");
+
+    /* On the caller's stack: workers only touch it inside spvjit_pool_run. */
+    dispatch dd;
+    dispatch *d = &dd;
+    memset(d, 0, offsetof(dispatch, err));
+    d->err.msg[0] = 0;
+    d->kernel = kernel;
+    int grid;
+    if (range->kind == SPVJIT_RANGE_GROUPS)
+        grid = grid_from_groups(d, range, diag);
+    else if (range->kind == SPVJIT_RANGE_NDRANGE)
+        grid = grid_from_ndrange(d, range, diag);
+    else
+        grid = spv_fail(diag, "executor: unknown dispatch range kind %d", (int)range->kind);
+    if (grid != 0)
+        return grid < 0 ? -1 : 0;
+
+    uint64_t total = 1;
+    for (int i = 0; i < 3; i++) {
+        uint64_t n = d->tmpl.num_groups[i];
+        if (total > UINT64_MAX / 2 / n)
+            return spv_fail(diag, "executor: %ux%ux%u work-groups are more than one dispatch "
+                            "can count", d->tmpl.num_groups[0], d->tmpl.num_groups[1],
+                            d->tmpl.num_groups[2]);
+        total *= n;
+    }
+
+    uint32_t nthreads = data->nthreads;
+    if (nthreads == 0) {
+        const char *bad_env;
+        nthreads = spvjit_pool_default_threads(&bad_env);
+        if (nthreads == 0)
+            return spv_fail(diag, "executor: SPVJIT_THREADS=\"%s\" is not a thread count "
+                            "(a whole number from 1 to %u)", bad_env, SPVJIT_POOL_MAX_THREADS);
+    } else if (nthreads > SPVJIT_POOL_MAX_THREADS) {
+        return spv_fail(diag, "executor: %u threads asked for, at most %u", nthreads,
+                        SPVJIT_POOL_MAX_THREADS);
+    }
+
+    spvjit_wg_ctx *c = &d->tmpl;
+    c->args = data->args;
+    c->arg_sizes = data->arg_sizes;
+    c->push_constants = data->push_constants;
+    c->spec_values = data->spec_values;
+    c->printf_stream = data->printf_stream;
+    c->barrier = NULL;
+    c->rt = NULL;
+    d->wg_align = kernel->wg_memory_align > 16 ? (size_t)kernel->wg_memory_align : 16;
+    d->wg_size = (size_t)kernel->wg_memory_size;
+    atomic_init(&d->failed, false);
+    atomic_flag_clear(&d->err_claimed);
+
+    bool ok = spvjit_pool_run(total, nthreads, run_groups, d);
+    if (ok && !atomic_load(&d->failed))
+        return 0;
+    if (diag)
+        memcpy(diag->msg, d->err.msg, sizeof diag->msg);
+    return -1;
+}
+
+/* Largest divisor of n that is at most cap (n = 0 counts as 1). */
+static uint32_t divisor_at_most(uint64_t n, uint32_t cap)
+{
+    if (n == 0)
+        return 1;
+    for (uint32_t v = cap; v > 1; v--)
+        if (n % v == 0)
+            return v;
+    return 1;
+}
+
+void spvjit_exec_pick_local_size(uint32_t work_dim, const uint64_t global_size[3],
+                                 uint32_t local_size[3])
+{
+    /* At most 256 items, square-ish in 2D/3D, so tiles stay cache-sized. */
+    static const uint32_t caps[3][3] = { { 256, 1, 1 }, { 16, 16, 1 }, { 8, 8, 4 } };
+    uint32_t wd = work_dim >= 1 && work_dim <= 3 ? work_dim : 1;
+    for (uint32_t i = 0; i < 3; i++)
+        local_size[i] = i < wd ? divisor_at_most(global_size[i], caps[wd - 1][i]) : 1;
+}

@@ -1,0 +1,249 @@
+/* lib/threadpool.c — the process-wide worker pool (see threadpool.h). */
+#include "lib/threadpool.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct pool_job {
+    spvjit_pool_chunk_fn fn;
+    void *user;
+    uint64_t count;
+    uint64_t chunk;
+    _Atomic uint64_t next;   /* first index not yet handed out */
+    atomic_bool stopped;
+    /* Guarded by pool.lock: */
+    uint32_t max_helpers;    /* workers that may join (caller not counted) */
+    uint32_t helpers;        /* workers inside the job now */
+    bool listed;             /* on pool.jobs: workers may still join */
+    pthread_cond_t done;     /* signalled when helpers drops to 0 after unlisting */
+    struct pool_job *prev, *next_job;
+} pool_job;
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t work;     /* workers sleep here while no job wants them */
+    pool_job *jobs;          /* runs that may take more helpers */
+    pthread_t *threads;
+    uint32_t nthreads;       /* workers started */
+    uint32_t cap;
+    bool shutting_down;
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER };
+
+/* --- thread count ------------------------------------------------------- */
+
+static uint32_t cpu_count_now(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        if (n > 0)
+            return (uint32_t)n;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (uint32_t)n : 1;
+}
+
+/* Asked once: the affinity query is a system call, too slow per dispatch. */
+static uint32_t cpus;
+static pthread_once_t cpus_once = PTHREAD_ONCE_INIT;
+static void count_cpus(void) { cpus = cpu_count_now(); }
+
+static uint32_t cpu_count(void)
+{
+    pthread_once(&cpus_once, count_cpus);
+    return cpus;
+}
+
+uint32_t spvjit_pool_default_threads(const char **bad_env)
+{
+    const char *env = getenv("SPVJIT_THREADS");
+    if (bad_env)
+        *bad_env = NULL;
+    if (env && *env) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(env, &end, 10);
+        if (errno || *end || env[0] == '-' || v < 1 || v > SPVJIT_POOL_MAX_THREADS) {
+            if (bad_env)
+                *bad_env = env;
+            return 0;
+        }
+        return (uint32_t)v;
+    }
+    uint32_t n = cpu_count();
+    return n > SPVJIT_POOL_MAX_THREADS ? SPVJIT_POOL_MAX_THREADS : n;
+}
+
+/* --- running chunks ------------------------------------------------------ */
+
+static void run_chunks(pool_job *job)
+{
+    while (!atomic_load_explicit(&job->stopped, memory_order_relaxed)) {
+        uint64_t begin = atomic_fetch_add_explicit(&job->next, job->chunk, memory_order_relaxed);
+        if (begin >= job->count)
+            return;
+        uint64_t end = job->count - begin < job->chunk ? job->count : begin + job->chunk;
+        if (!job->fn(job->user, begin, end)) {
+            atomic_store(&job->stopped, true);
+            return;
+        }
+    }
+}
+
+static bool job_wants_helper(const pool_job *job)
+{
+    return job->helpers < job->max_helpers &&
+           !atomic_load_explicit(&job->stopped, memory_order_relaxed) &&
+           atomic_load_explicit(&job->next, memory_order_relaxed) < job->count;
+}
+
+/* The listed job with work left and the fewest helpers: concurrent runs get
+ * workers in turn instead of the first one taking them all. */
+static pool_job *pick_job(void)
+{
+    pool_job *best = NULL;
+    for (pool_job *j = pool.jobs; j; j = j->next_job)
+        if (job_wants_helper(j) && (!best || j->helpers < best->helpers))
+            best = j;
+    return best;
+}
+
+static void *worker_main(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&pool.lock);
+    for (;;) {
+        pool_job *job = pick_job();
+        if (!job) {
+            if (pool.shutting_down)
+                break;
+            pthread_cond_wait(&pool.work, &pool.lock);
+            continue;
+        }
+        job->helpers++;
+        pthread_mutex_unlock(&pool.lock);
+        run_chunks(job);
+        pthread_mutex_lock(&pool.lock);
+        if (--job->helpers == 0 && !job->listed)
+            pthread_cond_signal(&job->done);
+    }
+    pthread_mutex_unlock(&pool.lock);
+    return NULL;
+}
+
+/* Starts workers until `want` exist (lock held).  A failed pthread_create
+ * just leaves fewer helpers: the caller does the remaining work itself. */
+static void grow_workers(uint32_t want)
+{
+    if (want <= pool.nthreads)
+        return;
+    if (want > pool.cap) {
+        pthread_t *t = realloc(pool.threads, sizeof *t * want);
+        if (!t)
+            return;
+        pool.threads = t;
+        pool.cap = want;
+    }
+    pthread_attr_t attr;
+    bool have_attr = pthread_attr_init(&attr) == 0;
+    /* Barrier-free kernels run on the worker's own stack: give it room. */
+    if (have_attr)
+        pthread_attr_setstacksize(&attr, (size_t)8 << 20);
+    while (pool.nthreads < want) {
+        if (pthread_create(&pool.threads[pool.nthreads], have_attr ? &attr : NULL,
+                           worker_main, NULL) != 0)
+            break;
+        pool.nthreads++;
+    }
+    if (have_attr)
+        pthread_attr_destroy(&attr);
+}
+
+/* About 8 chunks per thread: small enough to even out uneven groups, large
+ * enough that the shared counter is not contended. */
+static uint64_t pick_chunk(uint64_t count, uint32_t nthreads)
+{
+    uint64_t chunk = count / ((uint64_t)nthreads * 8);
+    return chunk ? chunk : 1;
+}
+
+bool spvjit_pool_run(uint64_t count, uint32_t nthreads, spvjit_pool_chunk_fn fn, void *user)
+{
+    if (count == 0)
+        return true;
+    if (nthreads == 0) {
+        nthreads = spvjit_pool_default_threads(NULL);
+        if (nthreads == 0)
+            nthreads = cpu_count();
+    }
+    if (nthreads > SPVJIT_POOL_MAX_THREADS)
+        nthreads = SPVJIT_POOL_MAX_THREADS;
+
+    pool_job job = { .fn = fn, .user = user, .count = count,
+                     .chunk = pick_chunk(count, nthreads) };
+    atomic_init(&job.next, 0);
+    atomic_init(&job.stopped, false);
+    uint64_t nchunks = (count - 1) / job.chunk + 1;
+    uint64_t helpers = nchunks - 1 < nthreads - 1 ? nchunks - 1 : nthreads - 1;
+
+    if (helpers == 0) {
+        /* One chunk or one thread: no pool traffic at all. */
+        run_chunks(&job);
+        return !atomic_load(&job.stopped);
+    }
+
+    pthread_cond_init(&job.done, NULL);
+    job.max_helpers = (uint32_t)helpers;
+    pthread_mutex_lock(&pool.lock);
+    pool.shutting_down = false;
+    grow_workers((uint32_t)helpers > pool.nthreads ? (uint32_t)helpers : pool.nthreads);
+    job.listed = true;
+    job.next_job = pool.jobs;
+    if (pool.jobs)
+        pool.jobs->prev = &job;
+    pool.jobs = &job;
+    if (helpers >= pool.nthreads)
+        pthread_cond_broadcast(&pool.work);
+    else
+        for (uint64_t i = 0; i < helpers; i++)
+            pthread_cond_signal(&pool.work);
+    pthread_mutex_unlock(&pool.lock);
+
+    run_chunks(&job);
+
+    /* Unlist so no new helper joins, then wait for those inside. */
+    pthread_mutex_lock(&pool.lock);
+    if (job.prev)
+        job.prev->next_job = job.next_job;
+    else
+        pool.jobs = job.next_job;
+    if (job.next_job)
+        job.next_job->prev = job.prev;
+    job.listed = false;
+    while (job.helpers > 0)
+        pthread_cond_wait(&job.done, &pool.lock);
+    pthread_mutex_unlock(&pool.lock);
+    pthread_cond_destroy(&job.done);
+    return !atomic_load(&job.stopped);
+}
+
+void spvjit_pool_shutdown(void)
+{
+    pthread_mutex_lock(&pool.lock);
+    pool.shutting_down = true;
+    pthread_cond_broadcast(&pool.work);
+    uint32_t n = pool.nthreads;
+    pthread_t *threads = pool.threads;
+    pool.threads = NULL;
+    pool.nthreads = 0;
+    pool.cap = 0;
+    pthread_mutex_unlock(&pool.lock);
+    for (uint32_t i = 0; i < n; i++)
+        pthread_join(threads[i], NULL);
+    free(threads);
+}
