@@ -5,6 +5,19 @@
  * values and the result type into an LLVM type (both sets name signedness in
  * the instruction itself: SAbs/UMin, s_abs/u_min).  That keeps the extended
  * sets independent of the module model.
+ *
+ * Operand conventions:
+ *  - scalars and vectors are LLVM scalars and vectors (half/float/double, iN);
+ *  - a SPIR-V matrix of C columns of R-component vectors is an LLVM array of
+ *    column vectors, [C x <R x T>] (Determinant, MatrixInverse);
+ *  - pointer operands are LLVM pointers, with pointee_types[i] set; stores
+ *    through them assume only element alignment;
+ *  - literal operands (vloadn's n, vstore_half_r's FPRoundingMode) are i32
+ *    constants (LLVMConstInt);
+ *  - OpenCL printf calls `int spvjit_rt_printf(void *stream, const char *fmt, ...)`
+ *    (jit/rt_printf.h); the JIT must resolve that symbol (e.g. define it as an
+ *    absolute symbol: executables are not linked with -rdynamic).  libm
+ *    functions are called by their C names (acosf, lgamma_r, exp10, ...).
  */
 #ifndef SPVJIT_JIT_EXTINST_H
 #define SPVJIT_JIT_EXTINST_H

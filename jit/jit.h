@@ -1,0 +1,133 @@
+/* jit/jit.h — compiling one entry point of a loaded SPIR-V module to native code.
+ *
+ * spvjit_compile() lowers the entry point through the LLVM C API, optimizes it
+ * for the host CPU (O3 with loop and SLP vectorization) and JIT-compiles it with
+ * ORC LLJIT.  The result is a kernel object holding the native functions of
+ * jit/abi.h and the facts the executor needs to run them.
+ *
+ * Two modes:
+ *  - specialized (the default): the module has gone through the specializer
+ *    (spirv/specialize.h), so every former spec constant is a literal.  Any
+ *    spec constant still present takes its default value.
+ *  - unspecialized: the ORIGINAL module is compiled; every scalar OpSpecConstant*
+ *    is read at run time from ctx->spec_values, one 8-byte slot per constant
+ *    (its bits zero-extended, bool 0/1, floats as IEEE bits), slots in the
+ *    order of the module's SpecId-decorated constants sorted by SpecId (the
+ *    order of spv_spec_constants(), see spvjit_kernel_facts.spec_ids).
+ *    OpSpecConstantOp / OpSpecConstantComposite become instructions.  Only what
+ *    shapes types and memory — the work-group size and array lengths — takes
+ *    the compile-time values in spvjit_options.shape_values (defaults otherwise).
+ *
+ * Sub-groups: this first version uses a sub-group size of 1 (spec-legal for
+ * both Vulkan and OpenCL): SubgroupSize = SubgroupMaxSize = 1, every work-item
+ * is its own sub-group (SubgroupId = LocalInvocationIndex, NumSubgroups = work-
+ * items in the group), and every OpGroupNonUniform* / sub-group-scope OpGroup*
+ * operation is the identity of one participant (reductions and inclusive scans
+ * return the value, exclusive scans the operation's identity, ballots bit 0).
+ * Work-group-scope OpGroup* operations are not supported yet (a clear error).
+ *
+ * Shader resources are numbered into slots: every Uniform / StorageBuffer /
+ * non-opaque UniformConstant / PhysicalStorageBuffer-free module-scope variable
+ * of the module, sorted by (DescriptorSet, Binding); a variable whose type is an
+ * array of blocks (a descriptor array) takes one consecutive slot per element.
+ */
+#ifndef SPVJIT_JIT_JIT_H
+#define SPVJIT_JIT_JIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abi.h"
+#include "spirv/diag.h"
+#include "spirv/module.h"
+
+/* A text emitted for inspection: what is "ir" (as lowered), "opt-ir" (after the
+ * passes) or "asm" (host assembly). */
+typedef void (*spvjit_emit_hook)(void *user, const char *what, const char *text);
+
+/* A compile-time value of a spec constant (unspecialized mode: shapes only). */
+typedef struct spvjit_shape_value {
+    uint32_t spec_id;
+    uint64_t bits;
+} spvjit_shape_value;
+
+typedef struct spvjit_options {
+    bool unspecialized;              /* see above */
+    int opt_level;                   /* 0..3; 3 when the options pointer is NULL */
+    uint32_t local_size[3];          /* all 0: the module's (LocalSize, LocalSizeId, WorkgroupSize
+                                        builtin); a module without one then gets a run-time
+                                        size from ctx->local_size.  Non-zero: must match the
+                                        module's fixed size where it has one. */
+    const spvjit_shape_value *shape_values; size_t nshape_values;
+    spvjit_emit_hook emit;           /* NULL: emit nothing */
+    void *emit_user;
+    bool emit_ir, emit_opt_ir, emit_asm;
+} spvjit_options;
+
+/* A Kernel-flavour parameter. */
+typedef enum spvjit_param_kind {
+    SPVJIT_PARAM_VALUE = 0,          /* by value: args[i] points to its bytes */
+    SPVJIT_PARAM_GLOBAL_PTR,         /* CrossWorkgroup / UniformConstant / Generic pointer */
+    SPVJIT_PARAM_LOCAL_PTR,          /* Workgroup pointer: args[i] points to a uint64_t offset */
+} spvjit_param_kind;
+
+typedef struct spvjit_param {
+    uint32_t index;
+    const char *name;                /* OpName or NULL (points into the module) */
+    uint32_t type_id;                /* SPIR-V type of the parameter */
+    spvjit_param_kind kind;
+    uint32_t storage;                /* pointer params: SpvStorageClass of the pointee */
+    uint64_t size;                   /* by-value: its byte size; pointers: 8 */
+    uint32_t align;
+    bool noalias, readonly;          /* from FuncParamAttr decorations */
+} spvjit_param;
+
+/* A Shader-flavour resource. */
+typedef struct spvjit_resource {
+    uint32_t var_id;
+    const char *name;
+    uint32_t set, binding, slot;     /* slot: index in ctx->args (first element for arrays) */
+    uint32_t array_count;            /* 1, or the descriptor array length */
+    uint32_t storage;                /* SpvStorageClass */
+    uint64_t size;                   /* fixed part of the block, bytes */
+    uint64_t runtime_stride;         /* element stride of a trailing runtime array, else 0 */
+    bool readonly;                   /* NonWritable */
+} spvjit_resource;
+
+typedef struct spvjit_kernel_facts {
+    bool is_kernel;                  /* OpenCL flavour */
+    bool uses_barriers;              /* item_fn set, wg_fn NULL */
+    uint32_t nbarrier_sites;
+    bool local_size_known;
+    uint32_t local_size[3];          /* when known */
+    uint64_t wg_mem_size;            /* static Workgroup variables, bytes */
+    uint32_t wg_mem_align;
+    uint32_t nparams;  const spvjit_param *params;
+    uint32_t nresources; const spvjit_resource *resources;
+    uint32_t nslots;                 /* Shader: entries ctx->args must have */
+    uint64_t push_constant_size;
+    uint32_t nspec;  const uint32_t *spec_ids; /* unspecialized: SpecId of each 8-byte slot */
+    uint64_t stack_estimate;         /* per work-item private state, bytes */
+    double ms_lower, ms_passes, ms_codegen;
+} spvjit_kernel_facts;
+
+typedef struct jit_kernel jit_kernel;
+
+/* Compiles entry point `entry` (NULL: the module's only/first compute one).
+ * Returns NULL with diag filled on any error. */
+jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_options *opts,
+                              spv_diag *diag);
+void spvjit_kernel_free(jit_kernel *k);
+
+const spvjit_kernel_facts *spvjit_kernel_facts_of(const jit_kernel *k);
+spvjit_wg_fn spvjit_kernel_wg_fn(const jit_kernel *k);     /* NULL when uses_barriers */
+spvjit_item_fn spvjit_kernel_item_fn(const jit_kernel *k); /* always set */
+/* Initializes the group's work-group memory (variables with initializers); call
+ * once per group before any work-item.  NULL when there is nothing to do. */
+spvjit_wg_fn spvjit_kernel_wg_init_fn(const jit_kernel *k);
+
+/* Whether an opcode (SpvOp) has a lowering; for coverage reports and tests. */
+bool spvjit_opcode_lowered(uint32_t opcode);
+
+#endif

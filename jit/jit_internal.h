@@ -1,0 +1,29 @@
+/* jit/jit_internal.h — the back half of the JIT (optimize.c, emit.c), private to jit/. */
+#ifndef SPVJIT_JIT_INTERNAL_H
+#define SPVJIT_JIT_INTERNAL_H
+
+#include <stdio.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "spirv/diag.h"
+
+/* A target machine for the host CPU (features included). */
+LLVMTargetMachineRef jit_host_target_machine(int opt_level, spv_diag *diag);
+/* Runs default<O{opt_level}> with vectorization on the module. */
+int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, spv_diag *diag);
+
+/* Host assembly of a module (malloc'd text; the module is cloned, not changed). */
+char *jit_emit_asm(LLVMModuleRef mod, LLVMTargetMachineRef tm, spv_diag *diag);
+/* The module as LLVM IR text (malloc'd). */
+char *jit_emit_ir(LLVMModuleRef mod);
+
+/* JIT-compiles a module (its context owned by tsc; both are consumed) and
+ * resolves `n` symbols (a missing one gives NULL).  Returns the LLJIT owning the
+ * code, or NULL with diag filled. */
+LLVMOrcLLJITRef jit_codegen(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef mod, int opt_level,
+                            const char *const *names, void **addrs, unsigned n, spv_diag *diag);
+
+#endif

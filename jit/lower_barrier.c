@@ -1,0 +1,51 @@
+/* jit/lower_barrier.c — OpControlBarrier and OpMemoryBarrier.
+ *
+ * A work-group (or wider) execution barrier calls ctx->barrier(ctx, site): the
+ * kernel is then compiled as a per-item function run on fibers (jit/abi.h).
+ * Sites are numbered before lowering (jit.c) in module order of the barrier
+ * instructions.  A sub-group barrier only orders memory (sub-groups have one
+ * work-item).  The CPU is coherent, so memory semantics become one fence.
+ */
+#include "lower_ctx.h"
+
+#include <stddef.h>
+
+static void fence(lower_ctx *c, uint32_t sem_id)
+{
+    uint64_t sem = 0;
+    if (!jit_shape_u64(c, sem_id, &sem)) sem = SpvMemorySemanticsSequentiallyConsistentMask;
+    if (sem & 0x1F)   /* any ordering bit */
+        LLVMBuildFence(c->b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+    else if (sem)     /* storage-class bits alone still ask for visibility */
+        LLVMBuildFence(c->b, LLVMAtomicOrderingAcquireRelease, 0, "");
+}
+
+/* Whether OpControlBarrier's execution scope makes work-items wait for each other. */
+bool jit_is_group_barrier(lower_ctx *c, const spv_inst *in)
+{
+    uint64_t scope = SpvScopeWorkgroup;
+    if (in->opcode != SpvOpControlBarrier) return false;
+    if (!jit_shape_u64(c, spv_inst_op(in, 0), &scope)) return true;
+    return scope == SpvScopeWorkgroup || scope == SpvScopeDevice || scope == SpvScopeCrossDevice;
+}
+
+int jit_lower_barrier(lower_ctx *c, const spv_inst *in)
+{
+    if (in->opcode == SpvOpMemoryBarrier) {
+        fence(c, spv_inst_op(in, 1));
+        return 0;
+    }
+    if (in->opcode != SpvOpControlBarrier) return jit_fail_inst(c, in, "not a barrier");
+    fence(c, spv_inst_op(in, 2));
+    if (!jit_is_group_barrier(c, in)) return 0;
+    uint32_t idx = (uint32_t)(in - c->m->insts);
+    if (idx >= c->m->ninsts || !c->barrier_site[idx])
+        return jit_fail_inst(c, in, "barrier site was not numbered");
+    LLVMTypeRef params[2] = {c->t_ptr, c->t_i32};
+    LLVMTypeRef ft = LLVMFunctionType(c->t_void, params, 2, 0);
+    LLVMValueRef fn = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, barrier), c->t_ptr);
+    LLVMValueRef args[2] = {c->arg_ctx, LLVMConstInt(c->t_i32, c->barrier_site[idx] - 1, 0)};
+    LLVMBuildCall2(c->b, ft, fn, args, 2, "");
+    fence(c, spv_inst_op(in, 2));
+    return 0;
+}

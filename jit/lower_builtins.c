@@ -1,0 +1,137 @@
+/* jit/lower_builtins.c — the compute builtins of both flavours, from the item
+ * state (local id and size) and the work-group context (jit/abi.h).
+ *
+ *   GlobalInvocationId = (group_id + base_group) * enqueued size + local id + offset
+ *   LocalInvocationIndex = (z * size_y + y) * size_x + x   (this group's size)
+ *   GlobalLinearId (OpenCL) = linearized global id without the offset
+ * Sub-groups have size 1 (see jit.h).  The enqueued size is the compile-time
+ * local size when known, so the JIT sees a constant.
+ */
+#include "lower_ctx.h"
+
+#include <stddef.h>
+
+#include "spirv_grammar.h"
+
+bool jit_var_builtin(lower_ctx *c, uint32_t var, uint32_t *builtin)
+{
+    const spv_decoration *d = spv_find_decoration(c->m, var, -1, SpvDecorationBuiltIn);
+    if (!d || !d->nargs) return false;
+    *builtin = d->args[0];
+    return true;
+}
+
+static LLVMValueRef ctx_u32(lower_ctx *c, size_t off, unsigned i)
+{
+    return LLVMBuildZExt(c->b, jit_ctx_field(c, c->arg_ctx, off + 4 * i, c->t_i32), c->t_i64, "");
+}
+
+static LLVMValueRef ctx_u64(lower_ctx *c, size_t off, unsigned i)
+{
+    return jit_ctx_field(c, c->arg_ctx, off + 8 * i, c->t_i64);
+}
+
+static LLVMValueRef item_u32(lower_ctx *c, uint64_t off, unsigned i)
+{
+    LLVMValueRef l = LLVMBuildLoad2(c->b, c->t_i32, jit_item_field_ptr(c, off + 4 * i), "");
+    LLVMSetAlignment(l, 4);
+    return LLVMBuildZExt(c->b, l, c->t_i64, "");
+}
+
+static LLVMValueRef k64(lower_ctx *c, uint64_t v) { return LLVMConstInt(c->t_i64, v, 0); }
+
+static LLVMValueRef enqueued(lower_ctx *c, unsigned i)
+{
+    if (c->ls_known) return k64(c, c->local_size[i]);
+    return ctx_u32(c, offsetof(spvjit_wg_ctx, enqueued_local_size), i);
+}
+
+static LLVMValueRef group_id(lower_ctx *c, unsigned i)
+{
+    return LLVMBuildAdd(c->b, ctx_u32(c, offsetof(spvjit_wg_ctx, group_id), i),
+                        ctx_u32(c, offsetof(spvjit_wg_ctx, base_group), i), "");
+}
+
+static LLVMValueRef global_id_no_offset(lower_ctx *c, unsigned i)
+{
+    LLVMValueRef g = LLVMBuildMul(c->b, group_id(c, i), enqueued(c, i), "");
+    return LLVMBuildAdd(c->b, g, item_u32(c, JIT_ITEM_LID, i), "");
+}
+
+LLVMValueRef jit_local_index(lower_ctx *c)
+{
+    LLVMValueRef x = item_u32(c, JIT_ITEM_LID, 0), y = item_u32(c, JIT_ITEM_LID, 1), z = item_u32(c, JIT_ITEM_LID, 2);
+    LLVMValueRef sx = item_u32(c, JIT_ITEM_LSIZE, 0), sy = item_u32(c, JIT_ITEM_LSIZE, 1);
+    return LLVMBuildAdd(c->b, LLVMBuildMul(c->b, LLVMBuildAdd(c->b, LLVMBuildMul(c->b, z, sy, ""), y, ""), sx, ""), x, "");
+}
+
+/* Component i (0..2) of a builtin as i64; *n gets the natural component count. */
+static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n)
+{
+    *n = 3;
+    switch (bi) {
+    case SpvBuiltInLocalInvocationId: return item_u32(c, JIT_ITEM_LID, i);
+    case SpvBuiltInWorkgroupId: return group_id(c, i);
+    case SpvBuiltInNumWorkgroups: return ctx_u32(c, offsetof(spvjit_wg_ctx, num_groups), i);
+    case SpvBuiltInWorkgroupSize:
+        if (!c->kernel && c->ls_known) return k64(c, c->local_size[i]);
+        return item_u32(c, JIT_ITEM_LSIZE, i);
+    case SpvBuiltInEnqueuedWorkgroupSize: return enqueued(c, i);
+    case SpvBuiltInGlobalInvocationId:
+        return LLVMBuildAdd(c->b, global_id_no_offset(c, i), ctx_u64(c, offsetof(spvjit_wg_ctx, global_offset), i), "");
+    case SpvBuiltInGlobalSize: return ctx_u64(c, offsetof(spvjit_wg_ctx, global_size), i);
+    case SpvBuiltInGlobalOffset: return ctx_u64(c, offsetof(spvjit_wg_ctx, global_offset), i);
+    default: break;
+    }
+    *n = 1;
+    switch (bi) {
+    case SpvBuiltInLocalInvocationIndex: case SpvBuiltInSubgroupId: return jit_local_index(c);
+    case SpvBuiltInWorkDim: return ctx_u32(c, offsetof(spvjit_wg_ctx, work_dim), 0);
+    case SpvBuiltInSubgroupSize: case SpvBuiltInSubgroupMaxSize: return k64(c, 1);
+    case SpvBuiltInSubgroupLocalInvocationId: return k64(c, 0);
+    case SpvBuiltInNumSubgroups:
+        return LLVMBuildMul(c->b, LLVMBuildMul(c->b, item_u32(c, JIT_ITEM_LSIZE, 0), item_u32(c, JIT_ITEM_LSIZE, 1), ""),
+                            item_u32(c, JIT_ITEM_LSIZE, 2), "");
+    case SpvBuiltInNumEnqueuedSubgroups:
+        return LLVMBuildMul(c->b, LLVMBuildMul(c->b, enqueued(c, 0), enqueued(c, 1), ""), enqueued(c, 2), "");
+    case SpvBuiltInGlobalLinearId: {
+        LLVMValueRef gx = global_id_no_offset(c, 0), gy = global_id_no_offset(c, 1), gz = global_id_no_offset(c, 2);
+        LLVMValueRef sx = ctx_u64(c, offsetof(spvjit_wg_ctx, global_size), 0);
+        LLVMValueRef sy = ctx_u64(c, offsetof(spvjit_wg_ctx, global_size), 1);
+        return LLVMBuildAdd(c->b, LLVMBuildMul(c->b, LLVMBuildAdd(c->b, LLVMBuildMul(c->b, gz, sy, ""), gy, ""), sx, ""), gx, "");
+    }
+    /* masks of a one-invocation sub-group: only bit 0 (this invocation) can be set */
+    case SpvBuiltInSubgroupEqMask: case SpvBuiltInSubgroupGeMask: case SpvBuiltInSubgroupLeMask:
+        *n = 4; return k64(c, i == 0);
+    case SpvBuiltInSubgroupGtMask: case SpvBuiltInSubgroupLtMask:
+        *n = 4; return k64(c, 0);
+    default:
+        *n = 0;
+        return NULL;
+    }
+}
+
+LLVMValueRef jit_builtin_value(lower_ctx *c, uint32_t bi, uint32_t type_id, const spv_inst *at)
+{
+    (void)at;
+    LLVMTypeRef t = jit_type(c, type_id);
+    if (!t) return NULL;
+    unsigned n;
+    if (!component(c, bi, 0, &n)) {
+        const char *name = spv_enum_name(SPV_OPERAND_BuiltIn, bi);
+        jit_fail(c, "builtin %s (%u) is not available in a compute entry point", name ? name : "?", bi);
+        return NULL;
+    }
+    bool vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+    LLVMTypeRef et = vec ? LLVMGetElementType(t) : t;
+    if (LLVMGetTypeKind(et) != LLVMIntegerTypeKind) {
+        jit_fail(c, "builtin %u declared with a non-integer type %%%u", bi, type_id);
+        return NULL;
+    }
+    if (!vec) return jit_int_cast(c, component(c, bi, 0, &n), et, false);
+    LLVMValueRef r = LLVMConstNull(t);
+    for (unsigned i = 0; i < LLVMGetVectorSize(t) && i < (n > 1 ? n : 1); i++)
+        r = LLVMBuildInsertElement(c->b, r, jit_int_cast(c, component(c, bi, i, &n), et, false),
+                                   LLVMConstInt(c->t_i32, i, 0), "");
+    return r;
+}

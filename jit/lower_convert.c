@@ -1,0 +1,123 @@
+/* jit/lower_convert.c — conversions and bit casts.
+ *
+ * Float → integer conversions of out-of-range values are undefined in SPIR-V;
+ * LLVM would make them poison, so the result is frozen into *some* value (or
+ * saturated where SaturatedConversion decorates the instruction).  The CPU has
+ * one address space, so the generic/specific pointer casts are the identity.
+ */
+#include "lower_ctx.h"
+
+static LLVMTypeRef elem_type(LLVMTypeRef t)
+{
+    return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
+}
+
+static unsigned bits_of(LLVMTypeRef t)
+{
+    t = elem_type(t);
+    switch (LLVMGetTypeKind(t)) {
+    case LLVMIntegerTypeKind: return LLVMGetIntTypeWidth(t);
+    case LLVMHalfTypeKind: return 16;
+    case LLVMFloatTypeKind: return 32;
+    case LLVMDoubleTypeKind: return 64;
+    default: return 64;
+    }
+}
+
+/* Clamps integer v (signedness src_signed) into the range of t (dst_signed), then resizes. */
+static LLVMValueRef saturate_int(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bool src_signed, bool dst_signed)
+{
+    LLVMTypeRef st = LLVMTypeOf(v);
+    unsigned sw = bits_of(st), dw = bits_of(t);
+    /* Work in a width that holds both ranges. */
+    unsigned ww = (sw > dw ? sw : dw) + 1;
+    if (ww > 64) ww = 128;
+    LLVMTypeRef wt = LLVMIntTypeInContext(c->llc, ww);
+    if (LLVMGetTypeKind(st) == LLVMVectorTypeKind) wt = LLVMVectorType(wt, LLVMGetVectorSize(st));
+    LLVMValueRef x = jit_int_cast(c, v, wt, src_signed);
+    LLVMValueRef lo, hi;
+    LLVMTypeRef we = elem_type(wt);
+    if (dst_signed) {
+        hi = jit_splat(c, LLVMConstInt(we, (1ull << (dw - 1)) - 1, 0), wt);
+        lo = jit_splat(c, LLVMConstInt(we, (uint64_t)INT64_MIN >> (64 - dw) | ~(~0ull >> (64 - dw)), 1), wt);
+    } else {
+        hi = jit_splat(c, LLVMConstInt(we, dw >= 64 ? ~0ull : (1ull << dw) - 1, 0), wt);
+        lo = LLVMConstNull(wt);
+    }
+    x = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSGT, x, hi, ""), hi, x, "");
+    x = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, x, lo, ""), lo, x, "");
+    return LLVMBuildTrunc(c->b, x, t, "");
+}
+
+static LLVMValueRef float_to_int(lower_ctx *c, const spv_inst *in, LLVMValueRef v, LLVMTypeRef t, bool s)
+{
+    if (spv_find_decoration(c->m, in->result_id, -1, SpvDecorationSaturatedConversion)) {
+        LLVMTypeRef tys[2] = {t, LLVMTypeOf(v)};
+        return jit_intrinsic(c, s ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tys, 2, &v, 1);
+    }
+    LLVMValueRef r = s ? LLVMBuildFPToSI(c->b, v, t, "") : LLVMBuildFPToUI(c->b, v, t, "");
+    return LLVMBuildFreeze(c->b, r, "");
+}
+
+/* OpBitcast: same total size; pointers go through a 64-bit integer. */
+static LLVMValueRef bitcast(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t)
+{
+    LLVMTypeRef st = LLVMTypeOf(v);
+    bool sp = LLVMGetTypeKind(st) == LLVMPointerTypeKind, dp = LLVMGetTypeKind(t) == LLVMPointerTypeKind;
+    if (sp && dp) return v;
+    if (sp) {
+        LLVMValueRef i = LLVMBuildPtrToInt(c->b, v, c->t_i64, "");
+        return LLVMBuildBitCast(c->b, i, t, "");
+    }
+    if (dp) {
+        LLVMValueRef i = LLVMBuildBitCast(c->b, v, c->t_i64, "");
+        return LLVMBuildIntToPtr(c->b, i, t, "");
+    }
+    return LLVMBuildBitCast(c->b, v, t, "");
+}
+
+int jit_lower_convert(lower_ctx *c, const spv_inst *in)
+{
+    LLVMValueRef v, r;
+    if (jit_operands(c, in, &v, 1)) return -1;
+    LLVMTypeRef t = jit_type(c, in->type_id);
+    if (!t) return -1;
+    bool sat = spv_find_decoration(c->m, in->result_id, -1, SpvDecorationSaturatedConversion) != NULL;
+    LLVMBuilderRef b = c->b;
+    switch (in->opcode) {
+    case SpvOpConvertFToU: r = float_to_int(c, in, v, t, false); break;
+    case SpvOpConvertFToS: r = float_to_int(c, in, v, t, true); break;
+    case SpvOpConvertSToF: r = LLVMBuildSIToFP(b, v, t, ""); break;
+    case SpvOpConvertUToF: r = LLVMBuildUIToFP(b, v, t, ""); break;
+    case SpvOpUConvert:
+        r = (sat && bits_of(t) < bits_of(LLVMTypeOf(v))) ? saturate_int(c, v, t, false, false)
+                                                         : jit_int_cast(c, v, t, false);
+        break;
+    case SpvOpSConvert:
+        r = (sat && bits_of(t) < bits_of(LLVMTypeOf(v))) ? saturate_int(c, v, t, true, true)
+                                                         : jit_int_cast(c, v, t, true);
+        break;
+    case SpvOpSatConvertSToU: r = saturate_int(c, v, t, true, false); break;
+    case SpvOpSatConvertUToS: r = saturate_int(c, v, t, false, true); break;
+    case SpvOpFConvert: {
+        unsigned sw = bits_of(LLVMTypeOf(v)), dw = bits_of(t);
+        r = sw == dw ? v : sw < dw ? LLVMBuildFPExt(b, v, t, "") : LLVMBuildFPTrunc(b, v, t, "");
+        break;
+    }
+    case SpvOpQuantizeToF16: {
+        LLVMTypeRef h = LLVMHalfTypeInContext(c->llc);
+        if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) h = LLVMVectorType(h, LLVMGetVectorSize(t));
+        r = LLVMBuildFPExt(b, LLVMBuildFPTrunc(b, v, h, ""), t, "");
+        break;
+    }
+    case SpvOpConvertPtrToU: r = LLVMBuildPtrToInt(b, v, t, ""); break;
+    case SpvOpConvertUToPtr: r = LLVMBuildIntToPtr(b, v, t, ""); break;
+    case SpvOpPtrCastToGeneric: case SpvOpGenericCastToPtr: case SpvOpGenericCastToPtrExplicit:
+        r = v; break;
+    case SpvOpBitcast: r = bitcast(c, v, t); break;
+    default: return jit_fail_inst(c, in, "not a conversion");
+    }
+    jit_fp_flags(c, in->result_id, r);
+    jit_set(c, in->result_id, r);
+    return 0;
+}

@@ -1,0 +1,410 @@
+/* jit/lower_memory.c — loads, stores, access chains, copies, pointer arithmetic.
+ *
+ * Addresses are computed as byte offsets from the SPIR-V layout (GEP on i8).
+ * A scalar or vector is one load/store; a composite is one too when LLVM's own
+ * layout of its value type is identical (jit_layout_compat), else it is split
+ * member by member / element by element.  Matrices inside structs follow the
+ * member's MatrixStride / RowMajor decorations, which access chains pass on
+ * through c->mat_info.
+ */
+#include "lower_ctx.h"
+
+#include <stddef.h>
+
+LLVMValueRef jit_byte_gep(lower_ctx *c, LLVMValueRef base, LLVMValueRef off, bool inbounds)
+{
+    if (LLVMIsConstant(off) && LLVMConstIntGetZExtValue(off) == 0) return base;
+    return inbounds ? LLVMBuildInBoundsGEP2(c->b, c->t_i8, base, &off, 1, "")
+                    : LLVMBuildGEP2(c->b, c->t_i8, base, &off, 1, "");
+}
+
+static LLVMValueRef at(lower_ctx *c, LLVMValueRef base, uint64_t off)
+{
+    return jit_byte_gep(c, base, LLVMConstInt(c->t_i64, off, 0), true);
+}
+
+LLVMValueRef jit_item_field_ptr(lower_ctx *c, uint64_t off) { return at(c, c->arg_item, off); }
+
+LLVMValueRef jit_ctx_field(lower_ctx *c, LLVMValueRef ctx, size_t off, LLVMTypeRef t)
+{
+    LLVMValueRef l = LLVMBuildLoad2(c->b, t, at(c, ctx, off), "");
+    LLVMSetAlignment(l, LLVMABIAlignmentOfType(c->td, t));
+    return l;
+}
+
+/* --- typed loads and stores under the layout ------------------------------- */
+
+static uint32_t access_align(lower_ctx *c, uint32_t type_id, uint32_t align)
+{
+    if (align) return align;
+    const spv_type *t = spv_type_get(c->m, type_id);
+    if (t && t->kind == SPV_TYPE_VECTOR) return jit_layout_of(c, t->elem)->size;
+    const jit_layout *l = jit_layout_of(c, type_id);
+    return l ? l->align : 1;
+}
+
+static LLVMValueRef plain_load(lower_ctx *c, LLVMTypeRef lt, LLVMValueRef p, uint32_t align, bool vol)
+{
+    LLVMValueRef l = LLVMBuildLoad2(c->b, lt, p, "");
+    LLVMSetAlignment(l, align);
+    if (vol) LLVMSetVolatile(l, 1);
+    return l;
+}
+
+static void plain_store(lower_ctx *c, LLVMValueRef v, LLVMValueRef p, uint32_t align, bool vol)
+{
+    LLVMValueRef s = LLVMBuildStore(c->b, v, p);
+    LLVMSetAlignment(s, align);
+    if (vol) LLVMSetVolatile(s, 1);
+}
+
+/* Address of element (col, row) / of column col of a matrix in memory. */
+static LLVMValueRef mat_elem_ptr(lower_ctx *c, const spv_type *t, LLVMValueRef p, uint32_t mat,
+                                 uint64_t stride, unsigned col, unsigned row)
+{
+    uint64_t esize = jit_layout_of(c, spv_type_get(c->m, t->elem)->elem)->size;
+    if (mat & JIT_MAT_ROW_MAJOR) return at(c, p, row * stride + col * esize);
+    return at(c, p, col * stride + row * esize);
+}
+
+static uint64_t mat_stride(lower_ctx *c, uint32_t type_id, uint32_t mat)
+{
+    uint64_t s = mat & ~JIT_MAT_ROW_MAJOR;
+    return s ? s : jit_layout_of(c, type_id)->stride;
+}
+
+LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, uint32_t align, bool vol, uint32_t mat)
+{
+    const spv_type *t = jit_spv_type(c, type_id);
+    LLVMTypeRef lt = jit_type(c, type_id);
+    if (!t || !lt || !jit_layout_of(c, type_id)) return NULL;
+    switch (t->kind) {
+    case SPV_TYPE_MATRIX: {
+        const spv_type *ct = spv_type_get(c->m, t->elem);
+        LLVMTypeRef clt = jit_type(c, t->elem);
+        uint64_t stride = mat_stride(c, type_id, mat);
+        uint32_t ea = jit_layout_of(c, ct->elem)->size;
+        LLVMValueRef r = LLVMConstNull(lt);
+        for (unsigned i = 0; i < t->count; i++) {
+            LLVMValueRef colv;
+            if (!(mat & JIT_MAT_ROW_MAJOR)) {
+                colv = plain_load(c, clt, at(c, p, i * stride), ea, vol);
+            } else {
+                colv = LLVMConstNull(clt);
+                for (unsigned j = 0; j < ct->count; j++) {
+                    LLVMValueRef e = plain_load(c, LLVMGetElementType(clt), mat_elem_ptr(c, t, p, mat, stride, i, j), ea, vol);
+                    colv = LLVMBuildInsertElement(c->b, colv, e, LLVMConstInt(c->t_i32, j, 0), "");
+                }
+            }
+            r = LLVMBuildInsertValue(c->b, r, colv, i, "");
+        }
+        return r;
+    }
+    case SPV_TYPE_ARRAY: case SPV_TYPE_STRUCT: {
+        if (jit_layout_compat(c, type_id) && !mat)
+            return plain_load(c, lt, p, align ? align : jit_layout_of(c, type_id)->align, vol);
+        LLVMValueRef r = LLVMConstNull(lt);
+        unsigned n = t->kind == SPV_TYPE_STRUCT ? t->nmembers : LLVMGetArrayLength2(lt);
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t et = t->kind == SPV_TYPE_STRUCT ? t->members[i] : t->elem;
+            uint64_t off = t->kind == SPV_TYPE_STRUCT ? jit_member_offset(c, type_id, i)
+                                                       : i * jit_layout_of(c, type_id)->stride;
+            uint32_t emat = t->kind == SPV_TYPE_STRUCT ? jit_member_mat_info(c, type_id, i) : mat;
+            LLVMValueRef e = jit_load_mem(c, et, at(c, p, off), 0, vol, emat);
+            if (!e) return NULL;
+            r = LLVMBuildInsertValue(c->b, r, e, i, "");
+        }
+        return r;
+    }
+    case SPV_TYPE_RUNTIME_ARRAY:
+        jit_fail(c, "a runtime array (type %%%u) cannot be loaded as a whole", type_id);
+        return NULL;
+    default:
+        return plain_load(c, lt, p, access_align(c, type_id, align), vol);
+    }
+}
+
+int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, LLVMValueRef v, uint32_t align, bool vol,
+                  uint32_t mat)
+{
+    const spv_type *t = jit_spv_type(c, type_id);
+    LLVMTypeRef lt = jit_type(c, type_id);
+    if (!t || !lt || !jit_layout_of(c, type_id)) return -1;
+    switch (t->kind) {
+    case SPV_TYPE_MATRIX: {
+        const spv_type *ct = spv_type_get(c->m, t->elem);
+        uint64_t stride = mat_stride(c, type_id, mat);
+        uint32_t ea = jit_layout_of(c, ct->elem)->size;
+        for (unsigned i = 0; i < t->count; i++) {
+            LLVMValueRef colv = LLVMBuildExtractValue(c->b, v, i, "");
+            if (!(mat & JIT_MAT_ROW_MAJOR)) { plain_store(c, colv, at(c, p, i * stride), ea, vol); continue; }
+            for (unsigned j = 0; j < ct->count; j++)
+                plain_store(c, LLVMBuildExtractElement(c->b, colv, LLVMConstInt(c->t_i32, j, 0), ""),
+                            mat_elem_ptr(c, t, p, mat, stride, i, j), ea, vol);
+        }
+        return 0;
+    }
+    case SPV_TYPE_ARRAY: case SPV_TYPE_STRUCT: {
+        if (jit_layout_compat(c, type_id) && !mat) {
+            plain_store(c, v, p, align ? align : jit_layout_of(c, type_id)->align, vol);
+            return 0;
+        }
+        unsigned n = t->kind == SPV_TYPE_STRUCT ? t->nmembers : LLVMGetArrayLength2(lt);
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t et = t->kind == SPV_TYPE_STRUCT ? t->members[i] : t->elem;
+            uint64_t off = t->kind == SPV_TYPE_STRUCT ? jit_member_offset(c, type_id, i)
+                                                       : i * jit_layout_of(c, type_id)->stride;
+            uint32_t emat = t->kind == SPV_TYPE_STRUCT ? jit_member_mat_info(c, type_id, i) : mat;
+            if (jit_store_mem(c, et, at(c, p, off), LLVMBuildExtractValue(c->b, v, i, ""), 0, vol, emat))
+                return -1;
+        }
+        return 0;
+    }
+    case SPV_TYPE_RUNTIME_ARRAY:
+        return jit_fail(c, "a runtime array (type %%%u) cannot be stored as a whole", type_id);
+    default:
+        plain_store(c, v, p, access_align(c, type_id, align), vol);
+        return 0;
+    }
+}
+
+/* --- access chains ------------------------------------------------------------ */
+
+static uint32_t pointee_of(lower_ctx *c, uint32_t value_id)
+{
+    const spv_id *d = spv_id_get(c->m, value_id);
+    const spv_type *pt = d ? spv_type_get(c->m, d->type_id) : NULL;
+    return (pt && pt->kind == SPV_TYPE_POINTER) ? pt->elem : 0;
+}
+
+static bool is_descriptor_array(lower_ctx *c, uint32_t base_id)
+{
+    const spv_id *d = spv_id_get(c->m, base_id);
+    if (!d || d->kind != SPV_ID_GLOBAL_VARIABLE || c->var_slot[base_id] == SPV_NONE) return false;
+    const spv_type *t = spv_type_get(c->m, pointee_of(c, base_id));
+    return t && (t->kind == SPV_TYPE_ARRAY || t->kind == SPV_TYPE_RUNTIME_ARRAY) && !c->kernel;
+}
+
+/* A constant index (sign-extended from its width), or false for a run-time one. */
+static bool const_index(lower_ctx *c, uint32_t id, int64_t *out)
+{
+    const spv_id *d = spv_id_get(c->m, id);
+    if (!d || d->kind != SPV_ID_CONSTANT || d->is_composite) return false;
+    const spv_type *t = spv_type_get(c->m, d->type_id);
+    uint32_t w = t ? t->width : 64;
+    uint64_t v = d->is_null ? 0 : d->scalar;
+    if (w < 64) { uint64_t s = 1ull << (w - 1); v &= (s << 1) - 1; v = (v ^ s) - s; }
+    *out = (int64_t)v;
+    return true;
+}
+
+typedef struct chain_off { int64_t k; LLVMValueRef dyn; } chain_off;
+
+static int add_index(lower_ctx *c, chain_off *o, uint32_t idx_id, uint64_t stride)
+{
+    int64_t k;
+    if (const_index(c, idx_id, &k)) { o->k += k * (int64_t)stride; return 0; }
+    LLVMValueRef v = jit_value(c, idx_id);
+    if (!v) return -1;
+    v = jit_int_cast(c, v, c->t_i64, true);
+    v = LLVMBuildMul(c->b, v, LLVMConstInt(c->t_i64, stride, 0), "");
+    o->dyn = o->dyn ? LLVMBuildAdd(c->b, o->dyn, v, "") : v;
+    return 0;
+}
+
+/* Stride of PtrAccessChain's Element operand: ArrayStride on the pointer type, else
+ * the pointee's size rounded to its alignment. */
+static uint64_t element_stride(lower_ctx *c, uint32_t base_id)
+{
+    const spv_id *d = spv_id_get(c->m, base_id);
+    const spv_decoration *s = spv_find_decoration(c->m, d->type_id, -1, SpvDecorationArrayStride);
+    if (s && s->nargs) return s->args[0];
+    const jit_layout *l = jit_layout_of(c, pointee_of(c, base_id));
+    return l ? (l->size + l->align - 1) / l->align * l->align : 0;
+}
+
+static int access_chain(lower_ctx *c, const spv_inst *in)
+{
+    bool ptr_chain = in->opcode == SpvOpPtrAccessChain || in->opcode == SpvOpInBoundsPtrAccessChain;
+    uint32_t base_id = spv_inst_op(in, 0), i = 1;
+    LLVMValueRef base = jit_value(c, base_id);
+    uint32_t cur = pointee_of(c, base_id), mat = c->mat_info[base_id];
+    if (!base || !cur) return base ? jit_fail_inst(c, in, "base is not a pointer") : -1;
+    chain_off o = {0, NULL};
+    if (ptr_chain && add_index(c, &o, spv_inst_op(in, i++), element_stride(c, base_id))) return -1;
+    if (!ptr_chain && is_descriptor_array(c, base_id) && i < spv_inst_nops(in)) {
+        /* base points at the resource slots: the first index picks the block */
+        chain_off s = {0, NULL};
+        if (add_index(c, &s, spv_inst_op(in, i++), 8)) return -1;
+        LLVMValueRef slot = s.dyn ? LLVMBuildAdd(c->b, s.dyn, LLVMConstInt(c->t_i64, (uint64_t)s.k, 0), "")
+                                  : LLVMConstInt(c->t_i64, (uint64_t)s.k, 0);
+        base = LLVMBuildLoad2(c->b, c->t_ptr, jit_byte_gep(c, base, slot, true), "");
+        cur = spv_type_get(c->m, cur)->elem;
+    }
+    for (; i < spv_inst_nops(in); i++) {
+        const spv_type *t = jit_spv_type(c, cur);
+        const jit_layout *l = jit_layout_of(c, cur);
+        uint32_t idx = spv_inst_op(in, i);
+        if (!t || !l) return -1;
+        int64_t k;
+        switch (t->kind) {
+        case SPV_TYPE_STRUCT:
+            if (!const_index(c, idx, &k) || k < 0 || (uint64_t)k >= t->nmembers)
+                return jit_fail_inst(c, in, "struct index %%%u is not a constant member index", idx);
+            o.k += (int64_t)jit_member_offset(c, cur, (uint32_t)k);
+            mat = jit_member_mat_info(c, cur, (uint32_t)k);
+            cur = t->members[k];
+            break;
+        case SPV_TYPE_ARRAY: case SPV_TYPE_RUNTIME_ARRAY:
+            if (add_index(c, &o, idx, l->stride)) return -1;
+            cur = t->elem;
+            break;
+        case SPV_TYPE_VECTOR:
+            if (add_index(c, &o, idx, jit_layout_of(c, t->elem)->size)) return -1;
+            cur = t->elem;
+            break;
+        case SPV_TYPE_MATRIX: {
+            uint64_t stride = mat_stride(c, cur, mat);
+            if (!(mat & JIT_MAT_ROW_MAJOR)) {
+                if (add_index(c, &o, idx, stride)) return -1;
+                cur = t->elem; mat = 0;
+                break;
+            }
+            /* row-major: a column is strided, so only whole elements are addressable */
+            if (i + 1 >= spv_inst_nops(in))
+                return jit_fail_inst(c, in, "a pointer to a column of a RowMajor matrix is not supported");
+            const spv_type *ct = spv_type_get(c->m, t->elem);
+            if (add_index(c, &o, idx, jit_layout_of(c, ct->elem)->size) ||
+                add_index(c, &o, spv_inst_op(in, ++i), stride)) return -1;
+            cur = ct->elem; mat = 0;
+            break;
+        }
+        default:
+            return jit_fail_inst(c, in, "index %u goes into a non-composite type", i);
+        }
+    }
+    LLVMValueRef off = LLVMConstInt(c->t_i64, (uint64_t)o.k, 0);
+    if (o.dyn) off = o.k ? LLVMBuildAdd(c->b, o.dyn, off, "") : o.dyn;
+    bool inb = in->opcode != SpvOpPtrAccessChain;
+    jit_set(c, in->result_id, jit_byte_gep(c, base, off, inb));
+    c->mat_info[in->result_id] = mat;
+    return 0;
+}
+
+/* --- memory operands ---------------------------------------------------------- */
+
+typedef struct mem_ops { uint32_t align; bool vol; } mem_ops;
+
+static mem_ops memory_operands(const spv_inst *in, uint32_t first)
+{
+    mem_ops r = {0, false};
+    if (first >= spv_inst_nops(in)) return r;
+    uint32_t mask = spv_inst_op(in, first);
+    if (mask & SpvMemoryAccessVolatileMask) r.vol = true;
+    if ((mask & SpvMemoryAccessAlignedMask) && first + 1 < spv_inst_nops(in)) r.align = spv_inst_op(in, first + 1);
+    return r;
+}
+
+static int array_length(lower_ctx *c, const spv_inst *in)
+{
+    uint32_t var = spv_inst_op(in, 0), member = spv_inst_op(in, 1);
+    const spv_id *d = spv_id_get(c->m, var);
+    if (!d || d->kind != SPV_ID_GLOBAL_VARIABLE || c->var_slot[var] == SPV_NONE)
+        return jit_fail_inst(c, in, "OpArrayLength of %%%u: only a resource variable's block is supported", var);
+    uint32_t st = pointee_of(c, var);
+    const spv_type *t = spv_type_get(c->m, st);
+    if (!t || t->kind != SPV_TYPE_STRUCT || member >= t->nmembers)
+        return jit_fail_inst(c, in, "expected a struct with a runtime array member %u", member);
+    uint64_t off = jit_member_offset(c, st, member);
+    const jit_layout *l = jit_layout_of(c, t->members[member]);
+    if (!l || !l->stride) return -1;
+    LLVMValueRef sizes = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, arg_sizes), c->t_ptr);
+    LLVMValueRef sz = LLVMBuildLoad2(c->b, c->t_i64, at(c, sizes, 8ull * c->var_slot[var]), "");
+    LLVMValueRef ok = LLVMBuildICmp(c->b, LLVMIntUGT, sz, LLVMConstInt(c->t_i64, off, 0), "");
+    LLVMValueRef n = LLVMBuildUDiv(c->b, LLVMBuildSub(c->b, sz, LLVMConstInt(c->t_i64, off, 0), ""),
+                                   LLVMConstInt(c->t_i64, l->stride, 0), "");
+    n = LLVMBuildSelect(c->b, ok, n, LLVMConstInt(c->t_i64, 0, 0), "");
+    LLVMTypeRef rt = jit_type(c, in->type_id);
+    if (!rt) return -1;
+    jit_set(c, in->result_id, jit_int_cast(c, n, rt, false));
+    return 0;
+}
+
+int jit_function_variable(lower_ctx *c, const spv_inst *in)
+{
+    uint32_t pointee = pointee_of(c, in->result_id);
+    const jit_layout *l = pointee ? jit_layout_of(c, pointee) : NULL;
+    if (!l) return -1;
+    uint64_t size = l->size ? l->size : 1;
+    LLVMValueRef a = LLVMBuildAlloca(c->pb, LLVMArrayType2(c->t_i8, size), c->m->ids[in->result_id].name ?
+                                     c->m->ids[in->result_id].name : "");
+    LLVMSetAlignment(a, l->align < 16 ? 16 : l->align);
+    jit_set(c, in->result_id, a);
+    if (spv_inst_nops(in) >= 2) {
+        LLVMValueRef init = jit_value(c, spv_inst_op(in, 1));
+        if (!init || jit_store_mem(c, pointee, a, init, 0, false, 0)) return -1;
+    }
+    return 0;
+}
+
+int jit_lower_memory(lower_ctx *c, const spv_inst *in)
+{
+    LLVMValueRef v[3];
+    switch (in->opcode) {
+    case SpvOpVariable:
+        return jit_function_variable(c, in);
+    case SpvOpLoad: {
+        mem_ops mo = memory_operands(in, 1);
+        if (jit_operands(c, in, v, 1)) return -1;
+        LLVMValueRef r = jit_load_mem(c, in->type_id, v[0], mo.align, mo.vol, c->mat_info[spv_inst_op(in, 0)]);
+        if (!r) return -1;
+        jit_set(c, in->result_id, r);
+        return 0;
+    }
+    case SpvOpStore: {
+        mem_ops mo = memory_operands(in, 2);
+        if (jit_operands(c, in, v, 2)) return -1;
+        uint32_t pt = pointee_of(c, spv_inst_op(in, 0));
+        return jit_store_mem(c, pt, v[0], v[1], mo.align, mo.vol, c->mat_info[spv_inst_op(in, 0)]);
+    }
+    case SpvOpCopyMemory: {
+        if (jit_operands(c, in, v, 2)) return -1;
+        uint32_t dt = pointee_of(c, spv_inst_op(in, 0)), st = pointee_of(c, spv_inst_op(in, 1));
+        mem_ops mo = memory_operands(in, 2);
+        LLVMValueRef x = jit_load_mem(c, st ? st : dt, v[1], 0, mo.vol, c->mat_info[spv_inst_op(in, 1)]);
+        if (!x) return -1;
+        return jit_store_mem(c, dt ? dt : st, v[0], x, 0, mo.vol, c->mat_info[spv_inst_op(in, 0)]);
+    }
+    case SpvOpCopyMemorySized: {
+        if (jit_operands(c, in, v, 3)) return -1;
+        mem_ops mo = memory_operands(in, 3);
+        LLVMValueRef mc = LLVMBuildMemMove(c->b, v[0], mo.align ? mo.align : 1, v[1], mo.align ? mo.align : 1,
+                                           jit_int_cast(c, v[2], c->t_i64, false));
+        if (mo.vol) LLVMSetVolatile(mc, 1);
+        return 0;
+    }
+    case SpvOpAccessChain: case SpvOpInBoundsAccessChain:
+    case SpvOpPtrAccessChain: case SpvOpInBoundsPtrAccessChain:
+        return access_chain(c, in);
+    case SpvOpArrayLength:
+        return array_length(c, in);
+    case SpvOpPtrEqual: case SpvOpPtrNotEqual:
+        if (jit_operands(c, in, v, 2)) return -1;
+        jit_set(c, in->result_id, LLVMBuildICmp(c->b, in->opcode == SpvOpPtrEqual ? LLVMIntEQ : LLVMIntNE,
+                                                v[0], v[1], ""));
+        return 0;
+    case SpvOpPtrDiff: {
+        if (jit_operands(c, in, v, 2)) return -1;
+        LLVMValueRef d = LLVMBuildSub(c->b, LLVMBuildPtrToInt(c->b, v[0], c->t_i64, ""),
+                                      LLVMBuildPtrToInt(c->b, v[1], c->t_i64, ""), "");
+        uint64_t es = element_stride(c, spv_inst_op(in, 0));
+        d = LLVMBuildSDiv(c->b, d, LLVMConstInt(c->t_i64, es ? es : 1, 0), "");
+        LLVMTypeRef rt = jit_type(c, in->type_id);
+        if (!rt) return -1;
+        jit_set(c, in->result_id, jit_int_cast(c, d, rt, true));
+        return 0;
+    }
+    default:
+        return jit_fail_inst(c, in, "not a memory instruction");
+    }
+}

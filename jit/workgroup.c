@@ -1,0 +1,328 @@
+/* jit/workgroup.c — the functions of jit/abi.h around the lowered entry point.
+ *
+ *   spvjit.item.body(ctx, lx,ly,lz, sx,sy,sz, env..., params...)   always-inline
+ *       builds the item state (local id/size, environment, Private variables
+ *       with their initializers) and calls the SPIR-V entry function;
+ *   spvjit_wg(ctx)       barrier-free kernels: loads the environment once, then
+ *       loops z, y, x over the group calling the body.  With a known local size
+ *       the loop bounds are constants (LLVM unrolls/vectorizes); a Kernel-flavour
+ *       group smaller than that (the last one of an NDRange) takes a generic loop;
+ *   spvjit_item(ctx, lx,ly,lz)   kernels with barriers: one work-item;
+ *   spvjit_wg_init(ctx)  stores the initializers of Workgroup variables.
+ *
+ * The environment (work-group memory, spec values, push constants, resource
+ * bases, kernel arguments) is passed as parameters so loads of ctx happen once
+ * per group, and noalias (Restrict / FuncParamAttr NoAlias) reaches the loop.
+ */
+#include "lower_ctx.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { NFIXED = 7, NENV = JIT_ENV_RES0 };   /* ctx + 3 ids + 3 sizes; wgmem/spec/push */
+
+static void attr(lower_ctx *c, LLVMValueRef f, unsigned idx, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(f, idx, LLVMCreateEnumAttribute(c->llc, kind, 0));
+}
+
+/* --- kernel parameters ------------------------------------------------------------ */
+
+int jit_kernel_params(lower_ctx *c, uint32_t fidx)
+{
+    const spv_function *f = &c->m->funcs[fidx];
+    c->params = calloc(f->nparams + 1, sizeof *c->params);
+    c->nparams = f->nparams;
+    for (uint32_t i = 0; i < f->nparams; i++) {
+        uint32_t pid = f->params[i];
+        spvjit_param *p = &c->params[i];
+        p->index = i;
+        p->name = c->m->ids[pid].name;
+        p->type_id = c->m->ids[pid].type_id;
+        const spv_type *t = jit_spv_type(c, p->type_id);
+        if (!t) return -1;
+        for (uint32_t k = 0; k < c->m->ids[pid].dec_count; k++) {
+            const spv_decoration *d = &c->m->decs[c->m->ids[pid].dec_first + k];
+            if (d->decoration != SpvDecorationFuncParamAttr || !d->nargs) continue;
+            if (d->args[0] == SpvFunctionParameterAttributeNoAlias) p->noalias = true;
+            if (d->args[0] == SpvFunctionParameterAttributeNoWrite) p->readonly = true;
+        }
+        /* a pointer to Function memory is a by-value aggregate (ByVal) */
+        bool byval = t->kind == SPV_TYPE_POINTER && t->storage == SpvStorageClassFunction;
+        if (t->kind == SPV_TYPE_POINTER && !byval) {
+            p->storage = t->storage;
+            p->kind = t->storage == SpvStorageClassWorkgroup ? SPVJIT_PARAM_LOCAL_PTR : SPVJIT_PARAM_GLOBAL_PTR;
+            p->size = p->align = 8;
+            continue;
+        }
+        const jit_layout *l = jit_layout_of(c, byval ? t->elem : p->type_id);
+        if (!l) return -1;
+        p->kind = SPVJIT_PARAM_VALUE;
+        p->storage = byval ? SpvStorageClassFunction : 0;
+        p->size = l->size;
+        p->align = l->align;
+    }
+    return 0;
+}
+
+/* The value of kernel parameter i, loaded from ctx->args[i] (see jit/abi.h). */
+static LLVMValueRef load_param(lower_ctx *c, LLVMValueRef args, LLVMValueRef wgmem, uint32_t i)
+{
+    const spvjit_param *p = &c->params[i];
+    LLVMValueRef slot = jit_byte_gep(c, args, LLVMConstInt(c->t_i64, 8ull * i, 0), true);
+    LLVMValueRef a = LLVMBuildLoad2(c->b, c->t_ptr, slot, "");
+    switch (p->kind) {
+    case SPVJIT_PARAM_GLOBAL_PTR: return LLVMBuildLoad2(c->b, c->t_ptr, a, "");
+    case SPVJIT_PARAM_LOCAL_PTR:
+        return jit_byte_gep(c, wgmem, LLVMBuildLoad2(c->b, c->t_i64, a, ""), true);
+    default:
+        if (p->storage == SpvStorageClassFunction) return a;   /* ByVal: a pointer to the bytes */
+        return jit_load_mem(c, p->type_id, a, 1, false, 0);
+    }
+}
+
+/* --- the per-item body ---------------------------------------------------------------- */
+
+static unsigned nenv(lower_ctx *c) { return NENV + c->nres_slots; }
+
+static LLVMTypeRef body_type(lower_ctx *c)
+{
+    unsigned n = NFIXED + nenv(c) + c->nparams;
+    LLVMTypeRef *p = calloc(n, sizeof *p);
+    p[0] = c->t_ptr;
+    for (unsigned i = 1; i < NFIXED; i++) p[i] = c->t_i32;
+    for (unsigned i = 0; i < nenv(c); i++) p[NFIXED + i] = c->t_ptr;
+    LLVMTypeRef ef = jit_type(c, c->m->funcs[c->ep->func].fn_type);
+    if (c->nparams) {
+        LLVMTypeRef *ep = calloc(c->nparams + 2, sizeof *ep);
+        LLVMGetParamTypes(ef, ep);
+        for (unsigned i = 0; i < c->nparams; i++) p[NFIXED + nenv(c) + i] = ep[2 + i];
+        free(ep);
+    }
+    LLVMTypeRef t = LLVMFunctionType(c->t_void, p, n, 0);
+    free(p);
+    return t;
+}
+
+static void store_at(lower_ctx *c, LLVMValueRef base, uint64_t off, LLVMValueRef v, unsigned align)
+{
+    LLVMValueRef s = LLVMBuildStore(c->b, v, jit_byte_gep(c, base, LLVMConstInt(c->t_i64, off, 0), true));
+    LLVMSetAlignment(s, align);
+}
+
+/* An item state on the stack with the environment stored; becomes c->arg_item. */
+static LLVMValueRef new_item_state(lower_ctx *c, LLVMValueRef *env)
+{
+    LLVMValueRef st = LLVMBuildAlloca(c->b, LLVMArrayType2(c->t_i8, c->item_size), "item");
+    LLVMSetAlignment(st, c->item_align);
+    for (unsigned i = 0; i < nenv(c); i++) store_at(c, st, JIT_ITEM_ENV + 8ull * i, env[i], 8);
+    return st;
+}
+
+static int build_body(lower_ctx *c, uint32_t entry_fidx, LLVMValueRef *out)
+{
+    LLVMValueRef fn = LLVMAddFunction(c->mod, "spvjit.item.body", body_type(c));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    attr(c, fn, LLVMAttributeFunctionIndex, "alwaysinline");
+    attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
+    for (uint32_t i = 0; i < c->nres; i++)
+        if (spv_find_decoration(c->m, c->res[i].var_id, -1, SpvDecorationRestrict) && c->res[i].array_count == 1)
+            attr(c, fn, 1 + NFIXED + NENV + c->res[i].slot, "noalias");
+    for (uint32_t i = 0; i < c->nparams; i++)
+        if (c->params[i].noalias && c->params[i].kind == SPVJIT_PARAM_GLOBAL_PTR)
+            attr(c, fn, 1 + NFIXED + nenv(c) + i, "noalias");
+    LLVMPositionBuilderAtEnd(c->pb, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
+    c->b = c->pb;
+    c->llfn = fn;
+    c->arg_ctx = LLVMGetParam(fn, 0);
+    LLVMValueRef env[NENV + 4096];
+    if (nenv(c) > NENV + 4096) return jit_fail(c, "too many resource slots");
+    for (unsigned i = 0; i < nenv(c); i++) env[i] = LLVMGetParam(fn, NFIXED + i);
+    c->arg_item = new_item_state(c, env);
+    for (unsigned i = 0; i < 6; i++) store_at(c, c->arg_item, 4ull * i, LLVMGetParam(fn, 1 + i), 4);
+    memset(c->vals, 0, c->m->bound * sizeof *c->vals);
+    if (jit_init_module_vars(c, SpvStorageClassPrivate)) return -1;
+    unsigned n = 2 + c->nparams;
+    LLVMValueRef *args = calloc(n, sizeof *args);
+    args[0] = c->arg_ctx;
+    args[1] = c->arg_item;
+    for (unsigned i = 0; i < c->nparams; i++) args[2 + i] = LLVMGetParam(fn, NFIXED + nenv(c) + i);
+    LLVMValueRef callee = c->fns[entry_fidx];
+    LLVMBuildCall2(c->b, LLVMGlobalGetValueType(callee), callee, args, n, "");
+    free(args);
+    LLVMBuildRetVoid(c->b);
+    c->llfn = NULL;
+    *out = fn;
+    return 0;
+}
+
+/* --- the exported functions ------------------------------------------------------------- */
+
+typedef struct group_env { LLVMValueRef *v; unsigned n; } group_env;
+
+/* Loads the environment and the kernel arguments from ctx (once per call). */
+static group_env load_env(lower_ctx *c, LLVMValueRef ctx)
+{
+    group_env e = {calloc(nenv(c) + c->nparams + 1, sizeof(LLVMValueRef)), nenv(c) + c->nparams};
+    e.v[JIT_ENV_WGMEM] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, wg_memory), c->t_ptr);
+    e.v[JIT_ENV_SPEC] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, spec_values), c->t_ptr);
+    e.v[JIT_ENV_PUSH] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, push_constants), c->t_ptr);
+    LLVMValueRef args = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, args), c->t_ptr);
+    for (uint32_t i = 0; i < c->nres_slots; i++) {
+        LLVMValueRef l = LLVMBuildLoad2(c->b, c->t_ptr, jit_byte_gep(c, args, LLVMConstInt(c->t_i64, 8ull * i, 0), true), "");
+        LLVMSetAlignment(l, 8);
+        e.v[NENV + i] = l;
+    }
+    for (uint32_t i = 0; i < c->nparams; i++) e.v[nenv(c) + i] = load_param(c, args, e.v[JIT_ENV_WGMEM], i);
+    return e;
+}
+
+static void call_body(lower_ctx *c, LLVMValueRef body, LLVMValueRef ctx, LLVMValueRef *id, LLVMValueRef *size,
+                      group_env *e)
+{
+    unsigned n = NFIXED + e->n;
+    LLVMValueRef *a = calloc(n, sizeof *a);
+    a[0] = ctx;
+    for (unsigned i = 0; i < 3; i++) { a[1 + i] = id[i]; a[4 + i] = size[i]; }
+    for (unsigned i = 0; i < e->n; i++) a[NFIXED + i] = e->v[i];
+    LLVMBuildCall2(c->b, LLVMGlobalGetValueType(body), body, a, n, "");
+    free(a);
+}
+
+/* for z, y, x in [0, size): body.  Bounds must be >= 1 (checked by the caller). */
+static void loop_nest(lower_ctx *c, LLVMValueRef fn, LLVMValueRef body, LLVMValueRef ctx, LLVMValueRef *size,
+                      group_env *e, LLVMBasicBlockRef exit)
+{
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b), head[3], latch[3];
+    LLVMValueRef iv[3], id[3];
+    const char *names[3] = {"z", "y", "x"};
+    for (int d = 0; d < 3; d++) {
+        head[d] = LLVMAppendBasicBlockInContext(c->llc, fn, names[d]);
+        LLVMBuildBr(c->b, head[d]);
+        LLVMPositionBuilderAtEnd(c->b, head[d]);
+        iv[d] = LLVMBuildPhi(c->b, c->t_i32, names[d]);
+        LLVMBasicBlockRef from = d ? head[d - 1] : pre;
+        LLVMValueRef zero = LLVMConstInt(c->t_i32, 0, 0);
+        LLVMAddIncoming(iv[d], &zero, &from, 1);
+    }
+    id[0] = iv[2]; id[1] = iv[1]; id[2] = iv[0];
+    call_body(c, body, ctx, id, size, e);
+    for (int d = 2; d >= 0; d--) {
+        LLVMValueRef next = LLVMBuildAdd(c->b, iv[d], LLVMConstInt(c->t_i32, 1, 0), "");
+        latch[d] = LLVMGetInsertBlock(c->b);
+        LLVMAddIncoming(iv[d], &next, &latch[d], 1);
+        LLVMValueRef more = LLVMBuildICmp(c->b, LLVMIntULT, next, size[2 - d], "");
+        LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->llc, fn, "");
+        LLVMBuildCondBr(c->b, more, head[d], d ? after : after);
+        LLVMPositionBuilderAtEnd(c->b, after);
+    }
+    LLVMBuildBr(c->b, exit);
+}
+
+static LLVMValueRef ctx_u32(lower_ctx *c, LLVMValueRef ctx, size_t off, unsigned i)
+{
+    return jit_ctx_field(c, ctx, off + 4 * i, c->t_i32);
+}
+
+static void build_wg(lower_ctx *c, LLVMValueRef body)
+{
+    LLVMTypeRef ft = LLVMFunctionType(c->t_void, &c->t_ptr, 1, 0);
+    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_WG, ft);
+    attr(c, fn, 1, "noalias");
+    attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
+    LLVMValueRef ctx = LLVMGetParam(fn, 0);
+    LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
+    group_env e = load_env(c, ctx);
+    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->llc, fn, "exit");
+    LLVMValueRef dyn[3], ok = NULL;
+    for (unsigned i = 0; i < 3; i++) dyn[i] = ctx_u32(c, ctx, offsetof(spvjit_wg_ctx, local_size), i);
+    if (c->ls_known) {
+        LLVMValueRef k[3];
+        for (unsigned i = 0; i < 3; i++) k[i] = LLVMConstInt(c->t_i32, c->local_size[i], 0);
+        if (c->kernel) {
+            /* the last OpenCL group may be smaller: a generic loop for it */
+            for (unsigned i = 0; i < 3; i++) {
+                LLVMValueRef eq = LLVMBuildICmp(c->b, LLVMIntEQ, dyn[i], k[i], "");
+                ok = ok ? LLVMBuildAnd(c->b, ok, eq, "") : eq;
+            }
+            LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(c->llc, fn, "full");
+            LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(c->llc, fn, "partial");
+            LLVMBuildCondBr(c->b, ok, full, part);
+            LLVMPositionBuilderAtEnd(c->b, part);
+            LLVMValueRef any0 = NULL;
+            for (unsigned i = 0; i < 3; i++) {
+                LLVMValueRef z = LLVMBuildICmp(c->b, LLVMIntEQ, dyn[i], LLVMConstInt(c->t_i32, 0, 0), "");
+                any0 = any0 ? LLVMBuildOr(c->b, any0, z, "") : z;
+            }
+            LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, fn, "partial.run");
+            LLVMBuildCondBr(c->b, any0, exit, run);
+            LLVMPositionBuilderAtEnd(c->b, run);
+            loop_nest(c, fn, body, ctx, dyn, &e, exit);
+            LLVMPositionBuilderAtEnd(c->b, full);
+        }
+        loop_nest(c, fn, body, ctx, k, &e, exit);
+    } else {
+        LLVMValueRef any0 = NULL;
+        for (unsigned i = 0; i < 3; i++) {
+            LLVMValueRef z = LLVMBuildICmp(c->b, LLVMIntEQ, dyn[i], LLVMConstInt(c->t_i32, 0, 0), "");
+            any0 = any0 ? LLVMBuildOr(c->b, any0, z, "") : z;
+        }
+        LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, fn, "run");
+        LLVMBuildCondBr(c->b, any0, exit, run);
+        LLVMPositionBuilderAtEnd(c->b, run);
+        loop_nest(c, fn, body, ctx, dyn, &e, exit);
+    }
+    LLVMPositionBuilderAtEnd(c->b, exit);
+    LLVMBuildRetVoid(c->b);
+    free(e.v);
+}
+
+static void build_item(lower_ctx *c, LLVMValueRef body)
+{
+    LLVMTypeRef p[4] = {c->t_ptr, c->t_i32, c->t_i32, c->t_i32};
+    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_ITEM, LLVMFunctionType(c->t_void, p, 4, 0));
+    LLVMValueRef ctx = LLVMGetParam(fn, 0);
+    LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
+    group_env e = load_env(c, ctx);
+    LLVMValueRef id[3], size[3];
+    for (unsigned i = 0; i < 3; i++) {
+        id[i] = LLVMGetParam(fn, 1 + i);
+        size[i] = ctx_u32(c, ctx, offsetof(spvjit_wg_ctx, local_size), i);
+    }
+    call_body(c, body, ctx, id, size, &e);
+    LLVMBuildRetVoid(c->b);
+    free(e.v);
+}
+
+static int build_wg_init(lower_ctx *c)
+{
+    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_WG_INIT, LLVMFunctionType(c->t_void, &c->t_ptr, 1, 0));
+    LLVMPositionBuilderAtEnd(c->pb, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
+    c->b = c->pb;
+    c->llfn = fn;
+    c->arg_ctx = LLVMGetParam(fn, 0);
+    LLVMValueRef env[NENV + 4096];
+    for (unsigned i = 0; i < nenv(c); i++) env[i] = LLVMConstPointerNull(c->t_ptr);
+    env[JIT_ENV_WGMEM] = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, wg_memory), c->t_ptr);
+    env[JIT_ENV_SPEC] = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, spec_values), c->t_ptr);
+    c->arg_item = new_item_state(c, env);
+    memset(c->vals, 0, c->m->bound * sizeof *c->vals);
+    if (jit_init_module_vars(c, SpvStorageClassWorkgroup)) return -1;
+    LLVMBuildRetVoid(c->b);
+    c->llfn = NULL;
+    return 0;
+}
+
+int jit_build_entry_functions(lower_ctx *c, uint32_t entry_fidx)
+{
+    LLVMValueRef body;
+    if (build_body(c, entry_fidx, &body)) return -1;
+    c->b = c->fb;
+    if (!c->uses_barriers) build_wg(c, body);
+    build_item(c, body);
+    if (c->has_wg_init && build_wg_init(c)) return -1;
+    c->b = c->fb;
+    return 0;
+}
