@@ -32,7 +32,8 @@ endif
 
 # The Debian 12 packages the build, the tests, the demo and the benchmarks need.
 DEB_BUILD := make gcc g++ python3 pkg-config spirv-headers spirv-tools llvm-19-dev libffi-dev \
-             glslang-tools glslang-dev clang-15 llvm-spirv-15 clang-19
+             glslang-tools glslang-dev clang-15 llvm-spirv-15
+DEB_FUZZ  := clang-19 libclang-rt-19-dev
 DEB_BENCH := mesa-vulkan-drivers libvulkan-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers gnuplot-nox
 
 GRAMMAR_DIR := /usr/include/spirv/unified1
@@ -44,12 +45,17 @@ LLVM_LIBS   = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFI
 CFLAGS_BASE = -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -fvisibility=hidden \
                $(OPTFLAGS) $(SANFLAGS) -I. -I$(BUILD)/gen $(LLVM_CFLAGS)
 override CFLAGS = $(CFLAGS_BASE) $(EXTRA_CFLAGS)
-LDLIBS = -lSPIRV-Tools-opt -lSPIRV-Tools $(LLVM_LIBS) -lffi -lstdc++ -lpthread -lm -ldl
+GLSLANG_LIBS := -lglslang -lSPIRV -lMachineIndependent -lGenericCodeGen -lOGLCompiler -lOSDependent \
+                -lglslang-default-resource-limits
+LDLIBS = $(GLSLANG_LIBS) -lSPIRV-Tools-opt -lSPIRV-Tools $(LLVM_LIBS) -lffi -lstdc++ -lpthread -lm -ldl
 
 LIB_SRCS  := $(wildcard spirv/*.c) $(wildcard jit/*.c) $(wildcard jit/*.S) $(wildcard lib/*.c) $(wildcard lib/*.S)
 GEN_SRCS  := $(BUILD)/gen/spirv_grammar.c
 LIB_OBJS  := $(patsubst %,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/spirv_grammar.c.o
 CMD_SRCS  := $(wildcard cmd/*.c)
+CMD_OBJS  := $(patsubst %,$(BUILD)/obj/%.o,$(CMD_SRCS))
+# The command's pieces (all but main.c) are linked into the test runner too.
+CMD_PARTS := $(filter-out $(BUILD)/obj/cmd/main.c.o,$(CMD_OBJS))
 TEST_SRCS := $(wildcard testdata/tests/*.c)
 TEST_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(TEST_SRCS))
 
@@ -88,6 +94,10 @@ $(BUILD)/obj/%.c.o: %.c $(BUILD)/gen/spirv_grammar.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# In-process GLSL compilation for `spvjit amber`; tests use the linked cmd/ parts.
+$(BUILD)/obj/cmd/%.c.o: EXTRA_CFLAGS += -DSPVJIT_HAVE_GLSLANG
+$(BUILD)/obj/testdata/tests/%.c.o: EXTRA_CFLAGS += -DSPVJIT_TESTS_LINK_CMD
+
 $(BUILD)/obj/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -fPIC -c $< -o $@
@@ -109,11 +119,11 @@ $(BUILD)/libspvjit.so: $(LIB_OBJS) lib/spvjit.map
 	$(CC) -shared $(SANFLAGS) -Wl,--version-script=lib/spvjit.map -Wl,-soname,libspvjit.so.0 \
 	  -o $@ $(LIB_OBJS) $(LDLIBS)
 
-$(BUILD)/spvjit: $(patsubst %,$(BUILD)/obj/%.o,$(CMD_SRCS)) $(BUILD)/libspvjit.a
+$(BUILD)/spvjit: $(CMD_OBJS) $(BUILD)/libspvjit.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
 # --- tests ----------------------------------------------------------------------
-$(BUILD)/run_tests: $(TEST_OBJS) $(BUILD)/libspvjit.a
+$(BUILD)/run_tests: $(TEST_OBJS) $(CMD_PARTS) $(BUILD)/libspvjit.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
 test: deps
@@ -127,7 +137,9 @@ run-tests: build $(BUILD)/run_tests
 -include testdata/testdata.mk
 
 # --- fuzzing (clang-19 libFuzzer) ---------------------------------------------------
-fuzz: deps $(BUILD)/gen/spirv_grammar.h
+fuzz: deps
+	@$(MAKE) --no-print-directory deps DEB_EXTRA="$(DEB_FUZZ)"
+	@$(MAKE) --no-print-directory $(BUILD)/gen/spirv_grammar.h
 	@$(MAKE) --no-print-directory -f testdata/fuzz/fuzz.mk BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) run
 
 # --- demo and benchmarks -------------------------------------------------------------

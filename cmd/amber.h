@@ -162,6 +162,7 @@ typedef struct amber_script {
     char *skip;                /* whole-script skip reason (graphics, images, ...), or NULL */
     /* VkScript: the implicit pipeline uses buffers by binding; -1 if none */
     int push_buffer;
+    bool vkscript;             /* buffers the shader declares but the script never sized grow to fit */
 } amber_script;
 
 /* --- parsing ------------------------------------------------------------------------ */

@@ -45,8 +45,8 @@ typedef struct parser {
 
 /* --- errors and small helpers ------------------------------------------------------ */
 
-static int fail(parser *P, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(parser *P, int line, const char *fmt, ...)
+static int pfail(parser *P, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int pfail(parser *P, int line, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -58,8 +58,8 @@ static int fail(parser *P, int line, const char *fmt, ...)
 }
 
 /* Ends the parse with a skip reason (not an error). */
-static int skip(parser *P, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int skip(parser *P, int line, const char *fmt, ...)
+static int stop_skip(parser *P, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int stop_skip(parser *P, int line, const char *fmt, ...)
 {
     char buf[512];
     va_list ap;
@@ -85,7 +85,7 @@ static char *xstrndup(const char *s, size_t n)
 }
 
 /* Appends one zeroed element to a dynamic array; returns it or NULL. */
-static void *grow(void **arr, unsigned *n, size_t size)
+static void *pgrow(void **arr, unsigned *n, size_t size)
 {
     void *a = realloc(*arr, (*n + 1) * size);
     if (!a)
@@ -96,7 +96,7 @@ static void *grow(void **arr, unsigned *n, size_t size)
     (*n)++;
     return e;
 }
-#define GROW(arr, n) ((__typeof__(arr))grow((void **)&(arr), &(n), sizeof *(arr)))
+#define GROW(arr, n) ((__typeof__(arr))pgrow((void **)&(arr), &(n), sizeof *(arr)))
 
 /* --- tokens ---------------------------------------------------------------------------- */
 
@@ -170,7 +170,7 @@ static int expect_eol(parser *P, const char *what)
     tok t = next(P);
     if (!t.eol) {
         char b[64];
-        return fail(P, t.line, "unexpected '%s' after %s", str(t, b, sizeof b), what);
+        return pfail(P, t.line, "unexpected '%s' after %s", str(t, b, sizeof b), what);
     }
     return 0;
 }
@@ -180,7 +180,7 @@ static int want_kw(parser *P, const char *kw, const char *ctx)
     tok t = next(P);
     if (!is(t, kw)) {
         char b[64];
-        return fail(P, t.line, "%s: expected %s, got '%s'", ctx, kw, t.eol ? "end of line" : str(t, b, sizeof b));
+        return pfail(P, t.line, "%s: expected %s, got '%s'", ctx, kw, t.eol ? "end of line" : str(t, b, sizeof b));
     }
     return 0;
 }
@@ -191,7 +191,7 @@ static int want_u64(parser *P, uint64_t *out, const char *what)
     num_value v;
     if (t.eol || num_parse(t.s, t.len, &v) || v.is_float || v.negative) {
         char b[64];
-        return fail(P, t.line, "%s: expected a non-negative integer, got '%s'", what,
+        return pfail(P, t.line, "%s: expected a non-negative integer, got '%s'", what,
                     t.eol ? "end of line" : str(t, b, sizeof b));
     }
     *out = v.u;
@@ -205,7 +205,7 @@ static int want_u32(parser *P, uint32_t *out, const char *what)
     if (want_u64(P, &v, what))
         return -1;
     if (v > UINT32_MAX)
-        return fail(P, line, "%s: %" PRIu64 " does not fit in 32 bits", what, v);
+        return pfail(P, line, "%s: %" PRIu64 " does not fit in 32 bits", what, v);
     *out = (uint32_t)v;
     return 0;
 }
@@ -214,9 +214,9 @@ static int want_name(parser *P, char **out, const char *what)
 {
     tok t = next(P);
     if (t.eol)
-        return fail(P, t.line, "%s: missing name", what);
+        return pfail(P, t.line, "%s: missing name", what);
     *out = xstrndup(t.s, t.len);
-    return *out ? 0 : fail(P, t.line, "out of memory");
+    return *out ? 0 : pfail(P, t.line, "out of memory");
 }
 
 static int want_num(parser *P, num_value *v, const char *what)
@@ -224,7 +224,7 @@ static int want_num(parser *P, num_value *v, const char *what)
     tok t = next(P);
     if (t.eol || num_parse(t.s, t.len, v)) {
         char b[64];
-        return fail(P, t.line, "%s: expected a number, got '%s'", what, t.eol ? "end of line" : str(t, b, sizeof b));
+        return pfail(P, t.line, "%s: expected a number, got '%s'", what, t.eol ? "end of line" : str(t, b, sizeof b));
     }
     return 0;
 }
@@ -247,12 +247,12 @@ static int raw_block(parser *P, int start_line, char **out, size_t *len)
             *out = xstrndup(start, (size_t)(ls - start));
             *len = (size_t)(ls - start);
             P->p = w + 3;
-            return *out ? expect_eol(P, "END") : fail(P, start_line, "out of memory");
+            return *out ? expect_eol(P, "END") : pfail(P, start_line, "out of memory");
         }
         P->p = le < P->end ? le + 1 : le;
         P->line++;
     }
-    return fail(P, start_line, "missing END for the block started here");
+    return pfail(P, start_line, "missing END for the block started here");
 }
 
 /* --- lookups -------------------------------------------------------------------------------- */
@@ -264,7 +264,7 @@ static int find_buffer(parser *P, tok t, unsigned *out)
     for (unsigned i = 0; i < P->s->nbuffers; i++)
         if (!strcmp(P->s->buffers[i].name, b))
             return *out = i, 0;
-    return fail(P, t.line, "unknown buffer '%s'", t.eol ? "" : b);
+    return pfail(P, t.line, "unknown buffer '%s'", t.eol ? "" : b);
 }
 
 static int find_pipeline(parser *P, tok t, unsigned *out)
@@ -274,7 +274,7 @@ static int find_pipeline(parser *P, tok t, unsigned *out)
     for (unsigned i = 0; i < P->s->npipelines; i++)
         if (!strcmp(P->s->pipelines[i].name, b))
             return *out = i, 0;
-    return fail(P, t.line, "unknown pipeline '%s'", t.eol ? "" : b);
+    return pfail(P, t.line, "unknown pipeline '%s'", t.eol ? "" : b);
 }
 
 static int scalar_type_tok(parser *P, tok t, spvjit_type *out)
@@ -282,7 +282,7 @@ static int scalar_type_tok(parser *P, tok t, spvjit_type *out)
     char b[64];
     amber_type at;
     if (t.eol || amber_type_parse(str(t, b, sizeof b), &at) || amber_type_components(&at) != 1)
-        return fail(P, t.line, "expected a scalar data type (int8 ... uint64, float16, float, double), got '%s'", b);
+        return pfail(P, t.line, "expected a scalar data type (int8 ... uint64, float16, float, double), got '%s'", b);
     *out = at.scalar;
     return 0;
 }
@@ -294,7 +294,7 @@ static int read_named_file(parser *P, int line, const char *name, char **out, si
         if (!strcmp(P->vfiles[i].path, name)) {
             *out = xstrndup(P->vfiles[i].text, P->vfiles[i].len);
             *len = P->vfiles[i].len;
-            return *out ? 0 : fail(P, line, "out of memory");
+            return *out ? 0 : pfail(P, line, "out of memory");
         }
     char path[4096];
     const char *slash = strrchr(P->path, '/');
@@ -307,11 +307,11 @@ static int read_named_file(parser *P, int line, const char *name, char **out, si
     char spec[4100];
     snprintf(spec, sizeof spec, "@%s", path);
     if (fill_parse(spec, &fd, e, sizeof e))
-        return fail(P, line, "%s", e);
+        return pfail(P, line, "%s", e);
     char *t = realloc(fd.bytes, fd.size + 1);
     if (!t) {
         fill_free(&fd);
-        return fail(P, line, "out of memory");
+        return pfail(P, line, "out of memory");
     }
     t[fd.size] = 0;
     *out = t;
@@ -326,16 +326,16 @@ static int parse_shader(parser *P, int line)
     char b[128];
     tok ty = next(P);
     if (ty.eol)
-        return fail(P, line, "SHADER: missing shader type");
+        return pfail(P, line, "SHADER: missing shader type");
     amber_shader *sh = GROW(P->s->shaders, P->s->nshaders);
     if (!sh)
-        return fail(P, line, "out of memory");
+        return pfail(P, line, "out of memory");
     sh->line = line;
     sh->compute = is(ty, "compute");
     if (want_name(P, &sh->name, "SHADER"))
         return -1;
     if (is(ty, "vertex") && is(peek(P), "PASSTHROUGH"))
-        return skip(P, line, "graphics shaders (SHADER vertex)");
+        return stop_skip(P, line, "graphics shaders (SHADER vertex)");
     tok f = next(P);
     static const struct { const char *n; amber_shader_format f; } fmts[] = {
         {"SPIRV-ASM", AMBER_SPIRV_ASM}, {"SPIRV-HEX", AMBER_SPIRV_HEX}, {"SPIRV-BIN", AMBER_SPIRV_BIN},
@@ -346,7 +346,7 @@ static int parse_shader(parser *P, int line)
         if (is(f, fmts[i].n))
             sh->format = fmts[i].f;
     if (sh->format == AMBER_OTHER)
-        return fail(P, f.line, "SHADER: unknown format '%s' (SPIRV-ASM SPIRV-HEX SPIRV-BIN GLSL OPENCL-C HLSL)",
+        return pfail(P, f.line, "SHADER: unknown format '%s' (SPIRV-ASM SPIRV-HEX SPIRV-BIN GLSL OPENCL-C HLSL)",
                     str(f, b, sizeof b));
     bool from_file = false;
     char *file = NULL;
@@ -362,14 +362,14 @@ static int parse_shader(parser *P, int line)
             if (is(n, "BINARY") || is(n, "TEXT"))
                 n = next(P);
             if (n.eol)
-                return fail(P, t.line, "SHADER FILE: missing file name");
+                return pfail(P, t.line, "SHADER FILE: missing file name");
             file = xstrndup(n.s, n.len);
             from_file = true;
         } else if (is(t, "VIRTUAL_FILE")) {
             continue; /* the name after FILE is looked up among VIRTUAL_FILEs first anyway */
         } else {
             free(file);
-            return fail(P, t.line, "SHADER: unexpected '%s'", str(t, b, sizeof b));
+            return pfail(P, t.line, "SHADER: unexpected '%s'", str(t, b, sizeof b));
         }
     }
     if (from_file) {
@@ -379,12 +379,12 @@ static int parse_shader(parser *P, int line)
             return -1;
     } else {
         if (sh->format == AMBER_SPIRV_BIN)
-            return fail(P, line, "SHADER SPIRV-BIN needs FILE");
+            return pfail(P, line, "SHADER SPIRV-BIN needs FILE");
         if (raw_block(P, line, &sh->source, &sh->source_len))
             return -1;
     }
     if (!sh->compute && !is(ty, "multi"))
-        return skip(P, line, "graphics shaders (SHADER %s)", str(ty, b, sizeof b));
+        return stop_skip(P, line, "graphics shaders (SHADER %s)", str(ty, b, sizeof b));
     return 0;
 }
 
@@ -399,7 +399,7 @@ static int read_values_until_end(parser *P, num_value **vals, uint64_t *n, int l
     for (;;) {
         tok t = next(P);
         if (t.eos)
-            return fail(P, line, "BUFFER DATA: missing END");
+            return pfail(P, line, "BUFFER DATA: missing END");
         if (t.eol)
             continue;
         if (is(t, "END"))
@@ -408,12 +408,12 @@ static int read_values_until_end(parser *P, num_value **vals, uint64_t *n, int l
             cap = cap ? cap * 2 : 64;
             num_value *nv = realloc(*vals, cap * sizeof **vals);
             if (!nv)
-                return fail(P, t.line, "out of memory");
+                return pfail(P, t.line, "out of memory");
             *vals = nv;
         }
         char b[64];
         if (num_parse(t.s, t.len, &(*vals)[*n]))
-            return fail(P, t.line, "BUFFER DATA: '%s' is not a number", str(t, b, sizeof b));
+            return pfail(P, t.line, "BUFFER DATA: '%s' is not a number", str(t, b, sizeof b));
         (*n)++;
     }
 }
@@ -439,12 +439,12 @@ static int values_from_text(parser *P, int line, const char *text, size_t len, n
             cap = cap ? cap * 2 : 64;
             num_value *nv = realloc(*vals, cap * sizeof **vals);
             if (!nv)
-                return fail(P, line, "out of memory");
+                return pfail(P, line, "out of memory");
             *vals = nv;
         }
         char b[64];
         if (num_parse(t.s, t.len, &(*vals)[*n]))
-            return fail(P, line, "BUFFER FILE TEXT: line %d: '%s' is not a number", t.line, str(t, b, sizeof b));
+            return pfail(P, line, "BUFFER FILE TEXT: line %d: '%s' is not a number", t.line, str(t, b, sizeof b));
         (*n)++;
     }
 }
@@ -456,7 +456,7 @@ static int buffer_from_file(parser *P, amber_buffer *b, int line, uint64_t size_
     if (is(kind, "TEXT"))
         text = true;
     else if (is(kind, "PNG"))
-        return skip(P, line, "PNG buffer files (images)");
+        return stop_skip(P, line, "PNG buffer files (images)");
     else if (!is(kind, "BINARY"))
         P->has_peek = true, P->peeked = kind; /* no kind: binary */
     char *name;
@@ -473,6 +473,7 @@ static int buffer_from_file(parser *P, amber_buffer *b, int line, uint64_t size_
         num_value *v;
         uint64_t n;
         if (values_from_text(P, line, data, len, &v, &n)) {
+            free(v);
             free(data);
             return -1;
         }
@@ -480,7 +481,7 @@ static int buffer_from_file(parser *P, amber_buffer *b, int line, uint64_t size_
         r = amber_buffer_set_values(b, v, n, e, sizeof e);
         free(v);
         if (r)
-            return fail(P, line, "BUFFER %s: %s", b->name, e);
+            return pfail(P, line, "BUFFER %s: %s", b->name, e);
     } else {
         free(b->data);
         b->data = (uint8_t *)data;
@@ -491,7 +492,7 @@ static int buffer_from_file(parser *P, amber_buffer *b, int line, uint64_t size_
     if (have_size) {
         size_t want = (size_t)size_items * amber_type_stride(&b->type);
         if (amber_buffer_reserve(b, want))
-            return fail(P, line, "out of memory");
+            return pfail(P, line, "out of memory");
         b->size = want; /* a longer file is cut to SIZE */
         b->element_count = size_items;
     }
@@ -503,19 +504,19 @@ static int parse_buffer(parser *P, int line)
     char b[128], e[256];
     amber_buffer *buf = GROW(P->s->buffers, P->s->nbuffers);
     if (!buf)
-        return fail(P, line, "out of memory");
+        return pfail(P, line, "out of memory");
     buf->line = line;
     if (want_name(P, &buf->name, "BUFFER"))
         return -1;
     for (unsigned i = 0; i + 1 < P->s->nbuffers; i++)
         if (!strcmp(P->s->buffers[i].name, buf->name))
-            return fail(P, line, "BUFFER %s: already defined on line %d", buf->name, P->s->buffers[i].line);
+            return pfail(P, line, "BUFFER %s: already defined on line %d", buf->name, P->s->buffers[i].line);
     buf->data = calloc(1, 1);
     tok t = next(P);
     if (is(t, "FORMAT")) {
         tok f = next(P);
         if (f.eol || amber_type_parse(str(f, b, sizeof b), &buf->type))
-            return skip(P, line, "image buffers (BUFFER FORMAT %s)", b);
+            return stop_skip(P, line, "image buffers (BUFFER FORMAT %s)", b);
         buf->is_image = true; /* sized by a framebuffer; usable as storage only once given data */
         for (t = next(P); !t.eol; t = next(P))
             if (is(t, "FILE"))
@@ -523,10 +524,10 @@ static int parse_buffer(parser *P, int line)
         return 0;
     }
     if (!is(t, "DATA_TYPE"))
-        return fail(P, t.line, "BUFFER %s: expected DATA_TYPE or FORMAT, got '%s'", buf->name, str(t, b, sizeof b));
+        return pfail(P, t.line, "BUFFER %s: expected DATA_TYPE or FORMAT, got '%s'", buf->name, str(t, b, sizeof b));
     tok ty = next(P);
     if (ty.eol || amber_type_parse(str(ty, b, sizeof b), &buf->type))
-        return fail(P, ty.line, "BUFFER %s: unknown data type '%s' (int8..int64, uint8..uint64, float16, float, "
+        return pfail(P, ty.line, "BUFFER %s: unknown data type '%s' (int8..int64, uint8..uint64, float16, float, "
                     "double, vecN<T>, matCxR<T>)", buf->name, b);
     t = next(P);
     if (is(t, "STD140") || is(t, "STD430")) {
@@ -542,20 +543,22 @@ static int parse_buffer(parser *P, int line)
     if (is(t, "DATA")) {
         num_value *v;
         uint64_t n;
-        if (read_values_until_end(P, &v, &n, line))
+        if (read_values_until_end(P, &v, &n, line)) {
+            free(v);
             return -1;
+        }
         int r = amber_buffer_set_values(buf, v, n, e, sizeof e);
         free(v);
         if (r)
-            return fail(P, line, "BUFFER %s DATA: %s", buf->name, e);
+            return pfail(P, line, "BUFFER %s DATA: %s", buf->name, e);
         return expect_eol(P, "BUFFER DATA ... END");
     }
     if (is(t, "FILE"))
         return buffer_from_file(P, buf, line, 0, false);
     if (is(t, "WIDTH"))
-        return skip(P, line, "image buffers (BUFFER ... WIDTH/HEIGHT)");
+        return stop_skip(P, line, "image buffers (BUFFER ... WIDTH/HEIGHT)");
     if (!is(t, "SIZE"))
-        return fail(P, t.line, "BUFFER %s: expected DATA, SIZE or FILE, got '%s'", buf->name,
+        return pfail(P, t.line, "BUFFER %s: expected DATA, SIZE or FILE, got '%s'", buf->name,
                     t.eol ? "end of line" : str(t, b, sizeof b));
     uint64_t count;
     if (want_u64(P, &count, "BUFFER SIZE"))
@@ -564,13 +567,13 @@ static int parse_buffer(parser *P, int line)
     if (t.eol) { /* no initializer: zeros */
         num_value zero = {0};
         if (amber_buffer_fill(buf, count, &zero, e, sizeof e))
-            return fail(P, line, "BUFFER %s: %s", buf->name, e);
+            return pfail(P, line, "BUFFER %s: %s", buf->name, e);
         return 0;
     }
     if (is(t, "FILL")) {
         num_value v;
         if (want_num(P, &v, "BUFFER FILL") || amber_buffer_fill(buf, count, &v, e, sizeof e))
-            return P->err[0] ? -1 : fail(P, line, "BUFFER %s FILL: %s", buf->name, e);
+            return P->err[0] ? -1 : pfail(P, line, "BUFFER %s FILL: %s", buf->name, e);
         return expect_eol(P, "BUFFER FILL");
     }
     if (is(t, "SERIES_FROM")) {
@@ -578,12 +581,12 @@ static int parse_buffer(parser *P, int line)
         if (want_num(P, &st, "SERIES_FROM") || want_kw(P, "INC_BY", "SERIES_FROM") || want_num(P, &inc, "INC_BY"))
             return -1;
         if (amber_buffer_series(buf, count, &st, &inc, e, sizeof e))
-            return fail(P, line, "BUFFER %s: %s", buf->name, e);
+            return pfail(P, line, "BUFFER %s: %s", buf->name, e);
         return expect_eol(P, "BUFFER SERIES_FROM");
     }
     if (is(t, "FILE"))
         return buffer_from_file(P, buf, line, count, true);
-    return fail(P, t.line, "BUFFER %s: unknown initializer '%s' (FILL, SERIES_FROM, FILE)", buf->name,
+    return pfail(P, t.line, "BUFFER %s: unknown initializer '%s' (FILL, SERIES_FROM, FILE)", buf->name,
                 str(t, b, sizeof b));
 }
 
@@ -609,7 +612,7 @@ static int parse_attach(parser *P, amber_pipeline *pl, int line)
         if (!strcmp(P->s->shaders[i].name, b))
             pl->shader = (int)i;
     if (pl->shader < 0)
-        return fail(P, line, "ATTACH: unknown shader '%s'", b);
+        return pfail(P, line, "ATTACH: unknown shader '%s'", b);
     for (tok t = next(P); !t.eol; t = next(P)) {
         if (is(t, "ENTRY_POINT")) {
             free(pl->entry);
@@ -618,26 +621,26 @@ static int parse_attach(parser *P, amber_pipeline *pl, int line)
         } else if (is(t, "TYPE")) {
             tok ty = next(P);
             if (!is(ty, "compute"))
-                return skip(P, line, "graphics shaders (ATTACH ... TYPE %s)", str(ty, b, sizeof b));
+                return stop_skip(P, line, "graphics shaders (ATTACH ... TYPE %s)", str(ty, b, sizeof b));
         } else if (is(t, "SPECIALIZE")) {
             amber_spec *sp = GROW(pl->specs, pl->nspecs);
             num_value v;
             uint8_t bytes[8] = {0};
             char e[160];
             if (!sp)
-                return fail(P, line, "out of memory");
+                return pfail(P, line, "out of memory");
             if (want_u32(P, &sp->id, "SPECIALIZE") || want_kw(P, "AS", "SPECIALIZE") ||
                 scalar_type_tok(P, next(P), &sp->type) || want_num(P, &v, "SPECIALIZE value"))
                 return -1;
             if (num_store(sp->type, &v, false, bytes, e, sizeof e))
-                return fail(P, line, "SPECIALIZE %u: %s", sp->id, e);
+                return pfail(P, line, "SPECIALIZE %u: %s", sp->id, e);
             memcpy(&sp->bits, bytes, 8);
         } else {
-            return fail(P, t.line, "ATTACH: unexpected '%s'", str(t, b, sizeof b));
+            return pfail(P, t.line, "ATTACH: unexpected '%s'", str(t, b, sizeof b));
         }
     }
     if (!P->s->shaders[pl->shader].compute && pl->compute)
-        return fail(P, line, "ATTACH: shader '%s' is not a compute shader", P->s->shaders[pl->shader].name);
+        return pfail(P, line, "ATTACH: shader '%s' is not a compute shader", P->s->shaders[pl->shader].name);
     return 0;
 }
 
@@ -649,7 +652,7 @@ static int parse_kernel_arg_ref(parser *P, char **name, uint32_t *number, const 
     if (is(k, "ARG_NUMBER"))
         return want_u32(P, number, ctx);
     char b[64];
-    return fail(P, k.line, "%s: expected ARG_NAME or ARG_NUMBER, got '%s'", ctx, str(k, b, sizeof b));
+    return pfail(P, k.line, "%s: expected ARG_NAME or ARG_NUMBER, got '%s'", ctx, str(k, b, sizeof b));
 }
 
 static int parse_bind(parser *P, amber_pipeline *pl, int line)
@@ -657,14 +660,14 @@ static int parse_bind(parser *P, amber_pipeline *pl, int line)
     char b[128];
     tok what = next(P);
     if (is(what, "SAMPLER"))
-        return skip(P, line, "samplers (BIND SAMPLER)");
+        return stop_skip(P, line, "samplers (BIND SAMPLER)");
     if (is(what, "BUFFER_ARRAY") || is(what, "SAMPLER_ARRAY"))
-        return skip(P, line, "descriptor arrays (BIND %s)", str(what, b, sizeof b));
+        return stop_skip(P, line, "descriptor arrays (BIND %s)", str(what, b, sizeof b));
     if (!is(what, "BUFFER"))
-        return fail(P, what.line, "BIND: expected BUFFER, got '%s'", str(what, b, sizeof b));
+        return pfail(P, what.line, "BIND: expected BUFFER, got '%s'", str(what, b, sizeof b));
     amber_binding *bd = GROW(pl->binds, pl->nbinds);
     if (!bd)
-        return fail(P, line, "out of memory");
+        return pfail(P, line, "out of memory");
     bd->line = line;
     if (find_buffer(P, next(P), &bd->buffer))
         return -1;
@@ -690,8 +693,8 @@ static int parse_bind(parser *P, amber_pipeline *pl, int line)
                                                  "storage_texel_buffer"};
             for (size_t i = 0; i < sizeof images / sizeof images[0]; i++)
                 if (is(k, images[i]))
-                    return skip(P, line, "images and texel buffers (BIND BUFFER ... AS %s)", images[i]);
-            return fail(P, k.line, "BIND BUFFER: unknown buffer type '%s' (storage, uniform, storage_dynamic, "
+                    return stop_skip(P, line, "images and texel buffers (BIND BUFFER ... AS %s)", images[i]);
+            return pfail(P, k.line, "BIND BUFFER: unknown buffer type '%s' (storage, uniform, storage_dynamic, "
                         "uniform_dynamic, push_constant)", str(k, b, sizeof b));
         }
         if (bd->kind == AMBER_BIND_PUSH_CONSTANT)
@@ -705,10 +708,10 @@ static int parse_bind(parser *P, amber_pipeline *pl, int line)
         return expect_eol(P, "BIND BUFFER ... KERNEL");
     }
     if (!is(t, "DESCRIPTOR_SET"))
-        return fail(P, t.line, "BIND BUFFER: expected DESCRIPTOR_SET or KERNEL, got '%s'",
+        return pfail(P, t.line, "BIND BUFFER: expected DESCRIPTOR_SET or KERNEL, got '%s'",
                     t.eol ? "end of line" : str(t, b, sizeof b));
     if (!have_kind)
-        return fail(P, t.line, "BIND BUFFER ... DESCRIPTOR_SET: missing AS <buffer type>");
+        return pfail(P, t.line, "BIND BUFFER ... DESCRIPTOR_SET: missing AS <buffer type>");
     if (want_u32(P, &bd->set, "DESCRIPTOR_SET") || want_kw(P, "BINDING", "BIND BUFFER") ||
         want_u32(P, &bd->binding, "BINDING"))
         return -1;
@@ -726,7 +729,7 @@ static int parse_bind(parser *P, amber_pipeline *pl, int line)
                 return -1;
             bd->offset += v;
         } else {
-            return fail(P, t.line, "BIND BUFFER: unexpected '%s'", str(t, b, sizeof b));
+            return pfail(P, t.line, "BIND BUFFER: unexpected '%s'", str(t, b, sizeof b));
         }
     }
     return 0;
@@ -738,7 +741,7 @@ static int parse_set_kernel(parser *P, amber_pipeline *pl, int line)
         return -1;
     amber_kernel_value *kv = GROW(pl->kvals, pl->nkvals);
     if (!kv)
-        return fail(P, line, "out of memory");
+        return pfail(P, line, "out of memory");
     kv->line = line;
     num_value v;
     char e[160];
@@ -746,7 +749,7 @@ static int parse_set_kernel(parser *P, amber_pipeline *pl, int line)
         scalar_type_tok(P, next(P), &kv->type) || want_num(P, &v, "SET KERNEL value"))
         return -1;
     if (num_store(kv->type, &v, false, kv->bytes, e, sizeof e))
-        return fail(P, line, "SET KERNEL: %s", e);
+        return pfail(P, line, "SET KERNEL: %s", e);
     return expect_eol(P, "SET KERNEL");
 }
 
@@ -778,7 +781,7 @@ static int parse_pipeline(parser *P, int line, bool derive)
     char b[128];
     amber_pipeline *pl = GROW(P->s->pipelines, P->s->npipelines);
     if (!pl)
-        return fail(P, line, "out of memory");
+        return pfail(P, line, "out of memory");
     pl->line = line;
     pl->shader = -1;
     unsigned self = P->s->npipelines - 1;
@@ -791,25 +794,25 @@ static int parse_pipeline(parser *P, int line, bool derive)
     } else {
         tok ty = next(P);
         if (is(ty, "graphics"))
-            return skip(P, line, "graphics pipelines");
+            return stop_skip(P, line, "graphics pipelines");
         if (is(ty, "raytracing"))
-            return skip(P, line, "ray tracing pipelines");
+            return stop_skip(P, line, "ray tracing pipelines");
         if (!is(ty, "compute"))
-            return fail(P, ty.line, "PIPELINE: expected compute or graphics, got '%s'", str(ty, b, sizeof b));
+            return pfail(P, ty.line, "PIPELINE: expected compute or graphics, got '%s'", str(ty, b, sizeof b));
         pl->compute = true;
         if (want_name(P, &pl->name, "PIPELINE"))
             return -1;
     }
     for (unsigned i = 0; i < self; i++)
         if (!strcmp(P->s->pipelines[i].name, pl->name))
-            return fail(P, line, "PIPELINE %s: already defined on line %d", pl->name, P->s->pipelines[i].line);
+            return pfail(P, line, "PIPELINE %s: already defined on line %d", pl->name, P->s->pipelines[i].line);
     if (expect_eol(P, "PIPELINE"))
         return -1;
     for (;;) {
         tok t = next(P);
         pl = &P->s->pipelines[self]; /* the array may have moved */
         if (t.eos)
-            return fail(P, line, "PIPELINE %s: missing END", pl->name);
+            return pfail(P, line, "PIPELINE %s: missing END", pl->name);
         if (t.eol)
             continue;
         int r = 0;
@@ -840,21 +843,21 @@ static int parse_pipeline(parser *P, int line, bool derive)
             free(name);
             free(body);
         } else if (is(t, "SUBGROUP")) {
-            return skip(P, t.line, "subgroup size control (SUBGROUP)");
+            return stop_skip(P, t.line, "subgroup size control (SUBGROUP)");
         } else if (is(t, "FRAMEBUFFER_SIZE") || is(t, "VERTEX_DATA") || is(t, "INDEX_DATA") ||
                    is(t, "POLYGON_MODE") || is(t, "DEPTH") || is(t, "STENCIL") || is(t, "BLEND") ||
                    is(t, "VIEWPORT") || is(t, "PATCH_CONTROL_POINTS")) {
-            return skip(P, t.line, "graphics pipeline state (%s)", str(t, b, sizeof b));
+            return stop_skip(P, t.line, "graphics pipeline state (%s)", str(t, b, sizeof b));
         } else {
-            return fail(P, t.line, "PIPELINE %s: unknown command '%s'", pl->name, str(t, b, sizeof b));
+            return pfail(P, t.line, "PIPELINE %s: unknown command '%s'", pl->name, str(t, b, sizeof b));
         }
         if (r)
             return r;
     }
     if (pl->shader < 0)
-        return fail(P, line, "PIPELINE %s: no shader ATTACHed", pl->name);
+        return pfail(P, line, "PIPELINE %s: no shader ATTACHed", pl->name);
     if (!pl->entry && !(pl->entry = strdup("main")))
-        return fail(P, line, "out of memory");
+        return pfail(P, line, "out of memory");
     return expect_eol(P, "END");
 }
 
@@ -867,7 +870,7 @@ static amber_cmd *new_cmd(parser *P, amber_cmd_kind k, int line)
         c->kind = k;
         c->line = line;
     } else {
-        fail(P, line, "out of memory");
+        pfail(P, line, "out of memory");
     }
     return c;
 }
@@ -883,7 +886,7 @@ static int parse_run(parser *P, int line)
         return -1;
     tok x = peek(P);
     if (is(x, "DRAW_RECT") || is(x, "DRAW_GRID") || is(x, "DRAW_ARRAY"))
-        return skip(P, line, "graphics draws (RUN ... %s)", str(x, b, sizeof b));
+        return stop_skip(P, line, "graphics draws (RUN ... %s)", str(x, b, sizeof b));
     amber_cmd *c = new_cmd(P, AMBER_CMD_RUN, line);
     if (!c)
         return -1;
@@ -926,9 +929,9 @@ static int parse_expect(parser *P, int line)
         return expect_eol(P, "EXPECT");
     }
     if (is(t, "EQ_HISTOGRAM_EMD_BUFFER"))
-        return skip(P, line, "image comparisons (EQ_HISTOGRAM_EMD_BUFFER)");
+        return stop_skip(P, line, "image comparisons (EQ_HISTOGRAM_EMD_BUFFER)");
     if (!is(t, "IDX"))
-        return fail(P, t.line, "EXPECT: expected IDX, EQ_BUFFER or RMSE_BUFFER, got '%s'",
+        return pfail(P, t.line, "EXPECT: expected IDX, EQ_BUFFER or RMSE_BUFFER, got '%s'",
                     t.eol ? "end of line" : str(t, b, sizeof b));
     uint64_t off;
     if (want_u64(P, &off, "EXPECT IDX"))
@@ -936,7 +939,7 @@ static int parse_expect(parser *P, int line)
     t = next(P);
     num_value tmp;
     if (!t.eol && !num_parse(t.s, t.len, &tmp))
-        return skip(P, line, "image probes (EXPECT ... IDX x y SIZE w h)");
+        return stop_skip(P, line, "image probes (EXPECT ... IDX x y SIZE w h)");
     amber_cmd *c = new_cmd(P, AMBER_CMD_EXPECT, line);
     if (!c)
         return -1;
@@ -945,7 +948,7 @@ static int parse_expect(parser *P, int line)
     if (is(t, "TOLERANCE")) {
         for (t = next(P); !t.eol && parse_cmp(t, &c->cmp); t = next(P)) {
             if (c->ntol == 4)
-                return fail(P, t.line, "EXPECT TOLERANCE: at most 4 values");
+                return pfail(P, t.line, "EXPECT TOLERANCE: at most 4 values");
             amber_tolerance *tl = &c->tol[c->ntol++];
             size_t len = t.len;
             if (len && t.s[len - 1] == '%') {
@@ -954,16 +957,16 @@ static int parse_expect(parser *P, int line)
             }
             num_value v;
             if (num_parse(t.s, len, &v) || v.d < 0)
-                return fail(P, t.line, "EXPECT TOLERANCE: '%s' is not a non-negative number", str(t, b, sizeof b));
+                return pfail(P, t.line, "EXPECT TOLERANCE: '%s' is not a non-negative number", str(t, b, sizeof b));
             tl->value = v.d;
         }
         if (!c->ntol)
-            return fail(P, line, "EXPECT TOLERANCE: missing value");
+            return pfail(P, line, "EXPECT TOLERANCE: missing value");
     }
     if (t.eol || parse_cmp(t, &c->cmp)) {
         if (is(t, "EQ_RGB") || is(t, "EQ_RGBA"))
-            return skip(P, line, "image probes (EXPECT ... %s)", str(t, b, sizeof b));
-        return fail(P, t.line, "EXPECT: expected a comparator (EQ NE LT LE GT GE), got '%s'",
+            return stop_skip(P, line, "image probes (EXPECT ... %s)", str(t, b, sizeof b));
+        return pfail(P, t.line, "EXPECT: expected a comparator (EQ NE LT LE GT GE), got '%s'",
                     t.eol ? "end of line" : str(t, b, sizeof b));
     }
     unsigned cap = 0;
@@ -972,15 +975,15 @@ static int parse_expect(parser *P, int line)
             cap = cap ? cap * 2 : 16;
             num_value *nv = realloc(c->values, cap * sizeof *nv);
             if (!nv)
-                return fail(P, line, "out of memory");
+                return pfail(P, line, "out of memory");
             c->values = nv;
         }
         if (num_parse(t.s, t.len, &c->values[c->nvalues]))
-            return fail(P, t.line, "EXPECT: '%s' is not a number", str(t, b, sizeof b));
+            return pfail(P, t.line, "EXPECT: '%s' is not a number", str(t, b, sizeof b));
         c->nvalues++;
     }
     if (!c->nvalues)
-        return fail(P, line, "EXPECT: no values to compare");
+        return pfail(P, line, "EXPECT: no values to compare");
     return 0;
 }
 
@@ -988,7 +991,7 @@ static int parse_statement(parser *P, tok t, bool in_repeat);
 
 static int parse_repeat(parser *P, int line)
 {
-    uint32_t count;
+    uint32_t count = 0;
     if (want_u32(P, &count, "REPEAT") || expect_eol(P, "REPEAT"))
         return -1;
     unsigned at = P->s->ncmds;
@@ -997,7 +1000,7 @@ static int parse_repeat(parser *P, int line)
     for (;;) {
         tok t = next(P);
         if (t.eos)
-            return fail(P, line, "REPEAT: missing END");
+            return pfail(P, line, "REPEAT: missing END");
         if (t.eol)
             continue;
         if (is(t, "END"))
@@ -1015,7 +1018,7 @@ static int add_name(parser *P, char ***list, unsigned *n, int line)
 {
     char **e = GROW(*list, *n);
     if (!e)
-        return fail(P, line, "out of memory");
+        return pfail(P, line, "out of memory");
     if (want_name(P, e, "DEVICE_FEATURE/EXTENSION"))
         return -1;
     return expect_eol(P, "name");
@@ -1037,9 +1040,9 @@ static int parse_statement(parser *P, tok t, bool in_repeat)
         return expect_eol(P, "COPY");
     }
     if (is(t, "CLEAR") || is(t, "CLEAR_COLOR") || is(t, "CLEAR_DEPTH") || is(t, "CLEAR_STENCIL"))
-        return skip(P, line, "graphics commands (%s)", str(t, b, sizeof b));
+        return stop_skip(P, line, "graphics commands (%s)", str(t, b, sizeof b));
     if (in_repeat)
-        return fail(P, line, "REPEAT: '%s' is not allowed inside REPEAT (RUN, COPY, EXPECT)", str(t, b, sizeof b));
+        return pfail(P, line, "REPEAT: '%s' is not allowed inside REPEAT (RUN, COPY, EXPECT)", str(t, b, sizeof b));
     if (is(t, "SHADER"))
         return parse_shader(P, line);
     if (is(t, "BUFFER"))
@@ -1055,11 +1058,11 @@ static int parse_statement(parser *P, tok t, bool in_repeat)
     if (is(t, "DEVICE_EXTENSION") || is(t, "INSTANCE_EXTENSION"))
         return add_name(P, &P->s->extensions, &P->s->nextensions, line);
     if (is(t, "DEVICE_PROPERTY"))
-        return skip(P, line, "device properties (DEVICE_PROPERTY)");
+        return stop_skip(P, line, "device properties (DEVICE_PROPERTY)");
     if (is(t, "SET")) { /* SET ENGINE_DATA fence_timeout_ms N: nothing to do here */
         tok w = next(P);
         if (!is(w, "ENGINE_DATA"))
-            return fail(P, w.line, "SET: expected ENGINE_DATA, got '%s'", str(w, b, sizeof b));
+            return pfail(P, w.line, "SET: expected ENGINE_DATA, got '%s'", str(w, b, sizeof b));
         while (!next(P).eol) {
         }
         return 0;
@@ -1067,18 +1070,18 @@ static int parse_statement(parser *P, tok t, bool in_repeat)
     if (is(t, "VIRTUAL_FILE")) {
         vfile *v = GROW(P->vfiles, P->nvfiles);
         if (!v || want_name(P, &v->path, "VIRTUAL_FILE") || expect_eol(P, "VIRTUAL_FILE"))
-            return v ? -1 : fail(P, line, "out of memory");
+            return v ? -1 : pfail(P, line, "out of memory");
         return raw_block(P, line, &v->text, &v->len);
     }
     if (is(t, "IMAGE") || is(t, "SAMPLER"))
-        return skip(P, line, "images and samplers (%s)", str(t, b, sizeof b));
+        return stop_skip(P, line, "images and samplers (%s)", str(t, b, sizeof b));
     if (is(t, "STRUCT"))
-        return skip(P, line, "STRUCT buffers");
+        return stop_skip(P, line, "STRUCT buffers");
     if (is(t, "DEBUG"))
-        return skip(P, line, "shader debugging (DEBUG)");
+        return stop_skip(P, line, "shader debugging (DEBUG)");
     if (is(t, "ACCELERATION_STRUCTURE") || is(t, "SHADER_GROUP"))
-        return skip(P, line, "ray tracing (%s)", str(t, b, sizeof b));
-    return fail(P, line, "unknown command '%s'", str(t, b, sizeof b));
+        return stop_skip(P, line, "ray tracing (%s)", str(t, b, sizeof b));
+    return pfail(P, line, "unknown command '%s'", str(t, b, sizeof b));
 }
 
 int amber_parse(const char *text, size_t len, const char *path, amber_script *s, char *err, size_t errlen)

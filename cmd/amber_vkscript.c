@@ -33,8 +33,8 @@ typedef struct vk {
     unsigned ntol;
 } vk;
 
-static int fail(vk *V, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(vk *V, int line, const char *fmt, ...)
+static int vk_fail(vk *V, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int vk_fail(vk *V, int line, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -45,14 +45,14 @@ static int fail(vk *V, int line, const char *fmt, ...)
     return -1;
 }
 
-static int skip(vk *V, int line, const char *what)
+static int vk_skip(vk *V, int line, const char *what)
 {
     if (!V->s->skip && (V->s->skip = malloc(strlen(what) + 32)))
         sprintf(V->s->skip, "%s (line %d)", what, line);
     return 1;
 }
 
-static void *grow(void **arr, unsigned *n, size_t size)
+static void *vk_grow(void **arr, unsigned *n, size_t size)
 {
     void *a = realloc(*arr, (*n + 1) * size);
     if (!a)
@@ -63,7 +63,7 @@ static void *grow(void **arr, unsigned *n, size_t size)
     (*n)++;
     return e;
 }
-#define GROW(arr, n) ((__typeof__(arr))grow((void **)&(arr), &(n), sizeof *(arr)))
+#define GROW(arr, n) ((__typeof__(arr))vk_grow((void **)&(arr), &(n), sizeof *(arr)))
 
 /* VkScript (GLSL-style) type names → Amber types. */
 static int vk_type(const char *name, bool std140, amber_type *t)
@@ -136,7 +136,7 @@ static int parse_binding(vk *V, int line, const char *s, uint32_t *set, uint32_t
         a = 0;
     }
     if (*end || !*s || a > UINT32_MAX || b > UINT32_MAX)
-        return fail(V, line, "'%s' is not a BINDING or SET:BINDING", s);
+        return vk_fail(V, line, "'%s' is not a BINDING or SET:BINDING", s);
     *set = (uint32_t)a;
     *binding = (uint32_t)b;
     return 0;
@@ -158,11 +158,11 @@ static int buffer_for(vk *V, int line, amber_bind_kind kind, uint32_t set, uint3
     for (unsigned i = 0; i < pl->nbinds; i++)
         if (pl->binds[i].kind != AMBER_BIND_PUSH_CONSTANT && kind != AMBER_BIND_PUSH_CONSTANT &&
             pl->binds[i].set == set && pl->binds[i].binding == binding)
-            return fail(V, line, "binding %u:%u is used both as an ssbo and a ubo", set, binding);
+            return vk_fail(V, line, "binding %u:%u is used both as an ssbo and a ubo", set, binding);
     amber_buffer *b = GROW(s->buffers, s->nbuffers);
     amber_binding *bd = GROW(pl->binds, pl->nbinds);
     if (!b || !bd || !(b->name = strdup(name)) || !(b->data = calloc(1, 1)))
-        return fail(V, line, "out of memory");
+        return vk_fail(V, line, "out of memory");
     b->type = (amber_type){.scalar = SPVJIT_TYPE_U8, .rows = 1, .cols = 1};
     b->line = line;
     bd->kind = kind;
@@ -180,10 +180,10 @@ static int parse_values(vk *V, int line, char **w, int n, num_value **out)
 {
     *out = calloc((size_t)(n ? n : 1), sizeof **out);
     if (!*out)
-        return fail(V, line, "out of memory");
+        return vk_fail(V, line, "out of memory");
     for (int i = 0; i < n; i++)
         if (num_parse(w[i], strlen(w[i]), &(*out)[i]))
-            return fail(V, line, "'%s' is not a number", w[i]);
+            return vk_fail(V, line, "'%s' is not a number", w[i]);
     return 0;
 }
 
@@ -192,15 +192,15 @@ static int data_write(vk *V, int line, unsigned bi, bool std140, char **w, int n
 {
     amber_type t;
     if (n < 3)
-        return fail(V, line, "expected TYPE OFFSET VALUE...");
+        return vk_fail(V, line, "expected TYPE OFFSET VALUE...");
     if (vk_type(w[0], std140, &t))
-        return fail(V, line, "unknown type '%s'", w[0]);
+        return vk_fail(V, line, "unknown type '%s'", w[0]);
     num_value off;
     if (num_parse(w[1], strlen(w[1]), &off) || off.is_float || off.negative)
-        return fail(V, line, "'%s' is not a byte offset", w[1]);
+        return vk_fail(V, line, "'%s' is not a byte offset", w[1]);
     amber_cmd *c = GROW(V->s->cmds, V->s->ncmds);
     if (!c)
-        return fail(V, line, "out of memory");
+        return vk_fail(V, line, "out of memory");
     c->kind = bi == (unsigned)V->s->push_buffer ? AMBER_CMD_SET_PUSH : AMBER_CMD_SET_BUFFER;
     c->line = line;
     c->buffer = bi;
@@ -217,9 +217,9 @@ static int data_write(vk *V, int line, unsigned bi, bool std140, char **w, int n
     c->bytes = calloc(span ? span : 1, 1);
     char e[200];
     if (!c->bytes)
-        return fail(V, line, "out of memory");
+        return vk_fail(V, line, "out of memory");
     if (amber_encode_values(&t, c->values, c->nvalues, c->bytes, span, 0, e, sizeof e))
-        return fail(V, line, "%s", e);
+        return vk_fail(V, line, "%s", e);
     return 0;
 }
 
@@ -230,7 +230,7 @@ static int test_line(vk *V, int line, char *text)
     if (!n)
         return 0;
     if (n == 1024)
-        return fail(V, line, "too many words on one line");
+        return vk_fail(V, line, "too many words on one line");
     unsigned bi;
     uint32_t set, binding;
     amber_script *s = V->s;
@@ -239,7 +239,7 @@ static int test_line(vk *V, int line, char *text)
         bool ubo = strcmp(w[0], "ssbo") != 0;
         int k = !strcmp(w[0], "uniform") ? 2 : 1;
         if (n <= k + 1)
-            return fail(V, line, "%s: expected BINDING and SIZE or subdata", w[0]);
+            return vk_fail(V, line, "%s: expected BINDING and SIZE or subdata", w[0]);
         if (parse_binding(V, line, w[k], &set, &binding) ||
             buffer_for(V, line, ubo ? AMBER_BIND_UNIFORM : AMBER_BIND_STORAGE, set, binding, &bi))
             return -1;
@@ -249,9 +249,9 @@ static int test_line(vk *V, int line, char *text)
         else if (n == k + 1 && !ubo) {
             num_value sz;
             if (num_parse(w[k], strlen(w[k]), &sz) || sz.is_float || sz.negative)
-                return fail(V, line, "ssbo: '%s' is not a size in bytes", w[k]);
+                return vk_fail(V, line, "ssbo: '%s' is not a size in bytes", w[k]);
             if (amber_buffer_reserve(&s->buffers[bi], (size_t)sz.u))
-                return fail(V, line, "out of memory");
+                return vk_fail(V, line, "out of memory");
             return 0;
         }
         return data_write(V, line, bi, ubo, w + k, n - k);
@@ -264,20 +264,20 @@ static int test_line(vk *V, int line, char *text)
     if (!strcmp(w[0], "compute")) {
         amber_cmd *c = GROW(s->cmds, s->ncmds);
         if (!c)
-            return fail(V, line, "out of memory");
+            return vk_fail(V, line, "out of memory");
         c->kind = AMBER_CMD_RUN;
         c->line = line;
         for (int i = 0; i < 3; i++) {
             num_value g;
             if (n != 4 || num_parse(w[1 + i], strlen(w[1 + i]), &g) || g.is_float || g.negative || g.u > UINT32_MAX)
-                return fail(V, line, "compute: expected X Y Z group counts");
+                return vk_fail(V, line, "compute: expected X Y Z group counts");
             c->groups[i] = (uint32_t)g.u;
         }
         return 0;
     }
     if (!strcmp(w[0], "tolerance")) {
         if (n < 2 || n > 5)
-            return fail(V, line, "tolerance: expected 1 to 4 values");
+            return vk_fail(V, line, "tolerance: expected 1 to 4 values");
         V->ntol = 0;
         for (int i = 1; i < n; i++) {
             size_t l = strlen(w[i]);
@@ -285,33 +285,33 @@ static int test_line(vk *V, int line, char *text)
             t->percent = l && w[i][l - 1] == '%';
             num_value v;
             if (num_parse(w[i], l - t->percent, &v) || v.d < 0)
-                return fail(V, line, "tolerance: '%s' is not a non-negative number", w[i]);
+                return vk_fail(V, line, "tolerance: '%s' is not a non-negative number", w[i]);
             t->value = v.d;
         }
         return 0;
     }
     if (!strcmp(w[0], "probe") && n > 1 && !strcmp(w[1], "ssbo")) {
         if (n < 7)
-            return fail(V, line, "probe ssbo: expected TYPE BINDING OFFSET COMPARATOR VALUE...");
+            return vk_fail(V, line, "probe ssbo: expected TYPE BINDING OFFSET COMPARATOR VALUE...");
         amber_type t;
         if (vk_type(w[2], false, &t))
-            return fail(V, line, "probe ssbo: unknown type '%s'", w[2]);
+            return vk_fail(V, line, "probe ssbo: unknown type '%s'", w[2]);
         if (parse_binding(V, line, w[3], &set, &binding) ||
             buffer_for(V, line, AMBER_BIND_STORAGE, set, binding, &bi))
             return -1;
         num_value off;
         if (num_parse(w[4], strlen(w[4]), &off) || off.is_float || off.negative)
-            return fail(V, line, "probe ssbo: '%s' is not a byte offset", w[4]);
+            return vk_fail(V, line, "probe ssbo: '%s' is not a byte offset", w[4]);
         static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">=", "~="};
         int op = -1;
         for (int i = 0; i < 7; i++)
             if (!strcmp(w[5], ops[i]))
                 op = i;
         if (op < 0)
-            return fail(V, line, "probe ssbo: unknown comparator '%s' (== != < <= > >= ~=)", w[5]);
+            return vk_fail(V, line, "probe ssbo: unknown comparator '%s' (== != < <= > >= ~=)", w[5]);
         amber_cmd *c = GROW(s->cmds, s->ncmds);
         if (!c)
-            return fail(V, line, "out of memory");
+            return vk_fail(V, line, "out of memory");
         c->kind = AMBER_CMD_EXPECT;
         c->line = line;
         c->buffer = bi;
@@ -334,8 +334,8 @@ static int test_line(vk *V, int line, char *text)
     if (!strcmp(w[0], "clear") || !strcmp(w[0], "draw") || !strcmp(w[0], "probe") ||
         !strcmp(w[0], "relative") || !strcmp(w[0], "patch") || !strcmp(w[0], "topology") ||
         !strcmp(w[0], "primitiveRestartEnable") || !strcmp(w[0], "depthTestEnable"))
-        return skip(V, line, "graphics commands in [test]");
-    return fail(V, line, "[test]: unknown command '%s'", w[0]);
+        return vk_skip(V, line, "graphics commands in [test]");
+    return vk_fail(V, line, "[test]: unknown command '%s'", w[0]);
 }
 
 int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_script *s, char *err, size_t errlen)
@@ -343,9 +343,10 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
     char dummy[1];
     vk V = {.s = s, .path = path, .err = err && errlen ? err : dummy, .errlen = err && errlen ? errlen : 1};
     V.err[0] = 0;
+    s->vkscript = true;
     amber_pipeline *pl = GROW(s->pipelines, s->npipelines);
     if (!pl || !(pl->name = strdup("vkscript")) || !(pl->entry = strdup("main")))
-        return fail(&V, 1, "out of memory");
+        return vk_fail(&V, 1, "out of memory");
     pl->compute = true;
     pl->shader = -1;
     pl->line = 1;
@@ -368,7 +369,7 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
                 sh->source_len = pos - shader_start;
                 sh->source = malloc(sh->source_len + 1);
                 if (!sh->source)
-                    return fail(&V, line, "out of memory");
+                    return vk_fail(&V, line, "out of memory");
                 memcpy(sh->source, text + shader_start, sh->source_len);
                 sh->source[sh->source_len] = 0;
                 sh = NULL;
@@ -376,7 +377,7 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
             char hdr[128];
             const char *close = memchr(w, ']', (size_t)(ls + ll - w));
             if (!close || (size_t)(close - w) >= sizeof hdr)
-                return fail(&V, line, "bad section header");
+                return vk_fail(&V, line, "bad section header");
             memcpy(hdr, w + 1, (size_t)(close - w - 1));
             hdr[close - w - 1] = 0;
             if (!strcmp(hdr, "require")) {
@@ -385,30 +386,30 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
                 section = TEST;
             } else if (!strncmp(hdr, "compute shader", 14)) {
                 if (s->nshaders)
-                    return fail(&V, line, "a second [compute shader]");
+                    return vk_fail(&V, line, "a second [compute shader]");
                 sh = GROW(s->shaders, s->nshaders);
                 if (!sh || !(sh->name = strdup("compute")))
-                    return fail(&V, line, "out of memory");
+                    return vk_fail(&V, line, "out of memory");
                 sh->compute = true;
                 sh->line = line;
                 const char *k = hdr + 14;
                 sh->format = !strcmp(k, "") ? AMBER_GLSL : !strcmp(k, " spirv") ? AMBER_SPIRV_ASM
                              : !strcmp(k, " spirv hex") || !strcmp(k, " binary") ? AMBER_SPIRV_HEX : AMBER_OTHER;
                 if (sh->format == AMBER_OTHER)
-                    return fail(&V, line, "unknown shader section [%s]", hdr);
+                    return vk_fail(&V, line, "unknown shader section [%s]", hdr);
                 s->pipelines[0].shader = 0;
                 section = SHADER;
                 shader_start = next > len ? len : next;
             } else if (strstr(hdr, "shader") || !strcmp(hdr, "vertex data") || !strcmp(hdr, "indices")) {
-                skip(&V, line, "graphics shaders and vertex data");
+                vk_skip(&V, line, "graphics shaders and vertex data");
                 break;
             } else {
-                return fail(&V, line, "unknown section [%s]", hdr);
+                return vk_fail(&V, line, "unknown section [%s]", hdr);
             }
         } else if (section == REQUIRE || section == TEST) {
             char buf[8192];
             if (ll >= sizeof buf)
-                return fail(&V, line, "line too long");
+                return vk_fail(&V, line, "line too long");
             memcpy(buf, ls, ll);
             buf[ll] = 0;
             char *hash = strchr(buf, '#');
@@ -427,9 +428,9 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
                     unsigned *cnt = list == &s->extensions ? &s->nextensions : &s->nfeatures;
                     char **e = GROW(*list, *cnt);
                     if (!e || !(*e = strdup(ws[0])))
-                        return fail(&V, line, "out of memory");
+                        return vk_fail(&V, line, "out of memory");
                 } else if (n) {
-                    return fail(&V, line, "[require]: unknown line '%s'", ws[0]);
+                    return vk_fail(&V, line, "[require]: unknown line '%s'", ws[0]);
                 }
             }
         } else if (section == NONE) {
@@ -442,7 +443,7 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
             if (hash)
                 *hash = 0;
             if (words(buf, ws, 2))
-                return fail(&V, line, "text before the first [section]");
+                return vk_fail(&V, line, "text before the first [section]");
         }
         pos = next;
     }
@@ -451,11 +452,11 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
     if (section == SHADER && sh) {
         sh->source_len = len - shader_start;
         if (!(sh->source = malloc(sh->source_len + 1)))
-            return fail(&V, line, "out of memory");
+            return vk_fail(&V, line, "out of memory");
         memcpy(sh->source, text + shader_start, sh->source_len);
         sh->source[sh->source_len] = 0;
     }
     if (!s->skip && s->pipelines[0].shader < 0)
-        return fail(&V, 1, "no [compute shader] section");
+        return vk_fail(&V, 1, "no [compute shader] section");
     return 0;
 }

@@ -12,22 +12,15 @@ static const char usage[] =
     "  info FILE.spv                      flavour, entry points, spec constants, interface\n"
     "  specialize FILE.spv [-D ID=VALUE]... -o OUT.spv\n"
     "                                     fold specialization constants into constants\n"
+    "  run FILE.spv [-D ID=VALUE]... [--groups X,Y,Z | --global X,Y,Z [--local X,Y,Z]]\n"
+    "      [--buffer SET:BINDING=DATA] [--arg N=DATA] [--push DATA] [--print T] [--out T=F]\n"
+    "      [--repeat N] [--no-specialize]   run one dispatch (spvjit run --help for DATA)\n"
+    "  amber [-q] SCRIPT...               run Amber scripts (compute subset): pass/fail/skip\n"
     "\n"
     "values: 16, 0x10, -3, 1.5, true; a suffix picks the type where ambiguous:\n"
     "  -D 3=1.5:f64, -D 0=255:u8 (suffixes: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64)\n"
     "\n"
     "  spvjit --help | --version\n";
-
-int cli_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("spvjit: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return 1;
-}
 
 int main(int argc, char **argv)
 {
@@ -42,5 +35,9 @@ int main(int argc, char **argv)
         return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "specialize"))
         return cmd_specialize(argc - 1, argv + 1);
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "amber"))
+        return cmd_amber(argc - 1, argv + 1);
     return cli_error("unknown command '%s' (try 'spvjit --help')", cmd);
 }

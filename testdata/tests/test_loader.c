@@ -154,7 +154,7 @@ TEST(loader_survives_random_corruption)
         size_t len;
         uint32_t *orig = test_read_file(*f, &len);
         REQUIRE(orig, "cannot read %s", *f);
-        if (len / 4 <= 5) {
+        if (len / 4 <= 6) {
             free(orig);
             continue;
         }
@@ -163,7 +163,7 @@ TEST(loader_survives_random_corruption)
             memcpy(w, orig, len);
             size_t nw = len / 4;
             int edits = 1 + (int)(test_rand_u64(&seed) % 4);
-            for (int e = 0; e < edits; e++) {
+            for (int e = 0; e < edits && nw > 6; e++) {
                 size_t at = 5 + test_rand_u64(&seed) % (nw - 5);
                 switch (test_rand_u64(&seed) % 4) {
                 case 0: w[at] ^= 1u << (test_rand_u64(&seed) % 32); break;

@@ -1,0 +1,707 @@
+/* cmd/amber_exec.c — `spvjit amber SCRIPT...`: compile the shaders of parsed
+ * Amber scripts, run their commands through the public spvjit API, and report
+ * pass / fail / skip per script.
+ *
+ * Shaders: SPIRV-ASM through SPIRV-Tools' spvTextToBinary, SPIRV-HEX decoded
+ * here, GLSL through glslang's C interface when built with
+ * SPVJIT_HAVE_GLSLANG (else the glslangValidator program), OPENCL-C through
+ * clang-15 + llvm-spirv-15 when they are installed (else skipped).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* libspirv.h defines (not declares) a const in C; rename our copy so it does not
+ * collide with the one spirv/validate.c already brings into the link. */
+#define kDefaultMaxIdBound amber_exec_kDefaultMaxIdBound
+#include <spirv-tools/libspirv.h>
+#undef kDefaultMaxIdBound
+
+#ifdef SPVJIT_HAVE_GLSLANG
+#include <glslang/Include/glslang_c_interface.h>
+#include <glslang/Public/resource_limits_c.h>
+#endif
+
+#include "amber.h"
+#include "cli.h"
+
+static int msgf(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int msgf(char *msg, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* --- device features ------------------------------------------------------------------- */
+
+/* What a CPU running SPIR-V through LLVM provides: every scalar width, 8/16-bit
+ * storage, variable pointers, subgroup operations in compute, 64-bit atomics. */
+static const char *const supported_features[] = {
+    "shaderFloat64", "shaderInt64", "shaderInt16", "robustBufferAccess",
+    "vertexPipelineStoresAndAtomics", "fragmentStoresAndAtomics", "shaderStorageBufferArrayDynamicIndexing",
+    "shaderUniformBufferArrayDynamicIndexing",
+    "Float16Int8Features.shaderFloat16", "Float16Int8Features.shaderInt8",
+    "Storage16BitFeatures.storageBuffer16BitAccess", "Storage16BitFeatures.uniformAndStorageBuffer16BitAccess",
+    "Storage16BitFeatures.storagePushConstant16",
+    "Storage8BitFeatures.storageBuffer8BitAccess", "Storage8BitFeatures.uniformAndStorageBuffer8BitAccess",
+    "Storage8BitFeatures.storagePushConstant8",
+    "VariablePointerFeatures.variablePointers", "VariablePointerFeatures.variablePointersStorageBuffer",
+    "VariablePointerFeaturesKHR.variablePointers", "VariablePointerFeaturesKHR.variablePointersStorageBuffer",
+    "ShaderSubgroupExtendedTypesFeatures.shaderSubgroupExtendedTypes",
+    "SubgroupSupportedOperations.basic", "SubgroupSupportedOperations.vote",
+    "SubgroupSupportedOperations.arithmetic", "SubgroupSupportedOperations.ballot",
+    "SubgroupSupportedOperations.shuffle", "SubgroupSupportedOperations.shuffleRelative",
+    "SubgroupSupportedOperations.clustered", "SubgroupSupportedOperations.quad",
+    "SubgroupSupportedStages.compute",
+    "ShaderAtomicInt64Features.shaderBufferInt64Atomics", "ShaderAtomicInt64Features.shaderSharedInt64Atomics",
+    "VulkanMemoryModelFeatures.vulkanMemoryModel", "VulkanMemoryModelFeatures.vulkanMemoryModelDeviceScope",
+    "UniformBufferStandardLayoutFeatures.uniformBufferStandardLayout",
+    "ScalarBlockLayoutFeatures.scalarBlockLayout",
+    NULL,
+};
+
+static const char *const supported_extensions[] = {
+    "VK_KHR_storage_buffer_storage_class", "VK_KHR_variable_pointers", "VK_KHR_16bit_storage",
+    "VK_KHR_8bit_storage", "VK_KHR_shader_float16_int8", "VK_KHR_shader_subgroup_extended_types",
+    "VK_KHR_get_physical_device_properties2", "VK_KHR_shader_atomic_int64", "VK_KHR_vulkan_memory_model",
+    "VK_KHR_shader_float_controls", "VK_EXT_scalar_block_layout", "VK_KHR_spirv_1_4",
+    "VK_KHR_shader_non_semantic_info", "VK_KHR_uniform_buffer_standard_layout", "VK_KHR_relaxed_block_layout",
+    "VK_KHR_storage_buffer_storage_class", "VK_KHR_shader_terminate_invocation",
+    NULL,
+};
+
+static bool in_list(const char *const *list, const char *name)
+{
+    for (; *list; list++)
+        if (!strcmp(*list, name))
+            return true;
+    return false;
+}
+
+bool amber_feature_supported(const char *name) { return in_list(supported_features, name); }
+bool amber_extension_supported(const char *name) { return in_list(supported_extensions, name); }
+
+/* --- shader compilation ------------------------------------------------------------------ */
+
+typedef struct words {
+    uint32_t *w;
+    size_t n;
+} words;
+
+static int assemble(const amber_shader *sh, words *out, char *msg, size_t len)
+{
+    spv_target_env env = SPV_ENV_UNIVERSAL_1_0; /* Amber's default */
+    if (sh->target_env && !spvParseTargetEnv(sh->target_env, &env))
+        return msgf(msg, len, "shader %s: unknown TARGET_ENV '%s'", sh->name, sh->target_env);
+    spv_context ctx = spvContextCreate(env);
+    spv_binary bin = NULL;
+    spv_diagnostic diag = NULL;
+    spv_result_t r = spvTextToBinary(ctx, sh->source, sh->source_len, &bin, &diag);
+    int rc = 0;
+    if (r != SPV_SUCCESS) {
+        rc = msgf(msg, len, "shader %s (line %d): SPIR-V assembly, line %zu: %s", sh->name, sh->line,
+                  diag ? diag->position.line + 1 : 0, diag && diag->error ? diag->error : "error");
+    } else if (!(out->w = malloc(bin->wordCount * 4))) {
+        rc = msgf(msg, len, "out of memory");
+    } else {
+        memcpy(out->w, bin->code, bin->wordCount * 4);
+        out->n = bin->wordCount;
+    }
+    spvBinaryDestroy(bin);
+    spvDiagnosticDestroy(diag);
+    spvContextDestroy(ctx);
+    return rc;
+}
+
+/* Hex text: bytes ("03 02 23 07", Amber) or 32-bit words ("07230203", VkRunner). */
+static int decode_hex(const amber_shader *sh, words *out, char *msg, size_t len)
+{
+    size_t cap = sh->source_len / 2 + 8, nb = 0;
+    uint8_t *b = malloc(cap);
+    if (!b)
+        return msgf(msg, len, "out of memory");
+    const char *p = sh->source, *end = p + sh->source_len;
+    while (p < end) {
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ','))
+            p++;
+        if (p < end && *p == '#') { /* comment */
+            while (p < end && *p != '\n')
+                p++;
+            continue;
+        }
+        if (p >= end)
+            break;
+        const char *s = p;
+        if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+            s = p += 2;
+        uint32_t v = 0;
+        while (p < end) {
+            int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+                    : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+            if (d < 0)
+                break;
+            v = v << 4 | (uint32_t)d;
+            p++;
+        }
+        size_t digits = (size_t)(p - s);
+        if (!digits || digits > 8 || (p < end && !strchr(" \t\r\n,#", *p))) {
+            free(b);
+            return msgf(msg, len, "shader %s (line %d): SPIRV-HEX: bad hex '%.*s'", sh->name, sh->line,
+                        (int)(digits + 1 < 16 ? digits + 1 : 16), s);
+        }
+        size_t k = digits <= 2 ? 1 : 4; /* a byte or a little-endian word */
+        if (nb + k > cap) {
+            cap = cap * 2 + 8;
+            uint8_t *nbuf = realloc(b, cap);
+            if (!nbuf) {
+                free(b);
+                return msgf(msg, len, "out of memory");
+            }
+            b = nbuf;
+        }
+        memcpy(b + nb, &v, k);
+        nb += k;
+    }
+    if (nb % 4 || nb < 20) {
+        free(b);
+        return msgf(msg, len, "shader %s (line %d): SPIRV-HEX holds %zu bytes, not a SPIR-V module", sh->name,
+                    sh->line, nb);
+    }
+    out->w = (uint32_t *)(void *)b;
+    out->n = nb / 4;
+    return 0;
+}
+
+static int from_bytes(const char *bytes, size_t n, words *out, char *msg, size_t len, const char *name)
+{
+    if (n % 4 || n < 20)
+        return msgf(msg, len, "shader %s: %zu bytes is not a SPIR-V module", name, n);
+    if (!(out->w = malloc(n)))
+        return msgf(msg, len, "out of memory");
+    memcpy(out->w, bytes, n);
+    out->n = n / 4;
+    return 0;
+}
+
+static bool have_program(const char *name)
+{
+    const char *path = getenv("PATH");
+    char buf[4096];
+    if (!path)
+        path = "/usr/bin:/bin";
+    for (const char *p = path; *p;) {
+        const char *c = strchr(p, ':');
+        size_t l = c ? (size_t)(c - p) : strlen(p);
+        snprintf(buf, sizeof buf, "%.*s/%s", (int)l, p, name);
+        if (access(buf, X_OK) == 0)
+            return true;
+        p += l + (c ? 1 : 0);
+    }
+    return false;
+}
+
+/* Runs `cmd` (a shell line); returns its exit status and its output in out. */
+static int run_capture(const char *cmd, char *out, size_t len)
+{
+    char full[8192];
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    FILE *f = popen(full, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(out, 1, len - 1, f);
+    out[n] = 0;
+    int st = pclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    bool ok = fwrite(data, 1, n, f) == n;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static int read_words(const char *path, words *out, char *msg, size_t len, const char *name)
+{
+    fill_data fd;
+    char spec[4200], e[512];
+    snprintf(spec, sizeof spec, "@%s", path);
+    if (fill_parse(spec, &fd, e, sizeof e))
+        return msgf(msg, len, "shader %s: %s", name, e);
+    int r = from_bytes((const char *)fd.bytes, fd.size, out, msg, len, name);
+    fill_free(&fd);
+    return r;
+}
+
+/* Skips return 1 (with the reason in msg), errors -1. */
+static int compile_external(const amber_shader *sh, words *out, char *msg, size_t len)
+{
+    char dir[] = "/tmp/spvjit-amber-XXXXXX";
+    if (!mkdtemp(dir))
+        return msgf(msg, len, "cannot create a temporary directory: %s", strerror(errno));
+    char src[64], bc[64], spv[64], cmd[2048], log[4096];
+    bool cl = sh->format == AMBER_OPENCL_C;
+    snprintf(src, sizeof src, "%s/shader.%s", dir, cl ? "cl" : "comp");
+    snprintf(bc, sizeof bc, "%s/shader.bc", dir);
+    snprintf(spv, sizeof spv, "%s/shader.spv", dir);
+    int rc = 0;
+    if (write_file(src, sh->source, sh->source_len)) {
+        rc = msgf(msg, len, "cannot write %s", src);
+        goto done;
+    }
+    if (cl) {
+        /* -D/-I/-cl-std options from COMPILE_OPTIONS carry over; clspv-only ones do not */
+        char opts[1024] = "";
+        if (sh->compile_options) {
+            char *copy = strdup(sh->compile_options), *save = NULL;
+            for (char *t = copy ? strtok_r(copy, " ", &save) : NULL; t; t = strtok_r(NULL, " ", &save))
+                if ((!strncmp(t, "-D", 2) || !strncmp(t, "-cl-std=", 8) || !strncmp(t, "-U", 2)) &&
+                    !strpbrk(t, "'\"\\$`;&|<>") && strlen(opts) + strlen(t) + 2 < sizeof opts) {
+                    strcat(opts, " ");
+                    strcat(opts, t);
+                }
+            free(copy);
+        }
+        snprintf(cmd, sizeof cmd, "clang-15 -target spir64-unknown-unknown -cl-std=CL2.0 -Xclang "
+                 "-finclude-default-header -fno-discard-value-names -O2 -c -emit-llvm%s -o '%s' '%s' && llvm-spirv-15 '%s' -o '%s'",
+                 opts, bc, src, bc, spv);
+    } else {
+        const char *env = sh->target_env ? sh->target_env : "vulkan1.0";
+        if (strpbrk(env, "'\"\\$`;&|<> ")) {
+            rc = msgf(msg, len, "shader %s: bad TARGET_ENV '%s'", sh->name, env);
+            goto done;
+        }
+        snprintf(cmd, sizeof cmd, "glslangValidator -V --target-env %s -S comp -o '%s' '%s'", env, spv, src);
+    }
+    if (run_capture(cmd, log, sizeof log) != 0) {
+        char *nl;
+        while ((nl = strchr(log, '\n')))
+            *nl = ' ';
+        rc = msgf(msg, len, "shader %s (line %d) does not compile: %.900s", sh->name, sh->line, log);
+        goto done;
+    }
+    rc = read_words(spv, out, msg, len, sh->name);
+done:
+    unlink(src);
+    unlink(bc);
+    unlink(spv);
+    rmdir(dir);
+    return rc;
+}
+
+#ifdef SPVJIT_HAVE_GLSLANG
+static int compile_glsl(const amber_shader *sh, words *out, char *msg, size_t len)
+{
+    static bool initialized;
+    if (!initialized) {
+        glslang_initialize_process();
+        initialized = true;
+    }
+    /* TARGET_ENV: vulkan1.0..1.3 (SPIR-V 1.0/1.3/1.5/1.6) or spv1.0..1.6 */
+    const char *env = sh->target_env ? sh->target_env : "vulkan1.0";
+    glslang_target_client_version_t client = GLSLANG_TARGET_VULKAN_1_0;
+    glslang_target_language_version_t spv = GLSLANG_TARGET_SPV_1_0;
+    if (!strcmp(env, "vulkan1.1")) {
+        client = GLSLANG_TARGET_VULKAN_1_1;
+        spv = GLSLANG_TARGET_SPV_1_3;
+    } else if (!strcmp(env, "vulkan1.2")) {
+        client = GLSLANG_TARGET_VULKAN_1_2;
+        spv = GLSLANG_TARGET_SPV_1_5;
+    } else if (!strcmp(env, "vulkan1.3")) {
+        client = GLSLANG_TARGET_VULKAN_1_3;
+        spv = GLSLANG_TARGET_SPV_1_6;
+    } else if (!strncmp(env, "spv1.", 5) && env[5] >= '0' && env[5] <= '6' && !env[6]) {
+        spv = (glslang_target_language_version_t)((1 << 16) | ((env[5] - '0') << 8));
+        client = env[5] >= '6' ? GLSLANG_TARGET_VULKAN_1_3 : env[5] >= '5' ? GLSLANG_TARGET_VULKAN_1_2
+                 : env[5] >= '3' ? GLSLANG_TARGET_VULKAN_1_1 : GLSLANG_TARGET_VULKAN_1_0;
+    } else if (strcmp(env, "vulkan1.0")) {
+        return msgf(msg, len, "shader %s: unknown TARGET_ENV '%s'", sh->name, env);
+    }
+    glslang_input_t in = {
+        .language = GLSLANG_SOURCE_GLSL,
+        .stage = GLSLANG_STAGE_COMPUTE,
+        .client = GLSLANG_CLIENT_VULKAN,
+        .client_version = client,
+        .target_language = GLSLANG_TARGET_SPV,
+        .target_language_version = spv,
+        .code = sh->source,
+        .default_version = 100,
+        .default_profile = GLSLANG_NO_PROFILE,
+        .messages = GLSLANG_MSG_SPV_RULES_BIT | GLSLANG_MSG_VULKAN_RULES_BIT,
+        .resource = glslang_default_resource(),
+    };
+    glslang_shader_t *s = glslang_shader_create(&in);
+    glslang_program_t *p = NULL;
+    int rc = 0;
+    if (!s)
+        return msgf(msg, len, "out of memory");
+    if (!glslang_shader_preprocess(s, &in) || !glslang_shader_parse(s, &in)) {
+        rc = msgf(msg, len, "shader %s (line %d) does not compile: %.900s", sh->name, sh->line,
+                  glslang_shader_get_info_log(s));
+        goto done;
+    }
+    p = glslang_program_create();
+    glslang_program_add_shader(p, s);
+    if (!glslang_program_link(p, GLSLANG_MSG_SPV_RULES_BIT | GLSLANG_MSG_VULKAN_RULES_BIT)) {
+        rc = msgf(msg, len, "shader %s (line %d) does not link: %.900s", sh->name, sh->line,
+                  glslang_program_get_info_log(p));
+        goto done;
+    }
+    glslang_program_SPIRV_generate(p, GLSLANG_STAGE_COMPUTE);
+    out->n = glslang_program_SPIRV_get_size(p);
+    if (!(out->w = malloc(out->n * 4 + 4))) {
+        rc = msgf(msg, len, "out of memory");
+        goto done;
+    }
+    glslang_program_SPIRV_get(p, out->w);
+done:
+    if (p)
+        glslang_program_delete(p);
+    glslang_shader_delete(s);
+    for (char *c = msg; rc && *c; c++)
+        if (*c == '\n')
+            *c = ' ';
+    return rc;
+}
+#endif
+
+/* 0: compiled; 1: skipped (reason in msg); -1: error. */
+static int compile_shader(const amber_shader *sh, words *out, char *msg, size_t len)
+{
+    switch (sh->format) {
+    case AMBER_SPIRV_ASM: return assemble(sh, out, msg, len);
+    case AMBER_SPIRV_HEX: return decode_hex(sh, out, msg, len);
+    case AMBER_SPIRV_BIN: return from_bytes(sh->source, sh->source_len, out, msg, len, sh->name);
+    case AMBER_GLSL:
+#ifdef SPVJIT_HAVE_GLSLANG
+        return compile_glsl(sh, out, msg, len);
+#else
+        if (!have_program("glslangValidator"))
+            return msgf(msg, len, "GLSL shaders need glslang (glslangValidator not found)"), 1;
+        return compile_external(sh, out, msg, len);
+#endif
+    case AMBER_OPENCL_C:
+        if (!have_program("clang-15") || !have_program("llvm-spirv-15"))
+            return msgf(msg, len, "OPENCL-C shaders need clang-15 and llvm-spirv-15"), 1;
+        return compile_external(sh, out, msg, len);
+    case AMBER_HLSL: return msgf(msg, len, "HLSL shaders"), 1;
+    default: return msgf(msg, len, "shader format of %s", sh->name), 1;
+    }
+}
+
+/* --- running ------------------------------------------------------------------------------- */
+
+typedef struct exec {
+    amber_script *s;
+    spvjit_context *ctx;
+    spvjit_module **modules;   /* per shader, loaded on first use */
+    spvjit_kernel **kernels;   /* per pipeline, built on first RUN */
+    char *msg;
+    size_t len;
+    bool skipped;
+} exec;
+
+static int api_fail(exec *X, int line, const char *what, spvjit_status st)
+{
+    const char *e = spvjit_last_error();
+    msgf(X->msg, X->len, "line %d: %s: %s%s%s", line, what, spvjit_status_name(st), e && *e ? ": " : "", e ? e : "");
+    /* one line per script: fold a multi-line library message */
+    size_t n = strlen(X->msg);
+    while (n && (X->msg[n - 1] == '\n' || X->msg[n - 1] == ' '))
+        X->msg[--n] = 0;
+    for (char *c = X->msg; *c; c++)
+        if (*c == '\n')
+            *c = ' ';
+    return -1;
+}
+
+static int load_module(exec *X, int shader_index, int line)
+{
+    if (X->modules[shader_index])
+        return 0;
+    const amber_shader *sh = &X->s->shaders[shader_index];
+    words w = {0};
+    int r = compile_shader(sh, &w, X->msg, X->len);
+    if (r) {
+        X->skipped = r > 0;
+        return -1;
+    }
+    spvjit_status st = spvjit_module_load(X->ctx, w.w, w.n * 4, sh->name, &X->modules[shader_index]);
+    free(w.w);
+    if (st)
+        return api_fail(X, line, "loading the shader", st);
+    return 0;
+}
+
+/* Finds kernel argument `name` (or number) among the entry's resources. */
+static int find_arg(exec *X, const amber_pipeline *pl, const char *name, uint32_t number, int line,
+                    spvjit_resource_info *ri)
+{
+    spvjit_module *m = X->modules[pl->shader];
+    unsigned n = spvjit_module_resource_count(m, pl->entry);
+    for (unsigned i = 0; i < n; i++) {
+        if (spvjit_module_resource_info(m, pl->entry, i, ri))
+            continue;
+        bool arg = ri->kind == SPVJIT_RES_ARG_POINTER || ri->kind == SPVJIT_RES_ARG_LOCAL ||
+                   ri->kind == SPVJIT_RES_ARG_VALUE;
+        if (arg && (name ? ri->name && !strcmp(ri->name, name) : ri->index == number))
+            return 0;
+    }
+    if (name)
+        return msgf(X->msg, X->len, "line %d: entry %s has no kernel argument named '%s'", line, pl->entry, name);
+    return msgf(X->msg, X->len, "line %d: entry %s has no kernel argument %u", line, pl->entry, number);
+}
+
+/* VkScript buffers the shader declares but the script never sized: grow to the declared size. */
+static int fit_vkscript_buffers(exec *X, const amber_pipeline *pl)
+{
+    spvjit_module *m = X->modules[pl->shader];
+    unsigned n = spvjit_module_resource_count(m, pl->entry);
+    for (unsigned i = 0; i < n; i++) {
+        spvjit_resource_info ri;
+        if (spvjit_module_resource_info(m, pl->entry, i, &ri))
+            continue;
+        for (unsigned k = 0; k < pl->nbinds; k++) {
+            const amber_binding *b = &pl->binds[k];
+            bool match = (b->kind == AMBER_BIND_PUSH_CONSTANT && ri.kind == SPVJIT_RES_PUSH_CONSTANTS) ||
+                         (b->kind != AMBER_BIND_PUSH_CONSTANT && ri.kind != SPVJIT_RES_PUSH_CONSTANTS &&
+                          b->set == ri.set && b->binding == ri.binding);
+            if (match && amber_buffer_reserve(&X->s->buffers[b->buffer], (size_t)ri.size))
+                return msgf(X->msg, X->len, "out of memory");
+        }
+    }
+    return 0;
+}
+
+static int prepare_kernel(exec *X, unsigned pi, int line)
+{
+    amber_pipeline *pl = &X->s->pipelines[pi];
+    if (X->kernels[pi])
+        return 0;
+    if (load_module(X, pl->shader, line))
+        return -1;
+    spvjit_specs *specs = NULL;
+    spvjit_status st = spvjit_specs_create(&specs);
+    for (unsigned i = 0; !st && i < pl->nspecs; i++)
+        st = spvjit_spec_set(specs, pl->specs[i].id, pl->specs[i].type, pl->specs[i].bits);
+    if (st) {
+        spvjit_specs_destroy(specs);
+        return api_fail(X, pl->line, "SPECIALIZE", st);
+    }
+    /* RUN gives work-group counts; a Kernel without a fixed work-group size
+     * runs 1x1x1 groups, as Amber's OpenCL path (clspv) does by default */
+    spvjit_build_options bo = {.local_size = {1, 1, 1}};
+    bool kernel = spvjit_module_flavour(X->modules[pl->shader]) == SPVJIT_FLAVOUR_KERNEL;
+    st = spvjit_kernel_build(X->modules[pl->shader], pl->entry, specs, kernel ? &bo : NULL, &X->kernels[pi]);
+    spvjit_specs_destroy(specs);
+    if (st)
+        return api_fail(X, line, "building the pipeline", st);
+    return 0;
+}
+
+static int bind_and_run(exec *X, const amber_cmd *c)
+{
+    amber_pipeline *pl = &X->s->pipelines[c->pipeline];
+    if (prepare_kernel(X, c->pipeline, c->line))
+        return -1;
+    if (X->s->vkscript && fit_vkscript_buffers(X, pl))
+        return -1;
+    spvjit_kernel *k = X->kernels[c->pipeline];
+    spvjit_status st;
+    for (unsigned i = 0; i < pl->nbinds; i++) {
+        const amber_binding *b = &pl->binds[i];
+        amber_buffer *buf = &X->s->buffers[b->buffer];
+        if (b->offset > buf->size)
+            return msgf(X->msg, X->len, "line %d: BIND BUFFER %s: offset %" PRIu64 " is past its end (%zu bytes)",
+                        b->line, buf->name, b->offset, buf->size);
+        size_t bytes = buf->size - (size_t)b->offset;
+        if (b->range && b->range < bytes)
+            bytes = (size_t)b->range;
+        uint8_t *data = buf->data + b->offset;
+        switch (b->kind) {
+        case AMBER_BIND_PUSH_CONSTANT: st = spvjit_set_push_constants(k, data, bytes); break;
+        case AMBER_BIND_KERNEL_ARG: {
+            spvjit_resource_info ri;
+            if (find_arg(X, pl, b->arg_name, b->arg_number, b->line, &ri))
+                return -1;
+            if (ri.kind == SPVJIT_RES_ARG_POINTER)
+                st = spvjit_set_arg_buffer(k, ri.index, data, bytes);
+            else if (ri.kind == SPVJIT_RES_ARG_LOCAL)
+                st = spvjit_set_arg_local(k, ri.index, bytes);
+            else
+                st = spvjit_set_arg_value(k, ri.index, data, bytes);
+            break;
+        }
+        default: st = spvjit_bind_buffer(k, b->set, b->binding, data, bytes); break;
+        }
+        if (st) {
+            char what[300];
+            snprintf(what, sizeof what, "BIND BUFFER %s", buf->name);
+            return api_fail(X, b->line, what, st);
+        }
+    }
+    for (unsigned i = 0; i < pl->nkvals; i++) {
+        const amber_kernel_value *kv = &pl->kvals[i];
+        spvjit_resource_info ri;
+        if (find_arg(X, pl, kv->arg_name, kv->arg_number, kv->line, &ri))
+            return -1;
+        size_t sz = vtype_size(kv->type);
+        if (ri.kind != SPVJIT_RES_ARG_VALUE)
+            return msgf(X->msg, X->len, "line %d: SET KERNEL: argument %u is a pointer, not a value", kv->line,
+                        ri.index);
+        if (ri.size != sz)
+            return msgf(X->msg, X->len, "line %d: SET KERNEL: argument %u is %" PRIu64 " bytes, the %s value is %zu",
+                        kv->line, ri.index, ri.size, vtype_name(kv->type), sz);
+        if ((st = spvjit_set_arg_value(k, ri.index, kv->bytes, sz)))
+            return api_fail(X, kv->line, "SET KERNEL", st);
+    }
+    spvjit_dispatch_info d = {.groups = {c->groups[0], c->groups[1], c->groups[2]}};
+    if ((st = spvjit_dispatch(k, &d)))
+        return api_fail(X, c->line, "RUN", st);
+    return 0;
+}
+
+/* Runs commands [i, i+n); returns 0, 1 (an EXPECT failed: msg), -1 (error: msg). */
+static int run_cmds(exec *X, unsigned i, unsigned n)
+{
+    for (unsigned end = i + n; i < end; i++) {
+        const amber_cmd *c = &X->s->cmds[i];
+        int r = 0;
+        switch (c->kind) {
+        case AMBER_CMD_RUN: r = bind_and_run(X, c); break;
+        case AMBER_CMD_COPY:
+            if (amber_buffer_copy(&X->s->buffers[c->buffer2], &X->s->buffers[c->buffer]))
+                r = msgf(X->msg, X->len, "out of memory");
+            break;
+        case AMBER_CMD_EXPECT:
+        case AMBER_CMD_EXPECT_EQ_BUFFER:
+        case AMBER_CMD_EXPECT_RMSE_BUFFER: r = amber_expect_eval(X->s, c, X->msg, X->len); break;
+        case AMBER_CMD_SET_PUSH:
+        case AMBER_CMD_SET_BUFFER: {
+            amber_buffer *b = &X->s->buffers[c->buffer];
+            if (amber_buffer_reserve(b, (size_t)c->offset + c->nbytes))
+                r = msgf(X->msg, X->len, "out of memory");
+            else
+                memcpy(b->data + c->offset, c->bytes, c->nbytes);
+            break;
+        }
+        case AMBER_CMD_REPEAT:
+            for (unsigned k = 0; k < c->count && !r; k++)
+                r = run_cmds(X, i + 1, c->body);
+            i += c->body;
+            break;
+        }
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+static spvjit_context *shared_ctx;
+
+amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
+{
+    msg[0] = 0;
+    if (s->skip)
+        return snprintf(msg, msglen, "%s", s->skip), AMBER_SKIP;
+    for (unsigned i = 0; i < s->nfeatures; i++)
+        if (!amber_feature_supported(s->features[i]))
+            return snprintf(msg, msglen, "DEVICE_FEATURE %s", s->features[i]), AMBER_SKIP;
+    for (unsigned i = 0; i < s->nextensions; i++)
+        if (!amber_extension_supported(s->extensions[i]))
+            return snprintf(msg, msglen, "extension %s", s->extensions[i]), AMBER_SKIP;
+    if (!shared_ctx) {
+        spvjit_status st = spvjit_context_create(NULL, &shared_ctx);
+        if (st) {
+            snprintf(msg, msglen, "cannot create a spvjit context: %s", spvjit_last_error());
+            return AMBER_FAIL;
+        }
+    }
+    exec X = {.s = s, .ctx = shared_ctx, .msg = msg, .len = msglen};
+    X.modules = calloc(s->nshaders + 1, sizeof *X.modules);
+    X.kernels = calloc(s->npipelines + 1, sizeof *X.kernels);
+    amber_result res = AMBER_PASS;
+    if (!X.modules || !X.kernels) {
+        snprintf(msg, msglen, "out of memory");
+        res = AMBER_FAIL;
+    } else if (run_cmds(&X, 0, s->ncmds)) {
+        res = X.skipped ? AMBER_SKIP : AMBER_FAIL;
+    }
+    for (unsigned i = 0; X.kernels && i < s->npipelines; i++)
+        if (X.kernels[i])
+            spvjit_kernel_destroy(X.kernels[i]);
+    for (unsigned i = 0; X.modules && i < s->nshaders; i++)
+        if (X.modules[i])
+            spvjit_module_destroy(X.modules[i]);
+    free(X.modules);
+    free(X.kernels);
+    return res;
+}
+
+/* --- the command ------------------------------------------------------------------------------- */
+
+static const char amber_usage[] =
+    "usage: spvjit amber [-q] SCRIPT...\n"
+    "Runs the compute subset of Amber scripts (AmberScript '#!amber' and VkScript) on\n"
+    "the CPU; prints 'SCRIPT: pass', 'SCRIPT: fail: <first failing EXPECT>' or\n"
+    "'SCRIPT: skip: <what it needs>' per script, then 'N passed, N failed, N skipped'.\n"
+    "  -q   print only failures and the summary\n"
+    "Exit status: 0 when nothing failed, 1 otherwise, 2 on bad usage.\n";
+
+int cmd_amber(int argc, char **argv)
+{
+    bool quiet = false;
+    int first = 1;
+    for (; first < argc && argv[first][0] == '-'; first++) {
+        if (!strcmp(argv[first], "-q"))
+            quiet = true;
+        else if (!strcmp(argv[first], "-h") || !strcmp(argv[first], "--help"))
+            return fputs(amber_usage, stdout), 0;
+        else
+            return fprintf(stderr, "spvjit: amber: unknown option '%s'\n%s", argv[first], amber_usage), 2;
+    }
+    if (first >= argc)
+        return fputs(amber_usage, stderr), 2;
+    unsigned pass = 0, failn = 0, skipn = 0;
+    for (int i = first; i < argc; i++) {
+        amber_script s;
+        char err[2048], msg[2048];
+        amber_result r;
+        if (amber_parse_file(argv[i], &s, err, sizeof err)) {
+            r = AMBER_FAIL;
+            snprintf(msg, sizeof msg, "%s", err);
+        } else {
+            r = amber_run_script(&s, msg, sizeof msg);
+        }
+        amber_script_free(&s);
+        if (r == AMBER_PASS) {
+            pass++;
+            if (!quiet)
+                printf("%s: pass\n", argv[i]);
+        } else if (r == AMBER_SKIP) {
+            skipn++;
+            if (!quiet)
+                printf("%s: skip: %s\n", argv[i], msg);
+        } else {
+            failn++;
+            printf("%s: fail: %s\n", argv[i], msg);
+        }
+        fflush(stdout);
+    }
+    printf("%u passed, %u failed, %u skipped\n", pass, failn, skipn);
+    if (shared_ctx) {
+        spvjit_context_destroy(shared_ctx);
+        shared_ctx = NULL;
+    }
+    return failn ? 1 : 0;
+}

@@ -1,0 +1,164 @@
+/* lib/api_internal.h — the objects behind the public handles of spvjit.h.
+ *
+ * Ownership:
+ *   context  — reference counted: the user's handle plus one per live module,
+ *              so destroying handles in any order is safe.  Owns the cache.
+ *   module   — reference counted: the user's handle plus one per kernel
+ *              (kernels whose local size is chosen at dispatch compile later).
+ *   compiled — one JIT compile at one set of values and local size; shared
+ *              by the cache and every kernel using it (reference counted).
+ *              Owns the spv_module it was compiled from, since the JIT's
+ *              facts point into it.
+ *   kernel   — a compiled entry point (or, for a local size chosen at
+ *              dispatch, the recipe to compile one per local size) plus its
+ *              bindings.
+ */
+#ifndef SPVJIT_LIB_API_INTERNAL_H
+#define SPVJIT_LIB_API_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/api_jit.h"
+#include "lib/executor.h"
+#include "lib/kernel_cache.h"
+#include "lib/spvjit.h"
+#include "spirv/interface.h"
+#include "spirv/module.h"
+#include "spirv/specialize.h"
+
+/* --- errors (api_error.c) ---------------------------------------------------- */
+
+/* Sets this thread's last error and returns s. */
+spvjit_status api_fail(spvjit_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Copies a message (e.g. from another thread) into this thread's last error. */
+void api_set_error(const char *msg);
+
+/* --- context ------------------------------------------------------------------ */
+
+struct spvjit_context {
+    atomic_uint refs;
+    uint32_t threads;              /* for the executor; 0: its default */
+    kcache *cache;
+    char *disk_dir;                /* NULL: no disk cache */
+};
+
+void api_context_retain(spvjit_context *ctx);
+void api_context_release(spvjit_context *ctx);
+
+/* --- module ---------------------------------------------------------------------- */
+
+typedef struct api_entry_info {
+    const spv_entry_point *e;
+    spv_resource *res;             /* spv_entry_resources, workgroup/opaque included */
+    int nres;
+    spvjit_resource_info *pub;     /* the public view (workgroup variables left out) */
+    unsigned npub;
+} api_entry_info;
+
+struct spvjit_module {
+    atomic_uint refs;
+    spvjit_context *ctx;
+    spv_module *m;
+    spv_spec_constant *specs;      /* sorted by SpecId, one per SpecId (the first constant
+                                      carrying it: glslang may put one id on several) */
+    size_t nspecs;
+    size_t nspec_slots;            /* SpecId constants, duplicates included (JIT slots) */
+    bool *spec_shapes;             /* [nspecs]: shapes the local size or an array length */
+    api_entry_info *entries;       /* [m->nentries] */
+    pthread_mutex_t ffi_lock;      /* exported-function signatures prepared so far */
+    struct api_ffi_cached *ffi;    /* list (call_exported.c) */
+};
+
+/* Frees the module's prepared libffi signatures (call_exported.c). */
+void api_ffi_cache_free(spvjit_module *m);
+
+void api_module_retain(spvjit_module *m);
+void api_module_release(spvjit_module *m);
+/* The entry by name (NULL: the only/first compute one), or NULL with the error set. */
+const api_entry_info *api_module_entry(const spvjit_module *m, const char *name, spvjit_status *st);
+
+/* --- specs --------------------------------------------------------------------------- */
+
+typedef struct api_spec_value {
+    uint32_t spec_id;
+    spv_value_type type;           /* SPV_VALUE_AUTO: text to parse as the constant's type */
+    uint64_t bits;
+    char *text;
+} api_spec_value;
+
+struct spvjit_specs {
+    api_spec_value *v;
+    size_t n, cap;
+};
+
+/* The value of every spec constant of m (user's, else the default), in the
+ * order of m->specs, checked against the constants' types.  *out malloc'd. */
+spvjit_status api_resolve_specs(const spvjit_module *m, const spvjit_specs *s, uint64_t **out);
+
+/* --- compiled kernels --------------------------------------------------------------- */
+
+typedef struct api_compiled {
+    atomic_uint refs;
+    spv_module *module;            /* what the JIT compiled (facts point into it) */
+    jit_kernel *jk;
+    const spvjit_kernel_facts *facts;
+    spvjit_exec_kernel exec;       /* work-group memory: static part only */
+    double total_ms;
+} api_compiled;
+
+void api_compiled_retain(void *c);
+void api_compiled_release(void *c);
+
+/* --- kernels --------------------------------------------------------------------------- */
+
+/* A Kernel-flavour argument as the user set it. */
+typedef enum api_arg_kind { API_ARG_POINTER, API_ARG_LOCAL, API_ARG_VALUE } api_arg_kind;
+
+typedef struct api_kernel_arg {
+    api_arg_kind kind;
+    const char *name;
+    uint64_t size;                 /* by-value: its size */
+    bool set;
+    void *ptr;                     /* pointer args */
+    uint64_t bytes;                /* buffer bytes, or local-memory bytes */
+    unsigned char *value;          /* by-value bytes [size] */
+} api_kernel_arg;
+
+/* A Shader-flavour slot as the user bound it. */
+typedef struct api_slot {
+    bool bound;
+    void *ptr;
+    uint64_t bytes;
+} api_slot;
+
+#define API_LOCAL_SIZE_MEMO 8
+
+struct spvjit_kernel {
+    spvjit_module *module;
+    const api_entry_info *entry;
+    spvjit_build_options opts;     /* opt_level resolved */
+    uint64_t *values;              /* resolved spec values, module->specs order */
+    api_compiled *compiled;        /* NULL: local size chosen at dispatch */
+    bool from_cache;
+    pthread_mutex_t lock;          /* bindings, the local-size memo */
+    /* local size chosen at dispatch: the compiles seen so far */
+    struct { uint32_t ls[3]; api_compiled *c; } memo[API_LOCAL_SIZE_MEMO];
+    unsigned nmemo, memo_next;
+    /* bindings */
+    api_kernel_arg *args; uint32_t nargs;     /* Kernel flavour */
+    api_slot *slots; uint32_t nslots;         /* Shader flavour */
+    unsigned char *push; size_t push_bytes;
+};
+
+/* A readable name for the buffer at set/binding (the JIT's, else the reflection's). */
+const char *api_resource_name(const spvjit_kernel *k, uint32_t set, uint32_t binding, const char *jit_name);
+
+/* The compiled kernel for local size ls (through the cache).  Returns a
+ * reference, or NULL with the error set in *st. */
+api_compiled *api_kernel_compiled_for(spvjit_kernel *k, const uint32_t ls[3], bool *hit, spvjit_status *st);
+
+#endif

@@ -1,0 +1,316 @@
+/* lib/api_kernel.c — building kernels: specialize, compile, cache. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/api_hash.h"
+#include "lib/api_internal.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* --- compiled objects ------------------------------------------------------- */
+
+void api_compiled_retain(void *p)
+{
+    api_compiled *c = p;
+    atomic_fetch_add(&c->refs, 1);
+}
+
+void api_compiled_release(void *p)
+{
+    api_compiled *c = p;
+    if (!c || atomic_fetch_sub(&c->refs, 1) != 1)
+        return;
+    if (c->jk)
+        spvjit_kernel_free(c->jk);
+    spv_module_free(c->module);
+    free(c);
+}
+
+/* What a build needs besides the kernel: the local size asked for. */
+typedef struct build_req {
+    spvjit_kernel *k;
+    uint32_t ls[3];         /* all 0: the module's own */
+    spvjit_status st;
+} build_req;
+
+/* Rough bytes of a compile (LLVM's code and data are not measurable through
+ * the JIT's API): a base plus a multiple of the SPIR-V size. */
+static size_t estimate_bytes(const spv_module *m) { return ((size_t)32 << 10) + m->nwords * 4 * 32; }
+
+/* The cache's build callback: specialize (unless unspecialized), compile. */
+static void *build_compiled(void *user, size_t *est)
+{
+    build_req *r = user;
+    const spvjit_kernel *k = r->k;
+    const spvjit_module *mod = k->module;
+    spv_diag d;
+    d.msg[0] = 0;
+    double t0 = now_ms();
+
+    size_t n = mod->nspecs;
+    spv_spec_value *vals = calloc(n ? n : 1, sizeof *vals);
+    spvjit_shape_value *shapes = calloc(n ? n : 1, sizeof *shapes);
+    if (!vals || !shapes) {
+        free(vals);
+        free(shapes);
+        r->st = api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        vals[i] = (spv_spec_value){.spec_id = mod->specs[i].spec_id, .type = mod->specs[i].type,
+                                   .bits = k->values[i]};
+        shapes[i] = (spvjit_shape_value){.spec_id = mod->specs[i].spec_id, .bits = k->values[i]};
+    }
+
+    /* The JIT compiles its own copy of the module: its facts point into it. */
+    const spv_load_options skip = {.skip_validation = true};
+    spv_module *sm = NULL;
+    if (k->opts.unspecialized) {
+        sm = spv_module_load(mod->m->words, mod->m->nwords * 4, mod->m->source, &skip, &d);
+    } else {
+        uint32_t *w = NULL;
+        size_t nw = 0;
+        if (spv_specialize(mod->m, vals, n, &w, &nw, &d) == 0)
+            sm = spv_module_load(w, nw * 4, mod->m->source, &skip, &d);
+        else
+            r->st = SPVJIT_ERROR_SPEC_CONSTANT;
+        free(w);
+    }
+    free(vals);
+    if (!sm) {
+        free(shapes);
+        r->st = api_fail(r->st ? r->st : SPVJIT_ERROR_INVALID_MODULE, "%s", d.msg);
+        return NULL;
+    }
+
+    spvjit_options o = {.unspecialized = k->opts.unspecialized, .opt_level = k->opts.opt_level,
+                        .shape_values = shapes, .nshape_values = n};
+    memcpy(o.local_size, r->ls, sizeof o.local_size);
+    jit_kernel *jk = spvjit_compile(sm, k->entry->e->name, &o, &d);
+    free(shapes);
+    if (!jk) {
+        spv_module_free(sm);
+        r->st = api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s", d.msg);
+        return NULL;
+    }
+    const spvjit_kernel_facts *f = spvjit_kernel_facts_of(jk);
+    api_compiled *c = calloc(1, sizeof *c);
+    if (!c || !f->local_size_known) {
+        r->st = c ? api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s: entry point \"%s\": the JIT did not settle the "
+                             "work-group size", mod->m->source, k->entry->e->name)
+                  : api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
+        free(c);
+        spvjit_kernel_free(jk);
+        spv_module_free(sm);
+        return NULL;
+    }
+    atomic_init(&c->refs, 1);
+    c->module = sm;
+    c->jk = jk;
+    c->facts = f;
+    c->exec.wg_fn = spvjit_kernel_wg_fn(jk);
+    c->exec.item_fn = c->exec.wg_fn ? NULL : spvjit_kernel_item_fn(jk);
+    memcpy(c->exec.local_size, f->local_size, sizeof c->exec.local_size);
+    c->exec.wg_memory_size = f->wg_mem_size;
+    c->exec.wg_memory_align = f->wg_mem_align;
+    c->exec.wg_memory_init = spvjit_kernel_wg_init_fn(jk);
+    c->exec.stack_size = f->stack_estimate;
+    c->exec.nbarrier_sites = f->nbarrier_sites;
+    c->total_ms = now_ms() - t0;
+    *est = estimate_bytes(sm);
+    return c;
+}
+
+/* --- cache keys ----------------------------------------------------------------
+ * The key's first part is the module's words; the second is everything else a
+ * compile depends on: entry name, flags, local size and the spec values (all
+ * of them when specializing; only the shape-giving ones when not, since the
+ * others are read at run time). */
+
+static unsigned char *key_rest(const spvjit_kernel *k, const uint32_t ls[3], size_t *len)
+{
+    const spvjit_module *mod = k->module;
+    const char *entry = k->entry->e->name;
+    size_t elen = strlen(entry) + 1;
+    size_t cap = elen + 4 + 12 + 4 + mod->nspecs * 12;
+    unsigned char *b = malloc(cap), *p = b;
+    if (!b)
+        return NULL;
+    memcpy(p, entry, elen);
+    p += elen;
+    *p++ = k->opts.unspecialized;
+    *p++ = (unsigned char)k->opts.opt_level;
+    *p++ = 0;
+    *p++ = 0;
+    memcpy(p, ls, 12);
+    p += 12;
+    uint32_t count = 0;
+    unsigned char *countp = p;
+    p += 4;
+    for (size_t i = 0; i < mod->nspecs; i++) {
+        if (k->opts.unspecialized && !mod->spec_shapes[i])
+            continue;
+        memcpy(p, &mod->specs[i].spec_id, 4);
+        memcpy(p + 4, &k->values[i], 8);
+        p += 12;
+        count++;
+    }
+    memcpy(countp, &count, 4);
+    *len = (size_t)(p - b);
+    return b;
+}
+
+api_compiled *api_kernel_compiled_for(spvjit_kernel *k, const uint32_t ls[3], bool *hit, spvjit_status *st)
+{
+    const spv_module *m = k->module->m;
+    size_t blen = 0;
+    unsigned char *rest = key_rest(k, ls, &blen);
+    if (!rest) {
+        *st = api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    kcache_key key = {.a = m->words, .alen = m->nwords * 4, .b = rest, .blen = blen};
+    key.hash = kcache_key_hash(key.a, key.alen, key.b, key.blen);
+    build_req req = {.k = k, .st = SPVJIT_OK};
+    memcpy(req.ls, ls, sizeof req.ls);
+    api_compiled *c = kcache_get(k->module->ctx->cache, &key, build_compiled, &req, hit);
+    free(rest);
+    if (!c)
+        *st = req.st != SPVJIT_OK ? req.st : api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory (kernel cache)");
+    else
+        *st = SPVJIT_OK;
+    return c;
+}
+
+/* --- kernels ----------------------------------------------------------------------- */
+
+static bool has_fixed_local_size(const spv_module *m, const spv_entry_point *e)
+{
+    return e->has_local_size || e->has_local_size_id || m->workgroup_size_id != 0;
+}
+
+/* Kernel flavour: one binding record per entry parameter. */
+static spvjit_status setup_args(spvjit_kernel *k)
+{
+    const api_entry_info *ei = k->entry;
+    uint32_t n = k->module->m->funcs[ei->e->func].nparams;
+    k->args = calloc(n ? n : 1, sizeof *k->args);
+    if (!k->args)
+        return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
+    k->nargs = n;
+    for (int i = 0; i < ei->nres; i++) {
+        const spv_resource *r = &ei->res[i];
+        if (r->kind != SPV_RES_KERNEL_ARG || r->index >= n)
+            continue;
+        api_kernel_arg *a = &k->args[r->index];
+        a->name = r->name;
+        a->size = r->size;
+        a->kind = !r->is_pointer ? API_ARG_VALUE
+                : r->storage == SpvStorageClassWorkgroup ? API_ARG_LOCAL : API_ARG_POINTER;
+        if (a->kind == API_ARG_VALUE && !(a->value = calloc(1, r->size ? r->size : 1)))
+            return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    return SPVJIT_OK;
+}
+
+SPVJIT_API void spvjit_kernel_destroy(spvjit_kernel *k)
+{
+    if (!k)
+        return;
+    api_compiled_release(k->compiled);
+    for (unsigned i = 0; i < k->nmemo; i++)
+        api_compiled_release(k->memo[i].c);
+    for (uint32_t i = 0; i < k->nargs; i++)
+        free(k->args[i].value);
+    free(k->args);
+    free(k->slots);
+    free(k->push);
+    free(k->values);
+    pthread_mutex_destroy(&k->lock);
+    api_module_release(k->module);
+    free(k);
+}
+
+SPVJIT_API spvjit_status spvjit_kernel_build(spvjit_module *m, const char *entry, const spvjit_specs *specs,
+                                             const spvjit_build_options *opts, spvjit_kernel **out)
+{
+    if (!out)
+        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_kernel_build: out is NULL");
+    *out = NULL;
+    if (!m)
+        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_kernel_build: the module is NULL");
+    spvjit_status st;
+    const api_entry_info *ei = api_module_entry(m, entry, &st);
+    if (!ei)
+        return st;
+
+    spvjit_build_options o = {0};
+    if (opts)
+        o = *opts;
+    if (o.opt_level < 0 || o.opt_level > 3)
+        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_kernel_build: opt_level %d is not 0..3",
+                        o.opt_level);
+    o.opt_level = o.no_opt ? 0 : o.opt_level ? o.opt_level : 3;
+    bool ls_given = o.local_size[0] || o.local_size[1] || o.local_size[2];
+    for (int d = 0; ls_given && d < 3; d++)
+        if (!o.local_size[d])
+            o.local_size[d] = 1;
+    bool fixed = has_fixed_local_size(m->m, ei->e);
+    if (!fixed && !ls_given && !m->m->is_kernel)
+        return api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s: entry point \"%s\" declares no work-group size "
+                        "(LocalSize / LocalSizeId / WorkgroupSize); give spvjit_build_options.local_size",
+                        m->m->source, ei->e->name);
+
+    spvjit_kernel *k = calloc(1, sizeof *k);
+    if (!k)
+        return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "spvjit_kernel_build: out of memory");
+    pthread_mutex_init(&k->lock, NULL);
+    api_module_retain(m);
+    k->module = m;
+    k->entry = ei;
+    k->opts = o;
+    st = api_resolve_specs(m, specs, &k->values);
+    if (st == SPVJIT_OK && (fixed || ls_given))
+        k->compiled = api_kernel_compiled_for(k, o.local_size, &k->from_cache, &st);
+    if (st == SPVJIT_OK && m->m->is_kernel)
+        st = setup_args(k);
+    if (st == SPVJIT_OK && !m->m->is_kernel) {
+        const spvjit_kernel_facts *f = k->compiled->facts;
+        k->nslots = f->nslots;
+        k->slots = calloc(f->nslots ? f->nslots : 1, sizeof *k->slots);
+        if (!k->slots)
+            st = api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "spvjit_kernel_build: out of memory");
+    }
+    if (st != SPVJIT_OK) {
+        spvjit_kernel_destroy(k);
+        return st;
+    }
+    *out = k;
+    return SPVJIT_OK;
+}
+
+SPVJIT_API spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_kernel_stats *out)
+{
+    if (!k || !out)
+        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_kernel_stats_get: NULL argument");
+    memset(out, 0, sizeof *out);
+    out->from_cache = k->from_cache;
+    const api_compiled *c = k->compiled;
+    if (!c)
+        return SPVJIT_OK;   /* local size chosen at dispatch: nothing compiled yet at build */
+    out->lower_ms = c->facts->ms_lower;
+    out->passes_ms = c->facts->ms_passes;
+    out->codegen_ms = c->facts->ms_codegen;
+    out->total_ms = c->total_ms;
+    out->wg_memory_bytes = c->facts->wg_mem_size;
+    out->uses_barriers = c->facts->uses_barriers;
+    memcpy(out->local_size, c->exec.local_size, sizeof out->local_size);
+    return SPVJIT_OK;
+}

@@ -1,0 +1,44 @@
+/* lib/disk_cache.h — the on-disk kernel cache's file layer.
+ *
+ * One file per key in the cache directory, named by the key's hash.  The
+ * stored key is the memory cache's key (module words + build parameters)
+ * followed by the host identity: CPU name and features (LLVM's view of the
+ * host), the spvjit and LLVM versions — so code made for another CPU or by
+ * another toolchain never matches.
+ *
+ * File layout (host byte order; the host identity makes foreign files miss):
+ *   "SPVJITK1"  u32 format  u32 header_bytes  u64 key_len  u64 payload_len
+ *   u64 checksum (api_hash_bytes of key then payload)   key   payload
+ * A file that is short, has another magic or format, a checksum mismatch or
+ * another full key is never trusted: it counts as a miss and is deleted, so
+ * the next store rebuilds it.  Stores write a temporary file and rename it
+ * into place, so readers never see half a file.
+ */
+#ifndef SPVJIT_LIB_DISK_CACHE_H
+#define SPVJIT_LIB_DISK_CACHE_H
+
+#include <stddef.h>
+
+#include "spirv/diag.h"
+
+/* The directory to use: `opt` if non-NULL ("" disables: returns NULL), else
+ * $XDG_CACHE_HOME/spvjit, else $HOME/.cache/spvjit.  malloc'd, or NULL. */
+char *disk_cache_dir(const char *opt);
+
+/* "cpu=<name>;features=<...>;spvjit=<v>;llvm=<v>", computed once. */
+const char *disk_cache_host_id(void);
+
+/* Writes buf with the file path for the key (a, b) in dir. */
+void disk_cache_path(const char *dir, const void *a, size_t alen, const void *b, size_t blen,
+                     char *buf, size_t len);
+
+/* Stores payload for key (a, b), creating dir as needed.  0, or -1 with diag. */
+int disk_cache_store(const char *dir, const void *a, size_t alen, const void *b, size_t blen,
+                     const void *payload, size_t n, spv_diag *diag);
+
+/* Loads the payload for key (a, b): 1 with a malloc'd *payload on a hit,
+ * 0 on a miss (no file, or a file that failed a check — it is removed). */
+int disk_cache_load(const char *dir, const void *a, size_t alen, const void *b, size_t blen,
+                    void **payload, size_t *n);
+
+#endif
