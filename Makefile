@@ -118,6 +118,7 @@ $(BUILD)/libspvjit.a: $(LIB_OBJS)
 $(BUILD)/libspvjit.so: $(LIB_OBJS) lib/spvjit.map
 	$(CC) -shared $(SANFLAGS) -Wl,--version-script=lib/spvjit.map -Wl,-soname,libspvjit.so.0 \
 	  -o $@ $(LIB_OBJS) $(LDLIBS)
+	ln -sf libspvjit.so $(BUILD)/libspvjit.so.0
 
 $(BUILD)/spvjit: $(CMD_OBJS) $(BUILD)/libspvjit.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS)
