@@ -1040,6 +1040,13 @@ static int write_module(spec_ctx *c, uint32_t **out_words, size_t *out_nwords)
             }
             break;
         case SpvOpSpecConstantTrue: case SpvOpSpecConstantFalse: case SpvOpSpecConstant:
+            if (!v) {
+                /* Only reachable for modules loaded without validation: a spec
+                 * constant where none may be (inside a function). */
+                spv_writer_free(&wr);
+                return spv_fail(c->diag, "%s: word %u: spec constant %%%u is outside the module's global section",
+                                src(m), in->offset, in->result_id);
+            }
             write_value(&wr, m, in->type_id, in->result_id, v);
             break;
         case SpvOpSpecConstantComposite:

@@ -10,6 +10,7 @@
 #include "harness.h"
 #include "spirv/interface.h"
 #include "spirv/module.h"
+#include "spirv/specialize.h"
 #include "spirv_grammar.h"
 
 /* All .spv files under testdata/<dir>, as a NULL-terminated malloc'd list. */
@@ -277,4 +278,28 @@ TEST(loader_model_of_a_hand_assembled_module)
     const spv_decoration *dec = spv_find_decoration(m, S, 1, SpvDecorationOffset);
     CHECK(dec && dec->nargs == 1 && dec->args[0] == 16, "member 1 Offset 16");
     spv_module_free(m);
+}
+
+/* Inputs the fuzzer once crashed or stalled on (testdata/fuzz/regressions):
+ * loaded without the validator and specialized, they must give an error. */
+TEST(loader_fuzz_regressions_fail_cleanly)
+{
+    char **files = list_spv("fuzz/regressions");
+    int n = 0;
+    for (char **f = files; *f; f++, n++) {
+        spv_diag d = {{0}};
+        spv_module *m = spv_module_load_file(*f, &(spv_load_options){.skip_validation = true}, &d);
+        if (m) {
+            uint32_t *w = NULL;
+            size_t nw = 0;
+            int rc = spv_specialize(m, NULL, 0, &w, &nw, &d);
+            CHECK(rc != 0 && d.msg[0], "%s: specializing an invalid module did not fail cleanly", *f);
+            free(w);
+            spv_module_free(m);
+        } else {
+            CHECK(d.msg[0], "%s: rejected without a message", *f);
+        }
+    }
+    CHECK(n >= 2, "only %d regression inputs found", n);
+    free_list(files);
 }
