@@ -10,6 +10,7 @@ int cmd_info(int argc, char **argv);
 int cmd_specialize(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_amber(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
 
 /* Prints "spvjit: <message>" on stderr and returns the exit status 1. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -15,6 +15,8 @@ static const char usage[] =
     "  run FILE.spv [-D ID=VALUE]... [--groups X,Y,Z | --global X,Y,Z [--local X,Y,Z]]\n"
     "      [--buffer SET:BINDING=DATA] [--arg N=DATA] [--push DATA] [--print T] [--out T=F]\n"
     "      [--repeat N] [--no-specialize]   run one dispatch (spvjit run --help for DATA)\n"
+    "  compile FILE.spv [-e ENTRY] [-D ID=VALUE]... [--local X,Y,Z] [--no-specialize]\n"
+    "      --emit llvm|opt-llvm|asm [-o OUT]  show the lowered IR, optimized IR or machine code\n"
     "  amber [-q] SCRIPT...               run Amber scripts (compute subset): pass/fail/skip\n"
     "\n"
     "values: 16, 0x10, -3, 1.5, true; a suffix picks the type where ambiguous:\n"
@@ -37,6 +39,8 @@ int main(int argc, char **argv)
         return cmd_specialize(argc - 1, argv + 1);
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compile"))
+        return cmd_compile(argc - 1, argv + 1);
     if (!strcmp(cmd, "amber"))
         return cmd_amber(argc - 1, argv + 1);
     return cli_error("unknown command '%s' (try 'spvjit --help')", cmd);

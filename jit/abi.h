@@ -7,8 +7,11 @@
  * Barrier-free kernels: `wg_fn` is called once per work-group and loops over
  *   all work-items itself (local size a constant when known, so LLVM unrolls
  *   and vectorizes across work-items).
- * Kernels with barriers: `item_fn` is called once per work-item, each on its
- *   own fiber; at every OpControlBarrier the code calls ctx->barrier(ctx, site),
+ * Kernels with barriers, local size known at compile time (the usual case):
+ *   the barriers are compiled away (jit/regions.h) and they get a `wg_fn` too,
+ *   which reports barrier divergence through ctx->report_divergence.
+ * Other kernels with barriers: `item_fn` is called once per work-item, each on
+ *   its own fiber; at every OpControlBarrier the code calls ctx->barrier(ctx, site),
  *   which returns once every work-item of the group reached that same site.
  */
 #ifndef SPVJIT_JIT_ABI_H
@@ -22,6 +25,15 @@ typedef struct spvjit_wg_ctx spvjit_wg_ctx;
  * spvjit_kernel_facts.nbarrier_sites).  Returns when the whole work-group has
  * arrived there; reports divergence (other sites, finished work-items) itself. */
 typedef void (*spvjit_barrier_fn)(const spvjit_wg_ctx *ctx, uint32_t site);
+
+/* Called by a barrier kernel's wg_fn when its work-items did not all stop at
+ * the same barrier (or all return); wg_fn returns right after, and the executor
+ * must run no further group of the dispatch.  resume[i] says where work-item i
+ * stopped (i = lx + X*(ly + Y*lz), X, Y = ctx->enqueued_local_size; only the
+ * items of ctx->local_size are meaningful): 0 = it returned, r >= 1 = at a
+ * barrier, of site resume_site[r].  `rounds`: barriers the whole group completed. */
+typedef void (*spvjit_divergence_fn)(const spvjit_wg_ctx *ctx, const uint32_t *resume,
+                                     const uint32_t *resume_site, uint64_t rounds);
 
 struct spvjit_wg_ctx {
     /* --- the dispatch, the same for every work-group ----------------------- */
@@ -58,6 +70,7 @@ struct spvjit_wg_ctx {
     spvjit_barrier_fn barrier;       /* NULL for barrier-free kernels */
     void *rt;                        /* executor-private (fiber scheduler of this group) */
     void *printf_stream;             /* FILE* for OpenCL printf, NULL: stdout */
+    spvjit_divergence_fn report_divergence; /* barrier kernels run by wg_fn (see above) */
 };
 
 /* Barrier-free kernels: runs every work-item of work-group ctx->group_id. */

@@ -1,11 +1,15 @@
 /* jit/emit.c — native code through ORC LLJIT, and text for inspection.
  *
  * Each kernel gets its own LLJIT instance (its code lives until the kernel is
- * freed).  Symbols the code calls that are not in the module (libm, libc,
- * runtime helpers) are resolved in the host process.  The JIT's target machine
- * is built from the same host CPU name and features as the optimizer's.
+ * freed).  Symbols the code calls that are not in the module (libm, libc)
+ * are resolved in the host process.  The runtime helpers of jit/ (rt_*.c) are
+ * defined explicitly as absolute symbols: libspvjit is built with hidden
+ * visibility and programs are not linked with -rdynamic, so a process-symbol
+ * search (dlsym) would not find them.  The JIT's target machine is built from
+ * the same host CPU name and features as the optimizer's.
  */
 #include "jit_internal.h"
+#include "rt_printf.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,6 +50,25 @@ char *jit_emit_asm(LLVMModuleRef mod, LLVMTargetMachineRef tm, spv_diag *diag)
     return r;
 }
 
+/* Every runtime function generated code may call, by the name the lowering uses. */
+static const struct { const char *name; void *addr; } runtime_symbols[] = {
+    {"spvjit_rt_printf", (void *)&spvjit_rt_printf},
+};
+
+static LLVMErrorRef define_runtime_symbols(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
+{
+    enum { N = sizeof runtime_symbols / sizeof runtime_symbols[0] };
+    LLVMOrcCSymbolMapPair syms[N];
+    for (unsigned i = 0; i < N; i++) {
+        syms[i].Name = LLVMOrcLLJITMangleAndIntern(jit, runtime_symbols[i].name);
+        syms[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)runtime_symbols[i].addr;
+        syms[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+        syms[i].Sym.Flags.TargetFlags = 0;
+    }
+    /* the materialization unit takes over the names' references */
+    return LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(syms, N));
+}
+
 LLVMOrcLLJITRef jit_codegen(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef mod, int opt_level,
                             const char *const *names, void **addrs, unsigned n, spv_diag *diag)
 {
@@ -63,6 +86,8 @@ LLVMOrcLLJITRef jit_codegen(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef mod, 
     e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
     if (e) { fail_error(diag, "host symbol search", e); goto fail; }
     LLVMOrcJITDylibAddGenerator(jd, gen);
+    e = define_runtime_symbols(jit, jd);
+    if (e) { fail_error(diag, "defining the runtime symbols", e); goto fail; }
     e = LLVMOrcLLJITAddLLVMIRModule(jit, jd, tsm);
     tsm = NULL;
     if (e) { fail_error(diag, "adding the module", e); goto fail; }

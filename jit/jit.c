@@ -7,6 +7,7 @@
  */
 #include "jit_internal.h"
 #include "lower_ctx.h"
+#include "regions.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -110,8 +111,15 @@ static void number_barriers(lower_ctx *c, const bool *reach)
         if (!reach[f]) continue;
         const spv_function *fn = &c->m->funcs[f];
         for (uint32_t b = 0; b < fn->nblocks; b++)
-            for (uint32_t i = fn->blocks[b].first; i < fn->blocks[b].end; i++)
-                if (jit_is_group_barrier(c, &c->m->insts[i])) c->barrier_site[i] = ++c->nbarriers;
+            for (uint32_t i = fn->blocks[b].first; i < fn->blocks[b].end; i++) {
+                const spv_inst *in = &c->m->insts[i];
+                unsigned n = jit_barrier_sites(c, in);
+                if (!n) continue;
+                c->barrier_site[i] = c->nbarriers + 1;   /* first site + 1; a collective takes two */
+                c->nbarriers += n;
+                uint64_t slot = jit_wg_scratch_slot(c, in);
+                if (slot > c->wg_scratch_slot) c->wg_scratch_slot = slot;
+            }
     }
     c->uses_barriers = c->nbarriers > 0;
 }
@@ -181,6 +189,17 @@ static int lower_module(lower_ctx *c, uint32_t entry)
     jit_mark_reachable(c, entry, reach);
     number_barriers(c, reach);
     if (jit_create_module_globals(c) || jit_declare_functions(c)) goto out;
+    if (c->wg_scratch_slot) {
+        /* work-group collectives: one slot per work-item after the Workgroup variables */
+        if (!c->ls_known) {
+            jit_fail(c, "entry point %s uses work-group collective operations, which need a local size "
+                        "fixed at compile time", c->ep->name);
+            goto out;
+        }
+        c->wg_scratch_offset = (c->wg_size + 15) & ~15ull;
+        c->wg_size = c->wg_scratch_offset +
+                     c->wg_scratch_slot * c->local_size[0] * c->local_size[1] * c->local_size[2];
+    }
     if (c->kernel && jit_kernel_params(c, entry)) goto out;
     if (!c->kernel) c->params = calloc(1, sizeof *c->params);
     for (uint32_t f = 0; f < c->m->nfuncs; f++)
@@ -251,6 +270,13 @@ static const spv_entry_point *find_entry(const spv_module *m, const char *name, 
     return ep;
 }
 
+/* Barrier kernels stay on fibers when asked (option or SPVJIT_BARRIERS=fibers). */
+static bool barriers_on_fibers(const spvjit_options *o)
+{
+    const char *e = getenv("SPVJIT_BARRIERS");
+    return o->barrier_fibers || (e && !strcmp(e, "fibers"));
+}
+
 jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_options *opts, spv_diag *diag)
 {
     static const spvjit_options defaults = {.opt_level = 3};
@@ -274,9 +300,11 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
     c.td = td;
     jit_kernel *k = calloc(1, sizeof *k);
     LLVMModuleRef mod = c.mod;
-    bool ok = !settle_local_size(&c, o);
+    bool ok = !settle_local_size(&c, o), regions = false;
     if (ok) spec_slots(&c);
     ok = ok && !lower_module(&c, ep->func) && !verify(&c);
+    if (ok && c.uses_barriers && !barriers_on_fibers(o))
+        ok = !jit_regions_build(&c, &regions) && !verify(&c);
     double t1 = now_ms();
     if (ok && o->emit && o->emit_ir) emit_text(o, "ir", jit_emit_ir(mod));
     ok = ok && !jit_optimize(mod, tm, o->opt_level, diag);
@@ -284,7 +312,9 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
     if (ok && o->emit && o->emit_opt_ir) emit_text(o, "opt-ir", jit_emit_ir(mod));
     if (ok && o->emit && o->emit_asm) emit_text(o, "asm", jit_emit_asm(mod, tm, diag));
     if (ok) fill_facts(k, &c);
-    const char *names[3] = {c.uses_barriers ? NULL : JIT_SYM_WG, JIT_SYM_ITEM, c.has_wg_init ? JIT_SYM_WG_INIT : NULL};
+    k->facts.barrier_regions = regions;
+    bool wg = !c.uses_barriers || regions, item = !regions;
+    const char *names[3] = {wg ? JIT_SYM_WG : NULL, item ? JIT_SYM_ITEM : NULL, c.has_wg_init ? JIT_SYM_WG_INIT : NULL};
     ctx_free(&c);
     LLVMDisposeTargetData(td);
     LLVMDisposeTargetMachine(tm);

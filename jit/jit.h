@@ -24,7 +24,11 @@
  * items in the group), and every OpGroupNonUniform* / sub-group-scope OpGroup*
  * operation is the identity of one participant (reductions and inclusive scans
  * return the value, exclusive scans the operation's identity, ballots bit 0).
- * Work-group-scope OpGroup* operations are not supported yet (a clear error).
+ * Work-group-scope OpGroup* collectives (all/any/broadcast, reductions and scans)
+ * exchange values through a scratch area of one slot per work-item, counted in
+ * the facts' wg_mem_size, and take two barrier sites each; they need a local size
+ * known at compile time.  OpGroupAsyncCopy copies at once, cooperatively, and
+ * OpGroupWaitEvents is a barrier (jit/lower_wgcoll.c).
  *
  * Shader resources are numbered into slots: every Uniform / StorageBuffer /
  * non-opaque UniformConstant / PhysicalStorageBuffer-free module-scope variable
@@ -60,6 +64,9 @@ typedef struct spvjit_options {
                                         size from ctx->local_size.  Non-zero: must match the
                                         module's fixed size where it has one. */
     const spvjit_shape_value *shape_values; size_t nshape_values;
+    bool barrier_fibers;             /* keep barrier kernels on the fiber path (item_fn) even
+                                        where they could be compiled into regions (wg_fn);
+                                        also set by the environment SPVJIT_BARRIERS=fibers */
     spvjit_emit_hook emit;           /* NULL: emit nothing */
     void *emit_user;
     bool emit_ir, emit_opt_ir, emit_asm;
@@ -97,7 +104,10 @@ typedef struct spvjit_resource {
 
 typedef struct spvjit_kernel_facts {
     bool is_kernel;                  /* OpenCL flavour */
-    bool uses_barriers;              /* item_fn set, wg_fn NULL */
+    bool uses_barriers;              /* has work-group barriers: item_fn set, wg_fn NULL,
+                                        unless barrier_regions */
+    bool barrier_regions;            /* barriers compiled away (jit/regions.h): wg_fn set,
+                                        item_fn NULL, no fibers needed */
     uint32_t nbarrier_sites;
     bool local_size_known;
     uint32_t local_size[3];          /* when known */
@@ -121,8 +131,9 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
 void spvjit_kernel_free(jit_kernel *k);
 
 const spvjit_kernel_facts *spvjit_kernel_facts_of(const jit_kernel *k);
-spvjit_wg_fn spvjit_kernel_wg_fn(const jit_kernel *k);     /* NULL when uses_barriers */
-spvjit_item_fn spvjit_kernel_item_fn(const jit_kernel *k); /* always set */
+/* Exactly one is set when facts.uses_barriers; the two otherwise. */
+spvjit_wg_fn spvjit_kernel_wg_fn(const jit_kernel *k);     /* NULL when on the fiber path */
+spvjit_item_fn spvjit_kernel_item_fn(const jit_kernel *k); /* NULL when barrier_regions */
 /* Initializes the group's work-group memory (variables with initializers); call
  * once per group before any work-item.  NULL when there is nothing to do. */
 spvjit_wg_fn spvjit_kernel_wg_init_fn(const jit_kernel *k);

@@ -8,6 +8,8 @@
  */
 #include "lower_ctx.h"
 
+#include <llvm-c/DebugInfo.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +159,76 @@ static int lower_call(lower_ctx *c, const spv_inst *in)
     return 0;
 }
 
+/* --- loop control ------------------------------------------------------------
+ * OpLoopMerge's Unroll / DontUnroll / PartialCount become llvm.loop metadata
+ * on the loop's back edge: a branch to the header from the header itself or
+ * a block after it (SPIR-V orders a loop's blocks after its header). */
+
+/* The OpLoopMerge of the block labelled `label` in the current function, and
+ * whether the block at index `from` branching there is a back edge. */
+static const spv_inst *back_edge_merge(lower_ctx *c, uint32_t label, uint32_t from_label)
+{
+    const spv_function *f = c->fn;
+    uint32_t target = UINT32_MAX, from = UINT32_MAX;
+    for (uint32_t b = 0; b < f->nblocks; b++) {
+        if (f->blocks[b].label == label) target = b;
+        if (f->blocks[b].label == from_label) from = b;
+    }
+    if (target == UINT32_MAX || from == UINT32_MAX || from < target) return NULL;
+    const spv_block *bl = &f->blocks[target];
+    if (bl->end < bl->first + 2) return NULL;
+    const spv_inst *merge = &c->m->insts[bl->end - 2];
+    return merge->opcode == SpvOpLoopMerge ? merge : NULL;
+}
+
+static void add_loop_metadata(lower_ctx *c, LLVMValueRef br, const spv_inst *merge)
+{
+    uint32_t control = spv_inst_op(merge, 2);
+    LLVMMetadataRef props[2];
+    unsigned n = 0;
+    if (control & SpvLoopControlDontUnrollMask) {
+        props[n++] = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){LLVMMDStringInContext2(c->llc,
+                                          "llvm.loop.unroll.disable", 24)}, 1);
+    } else if (control & SpvLoopControlUnrollMask) {
+        props[n++] = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){LLVMMDStringInContext2(c->llc,
+                                          "llvm.loop.unroll.full", 21)}, 1);
+    }
+    if ((control & SpvLoopControlPartialCountMask) && !(control & SpvLoopControlDontUnrollMask)) {
+        /* the literal parameters follow in mask-bit order; PartialCount's is after those of
+         * the lower bits that take one (DependencyLength, MinIterations, MaxIterations, IterationMultiple,
+         * PeelCount) */
+        uint32_t idx = 3;
+        for (uint32_t bit = 0; bit < 8; bit++)
+            if ((control & (1u << bit)) && (1u << bit) & (SpvLoopControlDependencyLengthMask |
+                SpvLoopControlMinIterationsMask | SpvLoopControlMaxIterationsMask |
+                SpvLoopControlIterationMultipleMask | SpvLoopControlPeelCountMask))
+                idx++;
+        if (idx < spv_inst_nops(merge)) {
+            LLVMMetadataRef cnt = LLVMValueAsMetadata(LLVMConstInt(c->t_i32, spv_inst_op(merge, idx), 0));
+            props[0] = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){LLVMMDStringInContext2(c->llc,
+                                            "llvm.loop.unroll.count", 22), cnt}, 2);
+            n = 1;
+        }
+    }
+    if (!n) return;
+    LLVMMetadataRef self = LLVMTemporaryMDNode(c->llc, NULL, 0);
+    LLVMMetadataRef ops[3] = {self, props[0], n > 1 ? props[1] : NULL};
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->llc, ops, n + 1);
+    LLVMMetadataReplaceAllUsesWith(self, loop);   /* the loop id refers to itself */
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(c->llc, "llvm.loop", 9), LLVMMetadataAsValue(c->llc, loop));
+}
+
+static void loop_control(lower_ctx *c, LLVMValueRef br, const uint32_t *targets, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const spv_inst *merge = back_edge_merge(c, targets[i], c->cur_label);
+        if (merge) {
+            add_loop_metadata(c, br, merge);
+            return;
+        }
+    }
+}
+
 int jit_lower_cfg(lower_ctx *c, const spv_inst *in)
 {
     LLVMValueRef v;
@@ -188,14 +260,15 @@ int jit_lower_cfg(lower_ctx *c, const spv_inst *in)
     case SpvOpBranch: {
         LLVMBasicBlockRef bb = block_of(c, in, spv_inst_op(in, 0));
         if (!bb) return -1;
-        LLVMBuildBr(c->b, bb);
+        LLVMValueRef br = LLVMBuildBr(c->b, bb);
+        loop_control(c, br, (uint32_t[]){spv_inst_op(in, 0)}, 1);
         return 0;
     }
     case SpvOpBranchConditional: {
         LLVMBasicBlockRef t = block_of(c, in, spv_inst_op(in, 1)), f = block_of(c, in, spv_inst_op(in, 2));
         if (!t || !f || !(v = jit_value(c, spv_inst_op(in, 0)))) return -1;
-        if (t == f) LLVMBuildBr(c->b, t);
-        else LLVMBuildCondBr(c->b, v, t, f);
+        LLVMValueRef br = t == f ? LLVMBuildBr(c->b, t) : LLVMBuildCondBr(c->b, v, t, f);
+        loop_control(c, br, (uint32_t[]){spv_inst_op(in, 1), spv_inst_op(in, 2)}, 2);
         return 0;
     }
     case SpvOpSwitch:

@@ -4,6 +4,12 @@
  * LLVM would make them poison, so the result is frozen into *some* value (or
  * saturated where SaturatedConversion decorates the instruction).  The CPU has
  * one address space, so the generic/specific pointer casts are the identity.
+ *
+ * FPRoundingMode (OpenCL convert_*_rte/rtz/rtp/rtn): float → integer rounds
+ * first (roundeven / ceil / floor; truncation is the default); conversions
+ * that round to a float (narrowing OpFConvert, integer → float) convert to
+ * nearest, convert back exactly, and step the result one ulp toward the
+ * asked direction where the nearest value lies on the wrong side.
  */
 #include "lower_ctx.h"
 
@@ -49,8 +55,78 @@ static LLVMValueRef saturate_int(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bo
     return LLVMBuildTrunc(c->b, x, t, "");
 }
 
+/* The FPRoundingMode decoration of the result, or -1. */
+static int rounding_mode(lower_ctx *c, const spv_inst *in)
+{
+    const spv_decoration *d = spv_find_decoration(c->m, in->result_id, -1, SpvDecorationFPRoundingMode);
+    return d && d->nargs ? (int)d->args[0] : -1;
+}
+
+static LLVMTypeRef same_shape(lower_ctx *c, LLVMTypeRef like, LLVMTypeRef elem)
+{
+    (void)c;
+    return LLVMGetTypeKind(like) == LLVMVectorTypeKind ? LLVMVectorType(elem, LLVMGetVectorSize(like)) : elem;
+}
+
+/* r (rounded to nearest) moved to the mode's direction: gt / lt say whether r
+ * is above / below the exact value. */
+static LLVMValueRef step_rounding(lower_ctx *c, LLVMValueRef r, LLVMValueRef gt, LLVMValueRef lt, int mode)
+{
+    LLVMBuilderRef b = c->b;
+    LLVMTypeRef ft = LLVMTypeOf(r);
+    LLVMTypeRef it = same_shape(c, ft, LLVMIntTypeInContext(c->llc, bits_of(ft)));
+    LLVMValueRef bits = LLVMBuildBitCast(b, r, it, "");
+    LLVMValueRef one = jit_splat(c, LLVMConstInt(elem_type(it), 1, 0), it);
+    LLVMValueRef inc = LLVMBuildAdd(b, bits, one, ""), dec = LLVMBuildSub(b, bits, one, "");
+    LLVMValueRef zero = LLVMConstNull(ft);
+    LLVMValueRef pos = LLVMBuildFCmp(b, LLVMRealOGT, r, zero, ""), is0 = LLVMBuildFCmp(b, LLVMRealOEQ, r, zero, "");
+    LLVMValueRef moved;
+    if (mode == SpvFPRoundingModeRTZ) {
+        /* r is never zero here when it is off: the magnitude shrinks with bits - 1 */
+        moved = LLVMBuildSelect(b, LLVMBuildSelect(b, pos, gt, lt, ""), dec, bits, "");
+    } else if (mode == SpvFPRoundingModeRTP) {
+        LLVMValueRef up = LLVMBuildSelect(b, is0, one, LLVMBuildSelect(b, pos, inc, dec, ""), "");
+        moved = LLVMBuildSelect(b, lt, up, bits, "");
+    } else {
+        LLVMValueRef neg_min = jit_splat(c, LLVMConstInt(elem_type(it), 1ull << (bits_of(ft) - 1) | 1, 0), it);
+        LLVMValueRef down = LLVMBuildSelect(b, is0, neg_min, LLVMBuildSelect(b, pos, dec, inc, ""), "");
+        moved = LLVMBuildSelect(b, gt, down, bits, "");
+    }
+    return LLVMBuildBitCast(b, moved, ft, "");
+}
+
+/* Narrowing float conversion with a rounding mode. */
+static LLVMValueRef fp_trunc_rounded(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, int mode)
+{
+    LLVMValueRef r = LLVMBuildFPTrunc(c->b, v, t, "");
+    if (mode < 0 || mode == SpvFPRoundingModeRTE) return r;
+    LLVMValueRef back = LLVMBuildFPExt(c->b, r, LLVMTypeOf(v), "");
+    return step_rounding(c, r, LLVMBuildFCmp(c->b, LLVMRealOGT, back, v, ""),
+                         LLVMBuildFCmp(c->b, LLVMRealOLT, back, v, ""), mode);
+}
+
+/* Integer → float with a rounding mode; the comparison is exact in 128 bits. */
+static LLVMValueRef int_to_fp_rounded(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bool s, int mode)
+{
+    LLVMValueRef r = s ? LLVMBuildSIToFP(c->b, v, t, "") : LLVMBuildUIToFP(c->b, v, t, "");
+    if (mode < 0 || mode == SpvFPRoundingModeRTE) return r;
+    LLVMTypeRef wt = same_shape(c, t, LLVMIntTypeInContext(c->llc, 128));
+    LLVMValueRef wide = jit_int_cast(c, v, wt, s);
+    LLVMTypeRef tys[2] = {wt, t};
+    LLVMValueRef back = jit_intrinsic(c, "llvm.fptosi.sat", tys, 2, &r, 1);
+    return step_rounding(c, r, LLVMBuildICmp(c->b, LLVMIntSGT, back, wide, ""),
+                         LLVMBuildICmp(c->b, LLVMIntSLT, back, wide, ""), mode);
+}
+
 static LLVMValueRef float_to_int(lower_ctx *c, const spv_inst *in, LLVMValueRef v, LLVMTypeRef t, bool s)
 {
+    int mode = rounding_mode(c, in);
+    const char *round = mode == SpvFPRoundingModeRTE ? "llvm.roundeven" : mode == SpvFPRoundingModeRTP ? "llvm.ceil"
+                      : mode == SpvFPRoundingModeRTN ? "llvm.floor" : NULL;
+    if (round) {
+        LLVMTypeRef vt = LLVMTypeOf(v);
+        v = jit_intrinsic(c, round, &vt, 1, &v, 1);
+    }
     if (spv_find_decoration(c->m, in->result_id, -1, SpvDecorationSaturatedConversion)) {
         LLVMTypeRef tys[2] = {t, LLVMTypeOf(v)};
         return jit_intrinsic(c, s ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tys, 2, &v, 1);
@@ -87,8 +163,8 @@ int jit_lower_convert(lower_ctx *c, const spv_inst *in)
     switch (in->opcode) {
     case SpvOpConvertFToU: r = float_to_int(c, in, v, t, false); break;
     case SpvOpConvertFToS: r = float_to_int(c, in, v, t, true); break;
-    case SpvOpConvertSToF: r = LLVMBuildSIToFP(b, v, t, ""); break;
-    case SpvOpConvertUToF: r = LLVMBuildUIToFP(b, v, t, ""); break;
+    case SpvOpConvertSToF: r = int_to_fp_rounded(c, v, t, true, rounding_mode(c, in)); break;
+    case SpvOpConvertUToF: r = int_to_fp_rounded(c, v, t, false, rounding_mode(c, in)); break;
     case SpvOpUConvert:
         r = (sat && bits_of(t) < bits_of(LLVMTypeOf(v))) ? saturate_int(c, v, t, false, false)
                                                          : jit_int_cast(c, v, t, false);
@@ -101,7 +177,7 @@ int jit_lower_convert(lower_ctx *c, const spv_inst *in)
     case SpvOpSatConvertUToS: r = saturate_int(c, v, t, false, true); break;
     case SpvOpFConvert: {
         unsigned sw = bits_of(LLVMTypeOf(v)), dw = bits_of(t);
-        r = sw == dw ? v : sw < dw ? LLVMBuildFPExt(b, v, t, "") : LLVMBuildFPTrunc(b, v, t, "");
+        r = sw == dw ? v : sw < dw ? LLVMBuildFPExt(b, v, t, "") : fp_trunc_rounded(c, v, t, rounding_mode(c, in));
         break;
     }
     case SpvOpQuantizeToF16: {

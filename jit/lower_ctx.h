@@ -95,6 +95,8 @@ typedef struct lower_ctx {
     uint32_t nbarriers;
     bool uses_barriers;
     uint64_t push_size;
+    uint64_t wg_scratch_offset;        /* work-group collectives: slots in work-group memory */
+    uint64_t wg_scratch_slot;          /* bytes per work-item slot, 0: no collectives */
 } lower_ctx;
 
 typedef int (*jit_lower_fn)(lower_ctx *c, const spv_inst *in);
@@ -179,6 +181,12 @@ int jit_lower_atomic(lower_ctx *c, const spv_inst *in);
 int jit_lower_barrier(lower_ctx *c, const spv_inst *in);
 bool jit_is_group_barrier(lower_ctx *c, const spv_inst *in);
 int jit_lower_group(lower_ctx *c, const spv_inst *in);
+/* --- work-group collectives, async copies (lower_wgcoll.c), dot products (lower_dot.c) --- */
+bool jit_is_wg_collective(lower_ctx *c, const spv_inst *in);
+unsigned jit_barrier_sites(lower_ctx *c, const spv_inst *in);   /* barrier sites an instruction takes */
+uint64_t jit_wg_scratch_slot(lower_ctx *c, const spv_inst *in); /* scratch bytes per work-item it needs */
+int jit_lower_wg_group(lower_ctx *c, const spv_inst *in);
+int jit_lower_dot(lower_ctx *c, const spv_inst *in);
 int jit_lower_extinst(lower_ctx *c, const spv_inst *in);
 
 #endif

@@ -4,8 +4,7 @@
  * OpGroupNonUniform* and every Subgroup-scope OpGroup* has one participant:
  * broadcasts, shuffles, reductions, inclusive scans return the value itself;
  * exclusive scans return the operation's identity; ballots have only bit 0.
- * Work-group-scope OpGroup* operations need cross-work-item data exchange and
- * are reported as not supported yet.
+ * Work-group-scope OpGroup* collectives are lowered in lower_wgcoll.c.
  */
 #include "lower_ctx.h"
 
@@ -134,9 +133,11 @@ int jit_lower_group(lower_ctx *c, const spv_inst *in)
         in->opcode != SpvOpSubgroupAllEqualKHR && in->opcode != SpvOpSubgroupReadInvocationKHR) {
         uint64_t scope = 0;
         if (!jit_shape_u64(c, spv_inst_op(in, 0), &scope)) return -1;
+        if (scope == SpvScopeWorkgroup && jit_is_wg_collective(c, in)) return jit_lower_wg_group(c, in);
         if (scope != SpvScopeSubgroup)
-            return jit_fail_inst(c, in, "work-group-scope group operations are not supported yet "
-                                 "(only Subgroup scope)");
+            return jit_fail_inst(c, in, "group operations are supported at Subgroup scope, and the OpGroup* "
+                                 "collectives at Workgroup scope; not this one at scope %llu",
+                                 (unsigned long long)scope);
     }
     LLVMValueRef r = group_op(c, in);
     if (!r) return -1;

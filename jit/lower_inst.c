@@ -142,6 +142,9 @@ static const jit_lower_fn table[JIT_MAX_OPCODE] = {
     /* barriers */
     [SpvOpControlBarrier] = jit_lower_barrier, [SpvOpMemoryBarrier] = jit_lower_barrier,
     /* groups (sub-group size 1) */
+    [SpvOpGroupAsyncCopy] = jit_lower_wg_group, [SpvOpGroupWaitEvents] = jit_lower_wg_group,
+    [SpvOpSDot] = jit_lower_dot, [SpvOpUDot] = jit_lower_dot, [SpvOpSUDot] = jit_lower_dot,
+    [SpvOpSDotAccSat] = jit_lower_dot, [SpvOpUDotAccSat] = jit_lower_dot, [SpvOpSUDotAccSat] = jit_lower_dot,
     [SpvOpGroupAll] = jit_lower_group, [SpvOpGroupAny] = jit_lower_group, [SpvOpGroupBroadcast] = jit_lower_group,
     [SpvOpGroupIAdd] = jit_lower_group, [SpvOpGroupFAdd] = jit_lower_group, [SpvOpGroupFMin] = jit_lower_group,
     [SpvOpGroupUMin] = jit_lower_group, [SpvOpGroupSMin] = jit_lower_group, [SpvOpGroupFMax] = jit_lower_group,
@@ -226,8 +229,18 @@ int jit_lower_extinst(lower_ctx *c, const spv_inst *in)
     LLVMTypeRef *pointees = calloc(n + 1, sizeof *pointees);
     char *fmt = NULL;
     int rc = -1;
+    /* OpenCL.std operands that are literals, not ids: vloadn / vload_halfn /
+     * vloada_halfn's n (operand 2), vstore*_r's rounding mode (operand 3). */
+    int literal_at = -1;
+    if (set->ext_set == SPV_EXT_OPENCL_STD)
+        literal_at = (inst == 171 || inst == 174 || inst == 179) ? 2
+                   : (inst == 176 || inst == 178 || inst == 181) ? 3 : -1;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t id = spv_inst_op(in, 2 + i);
+        if ((int)i == literal_at) {
+            args[i] = LLVMConstInt(c->t_i32, id, 0);
+            continue;
+        }
         if (!(args[i] = jit_value(c, id))) goto out;
         const spv_type *t = spv_type_get(c->m, c->m->ids[id].type_id);
         if (t && t->kind == SPV_TYPE_POINTER && t->elem && !(pointees[i] = jit_type(c, t->elem))) goto out;

@@ -119,6 +119,17 @@ LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, uint32
     case SPV_TYPE_RUNTIME_ARRAY:
         jit_fail(c, "a runtime array (type %%%u) cannot be loaded as a whole", type_id);
         return NULL;
+    case SPV_TYPE_VECTOR:
+        if (mat & JIT_MAT_ROW_MAJOR) {   /* a column of a row-major matrix */
+            LLVMTypeRef et = LLVMGetElementType(lt);
+            uint32_t ea = jit_layout_of(c, t->elem)->size;
+            LLVMValueRef r = LLVMGetPoison(lt);
+            for (unsigned j = 0; j < t->count; j++)
+                r = LLVMBuildInsertElement(c->b, r, plain_load(c, et, at(c, p, j * (uint64_t)(mat & ~JIT_MAT_ROW_MAJOR)),
+                                                               ea, vol), LLVMConstInt(c->t_i32, j, 0), "");
+            return r;
+        }
+        return plain_load(c, lt, p, access_align(c, type_id, align), vol);
     default:
         return plain_load(c, lt, p, access_align(c, type_id, align), vol);
     }
@@ -162,6 +173,16 @@ int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, LLVMValueRef v
     }
     case SPV_TYPE_RUNTIME_ARRAY:
         return jit_fail(c, "a runtime array (type %%%u) cannot be stored as a whole", type_id);
+    case SPV_TYPE_VECTOR:
+        if (mat & JIT_MAT_ROW_MAJOR) {   /* a column of a row-major matrix */
+            uint32_t ea = jit_layout_of(c, t->elem)->size;
+            for (unsigned j = 0; j < t->count; j++)
+                plain_store(c, LLVMBuildExtractElement(c->b, v, LLVMConstInt(c->t_i32, j, 0), ""),
+                            at(c, p, j * (uint64_t)(mat & ~JIT_MAT_ROW_MAJOR)), ea, vol);
+            return 0;
+        }
+        plain_store(c, v, p, access_align(c, type_id, align), vol);
+        return 0;
     default:
         plain_store(c, v, p, access_align(c, type_id, align), vol);
         return 0;
@@ -260,8 +281,11 @@ static int access_chain(lower_ctx *c, const spv_inst *in)
             cur = t->elem;
             break;
         case SPV_TYPE_VECTOR:
-            if (add_index(c, &o, idx, jit_layout_of(c, t->elem)->size)) return -1;
+            /* a column of a row-major matrix: components are a matrix stride apart */
+            if (add_index(c, &o, idx, (mat & JIT_MAT_ROW_MAJOR) ? mat & ~JIT_MAT_ROW_MAJOR
+                                                                : jit_layout_of(c, t->elem)->size)) return -1;
             cur = t->elem;
+            mat = 0;
             break;
         case SPV_TYPE_MATRIX: {
             uint64_t stride = mat_stride(c, cur, mat);
@@ -270,10 +294,15 @@ static int access_chain(lower_ctx *c, const spv_inst *in)
                 cur = t->elem; mat = 0;
                 break;
             }
-            /* row-major: a column is strided, so only whole elements are addressable */
-            if (i + 1 >= spv_inst_nops(in))
-                return jit_fail_inst(c, in, "a pointer to a column of a RowMajor matrix is not supported");
+            /* row-major: a column's components are `stride` apart; a pointer to the column
+             * keeps that stride (mat_info) for the loads, stores and chains through it */
             const spv_type *ct = spv_type_get(c->m, t->elem);
+            if (i + 1 >= spv_inst_nops(in)) {
+                if (add_index(c, &o, idx, jit_layout_of(c, ct->elem)->size)) return -1;
+                cur = t->elem;
+                mat = (uint32_t)stride | JIT_MAT_ROW_MAJOR;
+                break;
+            }
             if (add_index(c, &o, idx, jit_layout_of(c, ct->elem)->size) ||
                 add_index(c, &o, spv_inst_op(in, ++i), stride)) return -1;
             cur = ct->elem; mat = 0;
@@ -305,21 +334,66 @@ static mem_ops memory_operands(const spv_inst *in, uint32_t first)
     return r;
 }
 
+/* The resource slot (i64) a block pointer designates: the variable itself, an
+ * element of a descriptor array (var[i]), through copies; otherwise (a
+ * function parameter, a selected pointer) found at run time by comparing the
+ * pointer with every slot's base address.  NULL + diag if there is no slot. */
+static LLVMValueRef block_slot(lower_ctx *c, const spv_inst *at_inst, uint32_t ptr_id)
+{
+    for (int depth = 0; depth < 64; depth++) {
+        const spv_id *d = spv_id_get(c->m, ptr_id);
+        if (d && d->kind == SPV_ID_GLOBAL_VARIABLE && c->var_slot[ptr_id] != SPV_NONE)
+            return LLVMConstInt(c->t_i64, c->var_slot[ptr_id], 0);
+        const spv_inst *def = spv_def(c->m, ptr_id);
+        if (!def) break;
+        if (def->opcode == SpvOpCopyObject || def->opcode == SpvOpCopyLogical) {
+            ptr_id = spv_inst_op(def, 0);
+            continue;
+        }
+        if ((def->opcode == SpvOpAccessChain || def->opcode == SpvOpInBoundsAccessChain) &&
+            spv_inst_nops(def) == 2 && is_descriptor_array(c, spv_inst_op(def, 0))) {
+            LLVMValueRef i = jit_value(c, spv_inst_op(def, 1));
+            if (!i) return NULL;
+            return LLVMBuildAdd(c->b, LLVMConstInt(c->t_i64, c->var_slot[spv_inst_op(def, 0)], 0),
+                                jit_int_cast(c, i, c->t_i64, false), "");
+        }
+        break;
+    }
+    if (!c->nres_slots) {
+        jit_fail_inst(c, at_inst, "OpArrayLength of %%%u: the module has no buffer it could point into", ptr_id);
+        return NULL;
+    }
+    LLVMValueRef p = jit_value(c, ptr_id);
+    if (!p) return NULL;
+    LLVMValueRef args = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, args), c->t_ptr);
+    LLVMValueRef slot = LLVMConstInt(c->t_i64, c->nres_slots, 0);   /* none: arg_sizes is not read */
+    for (uint32_t i = c->nres_slots; i-- > 0;) {
+        LLVMValueRef base = LLVMBuildLoad2(c->b, c->t_ptr, at(c, args, 8ull * i), "");
+        slot = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, base, p, ""), LLVMConstInt(c->t_i64, i, 0),
+                               slot, "");
+    }
+    return slot;
+}
+
 static int array_length(lower_ctx *c, const spv_inst *in)
 {
-    uint32_t var = spv_inst_op(in, 0), member = spv_inst_op(in, 1);
-    const spv_id *d = spv_id_get(c->m, var);
-    if (!d || d->kind != SPV_ID_GLOBAL_VARIABLE || c->var_slot[var] == SPV_NONE)
-        return jit_fail_inst(c, in, "OpArrayLength of %%%u: only a resource variable's block is supported", var);
-    uint32_t st = pointee_of(c, var);
+    uint32_t ptr = spv_inst_op(in, 0), member = spv_inst_op(in, 1);
+    uint32_t st = pointee_of(c, ptr);
     const spv_type *t = spv_type_get(c->m, st);
     if (!t || t->kind != SPV_TYPE_STRUCT || member >= t->nmembers)
-        return jit_fail_inst(c, in, "expected a struct with a runtime array member %u", member);
+        return jit_fail_inst(c, in, "expected a pointer to a struct with a runtime array member %u", member);
     uint64_t off = jit_member_offset(c, st, member);
     const jit_layout *l = jit_layout_of(c, t->members[member]);
     if (!l || !l->stride) return -1;
+    LLVMValueRef slot = block_slot(c, in, ptr);
+    if (!slot) return -1;
     LLVMValueRef sizes = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, arg_sizes), c->t_ptr);
-    LLVMValueRef sz = LLVMBuildLoad2(c->b, c->t_i64, at(c, sizes, 8ull * c->var_slot[var]), "");
+    /* a pointer into no slot (only possible through the run-time search) has length 0 */
+    LLVMValueRef known = LLVMBuildICmp(c->b, LLVMIntULT, slot, LLVMConstInt(c->t_i64, c->nres_slots, 0), "");
+    LLVMValueRef safe = LLVMBuildSelect(c->b, known, slot, LLVMConstInt(c->t_i64, 0, 0), "");
+    LLVMValueRef sz = LLVMBuildLoad2(c->b, c->t_i64, jit_byte_gep(c, sizes, LLVMBuildMul(c->b, safe,
+                                     LLVMConstInt(c->t_i64, 8, 0), ""), true), "");
+    sz = LLVMBuildSelect(c->b, known, sz, LLVMConstInt(c->t_i64, 0, 0), "");
     LLVMValueRef ok = LLVMBuildICmp(c->b, LLVMIntUGT, sz, LLVMConstInt(c->t_i64, off, 0), "");
     LLVMValueRef n = LLVMBuildUDiv(c->b, LLVMBuildSub(c->b, sz, LLVMConstInt(c->t_i64, off, 0), ""),
                                    LLVMConstInt(c->t_i64, l->stride, 0), "");

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +111,83 @@ static void fail_dispatch(dispatch *d, const spv_diag *diag)
     atomic_store(&d->failed, true);
 }
 
+/* --- barrier divergence in a region-compiled kernel (jit/abi.h) ------------- */
+
+/* ctx->rt of groups run by a barrier kernel's wg_fn. */
+typedef struct region_state {
+    bool failed;
+    spv_diag diag;
+} region_state;
+
+/* Appends "; N work-items wait at barrier site S: (x,y,z) ... and K more"
+ * (resume != 0) or "; N work-items returned: ..." for the items whose site is `site`. */
+static void list_region_items(const spvjit_wg_ctx *c, const uint32_t *resume, const uint32_t *resume_site,
+                              bool returned, uint32_t site, spv_diag *diag)
+{
+    enum { SHOW = 4 };
+    uint32_t count = 0, shown = 0;
+    char buf[4 * 40] = "";
+    size_t len = 0;
+    uint32_t ex = c->enqueued_local_size[0], ey = c->enqueued_local_size[1];
+    for (uint32_t z = 0; z < c->local_size[2]; z++)
+        for (uint32_t y = 0; y < c->local_size[1]; y++)
+            for (uint32_t x = 0; x < c->local_size[0]; x++) {
+                uint32_t r = resume[x + ex * (y + ey * z)];
+                if (returned ? r != 0 : (r == 0 || resume_site[r] != site))
+                    continue;
+                if (shown < SHOW) {
+                    len += (size_t)snprintf(buf + len, sizeof buf - len, " (%u,%u,%u)", x, y, z);
+                    shown++;
+                }
+                count++;
+            }
+    if (returned)
+        spv_diag_append(diag, "; %u work-item%s returned:%s", count, count == 1 ? "" : "s", buf);
+    else
+        spv_diag_append(diag, "; %u work-item%s wait%s at barrier site %u:%s", count, count == 1 ? "" : "s",
+                        count == 1 ? "s" : "", site, buf);
+    if (count > shown)
+        spv_diag_append(diag, " and %u more", count - shown);
+}
+
+/* ctx->report_divergence: the same wording as the fiber path (lib/barrier.c). */
+static void report_region_divergence(const spvjit_wg_ctx *c, const uint32_t *resume, const uint32_t *resume_site,
+                                     uint64_t rounds)
+{
+    region_state *st = c->rt;
+    spv_diag *diag = &st->diag;
+    st->failed = true;
+    spv_fail(diag, "barrier divergence in work-group (%u,%u,%u) of local size %ux%ux%u "
+             "after %llu completed barrier%s: not all work-items reached the same barrier",
+             c->group_id[0] + c->base_group[0], c->group_id[1] + c->base_group[1],
+             c->group_id[2] + c->base_group[2], c->local_size[0], c->local_size[1],
+             c->local_size[2], (unsigned long long)rounds, rounds == 1 ? "" : "s");
+    uint32_t ex = c->enqueued_local_size[0], ey = c->enqueued_local_size[1];
+    bool any = false, some_done = false;
+    uint32_t last = 0;
+    for (;;) {   /* sites in ascending order, each once */
+        bool found = false;
+        uint32_t next = 0;
+        for (uint32_t z = 0; z < c->local_size[2]; z++)
+            for (uint32_t y = 0; y < c->local_size[1]; y++)
+                for (uint32_t x = 0; x < c->local_size[0]; x++) {
+                    uint32_t r = resume[x + ex * (y + ey * z)];
+                    some_done |= r == 0;
+                    if (r && (!any || resume_site[r] > last) && (!found || resume_site[r] < next)) {
+                        next = resume_site[r];
+                        found = true;
+                    }
+                }
+        if (!found)
+            break;
+        list_region_items(c, resume, resume_site, false, next, diag);
+        last = next;
+        any = true;
+    }
+    if (some_done)
+        list_region_items(c, resume, resume_site, true, 0, diag);
+}
+
 /* Runs work-groups [begin, end) (linear, x fastest) on this thread. */
 static bool run_groups(void *user, uint64_t begin, uint64_t end)
 {
@@ -135,6 +213,9 @@ static bool run_groups(void *user, uint64_t begin, uint64_t end)
 
     spvjit_wg_ctx ctx = d->tmpl;
     ctx.wg_memory = wg_mem;
+    region_state regions;
+    regions.failed = false;
+    regions.diag.msg[0] = 0;
     uint64_t nx = ctx.num_groups[0], ny = ctx.num_groups[1];
     uint32_t gx = (uint32_t)(begin % nx);
     uint32_t gy = (uint32_t)(begin / nx % ny);
@@ -152,7 +233,13 @@ static bool run_groups(void *user, uint64_t begin, uint64_t end)
         if (k->wg_memory_init)
             k->wg_memory_init(&ctx);
         if (k->wg_fn) {
+            ctx.rt = &regions;
+            ctx.report_divergence = report_region_divergence;
             k->wg_fn(&ctx);
+            if (regions.failed) {
+                fail_dispatch(d, &regions.diag);
+                return false;
+            }
         } else if (spvjit_wg_sched_run(&t->sched, k->item_fn, &ctx, k->nbarrier_sites,
                                        k->stack_size, &diag) != 0) {
             fail_dispatch(d, &diag);

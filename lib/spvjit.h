@@ -210,6 +210,16 @@ SPVJIT_API spvjit_status spvjit_call_exported(spvjit_module *m, const char *name
                                               unsigned lanes, const spvjit_call_arg *args, unsigned nargs,
                                               void *results);
 
+/* --- inspecting the generated code (lib/api_emit.c) ---------------------------------
+ * The text of one entry point compiled with `specs` and `opts` (as
+ * spvjit_kernel_build would): SPVJIT_EMIT_LLVM the LLVM IR as lowered,
+ * SPVJIT_EMIT_OPT_LLVM after the optimization passes, SPVJIT_EMIT_ASM the host
+ * assembly.  *text is malloc'd: release it with spvjit_free.  Nothing is cached. */
+typedef enum spvjit_emit_kind { SPVJIT_EMIT_LLVM, SPVJIT_EMIT_OPT_LLVM, SPVJIT_EMIT_ASM } spvjit_emit_kind;
+SPVJIT_API spvjit_status spvjit_kernel_emit(spvjit_module *m, const char *entry, const spvjit_specs *specs,
+                                            const spvjit_build_options *opts, spvjit_emit_kind what, char **text);
+SPVJIT_API void spvjit_free(void *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -69,6 +69,7 @@ static void fill_ctx(spvjit_wg_ctx *c, const spvjit_kernel_facts *f, const tj_di
     c->arg_sizes = d->arg_sizes;
     c->push_constants = d->push;
     c->spec_values = d->spec_values;
+    c->printf_stream = d->printf_stream;
 }
 
 static void *aligned_block(uint64_t size, uint32_t align)
@@ -129,7 +130,8 @@ static int run_executor(const jit_kernel *k, const tj_dispatch *d)
         memcpy(r.group_count, d->groups, sizeof r.group_count);
     }
     spvjit_exec_data data = {.args = d->args, .arg_sizes = d->arg_sizes, .push_constants = d->push,
-                             .spec_values = d->spec_values, .nthreads = 2};
+                             .spec_values = d->spec_values, .printf_stream = d->printf_stream,
+                             .nthreads = 2};
     spv_diag diag = {{0}};
     if (spvjit_exec_dispatch(&ek, &r, &data, &diag)) {
         fprintf(stderr, "tj_run: %s\n", diag.msg);

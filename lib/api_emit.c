@@ -1,0 +1,102 @@
+/* lib/api_emit.c — spvjit_kernel_emit(): the lowered IR, the optimized IR or
+ * the host assembly of one entry point, for inspection (`spvjit compile`).
+ *
+ * The module is specialized exactly as spvjit_kernel_build does (all values
+ * folded; unspecialized: only the shape-giving values reach the JIT) and
+ * compiled once through the JIT with its emit hook; the compiled kernel is
+ * dropped and nothing enters the kernel cache, since the point is the text.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/api_internal.h"
+
+typedef struct emit_capture {
+    const char *want;              /* "ir", "opt-ir" or "asm" */
+    char *text;
+} emit_capture;
+
+static void capture(void *user, const char *what, const char *text)
+{
+    emit_capture *c = user;
+    if (!strcmp(what, c->want) && !c->text) c->text = strdup(text);
+}
+
+SPVJIT_API void spvjit_free(void *p) { free(p); }
+
+SPVJIT_API spvjit_status spvjit_kernel_emit(spvjit_module *m, const char *entry, const spvjit_specs *specs,
+                                            const spvjit_build_options *opts, spvjit_emit_kind what, char **text)
+{
+    if (!m || !text) return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_kernel_emit: NULL module or text");
+    *text = NULL;
+    if (what != SPVJIT_EMIT_LLVM && what != SPVJIT_EMIT_OPT_LLVM && what != SPVJIT_EMIT_ASM)
+        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_kernel_emit: unknown emit kind %d", (int)what);
+    spvjit_status st = SPVJIT_OK;
+    const api_entry_info *ei = api_module_entry(m, entry, &st);
+    if (!ei) return st;
+    spvjit_build_options o = opts ? *opts : (spvjit_build_options){0};
+    o.opt_level = o.no_opt ? 0 : o.opt_level ? o.opt_level : 3;
+    uint64_t *values = NULL;
+    if ((st = api_resolve_specs(m, specs, &values)) != SPVJIT_OK) return st;
+
+    size_t n = m->nspecs;
+    spv_spec_value *vals = calloc(n ? n : 1, sizeof *vals);
+    spvjit_shape_value *shapes = calloc(n ? n : 1, sizeof *shapes);
+    spv_module *sm = NULL;
+    spv_diag d;
+    d.msg[0] = 0;
+    if (!vals || !shapes) {
+        st = api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        vals[i] = (spv_spec_value){.spec_id = m->specs[i].spec_id, .type = m->specs[i].type, .bits = values[i]};
+        shapes[i] = (spvjit_shape_value){.spec_id = m->specs[i].spec_id, .bits = values[i]};
+    }
+    const spv_load_options skip = {.skip_validation = true};
+    if (o.unspecialized) {
+        sm = spv_module_load(m->m->words, m->m->nwords * 4, m->m->source, &skip, &d);
+    } else {
+        uint32_t *w = NULL;
+        size_t nw = 0;
+        if (spv_specialize(m->m, vals, n, &w, &nw, &d) == 0) {
+            sm = spv_module_load(w, nw * 4, m->m->source, &skip, &d);
+        } else {
+            free(w);
+            st = api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "%s", d.msg);
+            goto out;
+        }
+        free(w);
+    }
+    if (!sm) {
+        st = api_fail(SPVJIT_ERROR_INVALID_MODULE, "%s", d.msg);
+        goto out;
+    }
+    emit_capture cap = {.want = what == SPVJIT_EMIT_LLVM ? "ir" : what == SPVJIT_EMIT_OPT_LLVM ? "opt-ir" : "asm"};
+    spvjit_options jo = {.unspecialized = o.unspecialized, .opt_level = o.opt_level, .shape_values = shapes,
+                         .nshape_values = n, .emit = capture, .emit_user = &cap,
+                         .emit_ir = what == SPVJIT_EMIT_LLVM, .emit_opt_ir = what == SPVJIT_EMIT_OPT_LLVM,
+                         .emit_asm = what == SPVJIT_EMIT_ASM};
+    memcpy(jo.local_size, o.local_size, sizeof jo.local_size);
+    for (int i = 0; i < 3 && (o.local_size[0] || o.local_size[1] || o.local_size[2]); i++)
+        if (!jo.local_size[i]) jo.local_size[i] = 1;
+    jit_kernel *jk = spvjit_compile(sm, ei->e->name, &jo, &d);
+    if (!jk) {
+        free(cap.text);
+        st = api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s", d.msg);
+        goto out;
+    }
+    spvjit_kernel_free(jk);
+    if (!cap.text) {
+        st = api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s: entry point \"%s\": no %s text was produced%s%s",
+                      m->m->source ? m->m->source : "<memory>", ei->e->name, cap.want, d.msg[0] ? ": " : "", d.msg);
+        goto out;
+    }
+    *text = cap.text;
+out:
+    spv_module_free(sm);
+    free(vals);
+    free(shapes);
+    free(values);
+    return st;
+}

@@ -1,0 +1,311 @@
+/* testdata/tests/test_jit_regions.c — barriers compiled away (jit/regions.c).
+ *
+ * Every barrier kernel runs through both paths: regions (the default: one
+ * wg_fn per group, no fibers) and fibers (spvjit_options.barrier_fibers), on
+ * random data against plain C references: the seed kernels mm and reduce, and
+ * testdata/jit/regions_* (barriers in loops, in a called function, in nested
+ * loops, a work-group scan, a smaller last OpenCL group).  Divergent kernels
+ * must give the executor's error, the same words on both paths. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "lib/executor.h"
+#include "test_jit_util.h"
+#include "testdata/kernels/reference.h"
+
+static float *rand_floats(uint64_t *s, size_t n)
+{
+    float *p = malloc(n * sizeof *p);
+    for (size_t i = 0; i < n; i++) p[i] = test_rand_float(s, -2.0f, 2.0f);
+    return p;
+}
+
+static bool near(float a, float b, float tol) { return a == b || (a - b < 0 ? b - a : a - b) <= tol * (1 + (b < 0 ? -b : b)); }
+
+/* The IR after the passes, kept by the emit hook. */
+static char *opt_ir;
+static void keep_ir(void *user, const char *what, const char *text)
+{
+    (void)user;
+    if (!strcmp(what, "opt-ir")) { free(opt_ir); opt_ir = strdup(text); }
+}
+
+/* Compiles with the given path; checks the facts say which one was taken. */
+static jit_kernel *compile_path(const spv_module *m, const char *entry, spvjit_options o, bool fibers)
+{
+    o.opt_level = 3;
+    o.barrier_fibers = fibers;
+    jit_kernel *k = tj_compile(m, entry, &o);
+    if (!k) return NULL;
+    const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
+    CHECK(f->uses_barriers && f->barrier_regions == !fibers, "%s: barriers %d regions %d", fibers ? "fibers" : "regions",
+          f->uses_barriers, f->barrier_regions);
+    CHECK(fibers ? (!spvjit_kernel_wg_fn(k) && spvjit_kernel_item_fn(k)) : (spvjit_kernel_wg_fn(k) && !spvjit_kernel_item_fn(k)),
+          "%s: exactly one of wg_fn / item_fn", fibers ? "fibers" : "regions");
+    return k;
+}
+
+/* Runs a dispatch through the executor (one thread, so the first failing group
+ * is the first one); returns 0 or -1 with the message in diag. */
+static int run(const jit_kernel *k, const tj_dispatch *d, spv_diag *diag)
+{
+    const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
+    spvjit_exec_kernel ek = {
+        .wg_fn = spvjit_kernel_wg_fn(k), .item_fn = spvjit_kernel_item_fn(k),
+        .wg_memory_size = f->wg_mem_size + d->extra_wg_mem, .wg_memory_align = f->wg_mem_align,
+        .wg_memory_init = spvjit_kernel_wg_init_fn(k), .stack_size = f->stack_estimate,
+        .nbarrier_sites = f->nbarrier_sites,
+    };
+    memcpy(ek.local_size, f->local_size, sizeof ek.local_size);
+    spvjit_exec_range r = {0};
+    if (f->is_kernel) {
+        r.kind = SPVJIT_RANGE_NDRANGE;
+        r.work_dim = d->work_dim;
+        for (int i = 0; i < 3; i++) r.global_size[i] = i < (int)d->work_dim ? d->global_size[i] : 1;
+    } else {
+        r.kind = SPVJIT_RANGE_GROUPS;
+        memcpy(r.group_count, d->groups, sizeof r.group_count);
+    }
+    spvjit_exec_data data = {.args = d->args, .arg_sizes = d->arg_sizes, .push_constants = d->push,
+                             .spec_values = d->spec_values, .nthreads = 1};
+    diag->msg[0] = 0;
+    return spvjit_exec_dispatch(&ek, &r, &data, diag);
+}
+
+/* --- the seed kernels ------------------------------------------------------------------- */
+
+static void mm_case(const char *file, uint32_t bs, uint32_t n, bool fibers, bool check_vector)
+{
+    spv_module *m = tj_load(file);
+    REQUIRE(m, "load");
+    bool cl = strstr(file, ".cl") != NULL;
+    uint32_t id = 0;
+    uint64_t bits = bs;
+    spv_module *sm = tj_specialize(m, &id, &bits, 1);
+    REQUIRE(sm, "specialize");
+    spvjit_options o = {.emit = check_vector ? keep_ir : NULL, .emit_opt_ir = check_vector};
+    if (cl) { o.local_size[0] = o.local_size[1] = bs; o.local_size[2] = 1; }
+    jit_kernel *k = compile_path(sm, cl ? "mm" : NULL, o, fibers);
+    REQUIRE(k, "compile: %s", tj_last_error);
+    if (check_vector) {
+        /* the region loops of spvjit_wg vectorize across work-items */
+        const char *wg = opt_ir ? strstr(opt_ir, "define void @spvjit_wg(") : NULL;
+        CHECK(wg && (strstr(wg, "fmul <") || strstr(wg, "@llvm.fmuladd.v")) && strstr(wg, "x float>"),
+              "no vector arithmetic in spvjit_wg");
+        free(opt_ir);
+        opt_ir = NULL;
+    }
+    uint64_t s = 1234 + bs + n;
+    float *a = rand_floats(&s, (size_t)n * n), *b = rand_floats(&s, (size_t)n * n);
+    float *c = calloc((size_t)n * n, 4), *ref = malloc((size_t)n * n * 4);
+    ref_mm(a, b, ref, n);
+    uint32_t groups = (n + bs - 1) / bs;
+    void *sargs[3] = {a, b, c};
+    void *kargs[4] = {&a, &b, &c, &n};
+    uint64_t sizes[3] = {n * n * 4ull, n * n * 4ull, n * n * 4ull};
+    tj_dispatch d = {.args = cl ? kargs : sargs, .arg_sizes = sizes, .push = &n, .groups = {groups, groups, 1},
+                     .work_dim = 2, .global_size = {groups * bs, groups * bs, 1}};
+    spv_diag diag;
+    REQUIRE(run(k, &d, &diag) == 0, "run: %s", diag.msg);
+    int bad = 0;
+    for (uint32_t i = 0; i < n * n; i++) bad += !near(c[i], ref[i], 1e-4f);
+    CHECK(bad == 0, "%s bs %u n %u %s: %d of %u wrong", file, bs, n, fibers ? "fibers" : "regions", bad, n * n);
+    free(a); free(b); free(c); free(ref);
+    spvjit_kernel_free(k);
+    spv_module_free(sm);
+    spv_module_free(m);
+}
+
+TEST(regions_mm_comp_bs16_vectorized) { mm_case("kernels/mm.comp.spv", 16, 53, false, true); }
+TEST(regions_mm_comp_bs16_fibers) { mm_case("kernels/mm.comp.spv", 16, 53, true, false); }
+TEST(regions_mm_comp_bs4) { mm_case("kernels/mm.comp.spv", 4, 30, false, false); }
+TEST(regions_mm_cl_bs8) { mm_case("kernels/mm.cl.spv", 8, 37, false, false); }
+TEST(regions_mm_cl_bs8_fibers) { mm_case("kernels/mm.cl.spv", 8, 37, true, false); }
+
+static void reduce_case(const char *file, uint32_t wg, bool fibers)
+{
+    spv_module *m = tj_load(file);
+    REQUIRE(m, "load");
+    bool cl = strstr(file, ".cl") != NULL;
+    uint32_t id = 0;
+    uint64_t bits = wg;
+    spv_module *sm = cl ? m : tj_specialize(m, &id, &bits, 1);
+    REQUIRE(sm, "specialize");
+    spvjit_options o = {0};
+    if (cl) o.local_size[0] = wg, o.local_size[1] = o.local_size[2] = 1;
+    jit_kernel *k = compile_path(sm, cl ? "reduce" : NULL, o, fibers);
+    REQUIRE(k, "compile: %s", tj_last_error);
+    uint64_t s = 77 + wg;
+    uint32_t n = 5 * wg + 13, ng = ref_reduce_groups(n, wg);
+    float *src = rand_floats(&s, n), *part = calloc(ng, 4), *ref = calloc(ng, 4);
+    ref_reduce(src, n, wg, ref);
+    uint64_t local_off = spvjit_kernel_facts_of(k)->wg_mem_size;
+    void *sargs[2] = {src, part};
+    void *kargs[4] = {&src, &part, &n, &local_off};
+    uint64_t sizes[2] = {n * 4ull, ng * 4ull};
+    tj_dispatch d = {.args = cl ? kargs : sargs, .arg_sizes = sizes, .push = &n, .groups = {ng, 1, 1},
+                     .work_dim = 1, .global_size = {(uint64_t)ng * wg, 1, 1}, .extra_wg_mem = cl ? wg * 4ull : 0};
+    spv_diag diag;
+    REQUIRE(run(k, &d, &diag) == 0, "run: %s", diag.msg);
+    int bad = 0;
+    for (uint32_t i = 0; i < ng; i++) bad += !near(part[i], ref[i], 1e-5f);
+    CHECK(bad == 0, "%s wg %u %s: %d of %u partial sums wrong", file, wg, fibers ? "fibers" : "regions", bad, ng);
+    free(src); free(part); free(ref);
+    spvjit_kernel_free(k);
+    if (sm != m) spv_module_free(sm);
+    spv_module_free(m);
+}
+
+TEST(regions_reduce_comp) { reduce_case("kernels/reduce.comp.spv", 128, false); }
+TEST(regions_reduce_comp_fibers) { reduce_case("kernels/reduce.comp.spv", 128, true); }
+TEST(regions_reduce_cl) { reduce_case("kernels/reduce.cl.spv", 32, false); }
+
+/* --- regions_mix.comp ---------------------------------------------------------------------- */
+
+typedef struct mix_params { uint32_t iters, m, mode; } mix_params;
+
+/* The plain C reference of mode 0 for one group of `ls` items. */
+static void ref_mix_group(const float *x, uint32_t ls, const mix_params *p, float *dst, uint32_t *scan)
+{
+    float *acc = malloc(ls * 4), *sh = malloc(ls * 4), (*priv)[4] = malloc(ls * sizeof *priv);
+    for (uint32_t i = 0; i < ls; i++) {
+        acc[i] = x[i];
+        for (int k = 0; k < 4; k++) priv[i][k] = x[i] * (float)(k + 1);
+    }
+    for (uint32_t it = 0; it < p->iters; it++) {
+        memcpy(sh, acc, ls * 4);
+        for (uint32_t i = 0; i < ls; i++) {
+            float left = sh[(i + ls - 1) % ls];
+            priv[i][it % 4] += left;
+            acc[i] = acc[i] * 0.5f + left;
+        }
+    }
+    for (uint32_t i = 0; i < ls; i++)
+        acc[i] = acc[i] + priv[i][0] + priv[i][1] * 2.0f + priv[i][2] * 3.0f + priv[i][3] * 4.0f;
+    for (uint32_t l = 0; l < 3; l++) {
+        for (uint32_t j = 0; j < p->m; j++) {
+            memcpy(sh, acc, ls * 4);
+            for (uint32_t i = 0; i < ls; i++) acc[i] += sh[(i + j + 1) % ls] * 0.25f;
+        }
+        for (uint32_t i = 0; i < ls; i++) acc[i] *= 0.5f;
+    }
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < ls; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], 4);
+        sum += u & 0xFF;
+        dst[i] = acc[i];
+        scan[i] = sum;
+    }
+    free(acc); free(sh); free(priv);
+}
+
+typedef struct mix_kernel { spv_module *m, *sm; jit_kernel *k; uint32_t ls; } mix_kernel;
+
+static bool mix_compile(mix_kernel *mk, uint32_t ls, bool fibers)
+{
+    mk->ls = ls;
+    mk->m = tj_load("jit/regions_mix.comp.spv");
+    if (!mk->m) return false;
+    uint32_t id = 0;
+    uint64_t bits = ls;
+    mk->sm = tj_specialize(mk->m, &id, &bits, 1);
+    mk->k = mk->sm ? compile_path(mk->sm, NULL, (spvjit_options){0}, fibers) : NULL;
+    return mk->k != NULL;
+}
+
+static void mix_free(mix_kernel *mk)
+{
+    spvjit_kernel_free(mk->k);
+    if (mk->sm) spv_module_free(mk->sm);
+    if (mk->m) spv_module_free(mk->m);
+}
+
+/* Runs `groups` groups in `mode`; mode 0 is checked against the reference. */
+static int mix_run(mix_kernel *mk, uint32_t groups, uint32_t mode, spv_diag *diag)
+{
+    uint32_t n = groups * mk->ls;
+    uint64_t s = 31 + mk->ls + mode;
+    float *x = rand_floats(&s, n), *dst = calloc(n, 4), *rdst = calloc(n, 4);
+    uint32_t *scan = calloc(n, 4), *rscan = calloc(n, 4);
+    mix_params p = {.iters = 5 + mode, .m = 3, .mode = mode};
+    void *args[3] = {x, dst, scan};
+    uint64_t sizes[3] = {n * 4ull, n * 4ull, n * 4ull};
+    tj_dispatch d = {.args = args, .arg_sizes = sizes, .push = &p, .groups = {groups, 1, 1}};
+    int rc = run(mk->k, &d, diag);
+    if (rc == 0 && mode == 0) {
+        for (uint32_t g = 0; g < groups; g++) ref_mix_group(x + g * mk->ls, mk->ls, &p, rdst + g * mk->ls, rscan + g * mk->ls);
+        int bad = 0, bad_scan = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            bad += !near(dst[i], rdst[i], 1e-4f);
+            bad_scan += scan[i] != rscan[i];
+        }
+        CHECK(bad == 0 && bad_scan == 0, "ls %u: %d of %u values and %d scans wrong (dst[1] %g ref %g)", mk->ls, bad, n,
+              bad_scan, dst[1], rdst[1]);
+    }
+    free(x); free(dst); free(rdst); free(scan); free(rscan);
+    return rc;
+}
+
+static void mix_case(uint32_t ls)
+{
+    mix_kernel reg = {0}, fib = {0};
+    REQUIRE(mix_compile(&reg, ls, false) && mix_compile(&fib, ls, true), "compile: %s", tj_last_error);
+    spv_diag dr, df;
+    CHECK(mix_run(&reg, 3, 0, &dr) == 0, "regions: %s", dr.msg);
+    CHECK(mix_run(&fib, 3, 0, &df) == 0, "fibers: %s", df.msg);
+    /* divergence: an error, not a hang or a result, worded alike on both paths */
+    for (uint32_t mode = 1; mode <= 3; mode++) {
+        CHECK(mix_run(&reg, 3, mode, &dr) != 0, "mode %u: regions did not report divergence", mode);
+        CHECK(mix_run(&fib, 3, mode, &df) != 0, "mode %u: fibers did not report divergence", mode);
+        CHECK(strstr(dr.msg, "barrier divergence in work-group") && !strcmp(dr.msg, df.msg),
+              "mode %u:\n  regions: %s\n  fibers:  %s", mode, dr.msg, df.msg);
+    }
+    char want[128];
+    mix_run(&reg, 3, 1, &dr);
+    snprintf(want, sizeof want, "%u work-items returned: (%u,0,0)", ls / 2, ls / 2);
+    CHECK(strstr(dr.msg, "work-group (0,0,0)") && strstr(dr.msg, want), "mode 1: %s", dr.msg);
+    mix_run(&reg, 3, 3, &dr);
+    CHECK(strstr(dr.msg, "work-group (1,0,0)") && strstr(dr.msg, "1 work-item returned: (3,0,0)"), "mode 3: %s", dr.msg);
+    mix_free(&reg);
+    mix_free(&fib);
+}
+
+TEST(regions_mix_64) { mix_case(64); }
+TEST(regions_mix_24) { mix_case(24); }
+
+/* --- a smaller last OpenCL group ----------------------------------------------------------- */
+
+static void partial_case(bool fibers)
+{
+    const uint32_t ls = 16, n = 3 * ls + 5;
+    spv_module *m = tj_load("jit/regions_partial.cl.spv");
+    REQUIRE(m, "load");
+    spvjit_options o = {.local_size = {ls, 1, 1}};
+    jit_kernel *k = compile_path(m, "regions_partial", o, fibers);
+    REQUIRE(k, "compile: %s", tj_last_error);
+    uint64_t s = 555;
+    float *src = rand_floats(&s, n), *dst = calloc(n, 4), *ref = calloc(n, 4);
+    for (uint32_t g0 = 0; g0 < n; g0 += ls) {
+        uint32_t cnt = n - g0 < ls ? n - g0 : ls;
+        float sum = 0;
+        for (uint32_t i = 0; i < cnt; i++) sum += src[g0 + i];
+        for (uint32_t l = 0; l < cnt; l++) ref[g0 + cnt - 1 - l] = sum * (float)(l + 1);
+    }
+    uint64_t off = spvjit_kernel_facts_of(k)->wg_mem_size;
+    void *args[3] = {&src, &dst, &off};
+    tj_dispatch d = {.args = args, .work_dim = 1, .global_size = {n, 1, 1}, .extra_wg_mem = ls * 4ull};
+    spv_diag diag;
+    REQUIRE(run(k, &d, &diag) == 0, "run: %s", diag.msg);
+    int bad = 0;
+    for (uint32_t i = 0; i < n; i++) bad += !near(dst[i], ref[i], 1e-5f);
+    CHECK(bad == 0, "%s: %d of %u wrong (last %g ref %g)", fibers ? "fibers" : "regions", bad, n, dst[n - 1], ref[n - 1]);
+    free(src); free(dst); free(ref);
+    spvjit_kernel_free(k);
+    spv_module_free(m);
+}
+
+TEST(regions_partial_group_cl) { partial_case(false); }
+TEST(regions_partial_group_cl_fibers) { partial_case(true); }

@@ -1,0 +1,48 @@
+/* testdata/tests/test_jit_util.h — helpers of the JIT tests (test_jit_*.c).
+ *
+ * A minimal driver: barrier-free kernels run on this thread, one wg_fn call per
+ * work-group; barrier kernels go through the executor (lib/executor.h), which
+ * has the fibers they need. */
+#ifndef SPVJIT_TEST_JIT_UTIL_H
+#define SPVJIT_TEST_JIT_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "jit/jit.h"
+#include "spirv/module.h"
+#include "spirv/specialize.h"
+
+/* Loads testdata/<rel>; NULL (and a printed message) on failure. */
+spv_module *tj_load(const char *rel);
+/* The module specialized with n values (SpecId, bits); NULL on failure. */
+spv_module *tj_specialize(const spv_module *m, const uint32_t *ids, const uint64_t *bits, unsigned n);
+/* Compiles; NULL with the message printed on failure (the diag is kept in tj_last_error). */
+jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_options *o);
+extern char tj_last_error[2048];
+
+/* What a dispatch needs besides the kernel. */
+typedef struct tj_dispatch {
+    void **args;                 /* Kernel: pointers to the arguments; Shader: resource bases */
+    const uint64_t *arg_sizes;
+    const void *push;
+    const void *spec_values;
+    uint32_t groups[3];          /* Shader: work-groups; Kernel: derived from global_size */
+    uint32_t work_dim;
+    uint64_t global_size[3];     /* Kernel */
+    uint64_t extra_wg_mem;       /* bytes for __local arguments after the static block */
+    void *printf_stream;         /* FILE* for OpenCL printf (NULL: stdout) */
+} tj_dispatch;
+
+/* Runs the whole dispatch; returns 0 or -1 (message printed). */
+int tj_run(const jit_kernel *k, const tj_dispatch *d);
+
+/* Spec values in the unspecialized slot order for the given (SpecId, bits) pairs
+ * (defaults elsewhere); malloc'd, 8 bytes per slot. */
+uint64_t *tj_spec_slots(const spv_module *m, const jit_kernel *k, const uint32_t *ids, const uint64_t *bits,
+                        unsigned n);
+
+/* Relative float comparison. */
+bool tj_close(float a, float b, float rel);
+
+#endif
