@@ -103,7 +103,12 @@ static void print_entry(const spv_module *m, const spv_entry_point *e, spv_modul
         spv_type_name(sm, r->type_id, tn, sizeof tn);
         switch (r->kind) {
         case SPV_RES_KERNEL_ARG:
-            printf("  arg %u %s: %s", r->index, r->name && *r->name ? r->name : "(unnamed)", tn);
+            if (r->is_pointer) {
+                const spv_type *pt = spv_type_get(sm, r->type_id);
+                spv_type_name(sm, pt ? pt->elem : 0, tn, sizeof tn);
+            }
+            printf("  arg %u %s: %s%s", r->index, r->name && *r->name ? r->name : "(unnamed)", tn,
+                   r->is_pointer ? "*" : "");
             if (r->is_pointer)
                 printf(" (address space %s)", enum_name(SPV_OPERAND_StorageClass, r->storage));
             else
