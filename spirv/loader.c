@@ -85,13 +85,6 @@ static int read_header_and_insts(loader *L, const void *bytes, size_t nbytes)
         return spv_fail(L->diag, "%s: word 1: version 0x%08x, expected SPIR-V 1.0 to 1.6", src(m), m->version);
     if (m->bound == 0 || m->bound > SPV_MAX_ID_BOUND)
         return spv_fail(L->diag, "%s: word 3: id bound %u, expected 1 to %u", src(m), m->bound, SPV_MAX_ID_BOUND);
-    /* Every id is defined by an instruction of at least two words, so a bound
-     * far above the module's size only makes us allocate for ids that cannot
-     * exist (a 20-byte file claiming 3 million ids).  spvjit's limit leaves
-     * 16 ids of slack per word. */
-    if (m->bound > 4096 + 16 * (uint64_t)m->nwords)
-        return spv_fail(L->diag, "%s: word 3: id bound %u is implausible for a module of %zu words, expected at most %llu",
-                        src(m), m->bound, m->nwords, 4096 + 16 * (unsigned long long)m->nwords);
     if (m->schema != 0)
         return spv_fail(L->diag, "%s: word 4: schema %u, expected 0", src(m), m->schema);
 
