@@ -80,25 +80,13 @@ SPVJIT_API spvjit_status spvjit_spec_set_f64(spvjit_specs *s, uint32_t id, doubl
     return put(s, id, SPV_VALUE_F64, b, NULL);
 }
 
-static unsigned type_bits(spv_value_type t)
-{
-    switch (t) {
-    case SPV_VALUE_BOOL: return 1;
-    case SPV_VALUE_I8: case SPV_VALUE_U8: return 8;
-    case SPV_VALUE_I16: case SPV_VALUE_U16: case SPV_VALUE_F16: return 16;
-    case SPV_VALUE_I32: case SPV_VALUE_U32: case SPV_VALUE_F32: return 32;
-    case SPV_VALUE_I64: case SPV_VALUE_U64: case SPV_VALUE_F64: return 64;
-    default: return 0;
-    }
-}
-
 static bool is_int(spv_value_type t) { return t >= SPV_VALUE_I8 && t <= SPV_VALUE_U64; }
 static bool is_signed(spv_value_type t) { return t >= SPV_VALUE_I8 && t <= SPV_VALUE_I64; }
 
 SPVJIT_API spvjit_status spvjit_spec_set(spvjit_specs *s, uint32_t id, spvjit_type type, uint64_t bits)
 {
     spv_value_type t = (spv_value_type)type;
-    unsigned w = type_bits(t);
+    unsigned w = spv_value_type_bits(t);
     if (!w)
         return api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "SpecId %u: %d is not an spvjit_type", id, (int)type);
     if (w < 64 && (bits >> w) != 0)
@@ -139,7 +127,7 @@ static spvjit_status convert(const spvjit_module *m, const spv_spec_constant *c,
                             *cname ? " " : "", cname, spv_value_type_name(c->type), d.msg);
         return SPVJIT_OK;
     }
-    unsigned vw = type_bits(v->type), cw = type_bits(c->type);
+    unsigned vw = spv_value_type_bits(v->type), cw = spv_value_type_bits(c->type);
     if (v->type == c->type) {
         *out = v->bits;
         return SPVJIT_OK;

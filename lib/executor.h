@@ -10,11 +10,15 @@
  *   - gives each thread its own work-group memory block (aligned, reused
  *     across groups and dispatches) and calls wg_memory_init, if any, at the
  *     start of every group;
- *   - barrier-free kernels (wg_fn): one call per work-group, no fibers;
- *   - barrier kernels (item_fn): each work-item on its own fiber, switched
- *     at ctx->barrier (lib/barrier.h).  Barrier divergence stops the dispatch
- *     (groups not yet started are skipped) and is reported in the diag,
- *     naming the work-group, the barrier sites and the work-items at each.
+ *   - wg_fn kernels: one call per work-group, no fibers.  That covers
+ *     barrier-free kernels and barrier kernels the JIT compiled into region
+ *     loops (jit/regions.c); the latter report divergence through
+ *     ctx->report_divergence;
+ *   - item_fn kernels (the fiber fallback for barriers): each work-item on its
+ *     own fiber, switched at ctx->barrier (lib/barrier.h).
+ *   Barrier divergence on either path stops the dispatch (groups not yet
+ *   started are skipped) and is reported in the diag, naming the work-group,
+ *   the barrier sites and the work-items at each.
  *
  * Work-group memory is not cleared between groups (Vulkan and OpenCL leave
  * it undefined); zero-initialization, where asked for, is the init hook's job.

@@ -34,8 +34,7 @@ const char *spv_value_type_name(spv_value_type t)
     return t == SPV_VALUE_AUTO ? "auto" : "?";
 }
 
-/* Width in bits and class of a value type. */
-static unsigned type_width(spv_value_type t)
+unsigned spv_value_type_bits(spv_value_type t)
 {
     switch (t) {
     case SPV_VALUE_BOOL: return 1;
@@ -132,7 +131,7 @@ int spv_parse_value_as(const char *text, spv_value_type t, uint64_t *bits, spv_d
             return spv_fail(diag, "value \"%s\" is not a bool, expected true, false, 1 or 0", buf);
         return 0;
     }
-    unsigned w = type_width(t);
+    unsigned w = spv_value_type_bits(t);
     if (type_is_signed_int(t) || type_is_unsigned_int(t)) {
         bool neg;
         uint64_t mag = 0;

@@ -48,6 +48,8 @@ size_t spv_spec_constants(const spv_module *m, spv_spec_constant **out);
 
 /* Name of a value type ("u32", "f16", "bool", ...). */
 const char *spv_value_type_name(spv_value_type t);
+/* Width in bits (bool: 1; SPV_VALUE_AUTO: 0). */
+unsigned spv_value_type_bits(spv_value_type t);
 
 /* Parses "ID=VALUE" / "VALUE" text forms: 16, 0x10, -3, 1.5, true/false, with an
  * optional type suffix ":u8", ":i64", ":f16", ":f64", ":bool" ...  Fills v.
