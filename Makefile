@@ -131,7 +131,7 @@ test: deps
 	@$(MAKE) --no-print-directory run-tests
 
 run-tests: build $(BUILD)/run_tests
-	SPVJIT_SRC_ROOT=$(CURDIR) SPVJIT_BIN=$(CURDIR)/$(BUILD)/spvjit \
+	SPVJIT_SRC_ROOT=$(CURDIR) SPVJIT_BIN=$(CURDIR)/$(BUILD)/spvjit XDG_CACHE_HOME=$(CURDIR)/$(BUILD)/cache \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$(BUILD)/run_tests
 
 # --- test kernels ------------------------------------------------------------------

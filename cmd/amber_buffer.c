@@ -342,9 +342,10 @@ static int expect_values(const amber_script *s, const amber_cmd *c, char *msg, s
             num_store(t.scalar, &v, true, exp, NULL, 0); /* the expected value as the buffer stores it */
             int order = compare_scalar(t.scalar, b->data + at, exp);
             if (vtype_is_float(t.scalar) && order != 2 && (c->cmp == AMBER_EQ || c->cmp == AMBER_NE)) {
-                /* Amber's float equality: within 1e-6 percent of the expected value */
+                /* Amber's float equality: within 1e-6 percent of the expected value
+                 * (and equal infinities, whose difference is NaN) */
                 double a = scalar_as_double(t.scalar, b->data + at), e = scalar_as_double(t.scalar, exp);
-                order = fabs(a - e) <= 1e-8 * fabs(e) ? 0 : 1;
+                order = (a == e || fabs(a - e) <= 1e-8 * fabs(e)) ? 0 : 1;
             }
             ok = cmp_holds(c->cmp, order);
             scalar_format(t.scalar, exp, es, sizeof es);

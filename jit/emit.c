@@ -2,7 +2,10 @@
  *
  * Each kernel gets its own LLJIT instance (its code lives until the kernel is
  * freed).  Symbols the code calls that are not in the module (libm, libc)
- * are resolved in the host process.  The runtime helpers of jit/ (rt_*.c) are
+ * are resolved in the host process.  The code is emitted as a relocatable
+ * object with the optimizer's target machine and linked into the JIT (ORC's
+ * object layer), so a compiled object and one loaded from the disk cache take
+ * the same path.  The runtime helpers of jit/ (rt_*.c) are
  * defined explicitly as absolute symbols: libspvjit is built with hidden
  * visibility and programs are not linked with -rdynamic, so a process-symbol
  * search (dlsym) would not find them.  The JIT's target machine is built from
@@ -69,18 +72,29 @@ static LLVMErrorRef define_runtime_symbols(LLVMOrcLLJITRef jit, LLVMOrcJITDylibR
     return LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(syms, N));
 }
 
-LLVMOrcLLJITRef jit_codegen(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef mod, int opt_level,
-                            const char *const *names, void **addrs, unsigned n, spv_diag *diag)
+LLVMMemoryBufferRef jit_emit_object(LLVMModuleRef mod, LLVMTargetMachineRef tm, spv_diag *diag)
 {
-    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
-    LLVMOrcDisposeThreadSafeContext(tsc);   /* the module keeps the context alive */
+    LLVMMemoryBufferRef buf = NULL;
+    char *err = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &err, &buf)) {
+        spv_fail(diag, "LLVM: emitting the object file failed: %s", err ? err : "?");
+        LLVMDisposeMessage(err);
+        return NULL;
+    }
+    return buf;
+}
+
+LLVMOrcLLJITRef jit_link_object(LLVMMemoryBufferRef obj, int opt_level, const char *const *names, void **addrs,
+                                unsigned n, spv_diag *diag)
+{
     LLVMTargetMachineRef tm = jit_host_target_machine(opt_level, diag);
-    if (!tm) { LLVMOrcDisposeThreadSafeModule(tsm); return NULL; }
+    if (!tm) { LLVMDisposeMemoryBuffer(obj); return NULL; }
     LLVMOrcLLJITBuilderRef jb = LLVMOrcCreateLLJITBuilder();
+    /* the builder takes the target machine, the JIT the builder */
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(jb, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
     LLVMOrcLLJITRef jit = NULL;
     LLVMErrorRef e = LLVMOrcCreateLLJIT(&jit, jb);
-    if (e) { fail_error(diag, "creating the JIT", e); LLVMOrcDisposeThreadSafeModule(tsm); return NULL; }
+    if (e) { fail_error(diag, "creating the JIT", e); LLVMDisposeMemoryBuffer(obj); return NULL; }
     LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
     LLVMOrcDefinitionGeneratorRef gen = NULL;
     e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
@@ -88,9 +102,9 @@ LLVMOrcLLJITRef jit_codegen(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef mod, 
     LLVMOrcJITDylibAddGenerator(jd, gen);
     e = define_runtime_symbols(jit, jd);
     if (e) { fail_error(diag, "defining the runtime symbols", e); goto fail; }
-    e = LLVMOrcLLJITAddLLVMIRModule(jit, jd, tsm);
-    tsm = NULL;
-    if (e) { fail_error(diag, "adding the module", e); goto fail; }
+    e = LLVMOrcLLJITAddObjectFile(jit, jd, obj);   /* takes the buffer, also on failure */
+    obj = NULL;
+    if (e) { fail_error(diag, "adding the object file", e); goto fail; }
     for (unsigned i = 0; i < n; i++) {
         LLVMOrcExecutorAddress a = 0;
         addrs[i] = NULL;
@@ -98,7 +112,7 @@ LLVMOrcLLJITRef jit_codegen(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef mod, 
         e = LLVMOrcLLJITLookup(jit, &a, names[i]);
         if (e) {
             char what[128];
-            snprintf(what, sizeof what, "code generation / lookup of %s", names[i]);
+            snprintf(what, sizeof what, "linking / lookup of %s", names[i]);
             fail_error(diag, what, e);
             goto fail;
         }
@@ -106,7 +120,7 @@ LLVMOrcLLJITRef jit_codegen(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef mod, 
     }
     return jit;
 fail:
-    if (tsm) LLVMOrcDisposeThreadSafeModule(tsm);
+    if (obj) LLVMDisposeMemoryBuffer(obj);
     LLVMOrcDisposeLLJIT(jit);
     return NULL;
 }

@@ -67,6 +67,8 @@ typedef struct spvjit_options {
     bool barrier_fibers;             /* keep barrier kernels on the fiber path (item_fn) even
                                         where they could be compiled into regions (wg_fn);
                                         also set by the environment SPVJIT_BARRIERS=fibers */
+    bool keep_object;                /* keep the relocatable object of the code, with the facts
+                                        it was made with, for spvjit_kernel_take_object() */
     spvjit_emit_hook emit;           /* NULL: emit nothing */
     void *emit_user;
     bool emit_ir, emit_opt_ir, emit_asm;
@@ -137,6 +139,41 @@ spvjit_item_fn spvjit_kernel_item_fn(const jit_kernel *k); /* NULL when barrier_
 /* Initializes the group's work-group memory (variables with initializers); call
  * once per group before any work-item.  NULL when there is nothing to do. */
 spvjit_wg_fn spvjit_kernel_wg_init_fn(const jit_kernel *k);
+
+/* --- compiled code outside the process: the on-disk kernel cache ---------------------
+ * With spvjit_options.keep_object, a compiled kernel keeps a self-contained
+ * blob: the relocatable object file of its optimized code (the same bytes the
+ * JIT linked), plus the facts code generation decided (barriers compiled into
+ * regions or not, which functions exist) and a check record of the facts the
+ * module gives.  spvjit_load_object() links such a blob into a fresh JIT for the
+ * same module and options, recomputing the facts from the module without
+ * lowering or optimizing; a blob that is damaged, of another format or made
+ * for other facts (another module, local size, options) is refused with diag
+ * filled.  The blob is only valid on a host of the same CPU and features with
+ * the same LLVM and spvjit versions: the caller's cache key must say so. */
+
+/* Hands over the kept blob: malloc'd, the caller frees it (NULL and *len 0
+ * without keep_object, or once taken). */
+void *spvjit_kernel_take_object(jit_kernel *k, size_t *len);
+/* A kernel from a blob of spvjit_kernel_take_object(), for entry `entry` of the module
+ * it was compiled from, with the same options.  NULL with diag on any mismatch. */
+jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spvjit_options *opts,
+                               const void *blob, size_t len, spv_diag *diag);
+
+/* --- one function called from host C ---------------------------------------------------
+ * Compiles function `func_id` of a Kernel-flavour module (typically one with
+ * Linkage Export) into a native function with the C signature of its
+ * OpTypeFunction: bool as an 8-bit 0/1 (C bool), 8-64-bit integers, float and
+ * double by value, pointers (any storage class) as plain pointers; void or one
+ * such result.  Vectors, structs, arrays and half are refused with an error, as
+ * are functions that reach a work-group barrier or collective (they only have a
+ * meaning inside a dispatch).  The function runs as the only work-item of a
+ * 1x1x1 dispatch (ids 0, sizes 1), Private variables initialized per call.
+ * Spec constants take their values from the module (specialize it first).
+ * *owner keeps the code alive: free it with spvjit_kernel_free(). */
+typedef void (*spvjit_native_fn)(void);
+spvjit_native_fn spvjit_compile_function(const spv_module *m, uint32_t func_id, const spvjit_options *opts,
+                                         jit_kernel **owner, spv_diag *diag);
 
 /* Whether an opcode (SpvOp) has a lowering; for coverage reports and tests. */
 bool spvjit_opcode_lowered(uint32_t opcode);

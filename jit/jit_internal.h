@@ -20,10 +20,16 @@ char *jit_emit_asm(LLVMModuleRef mod, LLVMTargetMachineRef tm, spv_diag *diag);
 /* The module as LLVM IR text (malloc'd). */
 char *jit_emit_ir(LLVMModuleRef mod);
 
-/* JIT-compiles a module (its context owned by tsc; both are consumed) and
- * resolves `n` symbols (a missing one gives NULL).  Returns the LLJIT owning the
- * code, or NULL with diag filled. */
-LLVMOrcLLJITRef jit_codegen(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef mod, int opt_level,
-                            const char *const *names, void **addrs, unsigned n, spv_diag *diag);
+/* The module as a relocatable object for the host, emitted with tm (the
+ * codegen passes change the module: do not use it afterwards).  The buffer,
+ * or NULL with diag filled. */
+LLVMMemoryBufferRef jit_emit_object(LLVMModuleRef mod, LLVMTargetMachineRef tm, spv_diag *diag);
+
+/* Links an object (the buffer is consumed) into a fresh LLJIT for the host,
+ * with the runtime symbols of jit/ and the process's own, and resolves `n`
+ * symbols (a NULL name gives NULL).  Returns the LLJIT owning the code, or
+ * NULL with diag filled. */
+LLVMOrcLLJITRef jit_link_object(LLVMMemoryBufferRef obj, int opt_level, const char *const *names, void **addrs,
+                                unsigned n, spv_diag *diag);
 
 #endif

@@ -52,10 +52,14 @@ static void param_attrs(lower_ctx *c, LLVMValueRef f, unsigned llvm_idx, uint32_
     if (spv_find_decoration(m, param_id, -1, SpvDecorationRestrict)) add_attr(c, f, llvm_idx, "noalias");
 }
 
+/* Only functions reachable from the compiled one get an LLVM function: another
+ * entry point of the module (or a helper only it calls) would stay a body-less
+ * internal declaration, which LLVM rejects. */
 int jit_declare_functions(lower_ctx *c)
 {
     for (uint32_t i = 0; i < c->m->nfuncs; i++) {
         const spv_function *f = &c->m->funcs[i];
+        if (c->reach && !c->reach[i]) continue;
         LLVMTypeRef ft = jit_type(c, f->fn_type);
         if (!ft) return -1;
         char name[96];

@@ -73,7 +73,8 @@ typedef struct lower_ctx {
     uint32_t *var_slot;                /* resource variables: slot; spec constants: spec slot */
     uint64_t *var_offset;              /* Workgroup: in wg memory; Private: in the item state */
     LLVMValueRef *globals;             /* CrossWorkgroup / Kernel UniformConstant: LLVM globals */
-    LLVMValueRef *fns;                 /* [m->nfuncs] */
+    LLVMValueRef *fns;                 /* [m->nfuncs]; NULL for functions not reached */
+    bool *reach;                       /* [m->nfuncs]: reachable from the compiled function */
     uint32_t *barrier_site;            /* [m->ninsts]: site + 1 of OpControlBarrier, 0 otherwise */
 
     /* the function being lowered */
@@ -88,6 +89,7 @@ typedef struct lower_ctx {
     spvjit_resource *res; uint32_t nres;   /* Shader resources, by slot order */
     spvjit_param *params; uint32_t nparams; /* Kernel parameters of the entry point */
     uint64_t item_size; uint32_t item_align;
+    uint64_t fn_var_bytes;             /* Function variables of every reached function */
     uint64_t wg_size; uint32_t wg_align;
     bool has_wg_init;
     uint32_t nspec; uint32_t *spec_ids; uint32_t *spec_var; /* slot → SpecId, constant id */

@@ -176,7 +176,8 @@ int jit_create_module_globals(lower_ctx *c)
         uint32_t var = in->result_id, sc = jit_var_storage(c, var);
         bool kernel_data = c->kernel && (sc == SpvStorageClassUniformConstant || sc == SpvStorageClassCrossWorkgroup);
         if (kernel_data || sc == SpvStorageClassCrossWorkgroup) {
-            if (make_llvm_global(c, var, in, sc)) return -1;
+            /* an analysis without a module (jit/analyze.c) needs no globals: they are no facts */
+            if (c->mod && make_llvm_global(c, var, in, sc)) return -1;
         } else if (sc == SpvStorageClassStorageBuffer || sc == SpvStorageClassUniform ||
                    sc == SpvStorageClassUniformConstant) {
             if (add_resource(c, var, sc)) return -1;

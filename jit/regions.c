@@ -48,13 +48,17 @@ static void vmap_free(vmap *m) { free(m->k); free(m->v); memset(m, 0, sizeof *m)
 
 /* SLOT_REMAT: stored once, with a pure function of constants, uniform values and
  * the local id: every load recomputes it instead (no per-item array, and the
- * region loops see the id arithmetic, which they need to vectorize). */
-enum { SLOT_ITEM, SLOT_SHARED, SLOT_UNIFORM, SLOT_REMAT };
+ * region loops see the id arithmetic, which they need to vectorize).
+ * SLOT_GROUP: live across a barrier, but work-group uniform (see find_varying):
+ * one slot for the group, which each item's pass over a region that stores it
+ * starts from the value it had when the region began (see emit_region). */
+enum { SLOT_ITEM, SLOT_SHARED, SLOT_UNIFORM, SLOT_REMAT, SLOT_GROUP };
 
 typedef struct slot {
     LLVMValueRef alloca;
     int kind;
     bool simple;              /* only loaded and stored as a whole */
+    bool varying;             /* may hold different values in different items (find_varying) */
     LLVMValueRef uniform_val; /* SLOT_UNIFORM / SLOT_REMAT: the value stored (item function) */
     bool visiting;
     LLVMValueRef wg;          /* in spvjit_wg: the array or the shared slot */
@@ -76,8 +80,11 @@ typedef struct rx {
     vmap slot_of;                               /* alloca → slot index + 1 */
     vmap uniform;                               /* item instruction → hoisted value (after hoisting:
                                                    until then, → the instruction itself) */
+    bool *div_block;                            /* [nblocks]: items may differ in running it */
+    uint64_t *live_in;                          /* [nblocks][live_words]: slots live into each block */
+    unsigned live_words;
     uint32_t ls[3], n;
-    LLVMValueRef next, rounds, diff, site_table;
+    LLVMValueRef next, next_uniform, rounds, diff, site_table;
 } rx;
 
 /* --- step 1: inlining, reg2mem, blocks ending at barriers ------------------------------------ */
@@ -268,7 +275,8 @@ static bool simple_slot(LLVMValueRef a)
     return true;
 }
 
-/* Slots whose value may be read in a later region: live into a region start. */
+/* Slots whose value may be read in a later region (live into a region start)
+ * get one element per item, or stay one slot when they are uniform (SLOT_GROUP). */
 static void classify_slots(rx *r)
 {
     unsigned ns = r->nslots, nb = r->nblocks, words = (ns + 63) / 64;
@@ -304,9 +312,17 @@ static void classify_slots(rx *r)
         slot *sl = &r->slots[s];
         if (sl->kind != SLOT_SHARED || !sl->simple) continue;
         for (unsigned k = 1; k <= r->nresume; k++)
-            if (in[block_idx(r, r->resume_start[k]) * words + s / 64] >> (s % 64) & 1) sl->kind = SLOT_ITEM;
+            if (in[block_idx(r, r->resume_start[k]) * words + s / 64] >> (s % 64) & 1)
+                sl->kind = sl->varying ? SLOT_ITEM : SLOT_GROUP;
     }
-    free(use); free(def); free(in); free(tmp);
+    r->live_in = in;   /* emit_region: which SLOT_GROUP slots to reset */
+    r->live_words = words;
+    free(use); free(def); free(tmp);
+}
+
+static bool live_into(rx *r, LLVMBasicBlockRef bb, unsigned s)
+{
+    return r->live_in[(size_t)block_idx(r, bb) * r->live_words + s / 64] >> (s % 64) & 1;
 }
 
 /* SLOT_UNIFORM: a simple slot stored once, in the entry block, with a uniform
@@ -386,6 +402,218 @@ static void find_remat_slots(rx *r)
     }
 }
 
+/* --- step 2b: divergence analysis: which slots and blocks are work-group uniform ------------- */
+
+/* The classic fixed point over the item function: the local id is varying, and
+ * so is what is computed from a varying value, what is loaded from memory that
+ * the kernel may write, what a slot holds once any store to it stores a varying
+ * value or runs in a block that only some items may run (under a varying
+ * branch, up to the branch's immediate post-dominator: a loop left by a
+ * varying condition is such a region too, so the values it leaves behind are
+ * varying as well).  Everything else is the same in every item. */
+
+/* Beyond this many blocks the analysis is skipped (post-dominator bit sets are
+ * quadratic): every slot and block counts as varying, as before it existed. */
+#define VARYING_MAX_BLOCKS 4096u
+
+/* The store to `sl` when there is exactly one, else NULL. */
+static LLVMValueRef single_store(slot *sl)
+{
+    LLVMValueRef store = NULL;
+    for (LLVMUseRef u = LLVMGetFirstUse(sl->alloca); u; u = LLVMGetNextUse(u)) {
+        if (!LLVMIsAStoreInst(LLVMGetUser(u))) continue;
+        if (store) return NULL;
+        store = LLVMGetUser(u);
+    }
+    return store;
+}
+
+/* What pointer p was computed from: through GEPs, and through slots stored once
+ * (reg2mem passes pointers between blocks that way). */
+static LLVMValueRef pointer_root(rx *r, LLVMValueRef p)
+{
+    for (int depth = 0; depth < 8; depth++) {
+        p = strip_geps(p);
+        slot *sl = LLVMIsALoadInst(p) ? slot_of(r, LLVMGetOperand(p, 0)) : NULL;
+        LLVMValueRef store = sl && sl->simple ? single_store(sl) : NULL;
+        if (!store) return p;
+        p = LLVMGetOperand(store, 0);
+    }
+    return NULL;
+}
+
+/* The ctx field that v was loaded from (its byte offset), or -1. */
+static long long ctx_field_of(rx *r, LLVMValueRef v)
+{
+    return v && LLVMIsALoadInst(v) ? ctx_offset(r, LLVMGetOperand(v, 0)) : -1;
+}
+
+/* Whether p points into memory that no work-item writes during the dispatch:
+ * the const spvjit_wg_ctx, the arrays and blocks its const pointers designate
+ * (args, arg_sizes, push constants, spec values), a Kernel-flavour parameter's
+ * bytes (args[i]; in the Shader flavour args[i] is a buffer), a constant global. */
+static bool read_only_memory(rx *r, LLVMValueRef p)
+{
+    LLVMValueRef base = pointer_root(r, p);
+    if (!base) return false;
+    if (base == r->ctx) return true;
+    if (LLVMIsAGlobalVariable(base)) return LLVMIsGlobalConstant(base);
+    long long f = ctx_field_of(r, base);
+    if (f == (long long)offsetof(spvjit_wg_ctx, args) || f == (long long)offsetof(spvjit_wg_ctx, arg_sizes) ||
+        f == (long long)offsetof(spvjit_wg_ctx, push_constants) || f == (long long)offsetof(spvjit_wg_ctx, spec_values))
+        return true;
+    return r->c->kernel && LLVMIsALoadInst(base) &&
+           ctx_field_of(r, pointer_root(r, LLVMGetOperand(base, 0))) == (long long)offsetof(spvjit_wg_ctx, args);
+}
+
+/* A call to a function that reads and writes no memory (memory(none)): its
+ * result depends on its arguments alone. */
+static bool pure_call(LLVMValueRef call)
+{
+    LLVMValueRef f = LLVMGetCalledValue(call);
+    if (!LLVMIsAFunction(f)) return false;
+    LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMGetEnumAttributeKindForName("memory", 6));
+    return a && LLVMGetEnumAttributeValue(a) == 0;
+}
+
+static bool is_varying(rx *r, vmap *vary, LLVMValueRef v)
+{
+    if (v == r->ctx) return false;
+    if (LLVMIsAArgument(v)) return true;   /* the local id */
+    if (LLVMIsAInstruction(v)) return vmap_get(vary, v) != NULL;
+    return false;                          /* constants, globals, blocks */
+}
+
+static bool inst_varying(rx *r, vmap *vary, LLVMValueRef in)
+{
+    if (vmap_get(&r->uniform, in)) return false;
+    LLVMOpcode op = LLVMGetInstructionOpcode(in);
+    if (op == LLVMLoad) {
+        if (LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic) return true;
+        LLVMValueRef p = LLVMGetOperand(in, 0);
+        slot *sl = slot_of(r, p);
+        if (sl) return !sl->simple || sl->varying;
+        return is_varying(r, vary, p) || !read_only_memory(r, p);
+    }
+    if (op == LLVMCall ? !pure_call(in) : !pure_opcode(op)) return true;
+    for (int k = 0, n = LLVMGetNumOperands(in); k < n; k++)
+        if (is_varying(r, vary, LLVMGetOperand(in, k))) return true;
+    return false;
+}
+
+/* The immediate post-dominator of every block (nblocks: the virtual exit that
+ * each block without successors leads to; UINT32_MAX: none, the block cannot
+ * reach the exit). */
+static unsigned *post_dominators(rx *r)
+{
+    unsigned nb = r->nblocks, nn = nb + 1, words = (nn + 63) / 64;
+    uint64_t *pd = malloc((size_t)nn * words * 8), *tmp = malloc((size_t)words * 8);
+    bool *reach = calloc(nn, 1);
+    memset(pd, 0xFF, (size_t)nn * words * 8);
+    memset(pd + (size_t)nb * words, 0, (size_t)words * 8);
+    pd[(size_t)nb * words + nb / 64] = 1ull << (nb % 64);
+    reach[nb] = true;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (unsigned b = nb; b-- > 0;) {
+            LLVMValueRef t = LLVMGetBasicBlockTerminator(r->blocks[b]);
+            unsigned n = t ? LLVMGetNumSuccessors(t) : 0;
+            memset(tmp, 0xFF, (size_t)words * 8);
+            bool rb = false;
+            for (unsigned k = 0; k < (n ? n : 1); k++) {
+                unsigned sb = n ? block_idx(r, LLVMGetSuccessor(t, k)) : nb;
+                for (unsigned w = 0; w < words; w++) tmp[w] &= pd[(size_t)sb * words + w];
+                rb |= reach[sb];
+            }
+            tmp[b / 64] |= 1ull << (b % 64);
+            if (rb != reach[b] || memcmp(tmp, pd + (size_t)b * words, (size_t)words * 8)) {
+                memcpy(pd + (size_t)b * words, tmp, (size_t)words * 8);
+                reach[b] = rb;
+                changed = true;
+            }
+        }
+    }
+    /* the post-dominators of a block form a chain: the nearest has the most */
+    unsigned *ipdom = malloc(nb * sizeof *ipdom), *count = malloc(nn * sizeof *count);
+    for (unsigned b = 0; b < nn; b++) {
+        count[b] = 0;
+        for (unsigned w = 0; w < words; w++) count[b] += (unsigned)__builtin_popcountll(pd[(size_t)b * words + w]);
+    }
+    for (unsigned b = 0; b < nb; b++) {
+        ipdom[b] = UINT32_MAX;
+        if (!reach[b]) continue;
+        for (unsigned d = 0; d < nn; d++)
+            if (d != b && (pd[(size_t)b * words + d / 64] >> (d % 64) & 1) &&
+                (ipdom[b] == UINT32_MAX || count[d] > count[ipdom[b]]))
+                ipdom[b] = d;
+    }
+    free(pd); free(tmp); free(reach); free(count);
+    return ipdom;
+}
+
+/* Marks the blocks that only some items may run after block b's varying
+ * branch: those reachable from its successors before its post-dominator. */
+static void mark_influence(rx *r, unsigned b, unsigned stop, unsigned *stack, bool *seen)
+{
+    unsigned n = 0;
+    memset(seen, 0, r->nblocks);
+    stack[n++] = b;
+    while (n) {
+        unsigned x = stack[--n];
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(r->blocks[x]);
+        for (unsigned k = 0, ns = t ? LLVMGetNumSuccessors(t) : 0; k < ns; k++) {
+            unsigned sb = block_idx(r, LLVMGetSuccessor(t, k));
+            if (sb == stop || seen[sb]) continue;
+            seen[sb] = true;
+            r->div_block[sb] = true;
+            stack[n++] = sb;
+        }
+    }
+}
+
+/* Sets slot.varying and r->div_block. */
+static void find_varying(rx *r)
+{
+    unsigned nb = r->nblocks;
+    r->div_block = calloc(nb, sizeof *r->div_block);
+    for (unsigned s = 0; s < r->nslots; s++) r->slots[s].varying = !r->slots[s].simple;
+    if (nb > VARYING_MAX_BLOCKS) {
+        for (unsigned b = 0; b < nb; b++) r->div_block[b] = true;
+        for (unsigned s = 0; s < r->nslots; s++) r->slots[s].varying = true;
+        return;
+    }
+    unsigned *ipdom = post_dominators(r), *stack = malloc(nb * sizeof *stack);
+    bool *branch_varying = calloc(nb, 1), *seen = malloc(nb);
+    vmap vary = {0};
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (unsigned b = 0; b < nb; b++)
+            for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[b]); in; in = LLVMGetNextInstruction(in)) {
+                if (!vmap_get(&vary, in) && inst_varying(r, &vary, in)) {
+                    vmap_put(&vary, in, (void *)1);
+                    changed = true;
+                }
+                LLVMOpcode op = LLVMGetInstructionOpcode(in);
+                if (op == LLVMStore) {
+                    slot *sl = slot_of(r, LLVMGetOperand(in, 1));
+                    if (sl && !sl->varying && (r->div_block[b] || is_varying(r, &vary, LLVMGetOperand(in, 0)))) {
+                        sl->varying = true;
+                        changed = true;
+                    }
+                } else if ((op == LLVMBr && LLVMIsConditional(in)) || op == LLVMSwitch) {
+                    LLVMValueRef cond = op == LLVMBr ? LLVMGetCondition(in) : LLVMGetOperand(in, 0);
+                    if (!branch_varying[b] && is_varying(r, &vary, cond)) {
+                        branch_varying[b] = true;
+                        mark_influence(r, b, ipdom[b], stack, seen);
+                        changed = true;
+                    }
+                }
+            }
+    }
+    vmap_free(&vary);
+    free(ipdom); free(stack); free(branch_varying); free(seen);
+}
+
 /* 0, or 1 when the slots do not fit (or are not fixed-size). */
 static int find_slots(rx *r)
 {
@@ -406,6 +634,7 @@ static int find_slots(rx *r)
     for (unsigned s = 0; s < r->nslots; s++)
         if (r->slots[s].simple) find_uniform_slot(r, &r->slots[s]);
     find_remat_slots(r);
+    find_varying(r);
     classify_slots(r);
     for (unsigned s = 0; s < r->nslots; s++)
         if (r->slots[s].kind == SLOT_ITEM)
@@ -532,12 +761,55 @@ static int hoist_uniform(rx *r)
 }
 
 /* Region `k` (starting at resume_start[k]) as a loop over the work-items; the
- * builder is left after the loop, where every item has stored its next[] entry. */
-static int emit_region(rx *r, unsigned k, LLVMValueRef *bound)
+ * builder is left after the loop, where every item has stored its next[] entry,
+ * or, when *uniform_exit (every item leaves the region at the same barrier or
+ * return: no block that ends it is under varying control), next_uniform. */
+static int emit_region(rx *r, unsigned k, LLVMValueRef *bound, bool *uniform_exit)
 {
     lower_ctx *c = r->c;
+
+    /* the region's blocks: reachable from its start without passing a barrier */
+    unsigned *work = calloc(r->nblocks, sizeof *work), nwork = 0;
+    bool *in_region = calloc(r->nblocks, 1);
+    LLVMBasicBlockRef start = r->resume_start[k];
+    work[nwork++] = block_idx(r, start);
+    in_region[work[0]] = true;
+    for (unsigned w = 0; w < nwork; w++) {
+        unsigned b = work[w];
+        if (r->barrier[b]) continue;
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(r->blocks[b]);
+        for (unsigned s = 0, n = LLVMGetNumSuccessors(t); s < n; s++) {
+            unsigned sb = block_idx(r, LLVMGetSuccessor(t, s));
+            if (!in_region[sb]) in_region[sb] = true, work[nwork++] = sb;
+        }
+    }
+    *uniform_exit = true;
+    bool *stored = calloc(r->nslots + 1, 1);
+    for (unsigned w = 0; w < nwork; w++) {
+        unsigned b = work[w];
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(r->blocks[b]);
+        if ((r->barrier[b] || LLVMGetInstructionOpcode(t) == LLVMRet) && r->div_block[b]) *uniform_exit = false;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[b]); in; in = LLVMGetNextInstruction(in)) {
+            unsigned s = LLVMIsAStoreInst(in) ? (unsigned)(uintptr_t)vmap_get(&r->slot_of, LLVMGetOperand(in, 1)) : 0;
+            if (s) stored[s - 1] = true;
+        }
+    }
+    /* a group slot live into the region and stored in it: every item starts
+     * from the value it had when the region began, not the one the previous
+     * item left (all items store the same values, so the last one's is right) */
+    LLVMValueRef *at_start = calloc(r->nslots + 1, sizeof *at_start);
+    for (unsigned s = 0; s < r->nslots; s++) {
+        slot *sl = &r->slots[s];
+        if (sl->kind == SLOT_GROUP && stored[s] && k > 0 && live_into(r, start, s))
+            at_start[s] = LLVMBuildLoad2(r->b, LLVMGetAllocatedType(sl->alloca), sl->wg, "");
+    }
+    free(stored);
+
     nest ns;
     open_nest(r, &ns, bound);
+    for (unsigned s = 0; s < r->nslots; s++)
+        if (at_start[s]) LLVMBuildStore(r->b, at_start[s], r->slots[s].wg);
+    free(at_start);
     vmap map = {0};
     vmap_put(&map, r->ctx, LLVMGetParam(r->wg, 0));
     vmap_put(&map, LLVMGetParam(r->item, 1), ns.iv[2]);
@@ -548,25 +820,11 @@ static int emit_region(rx *r, unsigned k, LLVMValueRef *bound)
         LLVMValueRef p = sl->kind == SLOT_ITEM ? item_ptr(r, sl->wg, LLVMGetAllocatedType(sl->alloca), ns.idx) : sl->wg;
         vmap_put(&map, sl->alloca, p);
     }
-    LLVMValueRef next_ptr = item_ptr(r, r->next, c->t_i32, ns.idx);
+    LLVMValueRef next_ptr = *uniform_exit ? r->next_uniform : item_ptr(r, r->next, c->t_i32, ns.idx);
     LLVMBasicBlockRef latch = LLVMAppendBasicBlockInContext(c->llc, r->wg, "latch");
-
-    /* the region's blocks: reachable from its start without passing a barrier */
-    unsigned *work = calloc(r->nblocks, sizeof *work), nwork = 0;
-    LLVMBasicBlockRef start = r->resume_start[k];
-    work[nwork++] = block_idx(r, start);
-    vmap_put(&map, start, LLVMAppendBasicBlockInContext(c->llc, r->wg, "region"));
-    for (unsigned w = 0; w < nwork; w++) {
-        unsigned b = work[w];
-        if (r->barrier[b]) continue;
-        LLVMValueRef t = LLVMGetBasicBlockTerminator(r->blocks[b]);
-        for (unsigned s = 0, n = LLVMGetNumSuccessors(t); s < n; s++) {
-            LLVMBasicBlockRef sb = LLVMGetSuccessor(t, s);
-            if (vmap_get(&map, sb)) continue;
-            vmap_put(&map, sb, LLVMAppendBasicBlockInContext(c->llc, r->wg, ""));
-            work[nwork++] = block_idx(r, sb);
-        }
-    }
+    for (unsigned w = 0; w < nwork; w++)
+        vmap_put(&map, r->blocks[work[w]], LLVMAppendBasicBlockInContext(c->llc, r->wg, w ? "" : "region"));
+    free(in_region);
     LLVMBuildBr(r->b, vmap_get(&map, start));
 
     /* clone, then remap operands once every clone exists */
@@ -619,35 +877,38 @@ out:
 }
 
 /* After a region: every item must have stopped at the same barrier (or returned).
- * Divergence calls ctx->report_divergence and returns; otherwise dispatches. */
-static void emit_check(rx *r, LLVMValueRef *bound, LLVMBasicBlockRef *region_pre, LLVMBasicBlockRef exit)
+ * Divergence calls ctx->report_divergence and returns; otherwise dispatches.
+ * A region with a uniform exit needs no check: next_uniform says where all went. */
+static void emit_check(rx *r, LLVMValueRef *bound, LLVMBasicBlockRef *region_pre, LLVMBasicBlockRef exit,
+                       bool uniform_exit)
 {
     lower_ctx *c = r->c;
     LLVMValueRef ctx = LLVMGetParam(r->wg, 0);
-    LLVMValueRef first = LLVMBuildLoad2(r->b, c->t_i32, r->next, "first");
-    LLVMBuildStore(r->b, LLVMConstInt(c->t_i32, 0, 0), r->diff);
-    nest ns;
-    open_nest(r, &ns, bound);
-    /* diff |= next[i] ^ first: no early exit, so the loop vectorizes */
-    LLVMValueRef v = LLVMBuildLoad2(r->b, c->t_i32, item_ptr(r, r->next, c->t_i32, ns.idx), "");
-    LLVMValueRef acc = LLVMBuildOr(r->b, LLVMBuildLoad2(r->b, c->t_i32, r->diff, ""), LLVMBuildXor(r->b, v, first, ""), "");
-    LLVMBuildStore(r->b, acc, r->diff);
-    close_nest(r, &ns);
-    LLVMBasicBlockRef diverged = LLVMAppendBasicBlockInContext(c->llc, r->wg, "diverged");
-    LLVMBasicBlockRef same = LLVMAppendBasicBlockInContext(c->llc, r->wg, "same");
-    LLVMValueRef any = LLVMBuildICmp(r->b, LLVMIntNE, LLVMBuildLoad2(r->b, c->t_i32, r->diff, ""),
-                                     LLVMConstInt(c->t_i32, 0, 0), "");
-    LLVMBuildCondBr(r->b, any, diverged, same);
+    LLVMValueRef first = LLVMBuildLoad2(r->b, c->t_i32, uniform_exit ? r->next_uniform : r->next, "first");
+    if (!uniform_exit) {
+        LLVMBuildStore(r->b, LLVMConstInt(c->t_i32, 0, 0), r->diff);
+        nest ns;
+        open_nest(r, &ns, bound);
+        /* diff |= next[i] ^ first: no early exit, so the loop vectorizes */
+        LLVMValueRef v = LLVMBuildLoad2(r->b, c->t_i32, item_ptr(r, r->next, c->t_i32, ns.idx), "");
+        LLVMValueRef acc = LLVMBuildOr(r->b, LLVMBuildLoad2(r->b, c->t_i32, r->diff, ""), LLVMBuildXor(r->b, v, first, ""), "");
+        LLVMBuildStore(r->b, acc, r->diff);
+        close_nest(r, &ns);
+        LLVMBasicBlockRef diverged = LLVMAppendBasicBlockInContext(c->llc, r->wg, "diverged");
+        LLVMBasicBlockRef same = LLVMAppendBasicBlockInContext(c->llc, r->wg, "same");
+        LLVMValueRef any = LLVMBuildICmp(r->b, LLVMIntNE, LLVMBuildLoad2(r->b, c->t_i32, r->diff, ""),
+                                         LLVMConstInt(c->t_i32, 0, 0), "");
+        LLVMBuildCondBr(r->b, any, diverged, same);
 
-    LLVMPositionBuilderAtEnd(r->b, diverged);
-    LLVMTypeRef params[4] = {c->t_ptr, c->t_ptr, c->t_ptr, c->t_i64};
-    LLVMTypeRef ft = LLVMFunctionType(c->t_void, params, 4, 0);
-    LLVMValueRef fn = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, report_divergence), c->t_ptr);
-    LLVMValueRef args[4] = {ctx, r->next, r->site_table, LLVMBuildLoad2(r->b, c->t_i64, r->rounds, "")};
-    LLVMBuildCall2(r->b, ft, fn, args, 4, "");
-    LLVMBuildRetVoid(r->b);
-
-    LLVMPositionBuilderAtEnd(r->b, same);
+        LLVMPositionBuilderAtEnd(r->b, diverged);
+        LLVMTypeRef params[4] = {c->t_ptr, c->t_ptr, c->t_ptr, c->t_i64};
+        LLVMTypeRef ft = LLVMFunctionType(c->t_void, params, 4, 0);
+        LLVMValueRef fn = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, report_divergence), c->t_ptr);
+        LLVMValueRef args[4] = {ctx, r->next, r->site_table, LLVMBuildLoad2(r->b, c->t_i64, r->rounds, "")};
+        LLVMBuildCall2(r->b, ft, fn, args, 4, "");
+        LLVMBuildRetVoid(r->b);
+        LLVMPositionBuilderAtEnd(r->b, same);
+    }
     LLVMValueRef rounds = LLVMBuildLoad2(r->b, c->t_i64, r->rounds, "");
     LLVMBuildStore(r->b, LLVMBuildAdd(r->b, rounds, LLVMConstInt(c->t_i64, 1, 0), ""), r->rounds);
     LLVMValueRef sw = LLVMBuildSwitch(r->b, first, exit, r->nresume);
@@ -665,8 +926,9 @@ static int emit_machine(rx *r, LLVMValueRef *bound, LLVMBasicBlockRef exit)
     int rc = 0;
     for (unsigned k = 0; k <= r->nresume && !rc; k++) {
         LLVMPositionBuilderAtEnd(r->b, pre[k]);
-        rc = emit_region(r, k, bound);
-        if (!rc) emit_check(r, bound, pre, exit);
+        bool uniform_exit;
+        rc = emit_region(r, k, bound, &uniform_exit);
+        if (!rc) emit_check(r, bound, pre, exit, uniform_exit);
     }
     free(pre);
     return rc;
@@ -688,6 +950,7 @@ static int build_wg(rx *r)
         LLVMSetAlignment(sl->wg, sl->kind == SLOT_ITEM && al < 16 ? 16 : al);
     }
     r->next = LLVMBuildAlloca(r->b, LLVMArrayType2(c->t_i32, r->n), "next");
+    r->next_uniform = LLVMBuildAlloca(r->b, c->t_i32, "next.uniform");
     r->rounds = LLVMBuildAlloca(r->b, c->t_i64, "rounds");
     r->diff = LLVMBuildAlloca(r->b, c->t_i32, "diff");
     LLVMTypeRef tt = LLVMArrayType2(c->t_i32, r->nresume + 1);
@@ -736,6 +999,7 @@ static int build_wg(rx *r)
 
 static void rx_free(rx *r)
 {
+    free(r->div_block); free(r->live_in);
     free(r->blocks); free(r->barrier); free(r->resume); free(r->resume_start); free(r->resume_site); free(r->slots);
     vmap_free(&r->block_index); vmap_free(&r->slot_of); vmap_free(&r->uniform);
     if (r->b) LLVMDisposeBuilder(r->b);

@@ -181,6 +181,8 @@ static api_compiled *compiled_for_dispatch(spvjit_kernel *k, const spvjit_dispat
         api_compiled_release(k->memo[slot].c);
     memcpy(k->memo[slot].ls, ls, sizeof ls);
     k->memo[slot].c = c;
+    k->memo[slot].hit = hit;
+    k->memo_last = slot;
     api_compiled_retain(c);
     pthread_mutex_unlock(&k->lock);
     return c;

@@ -107,8 +107,16 @@ typedef struct api_compiled {
     jit_kernel *jk;
     const spvjit_kernel_facts *facts;
     spvjit_exec_kernel exec;       /* work-group memory: static part only */
-    double total_ms;
+    spvjit_native_fn fn;           /* an exported function (spvjit_call_exported), else NULL */
+    double total_ms;               /* specialize + compile, or specialize + load from disk */
 } api_compiled;
+
+/* The module the JIT compiles for these values (module->specs order): the
+ * specialized module, or (unspecialized) a copy of the original; *shapes gets
+ * the values as shape values (malloc'd, module->nspecs of them).  NULL with
+ * the error set in *st. */
+spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *values, bool unspecialized,
+                                  spvjit_shape_value **shapes, spvjit_status *st);
 
 void api_compiled_retain(void *c);
 void api_compiled_release(void *c);
@@ -146,8 +154,8 @@ struct spvjit_kernel {
     bool from_cache;
     pthread_mutex_t lock;          /* bindings, the local-size memo */
     /* local size chosen at dispatch: the compiles seen so far */
-    struct { uint32_t ls[3]; api_compiled *c; } memo[API_LOCAL_SIZE_MEMO];
-    unsigned nmemo, memo_next;
+    struct { uint32_t ls[3]; api_compiled *c; bool hit; } memo[API_LOCAL_SIZE_MEMO];
+    unsigned nmemo, memo_next, memo_last;     /* memo_last: the latest compile (for stats) */
     /* bindings */
     api_kernel_arg *args; uint32_t nargs;     /* Kernel flavour */
     api_slot *slots; uint32_t nslots;         /* Shader flavour */
@@ -157,8 +165,10 @@ struct spvjit_kernel {
 /* A readable name for the buffer at set/binding (the JIT's, else the reflection's). */
 const char *api_resource_name(const spvjit_kernel *k, uint32_t set, uint32_t binding, const char *jit_name);
 
-/* The compiled kernel for local size ls (through the cache).  Returns a
- * reference, or NULL with the error set in *st. */
+/* The compiled kernel for local size ls: from the memory cache, else the
+ * disk cache (context's disk_dir), else compiled (and stored on disk).
+ * Returns a reference, or NULL with the error set in *st.  *hit: from either
+ * cache. */
 api_compiled *api_kernel_compiled_for(spvjit_kernel *k, const uint32_t ls[3], bool *hit, spvjit_status *st);
 
 #endif

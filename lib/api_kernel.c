@@ -6,6 +6,7 @@
 
 #include "lib/api_hash.h"
 #include "lib/api_internal.h"
+#include "lib/disk_cache.h"
 
 static double now_ms(void)
 {
@@ -33,10 +34,13 @@ void api_compiled_release(void *p)
     free(c);
 }
 
-/* What a build needs besides the kernel: the local size asked for. */
+/* What a build needs besides the kernel: the local size asked for, the
+ * cache key (for the disk cache) and, back, whether the disk had it. */
 typedef struct build_req {
     spvjit_kernel *k;
     uint32_t ls[3];         /* all 0: the module's own */
+    const kcache_key *key;
+    bool disk_hit;
     spvjit_status st;
 } build_req;
 
@@ -44,7 +48,87 @@ typedef struct build_req {
  * the JIT's API): a base plus a multiple of the SPIR-V size. */
 static size_t estimate_bytes(const spv_module *m) { return ((size_t)32 << 10) + m->nwords * 4 * 32; }
 
-/* The cache's build callback: specialize (unless unspecialized), compile. */
+spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *values, bool unspecialized,
+                                  spvjit_shape_value **shapes_out, spvjit_status *st)
+{
+    spv_diag d;
+    d.msg[0] = 0;
+    size_t n = mod->nspecs;
+    spv_spec_value *vals = calloc(n ? n : 1, sizeof *vals);
+    spvjit_shape_value *shapes = calloc(n ? n : 1, sizeof *shapes);
+    *shapes_out = NULL;
+    if (!vals || !shapes) {
+        free(vals);
+        free(shapes);
+        *st = api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        vals[i] = (spv_spec_value){.spec_id = mod->specs[i].spec_id, .type = mod->specs[i].type, .bits = values[i]};
+        shapes[i] = (spvjit_shape_value){.spec_id = mod->specs[i].spec_id, .bits = values[i]};
+    }
+    const spv_load_options skip = {.skip_validation = true};
+    spv_module *sm = NULL;
+    spvjit_status fail = SPVJIT_ERROR_INVALID_MODULE;
+    if (unspecialized) {
+        sm = spv_module_load(mod->m->words, mod->m->nwords * 4, mod->m->source, &skip, &d);
+    } else {
+        uint32_t *w = NULL;
+        size_t nw = 0;
+        if (spv_specialize(mod->m, vals, n, &w, &nw, &d) == 0)
+            sm = spv_module_load(w, nw * 4, mod->m->source, &skip, &d);
+        else
+            fail = SPVJIT_ERROR_SPEC_CONSTANT;
+        free(w);
+    }
+    free(vals);
+    if (!sm) {
+        free(shapes);
+        *st = api_fail(fail, "%s", d.msg);
+        return NULL;
+    }
+    *shapes_out = shapes;
+    *st = SPVJIT_OK;
+    return sm;
+}
+
+/* The disk cache's side of a build: a stored object for the key if there is a
+ * usable one, else a compile whose object is stored for next time.  A stored
+ * object the JIT refuses (other facts, damaged) is simply compiled over. */
+static jit_kernel *load_or_compile(build_req *r, const spv_module *sm, const spvjit_options *o, spv_diag *d)
+{
+    const char *dir = r->k->module->ctx->disk_dir;
+    const char *entry = r->k->entry->e->name;
+    const kcache_key *key = r->key;
+    if (dir) {
+        void *payload = NULL;
+        size_t n = 0;
+        if (disk_cache_load(dir, key->a, key->alen, key->b, key->blen, &payload, &n) == 1) {
+            spv_diag ld;
+            ld.msg[0] = 0;
+            jit_kernel *jk = spvjit_load_object(sm, entry, o, payload, n, &ld);
+            free(payload);
+            if (jk) {
+                r->disk_hit = true;
+                return jk;
+            }
+        }
+    }
+    spvjit_options co = *o;
+    co.keep_object = dir != NULL;
+    jit_kernel *jk = spvjit_compile(sm, entry, &co, d);
+    if (jk && dir) {
+        size_t n = 0;
+        void *blob = spvjit_kernel_take_object(jk, &n);
+        spv_diag sd;
+        if (blob)   /* a failed store (read-only or full disk) only costs the next run a compile */
+            (void)disk_cache_store(dir, key->a, key->alen, key->b, key->blen, blob, n, &sd);
+        free(blob);
+    }
+    return jk;
+}
+
+/* The cache's build callback: specialize (unless unspecialized), load or compile. */
 static void *build_compiled(void *user, size_t *est)
 {
     build_req *r = user;
@@ -54,46 +138,16 @@ static void *build_compiled(void *user, size_t *est)
     d.msg[0] = 0;
     double t0 = now_ms();
 
-    size_t n = mod->nspecs;
-    spv_spec_value *vals = calloc(n ? n : 1, sizeof *vals);
-    spvjit_shape_value *shapes = calloc(n ? n : 1, sizeof *shapes);
-    if (!vals || !shapes) {
-        free(vals);
-        free(shapes);
-        r->st = api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        vals[i] = (spv_spec_value){.spec_id = mod->specs[i].spec_id, .type = mod->specs[i].type,
-                                   .bits = k->values[i]};
-        shapes[i] = (spvjit_shape_value){.spec_id = mod->specs[i].spec_id, .bits = k->values[i]};
-    }
-
     /* The JIT compiles its own copy of the module: its facts point into it. */
-    const spv_load_options skip = {.skip_validation = true};
-    spv_module *sm = NULL;
-    if (k->opts.unspecialized) {
-        sm = spv_module_load(mod->m->words, mod->m->nwords * 4, mod->m->source, &skip, &d);
-    } else {
-        uint32_t *w = NULL;
-        size_t nw = 0;
-        if (spv_specialize(mod->m, vals, n, &w, &nw, &d) == 0)
-            sm = spv_module_load(w, nw * 4, mod->m->source, &skip, &d);
-        else
-            r->st = SPVJIT_ERROR_SPEC_CONSTANT;
-        free(w);
-    }
-    free(vals);
-    if (!sm) {
-        free(shapes);
-        r->st = api_fail(r->st ? r->st : SPVJIT_ERROR_INVALID_MODULE, "%s", d.msg);
+    spvjit_shape_value *shapes = NULL;
+    spv_module *sm = api_module_for_values(mod, k->values, k->opts.unspecialized, &shapes, &r->st);
+    if (!sm)
         return NULL;
-    }
 
     spvjit_options o = {.unspecialized = k->opts.unspecialized, .opt_level = k->opts.opt_level,
-                        .shape_values = shapes, .nshape_values = n};
+                        .shape_values = shapes, .nshape_values = mod->nspecs};
     memcpy(o.local_size, r->ls, sizeof o.local_size);
-    jit_kernel *jk = spvjit_compile(sm, k->entry->e->name, &o, &d);
+    jit_kernel *jk = load_or_compile(r, sm, &o, &d);
     free(shapes);
     if (!jk) {
         spv_module_free(sm);
@@ -178,9 +232,10 @@ api_compiled *api_kernel_compiled_for(spvjit_kernel *k, const uint32_t ls[3], bo
     }
     kcache_key key = {.a = m->words, .alen = m->nwords * 4, .b = rest, .blen = blen};
     key.hash = kcache_key_hash(key.a, key.alen, key.b, key.blen);
-    build_req req = {.k = k, .st = SPVJIT_OK};
+    build_req req = {.k = k, .key = &key, .st = SPVJIT_OK};
     memcpy(req.ls, ls, sizeof req.ls);
     api_compiled *c = kcache_get(k->module->ctx->cache, &key, build_compiled, &req, hit);
+    *hit = *hit || req.disk_hit;
     free(rest);
     if (!c)
         *st = req.st != SPVJIT_OK ? req.st : api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory (kernel cache)");
@@ -302,9 +357,19 @@ SPVJIT_API spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_
         return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_kernel_stats_get: NULL argument");
     memset(out, 0, sizeof *out);
     out->from_cache = k->from_cache;
-    const api_compiled *c = k->compiled;
+    api_compiled *c = k->compiled;
+    spvjit_kernel *mk = (spvjit_kernel *)k;   /* for the memo's lock only */
+    pthread_mutex_lock(&mk->lock);
+    if (!c && k->nmemo) {
+        /* local size chosen at dispatch: the latest compile a dispatch made */
+        c = k->memo[k->memo_last].c;
+        out->from_cache = k->memo[k->memo_last].hit;
+    }
+    if (c)
+        api_compiled_retain(c);   /* a later dispatch may replace the memo entry */
+    pthread_mutex_unlock(&mk->lock);
     if (!c)
-        return SPVJIT_OK;   /* local size chosen at dispatch: nothing compiled yet at build */
+        return SPVJIT_OK;         /* nothing compiled yet */
     out->lower_ms = c->facts->ms_lower;
     out->passes_ms = c->facts->ms_passes;
     out->codegen_ms = c->facts->ms_codegen;
@@ -312,5 +377,6 @@ SPVJIT_API spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_
     out->wg_memory_bytes = c->facts->wg_mem_size;
     out->uses_barriers = c->facts->uses_barriers;
     memcpy(out->local_size, c->exec.local_size, sizeof out->local_size);
+    api_compiled_release(c);
     return SPVJIT_OK;
 }

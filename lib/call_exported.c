@@ -180,18 +180,77 @@ static const api_ffi_sig *module_sig(spvjit_module *mod, const spv_function *f, 
     return c ? &c->sig : NULL;
 }
 
-/* --- the JIT side --------------------------------------------------------------------
- * jit/jit.h compiles entry points only.  Calling an exported function needs
- *   void (*spvjit_compile_function(const spv_module *m, uint32_t func_id,
- *          const spvjit_options *o, jit_kernel **owner, spv_diag *d))(void);
- * returning a native pointer with the C signature of the function's
- * OpTypeFunction (scalars as C scalars, pointers as pointers).  Until it
- * exists, this reports the gap. */
-static void (*compile_function(const spv_module *m, uint32_t func_id, spv_diag *diag))(void)
+/* --- the JIT side ---------------------------------------------------------------------
+ * The function is compiled by the JIT (spvjit_compile_function) from the module
+ * specialized with the call's values, once per (module, function, values):
+ * the compiled code goes through the context's kernel cache like kernels do.
+ * Its key's second part starts with "\0\xff", which no kernel key can (their
+ * entry name's NUL is followed by the unspecialized flag, 0 or 1). */
+
+typedef struct export_build {
+    const spvjit_module *mod;
+    const char *name;
+    const uint64_t *values;
+    spvjit_status st;
+} export_build;
+
+static void *build_export(void *user, size_t *est)
 {
-    spv_fail(diag, "%s: calling exported function %%%u needs the JIT to compile a non-entry function "
-             "(spvjit_compile_function), which it does not offer yet", m->source, func_id);
-    return NULL;
+    export_build *b = user;
+    spvjit_shape_value *shapes = NULL;
+    spv_module *sm = api_module_for_values(b->mod, b->values, false, &shapes, &b->st);
+    free(shapes);
+    if (!sm)
+        return NULL;
+    spv_diag d;
+    d.msg[0] = 0;
+    jit_kernel *owner = NULL;
+    uint32_t fid = api_find_export(sm, b->name);
+    spvjit_options o = {.opt_level = 3};
+    spvjit_native_fn fn = fid ? spvjit_compile_function(sm, fid, &o, &owner, &d) : NULL;
+    api_compiled *c = fn ? calloc(1, sizeof *c) : NULL;
+    if (!c) {
+        b->st = !fid ? api_fail(SPVJIT_ERROR_INVALID_MODULE, "%s: \"%s\" is no longer exported after "
+                                "specialization", b->mod->m->source, b->name)
+              : !fn ? api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s", d.msg)
+                    : api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
+        spvjit_kernel_free(owner);
+        spv_module_free(sm);
+        return NULL;
+    }
+    atomic_init(&c->refs, 1);
+    c->module = sm;
+    c->jk = owner;
+    c->facts = spvjit_kernel_facts_of(owner);
+    c->fn = fn;
+    *est = ((size_t)16 << 10) + sm->nwords * 4 * 16;
+    return c;
+}
+
+/* The compiled function (a reference), or NULL with the error set. */
+static api_compiled *compiled_export(spvjit_module *mod, const char *name, const uint64_t *values,
+                                     spvjit_status *st)
+{
+    size_t nlen = strlen(name) + 1, blen = 2 + nlen + mod->nspecs * 8;
+    unsigned char *rest = malloc(blen);
+    if (!rest) {
+        *st = api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    rest[0] = 0;
+    rest[1] = 0xff;
+    memcpy(rest + 2, name, nlen);
+    if (mod->nspecs)
+        memcpy(rest + 2 + nlen, values, mod->nspecs * 8);
+    kcache_key key = {.a = mod->m->words, .alen = mod->m->nwords * 4, .b = rest, .blen = blen};
+    key.hash = kcache_key_hash(key.a, key.alen, key.b, key.blen);
+    export_build b = {.mod = mod, .name = name, .values = values, .st = SPVJIT_OK};
+    bool hit;
+    api_compiled *c = kcache_get(mod->ctx->cache, &key, build_export, &b, &hit);
+    free(rest);
+    if (!c)
+        *st = b.st != SPVJIT_OK ? b.st : api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory (kernel cache)");
+    return c;
 }
 
 SPVJIT_API spvjit_status spvjit_call_exported(spvjit_module *mod, const char *name, const spvjit_specs *specs,
@@ -231,12 +290,15 @@ SPVJIT_API spvjit_status spvjit_call_exported(spvjit_module *mod, const char *na
                         name);
     uint64_t *values = NULL;
     spvjit_status st = api_resolve_specs(mod, specs, &values);
-    free(values);
-    if (st != SPVJIT_OK)
+    if (st != SPVJIT_OK) {
+        free(values);
         return st;
-    void (*fn)(void) = compile_function(m, fid, &d);
-    if (!fn)
-        return api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s", d.msg);
-    api_ffi_call_lanes(sig, fn, lanes, args, results);
+    }
+    api_compiled *c = compiled_export(mod, name, values, &st);
+    free(values);
+    if (!c)
+        return st;
+    api_ffi_call_lanes(sig, c->fn, lanes, args, results);
+    api_compiled_release(c);
     return SPVJIT_OK;
 }

@@ -1,6 +1,7 @@
 /* lib/disk_cache.c — cache files: naming, writing, checking (see disk_cache.h). */
 #include "lib/disk_cache.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -48,22 +49,49 @@ char *disk_cache_dir(const char *opt)
 static char *host_id;
 static pthread_once_t host_once = PTHREAD_ONCE_INIT;
 
+/* The binary holding this code (libspvjit.so, or a program linking libspvjit.a):
+ * its size and modification time, so that a rebuilt JIT (same version number,
+ * other code) never loads what an older build stored. */
+static void build_identity(char *buf, size_t len)
+{
+    Dl_info info;
+    struct stat st;
+    if (dladdr((void *)&build_identity, &info) && info.dli_fname && stat(info.dli_fname, &st) == 0)
+        snprintf(buf, len, "%lld-%lld.%09ld", (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                 (long)st.st_mtim.tv_nsec);
+    else
+        snprintf(buf, len, "unknown");
+}
+
 static void make_host_id(void)
 {
     char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
     unsigned maj = 0, min = 0, patch = 0;
     LLVMGetVersion(&maj, &min, &patch);
-    size_t n = strlen(cpu ? cpu : "") + strlen(features ? features : "") + 128;
+    char build[96];
+    build_identity(build, sizeof build);
+    size_t n = strlen(cpu ? cpu : "") + strlen(features ? features : "") + 256;
     host_id = malloc(n);
     if (host_id)
-        snprintf(host_id, n, "cpu=%s;features=%s;spvjit=%s;llvm=%u.%u.%u", cpu ? cpu : "",
-                 features ? features : "", SPVJIT_VERSION_STRING, maj, min, patch);
+        snprintf(host_id, n, "cpu=%s;features=%s;spvjit=%s;llvm=%u.%u.%u;build=%s", cpu ? cpu : "",
+                 features ? features : "", SPVJIT_VERSION_STRING, maj, min, patch, build);
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
 }
 
+/* Tests only: a fake host identity (another CPU), see disk_cache.h. */
+static char *host_id_override;
+
+void disk_cache_set_host_id_for_tests(const char *id)
+{
+    free(host_id_override);
+    host_id_override = id ? strdup(id) : NULL;
+}
+
 const char *disk_cache_host_id(void)
 {
+    if (host_id_override)
+        return host_id_override;
     pthread_once(&host_once, make_host_id);
     return host_id ? host_id : "";
 }

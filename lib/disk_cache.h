@@ -3,8 +3,9 @@
  * One file per key in the cache directory, named by the key's hash.  The
  * stored key is the memory cache's key (module words + build parameters)
  * followed by the host identity: CPU name and features (LLVM's view of the
- * host), the spvjit and LLVM versions — so code made for another CPU or by
- * another toolchain never matches.
+ * host), the spvjit and LLVM versions and the identity (size, modification
+ * time) of the binary holding libspvjit — so code made for another CPU, by
+ * another toolchain or by another build of spvjit never matches.
  *
  * File layout (host byte order; the host identity makes foreign files miss):
  *   "SPVJITK1"  u32 format  u32 header_bytes  u64 key_len  u64 payload_len
@@ -25,8 +26,13 @@
  * $XDG_CACHE_HOME/spvjit, else $HOME/.cache/spvjit.  malloc'd, or NULL. */
 char *disk_cache_dir(const char *opt);
 
-/* "cpu=<name>;features=<...>;spvjit=<v>;llvm=<v>", computed once. */
+/* "cpu=<name>;features=<...>;spvjit=<v>;llvm=<v>;build=<size-mtime>", computed once. */
 const char *disk_cache_host_id(void);
+
+/* Tests only: replaces the host identity in every key from now on (NULL: the
+ * real one again), to check that code for another CPU or toolchain misses.
+ * Not thread-safe: call it while no cache lookup runs. */
+void disk_cache_set_host_id_for_tests(const char *id);
 
 /* Writes buf with the file path for the key (a, b) in dir. */
 void disk_cache_path(const char *dir, const void *a, size_t alen, const void *b, size_t blen,

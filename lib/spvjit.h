@@ -158,12 +158,17 @@ SPVJIT_API spvjit_status spvjit_kernel_build(spvjit_module *m, const char *entry
                                              const spvjit_build_options *opts, spvjit_kernel **out);
 SPVJIT_API void spvjit_kernel_destroy(spvjit_kernel *k);
 
+/* The compile behind a kernel: for a local size chosen at dispatch, the one
+ * the latest dispatch used (all zero before the first dispatch).  On a cache
+ * hit the times are those of the compile that made the code; code loaded from
+ * the disk cache reports its analysis as lower_ms, its linking as codegen_ms
+ * and passes_ms 0; total_ms is the build (specialize + compile or load). */
 typedef struct spvjit_kernel_stats {
     bool from_cache;              /* memory or disk cache hit */
     double lower_ms, passes_ms, codegen_ms, total_ms;
     uint64_t wg_memory_bytes;
     bool uses_barriers;
-    uint32_t local_size[3];       /* 0 when chosen at dispatch */
+    uint32_t local_size[3];       /* 0 when chosen at dispatch and not dispatched yet */
 } spvjit_kernel_stats;
 SPVJIT_API spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_kernel_stats *out);
 
