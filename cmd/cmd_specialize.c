@@ -54,6 +54,8 @@ int cmd_specialize(int argc, char **argv)
     size_t nw = 0;
     if (spv_specialize(m, vals, nvals, &w, &nw, &d)) {
         cli_error("%s", d.msg);
+    } else if (!spv_validate_words(w, nw, in, &d)) {
+        cli_error("%s (after specialization with the given values)", d.msg);
     } else {
         FILE *f = fopen(out, "wb");
         bool ok = f && fwrite(w, 4, nw, f) == nw;

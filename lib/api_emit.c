@@ -39,42 +39,15 @@ SPVJIT_API spvjit_status spvjit_kernel_emit(spvjit_module *m, const char *entry,
     uint64_t *values = NULL;
     if ((st = api_resolve_specs(m, specs, &values)) != SPVJIT_OK) return st;
 
-    size_t n = m->nspecs;
-    spv_spec_value *vals = calloc(n ? n : 1, sizeof *vals);
-    spvjit_shape_value *shapes = calloc(n ? n : 1, sizeof *shapes);
-    spv_module *sm = NULL;
+    spvjit_shape_value *shapes = NULL;
     spv_diag d;
     d.msg[0] = 0;
-    if (!vals || !shapes) {
-        st = api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
+    spv_module *sm = api_module_for_values(m, values, o.unspecialized, &shapes, &st);
+    if (!sm)
         goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        vals[i] = (spv_spec_value){.spec_id = m->specs[i].spec_id, .type = m->specs[i].type, .bits = values[i]};
-        shapes[i] = (spvjit_shape_value){.spec_id = m->specs[i].spec_id, .bits = values[i]};
-    }
-    const spv_load_options skip = {.skip_validation = true};
-    if (o.unspecialized) {
-        sm = spv_module_load(m->m->words, m->m->nwords * 4, m->m->source, &skip, &d);
-    } else {
-        uint32_t *w = NULL;
-        size_t nw = 0;
-        if (spv_specialize(m->m, vals, n, &w, &nw, &d) == 0) {
-            sm = spv_module_load(w, nw * 4, m->m->source, &skip, &d);
-        } else {
-            free(w);
-            st = api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "%s", d.msg);
-            goto out;
-        }
-        free(w);
-    }
-    if (!sm) {
-        st = api_fail(SPVJIT_ERROR_INVALID_MODULE, "%s", d.msg);
-        goto out;
-    }
     emit_capture cap = {.want = what == SPVJIT_EMIT_LLVM ? "ir" : what == SPVJIT_EMIT_OPT_LLVM ? "opt-ir" : "asm"};
     spvjit_options jo = {.unspecialized = o.unspecialized, .opt_level = o.opt_level, .shape_values = shapes,
-                         .nshape_values = n, .emit = capture, .emit_user = &cap,
+                         .nshape_values = m->nspecs, .emit = capture, .emit_user = &cap,
                          .emit_ir = what == SPVJIT_EMIT_LLVM, .emit_opt_ir = what == SPVJIT_EMIT_OPT_LLVM,
                          .emit_asm = what == SPVJIT_EMIT_ASM};
     memcpy(jo.local_size, o.local_size, sizeof jo.local_size);
@@ -95,7 +68,6 @@ SPVJIT_API spvjit_status spvjit_kernel_emit(spvjit_module *m, const char *entry,
     *text = cap.text;
 out:
     spv_module_free(sm);
-    free(vals);
     free(shapes);
     free(values);
     return st;

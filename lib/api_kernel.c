@@ -75,10 +75,16 @@ spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *valu
     } else {
         uint32_t *w = NULL;
         size_t nw = 0;
-        if (spv_specialize(mod->m, vals, n, &w, &nw, &d) == 0)
-            sm = spv_module_load(w, nw * 4, mod->m->source, &skip, &d);
-        else
+        /* Values can make a valid module invalid (a spec constant used as a
+         * memory scope, say): validate the result, naming the values. */
+        if (spv_specialize(mod->m, vals, n, &w, &nw, &d) != 0) {
             fail = SPVJIT_ERROR_SPEC_CONSTANT;
+        } else if (!spv_validate_words(w, nw, mod->m->source, &d)) {
+            fail = SPVJIT_ERROR_SPEC_CONSTANT;
+            spv_diag_append(&d, " (after specialization with the given values)");
+        } else {
+            sm = spv_module_load(w, nw * 4, mod->m->source, &skip, &d);
+        }
         free(w);
     }
     free(vals);

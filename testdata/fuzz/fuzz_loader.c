@@ -6,6 +6,7 @@
  * from the input; the result must load again and, when the input was valid,
  * pass the validator — anything else is a bug and aborts.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +15,18 @@
 #include "spirv/module.h"
 #include "spirv/specialize.h"
 
+/* With the module's defaults, a valid module must specialize into a valid
+ * one; arbitrary values may make it invalid (a spec constant used as a scope),
+ * which the library reports after validating, so then only "no crash" counts. */
 static void specialize_and_check(const spv_module *m, const spv_spec_value *vals, size_t n, int valid)
 {
     uint32_t *w = NULL;
     size_t nw = 0;
     spv_diag d;
     if (spv_specialize(m, vals, n, &w, &nw, &d) == 0) {
-        spv_module *s = spv_module_load(w, nw * 4, "specialized", &(spv_load_options){.skip_validation = !valid}, &d);
-        if (valid && !s) {
+        bool must_be_valid = valid && n == 0;
+        spv_module *s = spv_module_load(w, nw * 4, "specialized", &(spv_load_options){.skip_validation = !must_be_valid}, &d);
+        if (must_be_valid && !s) {
             fprintf(stderr, "specialized output of a valid module is invalid: %s\n", d.msg);
             abort();
         }

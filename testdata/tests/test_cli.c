@@ -126,3 +126,34 @@ TEST(cli_errors_are_one_clear_line)
     CHECK(st == 1 && strstr(out, "/nonexistent/x.spv"), "missing file: exit %d: %s", st, out);
     free(out);
 }
+
+/* A value can make a valid module invalid (here a spec constant used as the
+ * barrier's scope): the specialized output is validated and the error says so. */
+TEST(cli_specialize_reports_values_that_make_the_module_invalid)
+{
+    static const char src[] = "OpCapability Addresses\nOpCapability Kernel\nOpMemoryModel Physical64 OpenCL\n"
+                              "OpEntryPoint Kernel %k \"k\"\nOpDecorate %scope SpecId 3\n%void = OpTypeVoid\n"
+                              "%uint = OpTypeInt 32 0\n%scope = OpSpecConstant %uint 2\n%sem = OpConstant %uint 272\n"
+                              "%fn = OpTypeFunction %void\n%k = OpFunction %void None %fn\n%l = OpLabel\n"
+                              "OpControlBarrier %scope %scope %sem\nOpReturn\nOpFunctionEnd\n";
+    char asmp[] = "/tmp/spvjit_scope_XXXXXX";
+    int fd = mkstemp(asmp);
+    REQUIRE(fd >= 0, "mkstemp");
+    FILE *f = fdopen(fd, "w");
+    fputs(src, f);
+    fclose(f);
+    char spv[64], cmd[512], *out = NULL;
+    snprintf(spv, sizeof spv, "%s.spv", asmp);
+    snprintf(cmd, sizeof cmd, "spirv-as --target-env spv1.2 -o %s %s", spv, asmp);
+    REQUIRE(test_run_capture(cmd, &out) == 0, "spirv-as: %s", out);
+    free(out);
+    int st = run(&out, "specialize %s -D 3=2 -o /tmp/spvjit_scope_ok.spv", spv, NULL);
+    CHECK(st == 0, "the default-like value 2 (Workgroup) must specialize: %s", out);
+    free(out);
+    st = run(&out, "specialize %s -D 3=1538 -o /tmp/spvjit_scope_bad.spv", spv, NULL);
+    CHECK(st == 1 && strstr(out, "after specialization") && strstr(out, spv), "scope 1538: exit %d: %s", st, out);
+    free(out);
+    remove(asmp);
+    remove(spv);
+    remove("/tmp/spvjit_scope_ok.spv");
+}
