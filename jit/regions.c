@@ -472,7 +472,8 @@ static bool pure_call(LLVMValueRef call)
 {
     LLVMValueRef f = LLVMGetCalledValue(call);
     if (!LLVMIsAFunction(f)) return false;
-    LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMGetEnumAttributeKindForName("memory", 6));
+    unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
+    LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, memory);
     return a && LLVMGetEnumAttributeValue(a) == 0;
 }
 
@@ -891,7 +892,8 @@ static void emit_check(rx *r, LLVMValueRef *bound, LLVMBasicBlockRef *region_pre
         open_nest(r, &ns, bound);
         /* diff |= next[i] ^ first: no early exit, so the loop vectorizes */
         LLVMValueRef v = LLVMBuildLoad2(r->b, c->t_i32, item_ptr(r, r->next, c->t_i32, ns.idx), "");
-        LLVMValueRef acc = LLVMBuildOr(r->b, LLVMBuildLoad2(r->b, c->t_i32, r->diff, ""), LLVMBuildXor(r->b, v, first, ""), "");
+        LLVMValueRef acc = LLVMBuildOr(r->b, LLVMBuildLoad2(r->b, c->t_i32, r->diff, ""),
+                                       LLVMBuildXor(r->b, v, first, ""), "");
         LLVMBuildStore(r->b, acc, r->diff);
         close_nest(r, &ns);
         LLVMBasicBlockRef diverged = LLVMAppendBasicBlockInContext(c->llc, r->wg, "diverged");

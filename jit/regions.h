@@ -9,13 +9,24 @@
  *      crosses a block (reg2mem), end a block right after each barrier call;
  *   2. values computed from ctx alone before any store (environment, kernel
  *      arguments, local size) are hoisted: computed once per group;
- *   3. the other stack slots are classified: a slot whose value must survive
+ *   3. a divergence analysis finds what is work-group uniform: values computed
+ *      only from constants, ctx, kernel arguments / push constants / resource
+ *      base pointers and uniform slots (memory the kernel may write counts as
+ *      varying), slots whose every store stores a uniform value under uniform
+ *      control (no varying branch decides whether it runs), and the blocks
+ *      that every item runs or none does;
+ *   4. the other stack slots are classified: a slot whose value must survive
  *      a barrier (live into a region start, or of unknown use) becomes an array
- *      of one element per work-item; the rest stay one shared slot (each item
+ *      of one element per work-item, unless it is uniform: then it stays one
+ *      slot for the group (the region loops see a loop-invariant value), which
+ *      each item's pass over a region that stores it starts from the value it
+ *      had at the region's start; the rest stay one shared slot (each item
  *      writes it before reading it within the same region);
- *   4. spvjit_wg runs region 0, then, while every item stopped at the same
+ *   5. spvjit_wg runs region 0, then, while every item stopped at the same
  *      barrier, the region after it; items that did not all stop at the same
- *      barrier (or return) are reported through ctx->report_divergence.
+ *      barrier (or return) are reported through ctx->report_divergence.  A
+ *      region whose barriers and returns all lie in uniform blocks needs no
+ *      such check: every item leaves it the same way.
  * Needs a compile-time local size; anything not handled leaves spvjit_item as
  * it is (the fiber path).
  */

@@ -4,8 +4,11 @@
  * wg_fn per group, no fibers) and fibers (spvjit_options.barrier_fibers), on
  * random data against plain C references: the seed kernels mm and reduce, and
  * testdata/jit/regions_* (barriers in loops, in a called function, in nested
- * loops, a work-group scan, a smaller last OpenCL group).  Divergent kernels
- * must give the executor's error, the same words on both paths. */
+ * loops, a work-group scan, a smaller last OpenCL group, uniform loops whose
+ * trip counts are push constants / kernel arguments, uniform values stored
+ * under varying control).  Divergent kernels must give the executor's error,
+ * the same words on both paths.  IR checks: the uniform tile counter of mm and
+ * stride of reduce are one slot per group (no gathers, no per-item arrays). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +27,20 @@ static float *rand_floats(uint64_t *s, size_t n)
 
 static bool near(float a, float b, float tol) { return a == b || (a - b < 0 ? b - a : a - b) <= tol * (1 + (b < 0 ? -b : b)); }
 
-/* The IR after the passes, kept by the emit hook. */
-static char *opt_ir;
+/* The IR after the passes (and before them), kept by the emit hook. */
+static char *opt_ir, *raw_ir;
 static void keep_ir(void *user, const char *what, const char *text)
 {
     (void)user;
     if (!strcmp(what, "opt-ir")) { free(opt_ir); opt_ir = strdup(text); }
+    if (!strcmp(what, "ir")) { free(raw_ir); raw_ir = strdup(text); }
+}
+
+static unsigned count_of(const char *s, const char *needle)
+{
+    unsigned n = 0;
+    for (const char *p = s; p && (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
 }
 
 /* Compiles with the given path; checks the facts say which one was taken. */
@@ -94,6 +105,10 @@ static void mm_case(const char *file, uint32_t bs, uint32_t n, bool fibers, bool
         const char *wg = opt_ir ? strstr(opt_ir, "define void @spvjit_wg(") : NULL;
         CHECK(wg && (strstr(wg, "fmul <") || strstr(wg, "@llvm.fmuladd.v")) && strstr(wg, "x float>"),
               "no vector arithmetic in spvjit_wg");
+        /* the tile counter t is uniform (one slot, not one per item): the tile
+         * loads at t + tx are contiguous, and no region needs a divergence check */
+        CHECK(wg && !strstr(wg, "gather"), "gathers in spvjit_wg (tile loads indexed per item?)");
+        CHECK(wg && !strstr(wg, "call void %"), "a divergence check left in spvjit_wg");
         free(opt_ir);
         opt_ir = NULL;
     }
@@ -159,6 +174,30 @@ static void reduce_case(const char *file, uint32_t wg, bool fibers)
 }
 
 TEST(regions_reduce_comp) { reduce_case("kernels/reduce.comp.spv", 128, false); }
+
+/* reduce's stride is uniform: no per-item array but next[] before the passes,
+ * every region exit is uniform (no divergence check, no report call after). */
+TEST(regions_reduce_stride_uniform)
+{
+    spv_module *m = tj_load("kernels/reduce.comp.spv");
+    REQUIRE(m, "load");
+    uint32_t id = 0;
+    uint64_t bits = 256;
+    spv_module *sm = tj_specialize(m, &id, &bits, 1);
+    REQUIRE(sm, "specialize");
+    spvjit_options o = {.emit = keep_ir, .emit_ir = true, .emit_opt_ir = true};
+    jit_kernel *k = compile_path(sm, NULL, o, false);
+    REQUIRE(k, "compile: %s", tj_last_error);
+    const char *wg = opt_ir ? strstr(opt_ir, "define void @spvjit_wg(") : NULL;
+    CHECK(raw_ir && count_of(raw_ir, "alloca [") == 1 && strstr(raw_ir, "%next = alloca ["),
+          "per-item arrays besides next[]:\n%s", raw_ir ? raw_ir : "(no IR)");
+    CHECK(wg && !strstr(wg, "call void %") && strstr(wg, "fadd <"), "spvjit_wg: a divergence check, or no vector adds");
+    free(opt_ir); free(raw_ir);
+    opt_ir = raw_ir = NULL;
+    spvjit_kernel_free(k);
+    spv_module_free(sm);
+    spv_module_free(m);
+}
 TEST(regions_reduce_comp_fibers) { reduce_case("kernels/reduce.comp.spv", 128, true); }
 TEST(regions_reduce_cl) { reduce_case("kernels/reduce.cl.spv", 32, false); }
 
@@ -309,3 +348,124 @@ static void partial_case(bool fibers)
 
 TEST(regions_partial_group_cl) { partial_case(false); }
 TEST(regions_partial_group_cl_fibers) { partial_case(true); }
+
+/* --- work-group uniform values (regions_uniform.comp / .cl) -------------------------------- */
+
+typedef struct uniform_params { uint32_t iters, step, a, b, k, mode; } uniform_params;
+
+static uint32_t rand_below(uint64_t *s, uint32_t n) { return (uint32_t)(test_rand_u64(s) % n); }
+
+/* The plain C reference of regions_uniform.comp mode 0, one group of `ls` items. */
+static void ref_uniform_group(const float *x, uint32_t ls, const uniform_params *p, float *dst, uint32_t *tag)
+{
+    for (uint32_t l = 0; l < ls; l++) {
+        uint32_t w = l % 3 == 1 ? p->b : p->a;
+        uint32_t last = (l & 3) ? p->a + p->k : 7;
+        uint32_t u = p->k > 2 ? p->k * 2 : p->k;
+        uint32_t flag = l < p->iters ? p->b : 0;
+        float acc = 0;
+        for (uint32_t t = 0; t < p->iters * p->step; t += p->step) acc += x[(l + t + 1) % ls] + (float)t;
+        dst[l] = acc;
+        tag[l] = w * 1000000u + last * 1000u + u + flag * 100000000u;
+    }
+}
+
+static int uniform_run(const jit_kernel *k, uint32_t ls, uint32_t groups, const uniform_params *p, spv_diag *diag)
+{
+    uint32_t n = groups * ls;
+    uint64_t s = 4242 + ls + p->iters;
+    float *x = rand_floats(&s, n), *dst = calloc(n, 4), *rdst = calloc(n, 4);
+    uint32_t *tag = calloc(n, 4), *rtag = calloc(n, 4);
+    void *args[3] = {x, dst, tag};
+    uint64_t sizes[3] = {n * 4ull, n * 4ull, n * 4ull};
+    tj_dispatch d = {.args = args, .arg_sizes = sizes, .push = p, .groups = {groups, 1, 1}};
+    int rc = run(k, &d, diag);
+    if (rc == 0 && p->mode == 0) {
+        for (uint32_t g = 0; g < groups; g++) ref_uniform_group(x + g * ls, ls, p, rdst + g * ls, rtag + g * ls);
+        int bad = 0, bad_tag = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            bad += !near(dst[i], rdst[i], 1e-5f);
+            bad_tag += tag[i] != rtag[i];
+        }
+        CHECK(bad == 0 && bad_tag == 0, "ls %u iters %u step %u: %d of %u sums and %d tags wrong (tag[1] %u ref %u)", ls,
+              p->iters, p->step, bad, n, bad_tag, tag[1], rtag[1]);
+    }
+    free(x); free(dst); free(rdst); free(tag); free(rtag);
+    return rc;
+}
+
+/* Uniform values stored under varying control stay per item; a uniform loop
+ * with barriers takes its trip count from push constants; divergence through a
+ * uniform-valued but per-item value is still reported, alike on both paths. */
+static void uniform_case(uint32_t ls)
+{
+    spv_module *m = tj_load("jit/regions_uniform.comp.spv");
+    REQUIRE(m, "load");
+    uint32_t id = 0;
+    uint64_t bits = ls;
+    spv_module *sm = tj_specialize(m, &id, &bits, 1);
+    REQUIRE(sm, "specialize");
+    jit_kernel *reg = compile_path(sm, NULL, (spvjit_options){0}, false);
+    jit_kernel *fib = compile_path(sm, NULL, (spvjit_options){0}, true);
+    REQUIRE(reg && fib, "compile: %s", tj_last_error);
+    uint64_t s = 99 + ls;
+    for (int rep = 0; rep < 4; rep++) {
+        uniform_params p = {.iters = rand_below(&s, 9), .step = 1 + rand_below(&s, 5),
+                            .a = 1 + rand_below(&s, 90), .b = 1 + rand_below(&s, 9), .k = rand_below(&s, 7)};
+        if (rep == 0) p.iters = ls + 3;   /* every item sets flag */
+        spv_diag dr, df;
+        CHECK(uniform_run(reg, ls, 3, &p, &dr) == 0, "regions: %s", dr.msg);
+        CHECK(uniform_run(fib, ls, 3, &p, &df) == 0, "fibers: %s", df.msg);
+    }
+    uniform_params p = {.b = 5, .mode = 1};
+    spv_diag dr, df;
+    CHECK(uniform_run(reg, ls, 2, &p, &dr) != 0, "mode 1: regions did not report divergence");
+    CHECK(uniform_run(fib, ls, 2, &p, &df) != 0, "mode 1: fibers did not report divergence");
+    CHECK(strstr(dr.msg, "barrier divergence in work-group (0,0,0)") && !strcmp(dr.msg, df.msg),
+          "mode 1:\n  regions: %s\n  fibers:  %s", dr.msg, df.msg);
+    spvjit_kernel_free(reg);
+    spvjit_kernel_free(fib);
+    spv_module_free(sm);
+    spv_module_free(m);
+}
+
+TEST(regions_uniform_64) { uniform_case(64); }
+TEST(regions_uniform_24) { uniform_case(24); }
+
+/* The same uniform loop in OpenCL C: trip count and stride are kernel
+ * arguments, and the last group is smaller (get_local_size differs there). */
+static void uniform_cl_case(bool fibers)
+{
+    const uint32_t ls = 16, n = 4 * ls + 7;
+    spv_module *m = tj_load("jit/regions_uniform.cl.spv");
+    REQUIRE(m, "load");
+    jit_kernel *k = compile_path(m, "regions_uniform", (spvjit_options){.local_size = {ls, 1, 1}}, fibers);
+    REQUIRE(k, "compile: %s", tj_last_error);
+    uint64_t s = 777;
+    float *src = rand_floats(&s, n), *dst = calloc(n, 4), *ref = calloc(n, 4);
+    for (int rep = 0; rep < 3; rep++) {
+        uint32_t iters = 1 + rand_below(&s, 12), step = 1 + rand_below(&s, 4);
+        for (uint32_t g0 = 0; g0 < n; g0 += ls) {
+            uint32_t cnt = n - g0 < ls ? n - g0 : ls;
+            for (uint32_t l = 0; l < cnt; l++) {
+                float acc = 0;
+                for (uint32_t t = 0; t < iters * step; t += step) acc += src[g0 + (l + t + 1) % cnt] + (float)t;
+                ref[g0 + l] = acc;
+            }
+        }
+        void *args[4] = {&src, &dst, &iters, &step};
+        tj_dispatch d = {.args = args, .work_dim = 1, .global_size = {n, 1, 1}};
+        spv_diag diag;
+        REQUIRE(run(k, &d, &diag) == 0, "run: %s", diag.msg);
+        int bad = 0;
+        for (uint32_t i = 0; i < n; i++) bad += !near(dst[i], ref[i], 1e-5f);
+        CHECK(bad == 0, "%s iters %u step %u: %d of %u wrong (last %g ref %g)", fibers ? "fibers" : "regions", iters, step,
+              bad, n, dst[n - 1], ref[n - 1]);
+    }
+    free(src); free(dst); free(ref);
+    spvjit_kernel_free(k);
+    spv_module_free(m);
+}
+
+TEST(regions_uniform_cl) { uniform_cl_case(false); }
+TEST(regions_uniform_cl_fibers) { uniform_cl_case(true); }
