@@ -1,0 +1,394 @@
+/* bench/peers/spvjit_runner.c — spvjit on the benchmark cases, through the
+ * public API (lib/spvjit.h), with the same options and result lines as the
+ * peer runners (bench_util, problems).
+ *
+ * Two runners in one program: `spvjit` (spec constants folded in) and
+ * `spvjit-unspec` (spvjit_build_options.unspecialized: spec values read at
+ * run time; only the ones that size the work-group stay compiled in).  Their
+ * ratio is what specializing buys.  `--runner spvjit|spvjit-unspec` picks one;
+ * by default each case is run both ways, their timed repetitions alternating
+ * so that the machine's load hits both alike.
+ *
+ * It loads the same Shader-flavour module lavapipe loads (the launch
+ * description's binding i = set 0 binding i, scalars as push constants).
+ * Per case:
+ *   build_ms   cold: a fresh context whose disk cache is a new empty folder,
+ *              module load (validation included, as vkCreateShaderModule) +
+ *              spvjit_kernel_build;
+ *   lower_ms passes_ms codegen_ms   that build's split (spvjit_kernel_stats_get);
+ *   hit_us     the same build again in that context: a memory-cache lookup;
+ *   disk_ms    the same build in a second fresh context on the same disk
+ *              folder, when spvjit_kernel_stats says from_cache (a disk hit),
+ *              else "n/a" (no disk cache stored the kernel);
+ *   first_ms   the first dispatch (checked against the C reference);
+ *   median_ms  the median of --reps dispatches, inputs restored untimed.
+ * The modes share the case's buffers (rebound before each run).
+ * Threads: spvjit_context_options.threads = --threads (the caller included).
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/peers/bench_util.h"
+#include "lib/spvjit.h"
+
+typedef enum run_mode { MODE_SPECIALIZED, MODE_UNSPECIALIZED } run_mode;
+static const char *const mode_runner[] = {"spvjit", "spvjit-unspec"};
+
+static void api_error(const bench_case *c, const char *what)
+{
+    fprintf(stderr, "spvjit_runner: %s %s: %s: %s\n", c->name, c->variant, what, spvjit_last_error());
+}
+
+/* --- temporary disk-cache folders ----------------------------------------- */
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    if (remove(path) != 0)
+        fprintf(stderr, "spvjit_runner: cannot remove %s: %s\n", path, strerror(errno));
+    return 0;
+}
+
+/* A new empty folder under $TMPDIR (or /tmp), so the first build is cold. */
+static bool make_cache_dir(char *buf, size_t len)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, len, "%s/spvjit-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(buf)) {
+        fprintf(stderr, "spvjit_runner: mkdtemp %s: %s\n", buf, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+static void remove_cache_dir(const char *dir)
+{
+    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* --- module, specs, buffers ---------------------------------------------- */
+
+/* --spv-dir/<name>.spv, else <name>.comp.spv in the kernel folders (the very
+ * module lavapipe loads). */
+static bool find_spv(const bench_opts *o, const char *name, char *path, size_t len)
+{
+    const char *dirs[3] = {o->spv_dir, o->kernel_dir, o->bench_kernel_dir};
+    char file[128];
+    for (int i = 0; i < 3; ++i) {
+        if (!dirs[i])
+            continue;
+        snprintf(file, sizeof(file), i == 0 ? "%s.spv" : "%s.comp.spv", name);
+        bench_path(path, len, dirs[i], file);
+        if (access(path, R_OK) == 0)
+            return true;
+    }
+    fprintf(stderr, "spvjit_runner: no %s.spv in --spv-dir nor %s.comp.spv in %s, %s\n", name, name,
+            o->kernel_dir, o->bench_kernel_dir);
+    return false;
+}
+
+static spvjit_specs *specs_for(const bench_launch *L)
+{
+    spvjit_specs *s = NULL;
+    if (spvjit_specs_create(&s) != SPVJIT_OK)
+        return NULL;
+    for (int i = 0; i < L->nspec; ++i) {
+        const bench_spec *sp = &L->spec[i];
+        spvjit_status st = sp->is_float ? spvjit_spec_set(s, sp->id, SPVJIT_TYPE_F32, sp->bits)
+                                        : spvjit_spec_set_u32(s, sp->id, sp->bits);
+        if (st != SPVJIT_OK) {
+            spvjit_specs_destroy(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+/* Restores the buffers' initial contents (outputs to zero): untimed. */
+static void reset_buffers(const bench_launch *L, float *buf[3])
+{
+    for (int i = 0; i < L->nbuf; ++i) {
+        if (L->buf[i].init)
+            memcpy(buf[i], L->buf[i].init, sizeof(float) * L->buf[i].len);
+        else
+            memset(buf[i], 0, sizeof(float) * L->buf[i].len);
+    }
+}
+
+static bool bind_all(spvjit_kernel *k, const bench_launch *L, float *buf[3])
+{
+    for (int i = 0; i < L->nbuf; ++i)
+        if (spvjit_bind_buffer(k, 0, (uint32_t)i, buf[i], sizeof(float) * L->buf[i].len) != SPVJIT_OK)
+            return false;
+    return L->npush == 0 || spvjit_set_push_constants(k, L->push, sizeof(uint32_t) * (size_t)L->npush) == SPVJIT_OK;
+}
+
+/* --- compile-time measurements -------------------------------------------- */
+
+typedef struct build_times {
+    double build_ms;                       /* cold: module load + kernel build */
+    double lower_ms, passes_ms, codegen_ms; /* the cold build's split */
+    double hit_us;                         /* memory-cache hit */
+    double disk_ms;                        /* disk-cache load; < 0: no disk hit */
+} build_times;
+
+static spvjit_status load_and_build(spvjit_context *ctx, const char *path, const spvjit_specs *specs,
+                                    const spvjit_build_options *bo, spvjit_module **m, spvjit_kernel **k)
+{
+    spvjit_status st = spvjit_module_load_file(ctx, path, m);
+    if (st == SPVJIT_OK)
+        st = spvjit_kernel_build(*m, "main", specs, bo, k);
+    return st;
+}
+
+/* The same build in a second fresh context on the cold build's disk folder:
+ * a disk hit when the stats say from_cache (its memory cache is empty). */
+static double disk_load_ms(const bench_opts *o, const char *cache_dir, const char *path,
+                           const spvjit_specs *specs, const spvjit_build_options *bo)
+{
+    spvjit_context *ctx = NULL;
+    spvjit_module *m = NULL;
+    spvjit_kernel *k = NULL;
+    double ms = -1.0;
+    spvjit_context_options co = {.threads = (unsigned)o->threads, .disk_cache_dir = cache_dir};
+    if (spvjit_context_create(&co, &ctx) == SPVJIT_OK && spvjit_module_load_file(ctx, path, &m) == SPVJIT_OK) {
+        double t0 = bench_now_ms();
+        spvjit_status st = spvjit_kernel_build(m, "main", specs, bo, &k);
+        double t = bench_now_ms() - t0;
+        spvjit_kernel_stats ks;
+        if (st == SPVJIT_OK && spvjit_kernel_stats_get(k, &ks) == SPVJIT_OK && ks.from_cache)
+            ms = t;
+    }
+    spvjit_kernel_destroy(k);
+    spvjit_module_destroy(m);
+    spvjit_context_destroy(ctx);
+    return ms;
+}
+
+/* --- one case --------------------------------------------------------------- */
+
+/* One runner's (mode's) state in a case. */
+typedef struct mode_run {
+    run_mode mode;
+    spvjit_context *ctx;
+    spvjit_module *m;
+    spvjit_kernel *k;
+    build_times bt;
+    double first_ms;
+    double *ms;             /* the timed repetitions */
+    bool ok;
+    bool have_dir;
+    char cache_dir[512];
+} mode_run;
+
+/* Cold build in a fresh context on an empty disk-cache folder, then the
+ * memory-cache hit and the disk-cache load. */
+static bool build_cold(const bench_opts *o, const bench_case *c, const char *path, const spvjit_specs *specs,
+                       mode_run *r)
+{
+    const spvjit_build_options bo = {.unspecialized = r->mode == MODE_UNSPECIALIZED};
+    if (!(r->have_dir = make_cache_dir(r->cache_dir, sizeof(r->cache_dir))))
+        return false;
+    spvjit_context_options co = {.threads = (unsigned)o->threads, .disk_cache_dir = r->cache_dir};
+    if (spvjit_context_create(&co, &r->ctx) != SPVJIT_OK) {
+        api_error(c, "context");
+        return false;
+    }
+    double t0 = bench_now_ms();
+    if (load_and_build(r->ctx, path, specs, &bo, &r->m, &r->k) != SPVJIT_OK) {
+        api_error(c, "build");
+        return false;
+    }
+    r->bt.build_ms = bench_now_ms() - t0;
+    spvjit_kernel_stats ks;
+    if (spvjit_kernel_stats_get(r->k, &ks) == SPVJIT_OK) {
+        if (ks.from_cache)  /* cannot happen with an empty folder: say so if it does */
+            fprintf(stderr, "spvjit_runner: %s %s: the cold build was a cache hit\n", c->name, c->variant);
+        r->bt.lower_ms = ks.lower_ms;
+        r->bt.passes_ms = ks.passes_ms;
+        r->bt.codegen_ms = ks.codegen_ms;
+    }
+    /* the same values again: a lookup in this context's memory cache */
+    spvjit_kernel *again = NULL;
+    t0 = bench_now_ms();
+    if (spvjit_kernel_build(r->m, "main", specs, &bo, &again) != SPVJIT_OK) {
+        api_error(c, "rebuild");
+        return false;
+    }
+    r->bt.hit_us = (bench_now_ms() - t0) * 1e3;
+    spvjit_kernel_destroy(again);
+    r->bt.disk_ms = disk_load_ms(o, r->cache_dir, path, specs, &bo);
+    return true;
+}
+
+/* Binds, runs once (first_ms) and checks the outputs against the reference. */
+static bool first_run(const bench_case *c, const bench_data *d, const bench_launch *L, float *buf[3],
+                      const spvjit_dispatch_info *di, mode_run *r)
+{
+    if (!bind_all(r->k, L, buf)) {
+        api_error(c, "bind");
+        return false;
+    }
+    reset_buffers(L, buf);
+    double t0 = bench_now_ms();
+    if (spvjit_dispatch(r->k, di) != SPVJIT_OK) {
+        api_error(c, "dispatch");
+        return false;
+    }
+    r->first_ms = bench_now_ms() - t0;
+    char why[256];
+    for (int i = 0; i < L->nbuf; ++i)
+        if (L->buf[i].ref_index >= 0 && !bench_check(c, d, L->buf[i].ref_index, buf[i], why, sizeof(why))) {
+            fprintf(stderr, "spvjit_runner: %s: check failed: %s\n", mode_runner[r->mode], why);
+            return false;
+        }
+    return true;
+}
+
+/* One timed repetition: inputs restored untimed, then dispatch + wait.  The
+ * buffers are shared by the modes, so each run rebinds them. */
+static bool timed_run(const bench_case *c, const bench_launch *L, float *buf[3], const spvjit_dispatch_info *di,
+                      mode_run *r, double *ms)
+{
+    if (!bind_all(r->k, L, buf)) {
+        api_error(c, "bind");
+        return false;
+    }
+    reset_buffers(L, buf);
+    double t0 = bench_now_ms();
+    spvjit_status st = spvjit_dispatch(r->k, di);
+    *ms = bench_now_ms() - t0;
+    if (st != SPVJIT_OK)
+        api_error(c, "dispatch");
+    return st == SPVJIT_OK;
+}
+
+static void print_and_free(const bench_opts *o, const bench_case *c, mode_run *r)
+{
+    bench_stats stats = {0, 0, 0};
+    if (r->ok)
+        stats = bench_stats_of(r->ms, o->reps);
+    char extra[256], disk[32];
+    if (r->bt.disk_ms >= 0)
+        snprintf(disk, sizeof(disk), "%.3f", r->bt.disk_ms);
+    else
+        snprintf(disk, sizeof(disk), "n/a");
+    snprintf(extra, sizeof(extra), " lower_ms=%.1f passes_ms=%.1f codegen_ms=%.1f hit_us=%.1f disk_ms=%s",
+             r->bt.lower_ms, r->bt.passes_ms, r->bt.codegen_ms, r->bt.hit_us, disk);
+    bench_print_result_extra(o, c, mode_runner[r->mode], stats, r->bt.build_ms, r->first_ms, r->ok, extra);
+    free(r->ms);
+    spvjit_kernel_destroy(r->k);
+    spvjit_module_destroy(r->m);
+    spvjit_context_destroy(r->ctx);
+    if (r->have_dir)
+        remove_cache_dir(r->cache_dir);
+}
+
+/* Runs case c in the selected modes.  With both, their repetitions alternate
+ * (spec, unspec, unspec, spec, ...), so a change in the machine's load hits
+ * both alike and their ratio, the headline, stays fair. */
+static bool run_case(const bench_opts *o, const bench_case *c, const bool run[2])
+{
+    const bench_data *d = bench_data_for(c, &o->sizes);
+    bench_launch L;
+    bench_launch_for(c, &o->sizes, d, &L);
+    const spvjit_dispatch_info di = {.groups = {L.groups[0], L.groups[1], 1}};
+    mode_run runs[2];
+    int nrun = 0;
+    for (int m = 0; m < 2; ++m)
+        if (run[m])
+            runs[nrun++] = (mode_run){.mode = (run_mode)m, .bt = {.disk_ms = -1.0}};
+    float *buf[3] = {NULL, NULL, NULL};
+    spvjit_specs *specs = NULL;
+    char path[512];
+    bool ready = find_spv(o, c->name, path, sizeof(path));
+    for (int i = 0; ready && i < L.nbuf; ++i) {
+        /* 64-byte aligned, a whole number of cache lines */
+        size_t bytes = (sizeof(float) * (L.buf[i].len ? L.buf[i].len : 1) + 63) & ~(size_t)63;
+        if (!(buf[i] = aligned_alloc(64, bytes))) {
+            fprintf(stderr, "spvjit_runner: out of memory\n");
+            ready = false;
+        }
+    }
+    if (ready && !(specs = specs_for(&L))) {
+        api_error(c, "spec values");
+        ready = false;
+    }
+
+    for (int i = 0; i < nrun; ++i) {
+        mode_run *r = &runs[i];
+        r->ok = ready && build_cold(o, c, path, specs, r) && first_run(c, d, &L, buf, &di, r);
+        if (r->ok && !(r->ms = malloc(sizeof(double) * (size_t)o->reps)))
+            exit(2);
+    }
+    for (int rep = 0; rep < o->reps; ++rep)
+        for (int j = 0; j < nrun; ++j) {
+            mode_run *r = &runs[rep % 2 ? nrun - 1 - j : j];  /* alternate the order */
+            if (r->ok)
+                r->ok = timed_run(c, &L, buf, &di, r, &r->ms[rep]);
+        }
+
+    bool all_ok = true;
+    for (int i = 0; i < nrun; ++i) {
+        all_ok &= runs[i].ok;
+        print_and_free(o, c, &runs[i]);
+    }
+    spvjit_specs_destroy(specs);
+    for (int i = 0; i < 3; ++i)
+        free(buf[i]);
+    return all_ok;
+}
+
+/* --- command line ------------------------------------------------------------ */
+
+/* Takes `--runner spvjit|spvjit-unspec` out of argv (bench_parse_args knows
+ * only the common options); returns the modes to run. */
+static int take_runner_option(int *argc, char **argv, bool run[2])
+{
+    run[0] = run[1] = true;
+    int out = 1;
+    for (int i = 1; i < *argc; ++i) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            printf("spvjit_runner: also --runner spvjit|spvjit-unspec (default: both, repetitions alternating)\n");
+        if (strcmp(argv[i], "--runner") != 0) {
+            argv[out++] = argv[i];
+            continue;
+        }
+        const char *v = i + 1 < *argc ? argv[++i] : "";
+        if (strcmp(v, mode_runner[0]) == 0)
+            run[1] = false;
+        else if (strcmp(v, mode_runner[1]) == 0)
+            run[0] = false;
+        else {
+            fprintf(stderr, "spvjit_runner: --runner expects spvjit or spvjit-unspec, got '%s'\n", v);
+            return 2;
+        }
+    }
+    *argc = out;
+    argv[out] = NULL;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    bool run[2];
+    if (take_runner_option(&argc, argv, run))
+        return 2;
+    bench_opts o;
+    bench_parse_args(argc, argv, "spvjit (specialized and unspecialized)", &o);
+    bool all_ok = true;
+    const bench_case *first = bench_first_selected(&o);
+    if (first) {  /* LLVM's one-time initialisation, outside the measurements */
+        bench_opts warm = bench_warmup_opts(&o);
+        all_ok &= run_case(&warm, first, run);
+    }
+    for (size_t i = 0; i < bench_case_count; ++i)
+        if (bench_selected(&o, &bench_cases[i]))
+            all_ok &= run_case(&o, &bench_cases[i], run);
+    bench_data_release();
+    return all_ok ? 0 : 1;
+}
