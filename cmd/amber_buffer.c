@@ -8,17 +8,7 @@
 #include <string.h>
 
 #include "amber.h"
-
-static int ab_errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int ab_errf(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && len)
-        vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
+#include "cli.h"
 
 /* --- types ----------------------------------------------------------------------- */
 
@@ -182,14 +172,14 @@ int amber_encode_values(const amber_type *t, const num_value *v, unsigned n, uin
     for (unsigned i = 0; i < n; i++) {
         uint64_t at = offset + (uint64_t)(i / comps) * st + amber_type_component_offset(t, i % comps);
         if (at + ss > dst_size)
-            return ab_errf(err, errlen, "value %u lands at byte %" PRIu64 ", past the end (%zu bytes)", i, at,
+            return cli_errf(err, errlen, "value %u lands at byte %" PRIu64 ", past the end (%zu bytes)", i, at,
                         dst_size);
         num_value x = v[i];
         char e2[160];
         if (!vtype_is_float(t->scalar) && x.is_float)
-            return ab_errf(err, errlen, "value %u (%g) is not an integer", i, x.d);
+            return cli_errf(err, errlen, "value %u (%g) is not an integer", i, x.d);
         if (num_store(t->scalar, &x, true, dst + at, e2, sizeof e2))
-            return ab_errf(err, errlen, "value %u: %s", i, e2);
+            return cli_errf(err, errlen, "value %u: %s", i, e2);
     }
     return 0;
 }
@@ -198,13 +188,13 @@ static int alloc_elements(amber_buffer *b, uint64_t count, char *err, size_t err
 {
     size_t st = amber_type_stride(&b->type);
     if (count > ((uint64_t)1 << 34) / st)
-        return ab_errf(err, errlen, "%" PRIu64 " elements is too large", count);
+        return cli_errf(err, errlen, "%" PRIu64 " elements is too large", count);
     free(b->data);
     b->size = (size_t)count * st;
     b->data = calloc(b->size ? b->size : 1, 1);
     b->element_count = count;
     if (!b->data)
-        return ab_errf(err, errlen, "out of memory");
+        return cli_errf(err, errlen, "out of memory");
     return 0;
 }
 
@@ -221,7 +211,7 @@ int amber_buffer_fill(amber_buffer *b, uint64_t count, const num_value *value, c
     if (alloc_elements(b, count, err, errlen))
         return -1;
     if (!vtype_is_float(b->type.scalar) && value->is_float)
-        return ab_errf(err, errlen, "FILL value %g is not an integer", value->d);
+        return cli_errf(err, errlen, "FILL value %g is not an integer", value->d);
     unsigned comps = amber_type_components(&b->type);
     size_t st = amber_type_stride(&b->type);
     for (unsigned k = 0; k < comps; k++)
@@ -235,10 +225,10 @@ int amber_buffer_series(amber_buffer *b, uint64_t count, const num_value *start,
                         size_t errlen)
 {
     if (amber_type_components(&b->type) != 1)
-        return ab_errf(err, errlen, "SERIES_FROM needs a scalar type, not a vector or matrix");
+        return cli_errf(err, errlen, "SERIES_FROM needs a scalar type, not a vector or matrix");
     bool fp = vtype_is_float(b->type.scalar);
     if (!fp && (start->is_float || inc->is_float))
-        return ab_errf(err, errlen, "SERIES_FROM of an integer type needs integer START and INC_BY");
+        return cli_errf(err, errlen, "SERIES_FROM of an integer type needs integer START and INC_BY");
     if (alloc_elements(b, count, err, errlen))
         return -1;
     size_t st = amber_type_stride(&b->type);
@@ -316,13 +306,13 @@ static int expect_values(const amber_script *s, const amber_cmd *c, char *msg, s
         unsigned k = i % comps;
         uint64_t at = c->offset + (uint64_t)(i / comps) * st + amber_type_component_offset(&t, k);
         if (at + ss > b->size)
-            return ab_errf(msg, msglen, "line %d: EXPECT %s IDX %" PRIu64 ": value %u is at byte %" PRIu64
+            return cli_errf(msg, msglen, "line %d: EXPECT %s IDX %" PRIu64 ": value %u is at byte %" PRIu64
                         ", past the end of the buffer (%zu bytes)", c->line, b->name, c->offset, i, at, b->size),
                    -1;
         uint8_t exp[8];
         num_value v = c->values[i];
         if (!vtype_is_float(t.scalar) && v.is_float && !c->ntol) {
-            ab_errf(msg, msglen, "line %d: EXPECT value %g is not an integer (the buffer holds %s)", c->line, v.d,
+            cli_errf(msg, msglen, "line %d: EXPECT value %g is not an integer (the buffer holds %s)", c->line, v.d,
                  scalar_name(t.scalar));
             return -1;
         }
@@ -351,7 +341,7 @@ static int expect_values(const amber_script *s, const amber_cmd *c, char *msg, s
             scalar_format(t.scalar, exp, es, sizeof es);
         }
         if (!ok) {
-            ab_errf(msg, msglen, "line %d: EXPECT %s IDX %" PRIu64 " %s: value %u (byte %" PRIu64 ") expected %s%s%s, got %s",
+            cli_errf(msg, msglen, "line %d: EXPECT %s IDX %" PRIu64 " %s: value %u (byte %" PRIu64 ") expected %s%s%s, got %s",
                  c->line, b->name, c->offset, cmp_name(c->cmp), i, at, c->cmp == AMBER_EQ ? "" : cmp_name(c->cmp),
                  c->cmp == AMBER_EQ ? "" : " ", es, as);
             return 1;
@@ -367,10 +357,10 @@ static int expect_buffers(const amber_script *s, const amber_cmd *c, char *msg, 
     amber_type_name(&a->type, an, sizeof an);
     amber_type_name(&b->type, bn, sizeof bn);
     if (a->type.scalar != b->type.scalar || a->type.rows != b->type.rows || a->type.cols != b->type.cols)
-        return ab_errf(msg, msglen, "line %d: %s (%s) and %s (%s) are of different types", c->line, a->name, an,
+        return cli_errf(msg, msglen, "line %d: %s (%s) and %s (%s) are of different types", c->line, a->name, an,
                     b->name, bn), 1;
     if (a->element_count != b->element_count)
-        return ab_errf(msg, msglen, "line %d: %s has %" PRIu64 " elements, %s has %" PRIu64, c->line, a->name,
+        return cli_errf(msg, msglen, "line %d: %s has %" PRIu64 " elements, %s has %" PRIu64, c->line, a->name,
                     a->element_count, b->name, b->element_count), 1;
     unsigned comps = amber_type_components(&a->type);
     size_t sa = amber_type_stride(&a->type), sb = amber_type_stride(&b->type), ss = vtype_size(a->type.scalar);
@@ -387,7 +377,7 @@ static int expect_buffers(const amber_script *s, const amber_cmd *c, char *msg, 
                 char x[64], y[64];
                 scalar_format(a->type.scalar, a->data + oa, x, sizeof x);
                 scalar_format(a->type.scalar, b->data + ob, y, sizeof y);
-                return ab_errf(msg, msglen, "line %d: EXPECT %s EQ_BUFFER %s: value %" PRIu64 " differs: %s vs %s",
+                return cli_errf(msg, msglen, "line %d: EXPECT %s EQ_BUFFER %s: value %" PRIu64 " differs: %s vs %s",
                             c->line, a->name, b->name, i, x, y), 1;
             }
         } else {
@@ -398,7 +388,7 @@ static int expect_buffers(const amber_script *s, const amber_cmd *c, char *msg, 
     if (c->kind == AMBER_CMD_EXPECT_RMSE_BUFFER) {
         double rmse = n ? sqrt(sum / (double)n) : 0;
         if (!(rmse <= c->rmse_tolerance))
-            return ab_errf(msg, msglen, "line %d: EXPECT %s RMSE_BUFFER %s: expected RMSE <= %g, got %g", c->line,
+            return cli_errf(msg, msglen, "line %d: EXPECT %s RMSE_BUFFER %s: expected RMSE <= %g, got %g", c->line,
                         a->name, b->name, c->rmse_tolerance, rmse), 1;
     }
     return 0;
@@ -412,6 +402,6 @@ int amber_expect_eval(const amber_script *s, const amber_cmd *c, char *msg, size
     case AMBER_CMD_EXPECT: return expect_values(s, c, msg, msglen);
     case AMBER_CMD_EXPECT_EQ_BUFFER:
     case AMBER_CMD_EXPECT_RMSE_BUFFER: return expect_buffers(s, c, msg, msglen);
-    default: return ab_errf(msg, msglen, "line %d: not an EXPECT", c->line);
+    default: return cli_errf(msg, msglen, "line %d: not an EXPECT", c->line);
     }
 }

@@ -1,5 +1,6 @@
 /* cmd/buffer_fill.c — typed scalar values and buffer contents from text. */
 #include "buffer_fill.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -8,17 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int bf_errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int bf_errf(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && len)
-        vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* --- scalar types ------------------------------------------------------------ */
 
@@ -169,22 +159,22 @@ int num_store(spvjit_type t, const num_value *n, bool wrap_ints, void *dst, char
         } else if (t == SPVJIT_TYPE_F32) {
             float f = (float)d;
             if (isinf(f) && !isinf(d))
-                return bf_errf(err, errlen, "%g is out of range for f32", d);
+                return cli_errf(err, errlen, "%g is out of range for f32", d);
             memcpy(dst, &f, 4);
         } else {
             uint16_t h = f64_to_f16(d);
             if ((h & 0x7fff) == 0x7c00 && !isinf(d))
-                return bf_errf(err, errlen, "%g is out of range for f16", d);
+                return cli_errf(err, errlen, "%g is out of range for f16", d);
             memcpy(dst, &h, 2);
         }
         return 0;
     }
     if (n->is_float)
-        return bf_errf(err, errlen, "%g is not an integer (the type is %s)", n->d, vtype_name(t));
+        return cli_errf(err, errlen, "%g is not an integer (the type is %s)", n->d, vtype_name(t));
     uint64_t u = n->u;
     if (t == SPVJIT_TYPE_BOOL) {
         if (u > 1)
-            return bf_errf(err, errlen, "a bool is 0 or 1, not %" PRIu64, u);
+            return cli_errf(err, errlen, "a bool is 0 or 1, not %" PRIu64, u);
         uint32_t b = (uint32_t)u;
         memcpy(dst, &b, 4);
         return 0;
@@ -199,10 +189,10 @@ int num_store(spvjit_type t, const num_value *n, bool wrap_ints, void *dst, char
             ok = !n->negative && u < ((uint64_t)1 << bits);
         }
         if (!ok)
-            return bf_errf(err, errlen, "%s%" PRIu64 " is out of range for %s", n->negative ? "-" : "",
+            return cli_errf(err, errlen, "%s%" PRIu64 " is out of range for %s", n->negative ? "-" : "",
                         n->negative ? (uint64_t)0 - u : u, vtype_name(t));
     } else if (!wrap_ints && bits == 64 && n->negative && !vtype_is_signed(t)) {
-        return bf_errf(err, errlen, "a negative value for %s", vtype_name(t));
+        return cli_errf(err, errlen, "a negative value for %s", vtype_name(t));
     }
     /* little-endian host assumed by the whole project: store the low bytes */
     switch (size) {
@@ -296,11 +286,11 @@ static int parse_count(const char *s, size_t len, uint64_t *out)
 static int alloc_bytes(fill_data *out, uint64_t count, size_t size, const char *spec, char *err, size_t errlen)
 {
     if (count > ((uint64_t)1 << 40) / (size ? size : 1))
-        return bf_errf(err, errlen, "'%s': %" PRIu64 " elements is too large", spec, count);
+        return cli_errf(err, errlen, "'%s': %" PRIu64 " elements is too large", spec, count);
     out->size = (size_t)count * size;
     out->bytes = calloc(out->size ? out->size : 1, 1);
     if (!out->bytes)
-        return bf_errf(err, errlen, "'%s': out of memory for %zu bytes", spec, out->size);
+        return cli_errf(err, errlen, "'%s': out of memory for %zu bytes", spec, out->size);
     return 0;
 }
 
@@ -308,7 +298,7 @@ static int read_file_bytes(const char *path, fill_data *out, char *err, size_t e
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return bf_errf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return cli_errf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     size_t cap = 1 << 16, n = 0;
     uint8_t *b = malloc(cap);
     while (b) {
@@ -329,7 +319,7 @@ static int read_file_bytes(const char *path, fill_data *out, char *err, size_t e
     fclose(f);
     if (!b || bad) {
         free(b);
-        return bf_errf(err, errlen, "%s: cannot read", path);
+        return cli_errf(err, errlen, "%s: cannot read", path);
     }
     out->bytes = b;
     out->size = n;
@@ -341,34 +331,34 @@ int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen)
     memset(out, 0, sizeof *out);
     if (spec[0] == '@') {
         if (!spec[1])
-            return bf_errf(err, errlen, "'@' needs a file name");
+            return cli_errf(err, errlen, "'@' needs a file name");
         return read_file_bytes(spec + 1, out, err, errlen);
     }
     const char *f[5];
     size_t fl[5];
     int nf = split_fields(spec, ':', f, fl, 5);
     if (nf < 2)
-        return bf_errf(err, errlen, "'%s': expected TYPE:VALUES, zero:BYTES, const:TYPE:VALUE:COUNT, "
+        return cli_errf(err, errlen, "'%s': expected TYPE:VALUES, zero:BYTES, const:TYPE:VALUE:COUNT, "
                     "iota:TYPE:COUNT, random:TYPE:COUNT[:SEED] or @FILE", spec);
 #define KW(s) (fl[0] == strlen(s) && !memcmp(f[0], s, fl[0]))
     spvjit_type t;
     uint64_t count;
     if (KW("zero")) {
         if (nf != 2 || parse_count(f[1], fl[1], &count))
-            return bf_errf(err, errlen, "'%s': expected zero:BYTES", spec);
+            return cli_errf(err, errlen, "'%s': expected zero:BYTES", spec);
         return alloc_bytes(out, count, 1, spec, err, errlen);
     }
     if (KW("const") || KW("iota") || KW("random")) {
         bool is_const = KW("const"), is_iota = KW("iota");
         int want_min = is_const ? 4 : 3, want_max = is_const ? 4 : 4;
         if (nf < want_min || nf > want_max || vtype_parse(f[1], fl[1], &t) || t == SPVJIT_TYPE_BOOL)
-            return bf_errf(err, errlen, "'%s': expected %s", spec,
+            return cli_errf(err, errlen, "'%s': expected %s", spec,
                         is_const ? "const:TYPE:VALUE:COUNT" : is_iota ? "iota:TYPE:COUNT[:START]"
                                                                       : "random:TYPE:COUNT[:SEED]");
         const char *cf = is_const ? f[3] : f[2];
         size_t cl = is_const ? fl[3] : fl[2];
         if (parse_count(cf, cl, &count))
-            return bf_errf(err, errlen, "'%s': bad COUNT '%.*s'", spec, (int)cl, cf);
+            return cli_errf(err, errlen, "'%s': bad COUNT '%.*s'", spec, (int)cl, cf);
         size_t es = vtype_size(t);
         if (alloc_bytes(out, count, es, spec, err, errlen))
             return -1;
@@ -379,7 +369,7 @@ int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen)
             verr[0] = 0;
             if (num_parse(f[2], fl[2], &v) || num_store(t, &v, false, out->bytes, verr, sizeof verr)) {
                 fill_free(out);
-                return bf_errf(err, errlen, "'%s': bad VALUE '%.*s'%s%s", spec, (int)fl[2], f[2],
+                return cli_errf(err, errlen, "'%s': bad VALUE '%.*s'%s%s", spec, (int)fl[2], f[2],
                             verr[0] ? ": " : "", verr);
             }
             for (uint64_t i = 1; i < count; i++)
@@ -390,7 +380,7 @@ int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen)
             num_value start = {0};
             if (nf == 4 && (num_parse(f[3], fl[3], &start) || start.is_float)) {
                 fill_free(out);
-                return bf_errf(err, errlen, "'%s': bad START '%.*s' (an integer)", spec, (int)fl[3], f[3]);
+                return cli_errf(err, errlen, "'%s': bad START '%.*s' (an integer)", spec, (int)fl[3], f[3]);
             }
             for (uint64_t i = 0; i < count; i++) {
                 num_value x = {.u = start.u + i};
@@ -402,7 +392,7 @@ int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen)
         uint64_t seed = 1;
         if (nf == 4 && parse_count(f[3], fl[3], &seed)) {
             fill_free(out);
-            return bf_errf(err, errlen, "'%s': bad SEED '%.*s'", spec, (int)fl[3], f[3]);
+            return cli_errf(err, errlen, "'%s': bad SEED '%.*s'", spec, (int)fl[3], f[3]);
         }
         uint64_t st = seed * 0x9E3779B97F4A7C15ull + 1;
         for (uint64_t i = 0; i < count; i++) {
@@ -424,10 +414,10 @@ int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen)
     }
     /* TYPE:V,V,... */
     if (vtype_parse(f[0], fl[0], &t))
-        return bf_errf(err, errlen, "'%s': unknown type or form '%.*s' (types: i8 i16 i32 i64 u8 u16 u32 u64 f16 "
+        return cli_errf(err, errlen, "'%s': unknown type or form '%.*s' (types: i8 i16 i32 i64 u8 u16 u32 u64 f16 "
                     "f32 f64; forms: zero const iota random @FILE)", spec, (int)fl[0], f[0]);
     if (nf != 2)
-        return bf_errf(err, errlen, "'%s': expected TYPE:V,V,...", spec);
+        return cli_errf(err, errlen, "'%s': expected TYPE:V,V,...", spec);
     const char *v = f[1];
     count = 1;
     for (const char *p = v; *p; p++)
@@ -443,7 +433,7 @@ int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen)
         char verr[160] = "";
         if (num_parse(v, len, &x) || num_store(t, &x, false, out->bytes + i * es, verr, sizeof verr)) {
             fill_free(out);
-            return bf_errf(err, errlen, "'%s': value %" PRIu64 " '%.*s' is not a %s%s%s", spec, i, (int)len, v,
+            return cli_errf(err, errlen, "'%s': value %" PRIu64 " '%.*s' is not a %s%s%s", spec, i, (int)len, v,
                         vtype_name(t), verr[0] ? ": " : "", verr);
         }
         v = e ? e + 1 : v + len;

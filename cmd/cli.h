@@ -2,6 +2,7 @@
 #ifndef SPVJIT_CMD_CLI_H
 #define SPVJIT_CMD_CLI_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #define SPVJIT_VERSION_STRING "0.1.0"
@@ -11,6 +12,10 @@ int cmd_specialize(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_amber(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
+
+/* Formats a message into err[len] (if err) and returns -1: the error style of
+ * the parsers that report into a caller's buffer. */
+int cli_errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Prints "spvjit: <message>" on stderr and returns the exit status 1. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,5 +1,6 @@
 /* cmd/run_options.c — option parsing of `spvjit run`. */
 #include "run_options.h"
+#include "cli.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -41,17 +42,6 @@ const char run_usage[] =
     "given, at least as large as its layout needs; this is checked before running.\n"
     "example: spvjit run saxpy.comp.spv --groups 4 --buffer 0:0=random:f32:256 \\\n"
     "           --buffer 0:1=iota:f32:256 --push f32:2 --print 0:1\n";
-
-static int ro_errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int ro_errf(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && len)
-        vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static bool parse_u32(const char *s, size_t len, uint32_t *out)
 {
@@ -147,7 +137,7 @@ static int add_data(run_options *o, const char *opt, const char *arg, run_target
     if (want == RUN_TARGET_PUSH) {
         t = (run_target){.kind = RUN_TARGET_PUSH};
     } else if (run_target_parse(arg, &t, &rest) || t.kind != want || *rest != '=') {
-        return ro_errf(err, len, "%s %s: expected %s=DATA", opt, arg, want == RUN_TARGET_ARG ? "N" : "SET:BINDING");
+        return cli_errf(err, len, "%s %s: expected %s=DATA", opt, arg, want == RUN_TARGET_ARG ? "N" : "SET:BINDING");
     } else {
         rest++;
     }
@@ -155,24 +145,24 @@ static int add_data(run_options *o, const char *opt, const char *arg, run_target
         if (run_target_equal(&o->data[i].target, &t)) {
             char n[64];
             run_target_name(&t, n, sizeof n);
-            return ro_errf(err, len, "%s %s: %s is given twice", opt, arg, n);
+            return cli_errf(err, len, "%s %s: %s is given twice", opt, arg, n);
         }
     run_data *d = ro_grow((void **)&o->data, &o->ndata, sizeof *o->data);
     if (!d)
-        return ro_errf(err, len, "out of memory");
+        return cli_errf(err, len, "out of memory");
     d->target = t;
     d->spec = rest;
     if (want == RUN_TARGET_ARG && !strncmp(rest, "local:", 6)) {
         num_value v;
         if (num_parse(rest + 6, strlen(rest + 6), &v) || v.is_float || v.negative || !v.u)
-            return ro_errf(err, len, "%s %s: local:BYTES needs a positive byte count", opt, arg);
+            return cli_errf(err, len, "%s %s: local:BYTES needs a positive byte count", opt, arg);
         d->local = true;
         d->local_bytes = v.u;
         return 0;
     }
     char e[512];
     if (fill_parse(rest, &d->data, e, sizeof e))
-        return ro_errf(err, len, "%s %s: %s", opt, arg, e);
+        return cli_errf(err, len, "%s %s: %s", opt, arg, e);
     return 0;
 }
 
@@ -181,21 +171,21 @@ static int add_output(run_options *o, const char *opt, const char *arg, bool to_
     run_target t;
     const char *rest;
     if (run_target_parse(arg, &t, &rest))
-        return ro_errf(err, len, "%s %s: expected SET:BINDING, N (argument) or push", opt, arg);
+        return cli_errf(err, len, "%s %s: expected SET:BINDING, N (argument) or push", opt, arg);
     run_output *out = ro_grow((void **)&o->outputs, &o->noutputs, sizeof *o->outputs);
     if (!out)
-        return ro_errf(err, len, "out of memory");
+        return cli_errf(err, len, "out of memory");
     out->target = t;
     if (to_file) {
         if (*rest != '=' || !rest[1])
-            return ro_errf(err, len, "%s %s: expected TARGET=FILE", opt, arg);
+            return cli_errf(err, len, "%s %s: expected TARGET=FILE", opt, arg);
         out->file = rest + 1;
     } else if (*rest == ':') {
         if (vtype_parse(rest + 1, strlen(rest + 1), &out->type) || out->type == SPVJIT_TYPE_BOOL)
-            return ro_errf(err, len, "%s %s: unknown type '%s' (i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64)", opt, arg,
+            return cli_errf(err, len, "%s %s: unknown type '%s' (i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64)", opt, arg,
                         rest + 1);
     } else if (*rest) {
-        return ro_errf(err, len, "%s %s: expected TARGET[:TYPE]", opt, arg);
+        return cli_errf(err, len, "%s %s: expected TARGET[:TYPE]", opt, arg);
     }
     return 0;
 }
@@ -205,7 +195,7 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
     memset(o, 0, sizeof *o);
     o->defines = calloc((size_t)argc + 1, sizeof *o->defines);
     if (!o->defines)
-        return ro_errf(err, len, "out of memory");
+        return cli_errf(err, len, "out of memory");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         /* options taking a value: "--opt VALUE" or "--opt=VALUE" (and "-DVALUE", "-eNAME") */
@@ -218,7 +208,7 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
             if (!strncmp(a, with_value[k], l)) {
                 if (!a[l]) {
                     if (i + 1 >= argc)
-                        return ro_errf(err, len, "%s needs a value", a);
+                        return cli_errf(err, len, "%s needs a value", a);
                     opt = with_value[k];
                     val = argv[++i];
                 } else if (a[l] == '=' && a[1] == '-') {
@@ -238,9 +228,9 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
             else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
                 o->help = true;
             else if (a[0] == '-' && a[1])
-                return ro_errf(err, len, "run: unknown option '%s' (see spvjit run --help)", a);
+                return cli_errf(err, len, "run: unknown option '%s' (see spvjit run --help)", a);
             else if (o->file)
-                return ro_errf(err, len, "run: more than one module ('%s', '%s')", o->file, a);
+                return cli_errf(err, len, "run: more than one module ('%s', '%s')", o->file, a);
             else
                 o->file = a;
         } else if (!strcmp(opt, "-e") || !strcmp(opt, "--entry")) {
@@ -248,24 +238,24 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
         } else if (!strcmp(opt, "-D")) {
             const char *eq = strchr(val, '=');
             if (!eq || eq == val || !eq[1])
-                return ro_errf(err, len, "-D %s: expected ID=VALUE", val);
+                return cli_errf(err, len, "-D %s: expected ID=VALUE", val);
             o->defines[o->ndefines++] = val;
         } else if (!strcmp(opt, "--groups")) {
             if ((nd = run_parse_dims(val, dims)) < 0 || dims[0] > UINT32_MAX || dims[1] > UINT32_MAX ||
                 dims[2] > UINT32_MAX)
-                return ro_errf(err, len, "--groups %s: expected X[,Y[,Z]] positive group counts", val);
+                return cli_errf(err, len, "--groups %s: expected X[,Y[,Z]] positive group counts", val);
             o->have_groups = true;
             for (int k = 0; k < 3; k++)
                 o->groups[k] = (uint32_t)dims[k];
         } else if (!strcmp(opt, "--global")) {
             if ((nd = run_parse_dims(val, o->global)) < 0)
-                return ro_errf(err, len, "--global %s: expected X[,Y[,Z]] positive sizes", val);
+                return cli_errf(err, len, "--global %s: expected X[,Y[,Z]] positive sizes", val);
             o->have_global = true;
             o->global_dim = (unsigned)nd;
         } else if (!strcmp(opt, "--local")) {
             if ((nd = run_parse_dims(val, dims)) < 0 || dims[0] > UINT32_MAX || dims[1] > UINT32_MAX ||
                 dims[2] > UINT32_MAX)
-                return ro_errf(err, len, "--local %s: expected X[,Y[,Z]] positive sizes", val);
+                return cli_errf(err, len, "--local %s: expected X[,Y[,Z]] positive sizes", val);
             o->have_local = true;
             for (int k = 0; k < 3; k++)
                 o->local[k] = (uint32_t)dims[k];
@@ -284,18 +274,18 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
         } else if (!strcmp(opt, "--repeat") || !strcmp(opt, "--threads")) {
             uint32_t v;
             if (!parse_u32(val, strlen(val), &v) || !v || v > 1000000)
-                return ro_errf(err, len, "%s %s: expected a count from 1 to 1000000", opt, val);
+                return cli_errf(err, len, "%s %s: expected a count from 1 to 1000000", opt, val);
             *(!strcmp(opt, "--repeat") ? &o->repeat : &o->threads) = v;
         }
     }
     if (o->help)
         return 0;
     if (!o->file)
-        return ro_errf(err, len, "run: no module given (usage: spvjit run FILE.spv [OPTIONS]; see --help)");
+        return cli_errf(err, len, "run: no module given (usage: spvjit run FILE.spv [OPTIONS]; see --help)");
     if (o->have_groups && o->have_global)
-        return ro_errf(err, len, "run: --groups and --global exclude each other");
+        return cli_errf(err, len, "run: --groups and --global exclude each other");
     if (o->have_local && !o->have_global)
-        return ro_errf(err, len, "run: --local goes with --global (with --groups the local size is the module's)");
+        return cli_errf(err, len, "run: --local goes with --global (with --groups the local size is the module's)");
     for (unsigned i = 0; i < o->noutputs; i++) {
         run_output *out = &o->outputs[i];
         bool given = false;
@@ -308,7 +298,7 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
         if (!given) {
             char n[64];
             run_target_name(&out->target, n, sizeof n);
-            return ro_errf(err, len, "%s %s: no data is bound to it", out->file ? "--out" : "--print", n);
+            return cli_errf(err, len, "%s %s: no data is bound to it", out->file ? "--out" : "--print", n);
         }
         if (!out->type)
             out->type = SPVJIT_TYPE_U32;
