@@ -1,17 +1,33 @@
 /* cmd/cli.c — helpers shared by the subcommands. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
 int cli_error(const char *fmt, ...)
 {
+    /* One line, always: messages from the library or the validator may carry
+     * a disassembled instruction on a line of its own. */
+    char msg[4096];
     va_list ap;
     va_start(ap, fmt);
-    fputs("spvjit: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+        msg[--n] = 0;
+    fputs("spvjit: ", stderr);
+    for (const char *p = msg; *p; p++) {
+        if (*p != '\n') {
+            fputc(*p, stderr);
+            continue;
+        }
+        fputs("; ", stderr);
+        while (p[1] == ' ' || p[1] == '\n')
+            p++;
+    }
+    fputc('\n', stderr);
     return 1;
 }
 
