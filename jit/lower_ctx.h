@@ -54,6 +54,8 @@ typedef struct lower_ctx {
     spv_diag *diag;
     bool unspec;
     bool kernel;                       /* OpenCL flavour */
+    bool invariant_loads;              /* loads being built read memory that is constant for the
+                                          whole dispatch (push constants): !invariant.load */
 
     LLVMContextRef llc;
     LLVMModuleRef mod;

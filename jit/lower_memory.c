@@ -48,6 +48,11 @@ static LLVMValueRef plain_load(lower_ctx *c, LLVMTypeRef lt, LLVMValueRef p, uin
     LLVMValueRef l = LLVMBuildLoad2(c->b, lt, p, "");
     LLVMSetAlignment(l, align);
     if (vol) LLVMSetVolatile(l, 1);
+    /* Push constants cannot change during a dispatch: tell LLVM, so stores to
+     * buffers do not force a reload per work-item. */
+    if (c->invariant_loads && !vol)
+        LLVMSetMetadata(l, LLVMGetMDKindIDInContext(c->llc, "invariant.load", 14),
+                        LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, NULL, 0)));
     return l;
 }
 
@@ -430,7 +435,11 @@ int jit_lower_memory(lower_ctx *c, const spv_inst *in)
     case SpvOpLoad: {
         mem_ops mo = memory_operands(in, 1);
         if (jit_operands(c, in, v, 1)) return -1;
+        const spv_id *pid = spv_id_get(c->m, spv_inst_op(in, 0));
+        const spv_type *pt = pid ? spv_type_get(c->m, pid->type_id) : NULL;
+        c->invariant_loads = pt && pt->kind == SPV_TYPE_POINTER && pt->storage == SpvStorageClassPushConstant;
         LLVMValueRef r = jit_load_mem(c, in->type_id, v[0], mo.align, mo.vol, c->mat_info[spv_inst_op(in, 0)]);
+        c->invariant_loads = false;
         if (!r) return -1;
         jit_set(c, in->result_id, r);
         return 0;
