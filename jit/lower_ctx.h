@@ -185,6 +185,7 @@ int jit_lower_atomic(lower_ctx *c, const spv_inst *in);
 int jit_lower_barrier(lower_ctx *c, const spv_inst *in);
 bool jit_is_group_barrier(lower_ctx *c, const spv_inst *in);
 int jit_lower_group(lower_ctx *c, const spv_inst *in);
+LLVMValueRef jit_group_identity(lower_ctx *c, uint32_t op, LLVMTypeRef t);
 /* --- work-group collectives, async copies (lower_wgcoll.c), dot products (lower_dot.c) --- */
 bool jit_is_wg_collective(lower_ctx *c, const spv_inst *in);
 unsigned jit_barrier_sites(lower_ctx *c, const spv_inst *in);   /* barrier sites an instruction takes */

@@ -8,47 +8,23 @@
  * Matrices arrive as LLVM arrays of column vectors, [C x <R x T>].
  */
 #include "jit/extinst_util.h"
+#include "spirv_grammar.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
-/* Names and operand counts, from extinst.glsl.std.450.grammar.json (the tests
- * compare this table with the grammar). */
-static const struct { const char *name; unsigned nargs; } glsl_insts[] = {
-    [1] = {"Round", 1}, [2] = {"RoundEven", 1}, [3] = {"Trunc", 1}, [4] = {"FAbs", 1},
-    [5] = {"SAbs", 1}, [6] = {"FSign", 1}, [7] = {"SSign", 1}, [8] = {"Floor", 1},
-    [9] = {"Ceil", 1}, [10] = {"Fract", 1}, [11] = {"Radians", 1}, [12] = {"Degrees", 1},
-    [13] = {"Sin", 1}, [14] = {"Cos", 1}, [15] = {"Tan", 1}, [16] = {"Asin", 1},
-    [17] = {"Acos", 1}, [18] = {"Atan", 1}, [19] = {"Sinh", 1}, [20] = {"Cosh", 1},
-    [21] = {"Tanh", 1}, [22] = {"Asinh", 1}, [23] = {"Acosh", 1}, [24] = {"Atanh", 1},
-    [25] = {"Atan2", 2}, [26] = {"Pow", 2}, [27] = {"Exp", 1}, [28] = {"Log", 1},
-    [29] = {"Exp2", 1}, [30] = {"Log2", 1}, [31] = {"Sqrt", 1}, [32] = {"InverseSqrt", 1},
-    [33] = {"Determinant", 1}, [34] = {"MatrixInverse", 1}, [35] = {"Modf", 2},
-    [36] = {"ModfStruct", 1}, [37] = {"FMin", 2}, [38] = {"UMin", 2}, [39] = {"SMin", 2},
-    [40] = {"FMax", 2}, [41] = {"UMax", 2}, [42] = {"SMax", 2}, [43] = {"FClamp", 3},
-    [44] = {"UClamp", 3}, [45] = {"SClamp", 3}, [46] = {"FMix", 3}, [47] = {"IMix", 3},
-    [48] = {"Step", 2}, [49] = {"SmoothStep", 3}, [50] = {"Fma", 3}, [51] = {"Frexp", 2},
-    [52] = {"FrexpStruct", 1}, [53] = {"Ldexp", 2}, [54] = {"PackSnorm4x8", 1},
-    [55] = {"PackUnorm4x8", 1}, [56] = {"PackSnorm2x16", 1}, [57] = {"PackUnorm2x16", 1},
-    [58] = {"PackHalf2x16", 1}, [59] = {"PackDouble2x32", 1}, [60] = {"UnpackSnorm2x16", 1},
-    [61] = {"UnpackUnorm2x16", 1}, [62] = {"UnpackHalf2x16", 1}, [63] = {"UnpackSnorm4x8", 1},
-    [64] = {"UnpackUnorm4x8", 1}, [65] = {"UnpackDouble2x32", 1}, [66] = {"Length", 1},
-    [67] = {"Distance", 2}, [68] = {"Cross", 2}, [69] = {"Normalize", 1},
-    [70] = {"FaceForward", 3}, [71] = {"Reflect", 2}, [72] = {"Refract", 3},
-    [73] = {"FindILsb", 1}, [74] = {"FindSMsb", 1}, [75] = {"FindUMsb", 1},
-    [76] = {"InterpolateAtCentroid", 1}, [77] = {"InterpolateAtSample", 2},
-    [78] = {"InterpolateAtOffset", 2}, [79] = {"NMin", 2}, [80] = {"NMax", 2},
-    [81] = {"NClamp", 3},
-};
 
+/* Name and operand count, from the tables generated from the grammar JSON. */
 const char *xi_glsl450_info(uint32_t inst, unsigned *nargs)
 {
-    if (inst >= sizeof glsl_insts / sizeof glsl_insts[0] || !glsl_insts[inst].name)
+    const char *name = spv_glsl450_name(inst);
+    int n = spv_glsl450_noperands(inst);
+    if (!name || n < 0)
         return NULL;
     if (nargs)
-        *nargs = glsl_insts[inst].nargs;
-    return glsl_insts[inst].name;
+        *nargs = (unsigned)n;
+    return name;
 }
 
 /* Fills diag with "GLSL.std.450 <Name> (instruction N): <why>" and returns NULL. */

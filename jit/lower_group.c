@@ -8,8 +8,6 @@
  */
 #include "lower_ctx.h"
 
-static LLVMValueRef ones_like(lower_ctx *c, LLVMTypeRef t) { (void)c; return LLVMConstAllOnes(t); }
-
 static LLVMValueRef fconst(LLVMTypeRef t, double v)
 {
     if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
@@ -21,8 +19,9 @@ static LLVMValueRef fconst(LLVMTypeRef t, double v)
     return LLVMConstReal(t, v);
 }
 
-/* Identity element of a group arithmetic operation (for exclusive scans). */
-static LLVMValueRef identity(lower_ctx *c, uint32_t op, LLVMTypeRef t)
+/* Identity element of a group operation: sub-group (OpGroupNonUniform*) and
+ * work-group (OpGroup*, the KHR ones) alike; exclusive scans start from it. */
+LLVMValueRef jit_group_identity(lower_ctx *c, uint32_t op, LLVMTypeRef t)
 {
     LLVMTypeRef et = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
     unsigned w = LLVMGetTypeKind(et) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(et) : 0;
@@ -30,14 +29,14 @@ static LLVMValueRef identity(lower_ctx *c, uint32_t op, LLVMTypeRef t)
     case SpvOpGroupNonUniformIMul: case SpvOpGroupIMulKHR: return jit_const_int(c, t, 1);
     case SpvOpGroupNonUniformFMul: case SpvOpGroupFMulKHR: return fconst(t, 1.0);
     case SpvOpGroupNonUniformSMin: case SpvOpGroupSMin: return jit_const_int(c, t, w >= 64 ? INT64_MAX : (1ull << (w - 1)) - 1);
-    case SpvOpGroupNonUniformUMin: case SpvOpGroupUMin: return ones_like(c, t);
+    case SpvOpGroupNonUniformUMin: case SpvOpGroupUMin: return LLVMConstAllOnes(t);
     case SpvOpGroupNonUniformFMin: case SpvOpGroupFMin: return fconst(t, __builtin_inf());
     case SpvOpGroupNonUniformSMax: case SpvOpGroupSMax: return jit_const_int(c, t, w >= 64 ? (uint64_t)INT64_MIN : ~0ull << (w - 1));
     case SpvOpGroupNonUniformFMax: case SpvOpGroupFMax: return fconst(t, -__builtin_inf());
     case SpvOpGroupNonUniformBitwiseAnd: case SpvOpGroupNonUniformLogicalAnd:
-    case SpvOpGroupBitwiseAndKHR: case SpvOpGroupLogicalAndKHR: return ones_like(c, t);
+    case SpvOpGroupBitwiseAndKHR: case SpvOpGroupLogicalAndKHR: case SpvOpGroupAll: return LLVMConstAllOnes(t);
     case SpvOpGroupNonUniformFAdd: case SpvOpGroupFAdd: return fconst(t, -0.0);
-    default: return LLVMConstNull(t);   /* add, umax, or, xor */
+    default: return LLVMConstNull(t);   /* add, umax, or, xor, any */
     }
 }
 
@@ -79,7 +78,7 @@ static LLVMValueRef group_op(lower_ctx *c, const spv_inst *in)
         uint32_t gop = spv_inst_op(in, 1);
         LLVMValueRef x = val(c, in, 2);
         if (!x) return NULL;
-        return gop == SpvGroupOperationExclusiveScan ? identity(c, op, t) : x;
+        return gop == SpvGroupOperationExclusiveScan ? jit_group_identity(c, op, t) : x;
     }
     switch (op) {
     case SpvOpGroupNonUniformElect: case SpvOpGroupNonUniformAllEqual: case SpvOpSubgroupAllEqualKHR:

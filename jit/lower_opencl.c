@@ -14,6 +14,7 @@
 #include "jit/extinst_util.h"
 #include "jit/abi.h"
 #include "jit/rt_printf.h"
+#include "spirv_grammar.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -21,68 +22,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Names and operand counts, from extinst.opencl.std.100.grammar.json (the tests
- * compare this table with the grammar).  printf's count is its minimum. */
-static const struct { const char *name; unsigned nargs; } ocl_insts[] = {
-    [0] = {"acos", 1}, [1] = {"acosh", 1}, [2] = {"acospi", 1}, [3] = {"asin", 1},
-    [4] = {"asinh", 1}, [5] = {"asinpi", 1}, [6] = {"atan", 1}, [7] = {"atan2", 2},
-    [8] = {"atanh", 1}, [9] = {"atanpi", 1}, [10] = {"atan2pi", 2}, [11] = {"cbrt", 1},
-    [12] = {"ceil", 1}, [13] = {"copysign", 2}, [14] = {"cos", 1}, [15] = {"cosh", 1},
-    [16] = {"cospi", 1}, [17] = {"erfc", 1}, [18] = {"erf", 1}, [19] = {"exp", 1},
-    [20] = {"exp2", 1}, [21] = {"exp10", 1}, [22] = {"expm1", 1}, [23] = {"fabs", 1},
-    [24] = {"fdim", 2}, [25] = {"floor", 1}, [26] = {"fma", 3}, [27] = {"fmax", 2},
-    [28] = {"fmin", 2}, [29] = {"fmod", 2}, [30] = {"fract", 2}, [31] = {"frexp", 2},
-    [32] = {"hypot", 2}, [33] = {"ilogb", 1}, [34] = {"ldexp", 2}, [35] = {"lgamma", 1},
-    [36] = {"lgamma_r", 2}, [37] = {"log", 1}, [38] = {"log2", 1}, [39] = {"log10", 1},
-    [40] = {"log1p", 1}, [41] = {"logb", 1}, [42] = {"mad", 3}, [43] = {"maxmag", 2},
-    [44] = {"minmag", 2}, [45] = {"modf", 2}, [46] = {"nan", 1}, [47] = {"nextafter", 2},
-    [48] = {"pow", 2}, [49] = {"pown", 2}, [50] = {"powr", 2}, [51] = {"remainder", 2},
-    [52] = {"remquo", 3}, [53] = {"rint", 1}, [54] = {"rootn", 2}, [55] = {"round", 1},
-    [56] = {"rsqrt", 1}, [57] = {"sin", 1}, [58] = {"sincos", 2}, [59] = {"sinh", 1},
-    [60] = {"sinpi", 1}, [61] = {"sqrt", 1}, [62] = {"tan", 1}, [63] = {"tanh", 1},
-    [64] = {"tanpi", 1}, [65] = {"tgamma", 1}, [66] = {"trunc", 1}, [67] = {"half_cos", 1},
-    [68] = {"half_divide", 2}, [69] = {"half_exp", 1}, [70] = {"half_exp2", 1},
-    [71] = {"half_exp10", 1}, [72] = {"half_log", 1}, [73] = {"half_log2", 1},
-    [74] = {"half_log10", 1}, [75] = {"half_powr", 2}, [76] = {"half_recip", 1},
-    [77] = {"half_rsqrt", 1}, [78] = {"half_sin", 1}, [79] = {"half_sqrt", 1},
-    [80] = {"half_tan", 1}, [81] = {"native_cos", 1}, [82] = {"native_divide", 2},
-    [83] = {"native_exp", 1}, [84] = {"native_exp2", 1}, [85] = {"native_exp10", 1},
-    [86] = {"native_log", 1}, [87] = {"native_log2", 1}, [88] = {"native_log10", 1},
-    [89] = {"native_powr", 2}, [90] = {"native_recip", 1}, [91] = {"native_rsqrt", 1},
-    [92] = {"native_sin", 1}, [93] = {"native_sqrt", 1}, [94] = {"native_tan", 1},
-    [95] = {"fclamp", 3}, [96] = {"degrees", 1}, [97] = {"fmax_common", 2},
-    [98] = {"fmin_common", 2}, [99] = {"mix", 3}, [100] = {"radians", 1}, [101] = {"step", 2},
-    [102] = {"smoothstep", 3}, [103] = {"sign", 1}, [104] = {"cross", 2},
-    [105] = {"distance", 2}, [106] = {"length", 1}, [107] = {"normalize", 1},
-    [108] = {"fast_distance", 2}, [109] = {"fast_length", 1}, [110] = {"fast_normalize", 1},
-    [141] = {"s_abs", 1}, [142] = {"s_abs_diff", 2}, [143] = {"s_add_sat", 2},
-    [144] = {"u_add_sat", 2}, [145] = {"s_hadd", 2}, [146] = {"u_hadd", 2},
-    [147] = {"s_rhadd", 2}, [148] = {"u_rhadd", 2}, [149] = {"s_clamp", 3},
-    [150] = {"u_clamp", 3}, [151] = {"clz", 1}, [152] = {"ctz", 1}, [153] = {"s_mad_hi", 3},
-    [154] = {"u_mad_sat", 3}, [155] = {"s_mad_sat", 3}, [156] = {"s_max", 2},
-    [157] = {"u_max", 2}, [158] = {"s_min", 2}, [159] = {"u_min", 2}, [160] = {"s_mul_hi", 2},
-    [161] = {"rotate", 2}, [162] = {"s_sub_sat", 2}, [163] = {"u_sub_sat", 2},
-    [164] = {"u_upsample", 2}, [165] = {"s_upsample", 2}, [166] = {"popcount", 1},
-    [167] = {"s_mad24", 3}, [168] = {"u_mad24", 3}, [169] = {"s_mul24", 2},
-    [170] = {"u_mul24", 2}, [171] = {"vloadn", 3}, [172] = {"vstoren", 3},
-    [173] = {"vload_half", 2}, [174] = {"vload_halfn", 3}, [175] = {"vstore_half", 3},
-    [176] = {"vstore_half_r", 4}, [177] = {"vstore_halfn", 3}, [178] = {"vstore_halfn_r", 4},
-    [179] = {"vloada_halfn", 3}, [180] = {"vstorea_halfn", 3}, [181] = {"vstorea_halfn_r", 4},
-    [182] = {"shuffle", 2}, [183] = {"shuffle2", 3}, [184] = {"printf", 1},
-    [185] = {"prefetch", 2}, [186] = {"bitselect", 3}, [187] = {"select", 3},
-    [201] = {"u_abs", 1}, [202] = {"u_abs_diff", 2}, [203] = {"u_mul_hi", 2},
-    [204] = {"u_mad_hi", 3},
-};
 
+/* Name and operand count, from the tables generated from the grammar JSON;
+ * the one variadic instruction (printf) counts its format operand. */
 const char *xi_opencl_info(uint32_t inst, unsigned *nargs, bool *variadic)
 {
-    if (inst >= sizeof ocl_insts / sizeof ocl_insts[0] || !ocl_insts[inst].name)
+    const char *name = spv_opencl_std_name(inst);
+    int n = spv_opencl_std_noperands(inst);
+    if (!name)
         return NULL;
     if (nargs)
-        *nargs = ocl_insts[inst].nargs;
+        *nargs = n < 0 ? 1 : (unsigned)n;
     if (variadic)
-        *variadic = inst == 184; /* printf */
-    return ocl_insts[inst].name;
+        *variadic = n < 0;
+    return name;
 }
 
 /* FPRoundingMode operand values (SPIR-V spec 3.16). */

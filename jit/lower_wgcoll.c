@@ -128,35 +128,6 @@ static LLVMValueRef load_slot(lower_ctx *c, LLVMValueRef index, LLVMTypeRef t)
     return mt != t ? LLVMBuildTrunc(c->b, v, t, "") : v;
 }
 
-static LLVMValueRef fconst(LLVMTypeRef t, double v)
-{
-    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
-        unsigned n = LLVMGetVectorSize(t);
-        LLVMValueRef e[16];
-        for (unsigned i = 0; i < n && i < 16; i++) e[i] = LLVMConstReal(LLVMGetElementType(t), v);
-        return LLVMConstVector(e, n);
-    }
-    return LLVMConstReal(t, v);
-}
-
-static LLVMValueRef identity(lower_ctx *c, uint32_t op, LLVMTypeRef t)
-{
-    LLVMTypeRef et = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
-    unsigned w = LLVMGetTypeKind(et) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(et) : 0;
-    switch (op) {
-    case SpvOpGroupIMulKHR: return jit_const_int(c, t, 1);
-    case SpvOpGroupFMulKHR: return fconst(t, 1.0);
-    case SpvOpGroupSMin: return jit_const_int(c, t, w >= 64 ? INT64_MAX : (1ull << (w - 1)) - 1);
-    case SpvOpGroupFMin: return fconst(t, __builtin_inf());
-    case SpvOpGroupSMax: return jit_const_int(c, t, w >= 64 ? (uint64_t)INT64_MIN : ~0ull << (w - 1));
-    case SpvOpGroupFMax: return fconst(t, -__builtin_inf());
-    case SpvOpGroupFAdd: return fconst(t, -0.0);
-    case SpvOpGroupUMin: case SpvOpGroupBitwiseAndKHR: case SpvOpGroupLogicalAndKHR: case SpvOpGroupAll:
-        return LLVMConstAllOnes(t);
-    default: return LLVMConstNull(t);   /* add, umax, or, xor, any */
-    }
-}
-
 static LLVMValueRef combine(lower_ctx *c, uint32_t op, LLVMValueRef a, LLVMValueRef b)
 {
     LLVMBuilderRef bd = c->b;
@@ -198,7 +169,7 @@ static LLVMValueRef fold_slots(lower_ctx *c, uint32_t op, LLVMTypeRef t, LLVMVal
     LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "wg.fold");
     LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "wg.fold.body");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "wg.fold.done");
-    LLVMValueRef init = identity(c, op, t);
+    LLVMValueRef init = jit_group_identity(c, op, t);
     LLVMBuildBr(c->b, head);
     LLVMPositionBuilderAtEnd(c->b, head);
     LLVMValueRef i = LLVMBuildPhi(c->b, c->t_i64, "");
