@@ -26,14 +26,6 @@ const spv_decoration *spv_find_decoration(const spv_module *m, uint32_t id, int3
     return NULL;
 }
 
-bool spv_has_capability(const spv_module *m, uint32_t cap)
-{
-    for (uint32_t i = 0; i < m->ncaps; i++)
-        if (m->caps[i] == cap)
-            return true;
-    return false;
-}
-
 const spv_entry_point *spv_find_entry(const spv_module *m, const char *name)
 {
     const spv_entry_point *first = NULL;

@@ -217,7 +217,6 @@ const spv_inst *spv_def(const spv_module *m, uint32_t id);
 /* Finds a decoration on id (member -1 for the id itself).  Returns NULL if absent. */
 const spv_decoration *spv_find_decoration(const spv_module *m, uint32_t id, int32_t member,
                                           uint32_t decoration);
-bool spv_has_capability(const spv_module *m, uint32_t cap);
 /* Entry point by name (NULL name: the only one, or the first GLCompute/Kernel one). */
 const spv_entry_point *spv_find_entry(const spv_module *m, const char *name);
 /* The string of an OpName-style literal operand starting at w; bounded by nwords. */
