@@ -8,6 +8,7 @@
 #   make testdata   rebuild testdata/*.spv from their sources
 #   make fuzz       run the loader+specializer fuzzer for FUZZ_SECONDS
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make format     clang-format every C source and header (.clang-format)
 #
 # Outputs go to build/ (build/san/ for SAN=1).
 
@@ -59,7 +60,7 @@ CMD_PARTS := $(filter-out $(BUILD)/obj/cmd/main.c.o,$(CMD_OBJS))
 TEST_SRCS := $(wildcard testdata/tests/*.c)
 TEST_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(TEST_SRCS))
 
-.PHONY: all deps deps-bench build test run-tests demo bench testdata fuzz install clean
+.PHONY: all deps deps-bench build test run-tests demo bench testdata fuzz install clean format
 
 # The public targets install dependencies first, then build in a sub-make, so
 # that tool paths probed with $(shell ...) are read after the install.
@@ -162,6 +163,9 @@ install: all
 	install -m 644 lib/spvjit.h $(DESTDIR)$(PREFIX)/include/spvjit.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' lib/spvjit.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/spvjit.pc
+
+format:
+	git ls-files '*.c' '*.h' | xargs clang-format -i
 
 clean:
 	rm -rf build

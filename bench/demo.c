@@ -52,8 +52,8 @@ static int run_variant(spvjit_module *m, bool unspecialized, uint32_t n, int run
     spvjit_spec_set_u32(specs, 0, BS);
     spvjit_kernel *k = NULL;
     double t0 = now_ms();
-    spvjit_status st = spvjit_kernel_build(m, "main", specs, &(spvjit_build_options){.unspecialized = unspecialized},
-                                           &k);
+    spvjit_status st =
+        spvjit_kernel_build(m, "main", specs, &(spvjit_build_options){ .unspecialized = unspecialized }, &k);
     r->build_ms = now_ms() - t0;
     spvjit_specs_destroy(specs);
     if (st != SPVJIT_OK)
@@ -65,7 +65,7 @@ static int run_variant(spvjit_module *m, bool unspecialized, uint32_t n, int run
     spvjit_bind_buffer(k, 0, 2, c, nn * 4);
     spvjit_set_push_constants(k, &n, sizeof n);
     uint32_t groups = (n + BS - 1) / BS;
-    spvjit_dispatch_info d = {.groups = {groups, groups, 1}};
+    spvjit_dispatch_info d = { .groups = { groups, groups, 1 } };
     double *times = calloc((size_t)runs, sizeof *times);
     for (int i = 0; i < runs && st == SPVJIT_OK; i++) {
         memset(c, 0, nn * 4);
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 
     spvjit_context *ctx;
     spvjit_module *m;
-    if (spvjit_context_create(&(spvjit_context_options){.disk_cache_dir = ""}, &ctx) != SPVJIT_OK)
+    if (spvjit_context_create(&(spvjit_context_options){ .disk_cache_dir = "" }, &ctx) != SPVJIT_OK)
         return fail("context");
     if (spvjit_module_load_file(ctx, path, &m) != SPVJIT_OK)
         return fail("load");
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
     t0 = now_ms();
     spvjit_kernel_build(m, "main", specs, NULL, &k);
     double hit_ms = now_ms() - t0;
-    spvjit_kernel_stats ks = {0};
+    spvjit_kernel_stats ks = { 0 };
     spvjit_kernel_stats_get(k, &ks);
     spvjit_kernel_destroy(k);
     spvjit_specs_destroy(specs);
@@ -147,8 +147,8 @@ int main(int argc, char **argv)
     printf("%-26s %12s %16s %9s   %s\n", "", "compile", "run (median)", "GFLOP/s", "vs C reference");
     printf("%-26s %9.1f ms %13.1f ms %9.2f   %s (max rel err %.1e)\n", "specialized (BS = 16)", spec.build_ms,
            spec.run_ms, gflop / (spec.run_ms / 1e3), spec.ok ? "ok" : "WRONG", spec.max_rel_err);
-    printf("%-26s %9.1f ms %13.1f ms %9.2f   %s (max rel err %.1e)\n", "unspecialized", unspec.build_ms,
-           unspec.run_ms, gflop / (unspec.run_ms / 1e3), unspec.ok ? "ok" : "WRONG", unspec.max_rel_err);
+    printf("%-26s %9.1f ms %13.1f ms %9.2f   %s (max rel err %.1e)\n", "unspecialized", unspec.build_ms, unspec.run_ms,
+           gflop / (unspec.run_ms / 1e3), unspec.ok ? "ok" : "WRONG", unspec.max_rel_err);
     printf("%-26s %12s %13.1f ms %9.2f   (plain C, one thread)\n", "C reference", "", ref_ms, gflop / (ref_ms / 1e3));
     printf("\nspeedup from specializing: %.2fx    (median of %d runs each)\n", unspec.run_ms / spec.run_ms, runs);
     printf("rebuild with the same values: %.3f ms (%s)\n", hit_ms, ks.from_cache ? "cache hit" : "compiled");

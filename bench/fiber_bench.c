@@ -149,16 +149,14 @@ int main(int argc, char **argv)
     printf("swapcontext                          %8.1f ns per switch  (%.1fx slower)\n", uc, uc / fiber);
 
     for (uint32_t local = 16; local <= 256; local *= 4) {
-        spvjit_exec_kernel k = { .item_fn = barrier_item, .local_size = { local, 1, 1 },
-                                 .nbarrier_sites = 1 };
+        spvjit_exec_kernel k = { .item_fn = barrier_item, .local_size = { local, 1, 1 }, .nbarrier_sites = 1 };
         double per_group = bench_dispatch(&k, 1, 1, 2000 * scale);
         printf("barrier, %3u work-items, 1 thread    %8.1f ns per work-item per barrier\n", local,
                per_group / ((double)local * (BARRIERS + 1)));
     }
 
     spvjit_exec_kernel empty = { .wg_fn = empty_wg, .local_size = { 64, 1, 1 } };
-    printf("empty dispatch, 1 group, barrier-free %8.3f us\n",
-           bench_dispatch(&empty, 1, 0, 200000 * scale) / 1000.0);
+    printf("empty dispatch, 1 group, barrier-free %8.3f us\n", bench_dispatch(&empty, 1, 0, 200000 * scale) / 1000.0);
     printf("empty dispatch, 1024 groups, default threads %8.3f us\n",
            bench_dispatch(&empty, 1024, 0, 20000 * scale) / 1000.0);
     (void)ping_count;

@@ -23,16 +23,16 @@
 
 /* An Amber data type: a scalar, vecN<scalar> or matCxR<scalar>. */
 typedef struct amber_type {
-    spvjit_type scalar;    /* I8..U64, F16, F32, F64 */
-    unsigned rows;         /* vector size (1 for scalars); matrix rows */
-    unsigned cols;         /* 1 unless a matrix */
-    bool std140;           /* layout; default STD430 */
+    spvjit_type scalar; /* I8..U64, F16, F32, F64 */
+    unsigned rows;      /* vector size (1 for scalars); matrix rows */
+    unsigned cols;      /* 1 unless a matrix */
+    bool std140;        /* layout; default STD430 */
 } amber_type;
 
 /* "int32", "float", "vec3<float>", "mat4x4<double>", "R32G32_SFLOAT"... */
 int amber_type_parse(const char *name, amber_type *out);
 void amber_type_name(const amber_type *t, char *buf, size_t len);
-unsigned amber_type_components(const amber_type *t);   /* rows * cols */
+unsigned amber_type_components(const amber_type *t); /* rows * cols */
 /* Bytes one element occupies in a buffer (the array stride of the layout). */
 size_t amber_type_stride(const amber_type *t);
 /* Byte offset of component k (column-major) inside one element. */
@@ -41,48 +41,57 @@ size_t amber_type_component_offset(const amber_type *t, unsigned k);
 /* --- model ------------------------------------------------------------------------ */
 
 typedef enum amber_shader_format {
-    AMBER_SPIRV_ASM, AMBER_SPIRV_HEX, AMBER_SPIRV_BIN, AMBER_GLSL, AMBER_OPENCL_C, AMBER_HLSL, AMBER_OTHER,
+    AMBER_SPIRV_ASM,
+    AMBER_SPIRV_HEX,
+    AMBER_SPIRV_BIN,
+    AMBER_GLSL,
+    AMBER_OPENCL_C,
+    AMBER_HLSL,
+    AMBER_OTHER,
 } amber_shader_format;
 
 typedef struct amber_shader {
     char *name;
-    bool compute;              /* SHADER compute (others make the pipeline skip) */
+    bool compute; /* SHADER compute (others make the pipeline skip) */
     amber_shader_format format;
-    char *source;              /* inline text, or the file's text / bytes */
+    char *source; /* inline text, or the file's text / bytes */
     size_t source_len;
-    char *target_env;          /* TARGET_ENV or NULL */
-    char *compile_options;     /* COMPILE_OPTIONS (OPENCL-C), space separated, or NULL */
+    char *target_env;      /* TARGET_ENV or NULL */
+    char *compile_options; /* COMPILE_OPTIONS (OPENCL-C), space separated, or NULL */
     int line;
 } amber_shader;
 
 typedef struct amber_buffer {
     char *name;
     amber_type type;
-    uint8_t *data;             /* element_count * stride bytes (at least 1 allocated) */
-    size_t size;               /* bytes */
+    uint8_t *data; /* element_count * stride bytes (at least 1 allocated) */
+    size_t size;   /* bytes */
     uint64_t element_count;
-    bool is_image;             /* FORMAT buffer of an image format, WIDTH/HEIGHT ...: skip when used */
+    bool is_image; /* FORMAT buffer of an image format, WIDTH/HEIGHT ...: skip when used */
     int line;
 } amber_buffer;
 
 typedef enum amber_bind_kind {
-    AMBER_BIND_STORAGE, AMBER_BIND_UNIFORM, AMBER_BIND_STORAGE_DYNAMIC, AMBER_BIND_UNIFORM_DYNAMIC,
+    AMBER_BIND_STORAGE,
+    AMBER_BIND_UNIFORM,
+    AMBER_BIND_STORAGE_DYNAMIC,
+    AMBER_BIND_UNIFORM_DYNAMIC,
     AMBER_BIND_PUSH_CONSTANT,
-    AMBER_BIND_KERNEL_ARG,     /* BIND BUFFER x [AS ...] KERNEL ARG_NAME|ARG_NUMBER */
+    AMBER_BIND_KERNEL_ARG, /* BIND BUFFER x [AS ...] KERNEL ARG_NAME|ARG_NUMBER */
 } amber_bind_kind;
 
 typedef struct amber_binding {
     amber_bind_kind kind;
-    unsigned buffer;           /* index into script buffers */
+    unsigned buffer; /* index into script buffers */
     uint32_t set, binding;
-    uint64_t offset;           /* dynamic OFFSET + DESCRIPTOR_OFFSET */
-    uint64_t range;            /* DESCRIPTOR_RANGE, 0: to the end */
-    char *arg_name;            /* kernel arg by name, or NULL (then arg_number) */
+    uint64_t offset; /* dynamic OFFSET + DESCRIPTOR_OFFSET */
+    uint64_t range;  /* DESCRIPTOR_RANGE, 0: to the end */
+    char *arg_name;  /* kernel arg by name, or NULL (then arg_number) */
     uint32_t arg_number;
     int line;
 } amber_binding;
 
-typedef struct amber_kernel_value {   /* SET KERNEL ARG_NAME|ARG_NUMBER x AS type value */
+typedef struct amber_kernel_value { /* SET KERNEL ARG_NAME|ARG_NUMBER x AS type value */
     char *arg_name;
     uint32_t arg_number;
     spvjit_type type;
@@ -90,7 +99,7 @@ typedef struct amber_kernel_value {   /* SET KERNEL ARG_NAME|ARG_NUMBER x AS typ
     int line;
 } amber_kernel_value;
 
-typedef struct amber_spec {           /* ATTACH ... SPECIALIZE id AS type value */
+typedef struct amber_spec { /* ATTACH ... SPECIALIZE id AS type value */
     uint32_t id;
     spvjit_type type;
     uint64_t bits;
@@ -99,25 +108,29 @@ typedef struct amber_spec {           /* ATTACH ... SPECIALIZE id AS type value 
 typedef struct amber_pipeline {
     char *name;
     bool compute;
-    int shader;                /* index into shaders, -1 if none attached */
-    char *entry;               /* default "main" */
+    int shader;  /* index into shaders, -1 if none attached */
+    char *entry; /* default "main" */
     amber_spec *specs;
     unsigned nspecs;
     amber_binding *binds;
     unsigned nbinds;
     amber_kernel_value *kvals;
     unsigned nkvals;
-    char *skip;                /* why it cannot run here, or NULL */
+    char *skip; /* why it cannot run here, or NULL */
     int line;
 } amber_pipeline;
 
 typedef enum amber_cmp { AMBER_EQ, AMBER_NE, AMBER_LT, AMBER_LE, AMBER_GT, AMBER_GE } amber_cmp;
 
 typedef enum amber_cmd_kind {
-    AMBER_CMD_RUN, AMBER_CMD_COPY, AMBER_CMD_EXPECT, AMBER_CMD_EXPECT_EQ_BUFFER, AMBER_CMD_EXPECT_RMSE_BUFFER,
-    AMBER_CMD_REPEAT,          /* the next `body` commands, `count` times */
-    AMBER_CMD_SET_PUSH,        /* VkScript: write bytes into the push-constant block */
-    AMBER_CMD_SET_BUFFER,      /* VkScript: write bytes into a buffer (grows it) */
+    AMBER_CMD_RUN,
+    AMBER_CMD_COPY,
+    AMBER_CMD_EXPECT,
+    AMBER_CMD_EXPECT_EQ_BUFFER,
+    AMBER_CMD_EXPECT_RMSE_BUFFER,
+    AMBER_CMD_REPEAT,     /* the next `body` commands, `count` times */
+    AMBER_CMD_SET_PUSH,   /* VkScript: write bytes into the push-constant block */
+    AMBER_CMD_SET_BUFFER, /* VkScript: write bytes into a buffer (grows it) */
 } amber_cmd_kind;
 
 typedef struct amber_tolerance {
@@ -128,25 +141,25 @@ typedef struct amber_tolerance {
 typedef struct amber_cmd {
     amber_cmd_kind kind;
     int line;
-    unsigned pipeline;         /* RUN */
-    uint32_t groups[3];        /* RUN */
-    unsigned buffer, buffer2;  /* COPY from→to; EXPECT; EQ_BUFFER/RMSE second */
-    uint64_t offset;           /* EXPECT IDX (bytes); SET_*: byte offset */
+    unsigned pipeline;        /* RUN */
+    uint32_t groups[3];       /* RUN */
+    unsigned buffer, buffer2; /* COPY from→to; EXPECT; EQ_BUFFER/RMSE second */
+    uint64_t offset;          /* EXPECT IDX (bytes); SET_*: byte offset */
     amber_cmp cmp;
     amber_tolerance tol[4];
     unsigned ntol;
     double rmse_tolerance;
-    num_value *values;         /* EXPECT values */
+    num_value *values; /* EXPECT values */
     unsigned nvalues;
-    amber_type value_type;     /* VkScript probes / SET_*: the type the values are in */
+    amber_type value_type; /* VkScript probes / SET_*: the type the values are in */
     bool has_value_type;
-    uint8_t *bytes;            /* SET_*: encoded data */
+    uint8_t *bytes; /* SET_*: encoded data */
     size_t nbytes;
-    unsigned count, body;      /* REPEAT */
+    unsigned count, body; /* REPEAT */
 } amber_cmd;
 
 typedef struct amber_script {
-    char *path;                /* for messages */
+    char *path; /* for messages */
     amber_shader *shaders;
     unsigned nshaders;
     amber_buffer *buffers;
@@ -155,14 +168,14 @@ typedef struct amber_script {
     unsigned npipelines;
     amber_cmd *cmds;
     unsigned ncmds;
-    char **features;           /* DEVICE_FEATURE names */
+    char **features; /* DEVICE_FEATURE names */
     unsigned nfeatures;
-    char **extensions;         /* DEVICE_EXTENSION / INSTANCE_EXTENSION names */
+    char **extensions; /* DEVICE_EXTENSION / INSTANCE_EXTENSION names */
     unsigned nextensions;
-    char *skip;                /* whole-script skip reason (graphics, images, ...), or NULL */
+    char *skip; /* whole-script skip reason (graphics, images, ...), or NULL */
     /* VkScript: the implicit pipeline uses buffers by binding; -1 if none */
     int push_buffer;
-    bool vkscript;             /* buffers the shader declares but the script never sized grow to fit */
+    bool vkscript; /* buffers the shader declares but the script never sized grow to fit */
 } amber_script;
 
 /* --- parsing ------------------------------------------------------------------------ */

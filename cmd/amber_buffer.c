@@ -16,10 +16,10 @@ static const struct {
     const char *name;
     spvjit_type t;
 } scalar_names[] = {
-    {"int8", SPVJIT_TYPE_I8},     {"int16", SPVJIT_TYPE_I16},   {"int32", SPVJIT_TYPE_I32},
-    {"int64", SPVJIT_TYPE_I64},   {"uint8", SPVJIT_TYPE_U8},    {"uint16", SPVJIT_TYPE_U16},
-    {"uint32", SPVJIT_TYPE_U32},  {"uint64", SPVJIT_TYPE_U64},  {"float16", SPVJIT_TYPE_F16},
-    {"float", SPVJIT_TYPE_F32},   {"double", SPVJIT_TYPE_F64},
+    { "int8", SPVJIT_TYPE_I8 },    { "int16", SPVJIT_TYPE_I16 },  { "int32", SPVJIT_TYPE_I32 },
+    { "int64", SPVJIT_TYPE_I64 },  { "uint8", SPVJIT_TYPE_U8 },   { "uint16", SPVJIT_TYPE_U16 },
+    { "uint32", SPVJIT_TYPE_U32 }, { "uint64", SPVJIT_TYPE_U64 }, { "float16", SPVJIT_TYPE_F16 },
+    { "float", SPVJIT_TYPE_F32 },  { "double", SPVJIT_TYPE_F64 },
 };
 
 static int scalar_parse(const char *s, size_t len, spvjit_type *t)
@@ -66,11 +66,17 @@ static int format_parse(const char *name, amber_type *out)
     if (!strcmp(p, "SFLOAT"))
         t = bits == 16 ? SPVJIT_TYPE_F16 : bits == 32 ? SPVJIT_TYPE_F32 : bits == 64 ? SPVJIT_TYPE_F64 : 0;
     else if (!strcmp(p, "SINT"))
-        t = bits == 8 ? SPVJIT_TYPE_I8 : bits == 16 ? SPVJIT_TYPE_I16 : bits == 32 ? SPVJIT_TYPE_I32
-            : bits == 64 ? SPVJIT_TYPE_I64 : 0;
+        t = bits == 8    ? SPVJIT_TYPE_I8
+            : bits == 16 ? SPVJIT_TYPE_I16
+            : bits == 32 ? SPVJIT_TYPE_I32
+            : bits == 64 ? SPVJIT_TYPE_I64
+                         : 0;
     else if (!strcmp(p, "UINT"))
-        t = bits == 8 ? SPVJIT_TYPE_U8 : bits == 16 ? SPVJIT_TYPE_U16 : bits == 32 ? SPVJIT_TYPE_U32
-            : bits == 64 ? SPVJIT_TYPE_U64 : 0;
+        t = bits == 8    ? SPVJIT_TYPE_U8
+            : bits == 16 ? SPVJIT_TYPE_U16
+            : bits == 32 ? SPVJIT_TYPE_U32
+            : bits == 64 ? SPVJIT_TYPE_U64
+                         : 0;
     else
         return -1;
     if (!t)
@@ -120,7 +126,10 @@ void amber_type_name(const amber_type *t, char *buf, size_t len)
         snprintf(buf, len, "%s", scalar_name(t->scalar));
 }
 
-unsigned amber_type_components(const amber_type *t) { return t->rows * t->cols; }
+unsigned amber_type_components(const amber_type *t)
+{
+    return t->rows * t->cols;
+}
 
 /* Stride of one column vector: vec3 is aligned like vec4 (both layouts);
  * STD140 rounds matrix columns up to 16 bytes. */
@@ -173,7 +182,7 @@ int amber_encode_values(const amber_type *t, const num_value *v, unsigned n, uin
         uint64_t at = offset + (uint64_t)(i / comps) * st + amber_type_component_offset(t, i % comps);
         if (at + ss > dst_size)
             return cli_errf(err, errlen, "value %u lands at byte %" PRIu64 ", past the end (%zu bytes)", i, at,
-                        dst_size);
+                            dst_size);
         num_value x = v[i];
         char e2[160];
         if (!vtype_is_float(t->scalar) && x.is_float)
@@ -263,7 +272,7 @@ int amber_buffer_copy(amber_buffer *to, const amber_buffer *from)
 
 static const char *cmp_name(amber_cmp c)
 {
-    static const char *const n[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+    static const char *const n[] = { "EQ", "NE", "LT", "LE", "GT", "GE" };
     return n[c];
 }
 
@@ -287,12 +296,18 @@ static bool cmp_holds(amber_cmp c, int order)
     if (order == 2)
         return c == AMBER_NE;
     switch (c) {
-    case AMBER_EQ: return order == 0;
-    case AMBER_NE: return order != 0;
-    case AMBER_LT: return order < 0;
-    case AMBER_LE: return order <= 0;
-    case AMBER_GT: return order > 0;
-    default: return order >= 0;
+    case AMBER_EQ:
+        return order == 0;
+    case AMBER_NE:
+        return order != 0;
+    case AMBER_LT:
+        return order < 0;
+    case AMBER_LE:
+        return order <= 0;
+    case AMBER_GT:
+        return order > 0;
+    default:
+        return order >= 0;
     }
 }
 
@@ -306,14 +321,16 @@ static int expect_values(const amber_script *s, const amber_cmd *c, char *msg, s
         unsigned k = i % comps;
         uint64_t at = c->offset + (uint64_t)(i / comps) * st + amber_type_component_offset(&t, k);
         if (at + ss > b->size)
-            return cli_errf(msg, msglen, "line %d: EXPECT %s IDX %" PRIu64 ": value %u is at byte %" PRIu64
-                        ", past the end of the buffer (%zu bytes)", c->line, b->name, c->offset, i, at, b->size),
+            return cli_errf(msg, msglen,
+                            "line %d: EXPECT %s IDX %" PRIu64 ": value %u is at byte %" PRIu64
+                            ", past the end of the buffer (%zu bytes)",
+                            c->line, b->name, c->offset, i, at, b->size),
                    -1;
         uint8_t exp[8];
         num_value v = c->values[i];
         if (!vtype_is_float(t.scalar) && v.is_float && !c->ntol) {
             cli_errf(msg, msglen, "line %d: EXPECT value %g is not an integer (the buffer holds %s)", c->line, v.d,
-                 scalar_name(t.scalar));
+                     scalar_name(t.scalar));
             return -1;
         }
         bool ok;
@@ -341,9 +358,10 @@ static int expect_values(const amber_script *s, const amber_cmd *c, char *msg, s
             scalar_format(t.scalar, exp, es, sizeof es);
         }
         if (!ok) {
-            cli_errf(msg, msglen, "line %d: EXPECT %s IDX %" PRIu64 " %s: value %u (byte %" PRIu64 ") expected %s%s%s, got %s",
-                 c->line, b->name, c->offset, cmp_name(c->cmp), i, at, c->cmp == AMBER_EQ ? "" : cmp_name(c->cmp),
-                 c->cmp == AMBER_EQ ? "" : " ", es, as);
+            cli_errf(msg, msglen,
+                     "line %d: EXPECT %s IDX %" PRIu64 " %s: value %u (byte %" PRIu64 ") expected %s%s%s, got %s",
+                     c->line, b->name, c->offset, cmp_name(c->cmp), i, at, c->cmp == AMBER_EQ ? "" : cmp_name(c->cmp),
+                     c->cmp == AMBER_EQ ? "" : " ", es, as);
             return 1;
         }
     }
@@ -358,10 +376,12 @@ static int expect_buffers(const amber_script *s, const amber_cmd *c, char *msg, 
     amber_type_name(&b->type, bn, sizeof bn);
     if (a->type.scalar != b->type.scalar || a->type.rows != b->type.rows || a->type.cols != b->type.cols)
         return cli_errf(msg, msglen, "line %d: %s (%s) and %s (%s) are of different types", c->line, a->name, an,
-                    b->name, bn), 1;
+                        b->name, bn),
+               1;
     if (a->element_count != b->element_count)
         return cli_errf(msg, msglen, "line %d: %s has %" PRIu64 " elements, %s has %" PRIu64, c->line, a->name,
-                    a->element_count, b->name, b->element_count), 1;
+                        a->element_count, b->name, b->element_count),
+               1;
     unsigned comps = amber_type_components(&a->type);
     size_t sa = amber_type_stride(&a->type), sb = amber_type_stride(&b->type), ss = vtype_size(a->type.scalar);
     double sum = 0;
@@ -378,7 +398,8 @@ static int expect_buffers(const amber_script *s, const amber_cmd *c, char *msg, 
                 scalar_format(a->type.scalar, a->data + oa, x, sizeof x);
                 scalar_format(a->type.scalar, b->data + ob, y, sizeof y);
                 return cli_errf(msg, msglen, "line %d: EXPECT %s EQ_BUFFER %s: value %" PRIu64 " differs: %s vs %s",
-                            c->line, a->name, b->name, i, x, y), 1;
+                                c->line, a->name, b->name, i, x, y),
+                       1;
             }
         } else {
             double d = scalar_as_double(a->type.scalar, a->data + oa) - scalar_as_double(b->type.scalar, b->data + ob);
@@ -389,7 +410,8 @@ static int expect_buffers(const amber_script *s, const amber_cmd *c, char *msg, 
         double rmse = n ? sqrt(sum / (double)n) : 0;
         if (!(rmse <= c->rmse_tolerance))
             return cli_errf(msg, msglen, "line %d: EXPECT %s RMSE_BUFFER %s: expected RMSE <= %g, got %g", c->line,
-                        a->name, b->name, c->rmse_tolerance, rmse), 1;
+                            a->name, b->name, c->rmse_tolerance, rmse),
+                   1;
     }
     return 0;
 }
@@ -399,9 +421,12 @@ int amber_expect_eval(const amber_script *s, const amber_cmd *c, char *msg, size
     if (msg && msglen)
         msg[0] = 0;
     switch (c->kind) {
-    case AMBER_CMD_EXPECT: return expect_values(s, c, msg, msglen);
+    case AMBER_CMD_EXPECT:
+        return expect_values(s, c, msg, msglen);
     case AMBER_CMD_EXPECT_EQ_BUFFER:
-    case AMBER_CMD_EXPECT_RMSE_BUFFER: return expect_buffers(s, c, msg, msglen);
-    default: return cli_errf(msg, msglen, "line %d: not an EXPECT", c->line);
+    case AMBER_CMD_EXPECT_RMSE_BUFFER:
+        return expect_buffers(s, c, msg, msglen);
+    default:
+        return cli_errf(msg, msglen, "line %d: not an EXPECT", c->line);
     }
 }

@@ -45,36 +45,63 @@ static int msgf(char *msg, size_t len, const char *fmt, ...)
 /* What a CPU running SPIR-V through LLVM provides: every scalar width, 8/16-bit
  * storage, variable pointers, subgroup operations in compute, 64-bit atomics. */
 static const char *const supported_features[] = {
-    "shaderFloat64", "shaderInt64", "shaderInt16", "robustBufferAccess",
-    "vertexPipelineStoresAndAtomics", "fragmentStoresAndAtomics", "shaderStorageBufferArrayDynamicIndexing",
+    "shaderFloat64",
+    "shaderInt64",
+    "shaderInt16",
+    "robustBufferAccess",
+    "vertexPipelineStoresAndAtomics",
+    "fragmentStoresAndAtomics",
+    "shaderStorageBufferArrayDynamicIndexing",
     "shaderUniformBufferArrayDynamicIndexing",
-    "Float16Int8Features.shaderFloat16", "Float16Int8Features.shaderInt8",
-    "Storage16BitFeatures.storageBuffer16BitAccess", "Storage16BitFeatures.uniformAndStorageBuffer16BitAccess",
+    "Float16Int8Features.shaderFloat16",
+    "Float16Int8Features.shaderInt8",
+    "Storage16BitFeatures.storageBuffer16BitAccess",
+    "Storage16BitFeatures.uniformAndStorageBuffer16BitAccess",
     "Storage16BitFeatures.storagePushConstant16",
-    "Storage8BitFeatures.storageBuffer8BitAccess", "Storage8BitFeatures.uniformAndStorageBuffer8BitAccess",
+    "Storage8BitFeatures.storageBuffer8BitAccess",
+    "Storage8BitFeatures.uniformAndStorageBuffer8BitAccess",
     "Storage8BitFeatures.storagePushConstant8",
-    "VariablePointerFeatures.variablePointers", "VariablePointerFeatures.variablePointersStorageBuffer",
-    "VariablePointerFeaturesKHR.variablePointers", "VariablePointerFeaturesKHR.variablePointersStorageBuffer",
+    "VariablePointerFeatures.variablePointers",
+    "VariablePointerFeatures.variablePointersStorageBuffer",
+    "VariablePointerFeaturesKHR.variablePointers",
+    "VariablePointerFeaturesKHR.variablePointersStorageBuffer",
     "ShaderSubgroupExtendedTypesFeatures.shaderSubgroupExtendedTypes",
-    "SubgroupSupportedOperations.basic", "SubgroupSupportedOperations.vote",
-    "SubgroupSupportedOperations.arithmetic", "SubgroupSupportedOperations.ballot",
-    "SubgroupSupportedOperations.shuffle", "SubgroupSupportedOperations.shuffleRelative",
-    "SubgroupSupportedOperations.clustered", "SubgroupSupportedOperations.quad",
+    "SubgroupSupportedOperations.basic",
+    "SubgroupSupportedOperations.vote",
+    "SubgroupSupportedOperations.arithmetic",
+    "SubgroupSupportedOperations.ballot",
+    "SubgroupSupportedOperations.shuffle",
+    "SubgroupSupportedOperations.shuffleRelative",
+    "SubgroupSupportedOperations.clustered",
+    "SubgroupSupportedOperations.quad",
     "SubgroupSupportedStages.compute",
-    "ShaderAtomicInt64Features.shaderBufferInt64Atomics", "ShaderAtomicInt64Features.shaderSharedInt64Atomics",
-    "VulkanMemoryModelFeatures.vulkanMemoryModel", "VulkanMemoryModelFeatures.vulkanMemoryModelDeviceScope",
+    "ShaderAtomicInt64Features.shaderBufferInt64Atomics",
+    "ShaderAtomicInt64Features.shaderSharedInt64Atomics",
+    "VulkanMemoryModelFeatures.vulkanMemoryModel",
+    "VulkanMemoryModelFeatures.vulkanMemoryModelDeviceScope",
     "UniformBufferStandardLayoutFeatures.uniformBufferStandardLayout",
     "ScalarBlockLayoutFeatures.scalarBlockLayout",
     NULL,
 };
 
 static const char *const supported_extensions[] = {
-    "VK_KHR_storage_buffer_storage_class", "VK_KHR_variable_pointers", "VK_KHR_16bit_storage",
-    "VK_KHR_8bit_storage", "VK_KHR_shader_float16_int8", "VK_KHR_shader_subgroup_extended_types",
-    "VK_KHR_get_physical_device_properties2", "VK_KHR_shader_atomic_int64", "VK_KHR_vulkan_memory_model",
-    "VK_KHR_shader_float_controls", "VK_EXT_scalar_block_layout", "VK_KHR_spirv_1_4",
-    "VK_KHR_shader_non_semantic_info", "VK_KHR_uniform_buffer_standard_layout", "VK_KHR_relaxed_block_layout",
-    "VK_KHR_storage_buffer_storage_class", "VK_KHR_shader_terminate_invocation",
+    "VK_KHR_storage_buffer_storage_class",
+    "VK_KHR_variable_pointers",
+    "VK_KHR_16bit_storage",
+    "VK_KHR_8bit_storage",
+    "VK_KHR_shader_float16_int8",
+    "VK_KHR_shader_subgroup_extended_types",
+    "VK_KHR_get_physical_device_properties2",
+    "VK_KHR_shader_atomic_int64",
+    "VK_KHR_vulkan_memory_model",
+    "VK_KHR_shader_float_controls",
+    "VK_EXT_scalar_block_layout",
+    "VK_KHR_spirv_1_4",
+    "VK_KHR_shader_non_semantic_info",
+    "VK_KHR_uniform_buffer_standard_layout",
+    "VK_KHR_relaxed_block_layout",
+    "VK_KHR_storage_buffer_storage_class",
+    "VK_KHR_shader_terminate_invocation",
     NULL,
 };
 
@@ -86,8 +113,14 @@ static bool in_list(const char *const *list, const char *name)
     return false;
 }
 
-bool amber_feature_supported(const char *name) { return in_list(supported_features, name); }
-bool amber_extension_supported(const char *name) { return in_list(supported_extensions, name); }
+bool amber_feature_supported(const char *name)
+{
+    return in_list(supported_features, name);
+}
+bool amber_extension_supported(const char *name)
+{
+    return in_list(supported_extensions, name);
+}
 
 /* --- shader compilation ------------------------------------------------------------------ */
 
@@ -144,8 +177,10 @@ static int decode_hex(const amber_shader *sh, words *out, char *msg, size_t len)
             s = p += 2;
         uint32_t v = 0;
         while (p < end) {
-            int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
-                    : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+            int d = *p >= '0' && *p <= '9'   ? *p - '0'
+                    : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+                    : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10
+                                             : -1;
             if (d < 0)
                 break;
             v = v << 4 | (uint32_t)d;
@@ -172,8 +207,8 @@ static int decode_hex(const amber_shader *sh, words *out, char *msg, size_t len)
     }
     if (nb % 4 || nb < 20) {
         free(b);
-        return msgf(msg, len, "shader %s (line %d): SPIRV-HEX holds %zu bytes, not a SPIR-V module", sh->name,
-                    sh->line, nb);
+        return msgf(msg, len, "shader %s (line %d): SPIRV-HEX holds %zu bytes, not a SPIR-V module", sh->name, sh->line,
+                    nb);
     }
     out->w = (uint32_t *)(void *)b;
     out->n = nb / 4;
@@ -272,8 +307,10 @@ static int compile_external(const amber_shader *sh, words *out, char *msg, size_
                 }
             free(copy);
         }
-        snprintf(cmd, sizeof cmd, "clang-15 -target spir64-unknown-unknown -cl-std=CL2.0 -Xclang "
-                 "-finclude-default-header -fno-discard-value-names -O2 -c -emit-llvm%s -o '%s' '%s' && llvm-spirv-15 '%s' -o '%s'",
+        snprintf(cmd, sizeof cmd,
+                 "clang-15 -target spir64-unknown-unknown -cl-std=CL2.0 -Xclang "
+                 "-finclude-default-header -fno-discard-value-names -O2 -c -emit-llvm%s -o '%s' '%s' && llvm-spirv-15 "
+                 "'%s' -o '%s'",
                  opts, bc, src, bc, spv);
     } else {
         const char *env = sh->target_env ? sh->target_env : "vulkan1.0";
@@ -322,8 +359,10 @@ static int compile_glsl(const amber_shader *sh, words *out, char *msg, size_t le
         spv = GLSLANG_TARGET_SPV_1_6;
     } else if (!strncmp(env, "spv1.", 5) && env[5] >= '0' && env[5] <= '6' && !env[6]) {
         spv = (glslang_target_language_version_t)((1 << 16) | ((env[5] - '0') << 8));
-        client = env[5] >= '6' ? GLSLANG_TARGET_VULKAN_1_3 : env[5] >= '5' ? GLSLANG_TARGET_VULKAN_1_2
-                 : env[5] >= '3' ? GLSLANG_TARGET_VULKAN_1_1 : GLSLANG_TARGET_VULKAN_1_0;
+        client = env[5] >= '6'   ? GLSLANG_TARGET_VULKAN_1_3
+                 : env[5] >= '5' ? GLSLANG_TARGET_VULKAN_1_2
+                 : env[5] >= '3' ? GLSLANG_TARGET_VULKAN_1_1
+                                 : GLSLANG_TARGET_VULKAN_1_0;
     } else if (strcmp(env, "vulkan1.0")) {
         return msgf(msg, len, "shader %s: unknown TARGET_ENV '%s'", sh->name, env);
     }
@@ -379,9 +418,12 @@ done:
 static int compile_shader(const amber_shader *sh, words *out, char *msg, size_t len)
 {
     switch (sh->format) {
-    case AMBER_SPIRV_ASM: return assemble(sh, out, msg, len);
-    case AMBER_SPIRV_HEX: return decode_hex(sh, out, msg, len);
-    case AMBER_SPIRV_BIN: return from_bytes(sh->source, sh->source_len, out, msg, len, sh->name);
+    case AMBER_SPIRV_ASM:
+        return assemble(sh, out, msg, len);
+    case AMBER_SPIRV_HEX:
+        return decode_hex(sh, out, msg, len);
+    case AMBER_SPIRV_BIN:
+        return from_bytes(sh->source, sh->source_len, out, msg, len, sh->name);
     case AMBER_GLSL:
 #ifdef SPVJIT_HAVE_GLSLANG
         return compile_glsl(sh, out, msg, len);
@@ -394,8 +436,10 @@ static int compile_shader(const amber_shader *sh, words *out, char *msg, size_t 
         if (!have_program("clang-15") || !have_program("llvm-spirv-15"))
             return msgf(msg, len, "OPENCL-C shaders need clang-15 and llvm-spirv-15"), 1;
         return compile_external(sh, out, msg, len);
-    case AMBER_HLSL: return msgf(msg, len, "HLSL shaders"), 1;
-    default: return msgf(msg, len, "shader format of %s", sh->name), 1;
+    case AMBER_HLSL:
+        return msgf(msg, len, "HLSL shaders"), 1;
+    default:
+        return msgf(msg, len, "shader format of %s", sh->name), 1;
     }
 }
 
@@ -404,8 +448,8 @@ static int compile_shader(const amber_shader *sh, words *out, char *msg, size_t 
 typedef struct exec {
     amber_script *s;
     spvjit_context *ctx;
-    spvjit_module **modules;   /* per shader, loaded on first use */
-    spvjit_kernel **kernels;   /* per pipeline, built on first RUN */
+    spvjit_module **modules; /* per shader, loaded on first use */
+    spvjit_kernel **kernels; /* per pipeline, built on first RUN */
     char *msg;
     size_t len;
     bool skipped;
@@ -430,7 +474,7 @@ static int load_module(exec *X, int shader_index, int line)
     if (X->modules[shader_index])
         return 0;
     const amber_shader *sh = &X->s->shaders[shader_index];
-    words w = {0};
+    words w = { 0 };
     int r = compile_shader(sh, &w, X->msg, X->len);
     if (r) {
         X->skipped = r > 0;
@@ -452,8 +496,8 @@ static int find_arg(exec *X, const amber_pipeline *pl, const char *name, uint32_
     for (unsigned i = 0; i < n; i++) {
         if (spvjit_module_resource_info(m, pl->entry, i, ri))
             continue;
-        bool arg = ri->kind == SPVJIT_RES_ARG_POINTER || ri->kind == SPVJIT_RES_ARG_LOCAL ||
-                   ri->kind == SPVJIT_RES_ARG_VALUE;
+        bool arg =
+            ri->kind == SPVJIT_RES_ARG_POINTER || ri->kind == SPVJIT_RES_ARG_LOCAL || ri->kind == SPVJIT_RES_ARG_VALUE;
         if (arg && (name ? ri->name && !strcmp(ri->name, name) : ri->index == number))
             return 0;
     }
@@ -500,7 +544,7 @@ static int prepare_kernel(exec *X, unsigned pi, int line)
     }
     /* RUN gives work-group counts; a Kernel without a fixed work-group size
      * runs 1x1x1 groups, as Amber's OpenCL path (clspv) does by default */
-    spvjit_build_options bo = {.local_size = {1, 1, 1}};
+    spvjit_build_options bo = { .local_size = { 1, 1, 1 } };
     bool kernel = spvjit_module_flavour(X->modules[pl->shader]) == SPVJIT_FLAVOUR_KERNEL;
     st = spvjit_kernel_build(X->modules[pl->shader], pl->entry, specs, kernel ? &bo : NULL, &X->kernels[pi]);
     spvjit_specs_destroy(specs);
@@ -529,7 +573,9 @@ static int bind_and_run(exec *X, const amber_cmd *c)
             bytes = (size_t)b->range;
         uint8_t *data = buf->data + b->offset;
         switch (b->kind) {
-        case AMBER_BIND_PUSH_CONSTANT: st = spvjit_set_push_constants(k, data, bytes); break;
+        case AMBER_BIND_PUSH_CONSTANT:
+            st = spvjit_set_push_constants(k, data, bytes);
+            break;
         case AMBER_BIND_KERNEL_ARG: {
             spvjit_resource_info ri;
             if (find_arg(X, pl, b->arg_name, b->arg_number, b->line, &ri))
@@ -542,7 +588,9 @@ static int bind_and_run(exec *X, const amber_cmd *c)
                 st = spvjit_set_arg_value(k, ri.index, data, bytes);
             break;
         }
-        default: st = spvjit_bind_buffer(k, b->set, b->binding, data, bytes); break;
+        default:
+            st = spvjit_bind_buffer(k, b->set, b->binding, data, bytes);
+            break;
         }
         if (st) {
             char what[300];
@@ -565,7 +613,7 @@ static int bind_and_run(exec *X, const amber_cmd *c)
         if ((st = spvjit_set_arg_value(k, ri.index, kv->bytes, sz)))
             return api_fail(X, kv->line, "SET KERNEL", st);
     }
-    spvjit_dispatch_info d = {.groups = {c->groups[0], c->groups[1], c->groups[2]}};
+    spvjit_dispatch_info d = { .groups = { c->groups[0], c->groups[1], c->groups[2] } };
     if ((st = spvjit_dispatch(k, &d)))
         return api_fail(X, c->line, "RUN", st);
     return 0;
@@ -578,14 +626,18 @@ static int run_cmds(exec *X, unsigned i, unsigned n)
         const amber_cmd *c = &X->s->cmds[i];
         int r = 0;
         switch (c->kind) {
-        case AMBER_CMD_RUN: r = bind_and_run(X, c); break;
+        case AMBER_CMD_RUN:
+            r = bind_and_run(X, c);
+            break;
         case AMBER_CMD_COPY:
             if (amber_buffer_copy(&X->s->buffers[c->buffer2], &X->s->buffers[c->buffer]))
                 r = msgf(X->msg, X->len, "out of memory");
             break;
         case AMBER_CMD_EXPECT:
         case AMBER_CMD_EXPECT_EQ_BUFFER:
-        case AMBER_CMD_EXPECT_RMSE_BUFFER: r = amber_expect_eval(X->s, c, X->msg, X->len); break;
+        case AMBER_CMD_EXPECT_RMSE_BUFFER:
+            r = amber_expect_eval(X->s, c, X->msg, X->len);
+            break;
         case AMBER_CMD_SET_PUSH:
         case AMBER_CMD_SET_BUFFER: {
             amber_buffer *b = &X->s->buffers[c->buffer];
@@ -627,7 +679,7 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
             return AMBER_FAIL;
         }
     }
-    exec X = {.s = s, .ctx = shared_ctx, .msg = msg, .len = msglen};
+    exec X = { .s = s, .ctx = shared_ctx, .msg = msg, .len = msglen };
     X.modules = calloc(s->nshaders + 1, sizeof *X.modules);
     X.kernels = calloc(s->npipelines + 1, sizeof *X.kernels);
     amber_result res = AMBER_PASS;
@@ -650,13 +702,12 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
 
 /* --- the command ------------------------------------------------------------------------------- */
 
-static const char amber_usage[] =
-    "usage: spvjit amber [-q] SCRIPT...\n"
-    "Runs the compute subset of Amber scripts (AmberScript '#!amber' and VkScript) on\n"
-    "the CPU; prints 'SCRIPT: pass', 'SCRIPT: fail: <first failing EXPECT>' or\n"
-    "'SCRIPT: skip: <what it needs>' per script, then 'N passed, N failed, N skipped'.\n"
-    "  -q   print only failures and the summary\n"
-    "Exit status: 0 when nothing failed, 1 otherwise, 2 on bad usage.\n";
+static const char amber_usage[] = "usage: spvjit amber [-q] SCRIPT...\n"
+                                  "Runs the compute subset of Amber scripts (AmberScript '#!amber' and VkScript) on\n"
+                                  "the CPU; prints 'SCRIPT: pass', 'SCRIPT: fail: <first failing EXPECT>' or\n"
+                                  "'SCRIPT: skip: <what it needs>' per script, then 'N passed, N failed, N skipped'.\n"
+                                  "  -q   print only failures and the summary\n"
+                                  "Exit status: 0 when nothing failed, 1 otherwise, 2 on bad usage.\n";
 
 int cmd_amber(int argc, char **argv)
 {

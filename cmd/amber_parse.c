@@ -106,7 +106,7 @@ static tok next(parser *P)
         P->has_peek = false;
         return P->peeked;
     }
-    tok t = {.line = P->line};
+    tok t = { .line = P->line };
     for (;;) {
         while (P->p < P->end && (*P->p == ' ' || *P->p == '\t' || *P->p == '\r'))
             P->p++;
@@ -154,7 +154,10 @@ static tok peek(parser *P)
     return P->peeked;
 }
 
-static bool is(tok t, const char *kw) { return !t.eol && t.len == strlen(kw) && !memcmp(t.s, kw, t.len); }
+static bool is(tok t, const char *kw)
+{
+    return !t.eol && t.len == strlen(kw) && !memcmp(t.s, kw, t.len);
+}
 
 /* Copies a token into buf as a C string (truncated to fit). */
 static const char *str(tok t, char *buf, size_t len)
@@ -192,7 +195,7 @@ static int want_u64(parser *P, uint64_t *out, const char *what)
     if (t.eol || num_parse(t.s, t.len, &v) || v.is_float || v.negative) {
         char b[64];
         return pfail(P, t.line, "%s: expected a non-negative integer, got '%s'", what,
-                    t.eol ? "end of line" : str(t, b, sizeof b));
+                     t.eol ? "end of line" : str(t, b, sizeof b));
     }
     *out = v.u;
     return 0;
@@ -337,9 +340,12 @@ static int parse_shader(parser *P, int line)
     if (is(ty, "vertex") && is(peek(P), "PASSTHROUGH"))
         return stop_skip(P, line, "graphics shaders (SHADER vertex)");
     tok f = next(P);
-    static const struct { const char *n; amber_shader_format f; } fmts[] = {
-        {"SPIRV-ASM", AMBER_SPIRV_ASM}, {"SPIRV-HEX", AMBER_SPIRV_HEX}, {"SPIRV-BIN", AMBER_SPIRV_BIN},
-        {"GLSL", AMBER_GLSL},           {"OPENCL-C", AMBER_OPENCL_C},   {"HLSL", AMBER_HLSL},
+    static const struct {
+        const char *n;
+        amber_shader_format f;
+    } fmts[] = {
+        { "SPIRV-ASM", AMBER_SPIRV_ASM }, { "SPIRV-HEX", AMBER_SPIRV_HEX }, { "SPIRV-BIN", AMBER_SPIRV_BIN },
+        { "GLSL", AMBER_GLSL },           { "OPENCL-C", AMBER_OPENCL_C },   { "HLSL", AMBER_HLSL },
     };
     sh->format = AMBER_OTHER;
     for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
@@ -347,7 +353,7 @@ static int parse_shader(parser *P, int line)
             sh->format = fmts[i].f;
     if (sh->format == AMBER_OTHER)
         return pfail(P, f.line, "SHADER: unknown format '%s' (SPIRV-ASM SPIRV-HEX SPIRV-BIN GLSL OPENCL-C HLSL)",
-                    str(f, b, sizeof b));
+                     str(f, b, sizeof b));
     bool from_file = false;
     char *file = NULL;
     for (;;) {
@@ -527,8 +533,10 @@ static int parse_buffer(parser *P, int line)
         return pfail(P, t.line, "BUFFER %s: expected DATA_TYPE or FORMAT, got '%s'", buf->name, str(t, b, sizeof b));
     tok ty = next(P);
     if (ty.eol || amber_type_parse(str(ty, b, sizeof b), &buf->type))
-        return pfail(P, ty.line, "BUFFER %s: unknown data type '%s' (int8..int64, uint8..uint64, float16, float, "
-                    "double, vecN<T>, matCxR<T>)", buf->name, b);
+        return pfail(P, ty.line,
+                     "BUFFER %s: unknown data type '%s' (int8..int64, uint8..uint64, float16, float, "
+                     "double, vecN<T>, matCxR<T>)",
+                     buf->name, b);
     t = next(P);
     if (is(t, "STD140") || is(t, "STD430")) {
         buf->type.std140 = is(t, "STD140");
@@ -559,13 +567,13 @@ static int parse_buffer(parser *P, int line)
         return stop_skip(P, line, "image buffers (BUFFER ... WIDTH/HEIGHT)");
     if (!is(t, "SIZE"))
         return pfail(P, t.line, "BUFFER %s: expected DATA, SIZE or FILE, got '%s'", buf->name,
-                    t.eol ? "end of line" : str(t, b, sizeof b));
+                     t.eol ? "end of line" : str(t, b, sizeof b));
     uint64_t count;
     if (want_u64(P, &count, "BUFFER SIZE"))
         return -1;
     t = next(P);
     if (t.eol) { /* no initializer: zeros */
-        num_value zero = {0};
+        num_value zero = { 0 };
         if (amber_buffer_fill(buf, count, &zero, e, sizeof e))
             return pfail(P, line, "BUFFER %s: %s", buf->name, e);
         return 0;
@@ -587,7 +595,7 @@ static int parse_buffer(parser *P, int line)
     if (is(t, "FILE"))
         return buffer_from_file(P, buf, line, count, true);
     return pfail(P, t.line, "BUFFER %s: unknown initializer '%s' (FILL, SERIES_FROM, FILE)", buf->name,
-                str(t, b, sizeof b));
+                 str(t, b, sizeof b));
 }
 
 /* --- PIPELINE ----------------------------------------------------------------------------------- */
@@ -625,7 +633,7 @@ static int parse_attach(parser *P, amber_pipeline *pl, int line)
         } else if (is(t, "SPECIALIZE")) {
             amber_spec *sp = GROW(pl->specs, pl->nspecs);
             num_value v;
-            uint8_t bytes[8] = {0};
+            uint8_t bytes[8] = { 0 };
             char e[160];
             if (!sp)
                 return pfail(P, line, "out of memory");
@@ -675,12 +683,15 @@ static int parse_bind(parser *P, amber_pipeline *pl, int line)
     bool have_kind = false;
     if (is(t, "AS")) {
         tok k = next(P);
-        static const struct { const char *n; amber_bind_kind k; } kinds[] = {
-            {"storage", AMBER_BIND_STORAGE},
-            {"uniform", AMBER_BIND_UNIFORM},
-            {"storage_dynamic", AMBER_BIND_STORAGE_DYNAMIC},
-            {"uniform_dynamic", AMBER_BIND_UNIFORM_DYNAMIC},
-            {"push_constant", AMBER_BIND_PUSH_CONSTANT},
+        static const struct {
+            const char *n;
+            amber_bind_kind k;
+        } kinds[] = {
+            { "storage", AMBER_BIND_STORAGE },
+            { "uniform", AMBER_BIND_UNIFORM },
+            { "storage_dynamic", AMBER_BIND_STORAGE_DYNAMIC },
+            { "uniform_dynamic", AMBER_BIND_UNIFORM_DYNAMIC },
+            { "push_constant", AMBER_BIND_PUSH_CONSTANT },
         };
         for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
             if (is(k, kinds[i].n)) {
@@ -688,14 +699,21 @@ static int parse_bind(parser *P, amber_pipeline *pl, int line)
                 have_kind = true;
             }
         if (!have_kind) {
-            static const char *const images[] = {"color", "depth_stencil", "resolve", "storage_image",
-                                                 "sampled_image", "combined_image_sampler", "uniform_texel_buffer",
-                                                 "storage_texel_buffer"};
+            static const char *const images[] = { "color",
+                                                  "depth_stencil",
+                                                  "resolve",
+                                                  "storage_image",
+                                                  "sampled_image",
+                                                  "combined_image_sampler",
+                                                  "uniform_texel_buffer",
+                                                  "storage_texel_buffer" };
             for (size_t i = 0; i < sizeof images / sizeof images[0]; i++)
                 if (is(k, images[i]))
                     return stop_skip(P, line, "images and texel buffers (BIND BUFFER ... AS %s)", images[i]);
-            return pfail(P, k.line, "BIND BUFFER: unknown buffer type '%s' (storage, uniform, storage_dynamic, "
-                        "uniform_dynamic, push_constant)", str(k, b, sizeof b));
+            return pfail(P, k.line,
+                         "BIND BUFFER: unknown buffer type '%s' (storage, uniform, storage_dynamic, "
+                         "uniform_dynamic, push_constant)",
+                         str(k, b, sizeof b));
         }
         if (bd->kind == AMBER_BIND_PUSH_CONSTANT)
             return expect_eol(P, "BIND BUFFER ... AS push_constant");
@@ -709,7 +727,7 @@ static int parse_bind(parser *P, amber_pipeline *pl, int line)
     }
     if (!is(t, "DESCRIPTOR_SET"))
         return pfail(P, t.line, "BIND BUFFER: expected DESCRIPTOR_SET or KERNEL, got '%s'",
-                    t.eol ? "end of line" : str(t, b, sizeof b));
+                     t.eol ? "end of line" : str(t, b, sizeof b));
     if (!have_kind)
         return pfail(P, t.line, "BIND BUFFER ... DESCRIPTOR_SET: missing AS <buffer type>");
     if (want_u32(P, &bd->set, "DESCRIPTOR_SET") || want_kw(P, "BINDING", "BIND BUFFER") ||
@@ -844,9 +862,9 @@ static int parse_pipeline(parser *P, int line, bool derive)
             free(body);
         } else if (is(t, "SUBGROUP")) {
             return stop_skip(P, t.line, "subgroup size control (SUBGROUP)");
-        } else if (is(t, "FRAMEBUFFER_SIZE") || is(t, "VERTEX_DATA") || is(t, "INDEX_DATA") ||
-                   is(t, "POLYGON_MODE") || is(t, "DEPTH") || is(t, "STENCIL") || is(t, "BLEND") ||
-                   is(t, "VIEWPORT") || is(t, "PATCH_CONTROL_POINTS")) {
+        } else if (is(t, "FRAMEBUFFER_SIZE") || is(t, "VERTEX_DATA") || is(t, "INDEX_DATA") || is(t, "POLYGON_MODE") ||
+                   is(t, "DEPTH") || is(t, "STENCIL") || is(t, "BLEND") || is(t, "VIEWPORT") ||
+                   is(t, "PATCH_CONTROL_POINTS")) {
             return stop_skip(P, t.line, "graphics pipeline state (%s)", str(t, b, sizeof b));
         } else {
             return pfail(P, t.line, "PIPELINE %s: unknown command '%s'", pl->name, str(t, b, sizeof b));
@@ -899,7 +917,7 @@ static int parse_run(parser *P, int line)
 
 static int parse_cmp(tok t, amber_cmp *c)
 {
-    static const char *const n[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+    static const char *const n[] = { "EQ", "NE", "LT", "LE", "GT", "GE" };
     for (int i = 0; i < 6; i++)
         if (is(t, n[i]))
             return *c = (amber_cmp)i, 0;
@@ -932,7 +950,7 @@ static int parse_expect(parser *P, int line)
         return stop_skip(P, line, "image comparisons (EQ_HISTOGRAM_EMD_BUFFER)");
     if (!is(t, "IDX"))
         return pfail(P, t.line, "EXPECT: expected IDX, EQ_BUFFER or RMSE_BUFFER, got '%s'",
-                    t.eol ? "end of line" : str(t, b, sizeof b));
+                     t.eol ? "end of line" : str(t, b, sizeof b));
     uint64_t off;
     if (want_u64(P, &off, "EXPECT IDX"))
         return -1;
@@ -967,7 +985,7 @@ static int parse_expect(parser *P, int line)
         if (is(t, "EQ_RGB") || is(t, "EQ_RGBA"))
             return stop_skip(P, line, "image probes (EXPECT ... %s)", str(t, b, sizeof b));
         return pfail(P, t.line, "EXPECT: expected a comparator (EQ NE LT LE GT GE), got '%s'",
-                    t.eol ? "end of line" : str(t, b, sizeof b));
+                     t.eol ? "end of line" : str(t, b, sizeof b));
     }
     unsigned cap = 0;
     for (t = next(P); !t.eol; t = next(P)) {
@@ -1063,8 +1081,7 @@ static int parse_statement(parser *P, tok t, bool in_repeat)
         tok w = next(P);
         if (!is(w, "ENGINE_DATA"))
             return pfail(P, w.line, "SET: expected ENGINE_DATA, got '%s'", str(w, b, sizeof b));
-        while (!next(P).eol) {
-        }
+        while (!next(P).eol) {}
         return 0;
     }
     if (is(t, "VIRTUAL_FILE")) {
@@ -1097,8 +1114,13 @@ int amber_parse(const char *text, size_t len, const char *path, amber_script *s,
     if (len - i < 7 || memcmp(text + i, "#!amber", 7))
         return amber_parse_vkscript(text, len, path, s, err, errlen);
     char dummy[1];
-    parser P = {.p = text, .end = text + len, .line = 1, .s = s, .path = path,
-                .err = err && errlen ? err : dummy, .errlen = err && errlen ? errlen : 1};
+    parser P = { .p = text,
+                 .end = text + len,
+                 .line = 1,
+                 .s = s,
+                 .path = path,
+                 .err = err && errlen ? err : dummy,
+                 .errlen = err && errlen ? errlen : 1 };
     P.err[0] = 0;
     int r = 0;
     for (;;) {

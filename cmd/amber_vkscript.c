@@ -68,18 +68,24 @@ static void *vk_grow(void **arr, unsigned *n, size_t size)
 /* VkScript (GLSL-style) type names → Amber types. */
 static int vk_type(const char *name, bool std140, amber_type *t)
 {
-    static const struct { const char *prefix; spvjit_type s; } vecs[] = {
-        {"i8vec", SPVJIT_TYPE_I8},  {"u8vec", SPVJIT_TYPE_U8},   {"i16vec", SPVJIT_TYPE_I16},
-        {"u16vec", SPVJIT_TYPE_U16}, {"i64vec", SPVJIT_TYPE_I64}, {"u64vec", SPVJIT_TYPE_U64},
-        {"f16vec", SPVJIT_TYPE_F16}, {"ivec", SPVJIT_TYPE_I32},   {"uvec", SPVJIT_TYPE_U32},
-        {"dvec", SPVJIT_TYPE_F64},  {"vec", SPVJIT_TYPE_F32},
+    static const struct {
+        const char *prefix;
+        spvjit_type s;
+    } vecs[] = {
+        { "i8vec", SPVJIT_TYPE_I8 },   { "u8vec", SPVJIT_TYPE_U8 },   { "i16vec", SPVJIT_TYPE_I16 },
+        { "u16vec", SPVJIT_TYPE_U16 }, { "i64vec", SPVJIT_TYPE_I64 }, { "u64vec", SPVJIT_TYPE_U64 },
+        { "f16vec", SPVJIT_TYPE_F16 }, { "ivec", SPVJIT_TYPE_I32 },   { "uvec", SPVJIT_TYPE_U32 },
+        { "dvec", SPVJIT_TYPE_F64 },   { "vec", SPVJIT_TYPE_F32 },
     };
-    static const struct { const char *n; spvjit_type s; } scalars[] = {
-        {"int", SPVJIT_TYPE_I32},        {"uint", SPVJIT_TYPE_U32},       {"int8_t", SPVJIT_TYPE_I8},
-        {"uint8_t", SPVJIT_TYPE_U8},     {"int16_t", SPVJIT_TYPE_I16},    {"uint16_t", SPVJIT_TYPE_U16},
-        {"int64_t", SPVJIT_TYPE_I64},    {"uint64_t", SPVJIT_TYPE_U64},   {"float", SPVJIT_TYPE_F32},
-        {"double", SPVJIT_TYPE_F64},     {"float16_t", SPVJIT_TYPE_F16},  {"int32_t", SPVJIT_TYPE_I32},
-        {"uint32_t", SPVJIT_TYPE_U32},
+    static const struct {
+        const char *n;
+        spvjit_type s;
+    } scalars[] = {
+        { "int", SPVJIT_TYPE_I32 },      { "uint", SPVJIT_TYPE_U32 },      { "int8_t", SPVJIT_TYPE_I8 },
+        { "uint8_t", SPVJIT_TYPE_U8 },   { "int16_t", SPVJIT_TYPE_I16 },   { "uint16_t", SPVJIT_TYPE_U16 },
+        { "int64_t", SPVJIT_TYPE_I64 },  { "uint64_t", SPVJIT_TYPE_U64 },  { "float", SPVJIT_TYPE_F32 },
+        { "double", SPVJIT_TYPE_F64 },   { "float16_t", SPVJIT_TYPE_F16 }, { "int32_t", SPVJIT_TYPE_I32 },
+        { "uint32_t", SPVJIT_TYPE_U32 },
     };
     memset(t, 0, sizeof *t);
     t->rows = t->cols = 1;
@@ -163,7 +169,7 @@ static int buffer_for(vk *V, int line, amber_bind_kind kind, uint32_t set, uint3
     amber_binding *bd = GROW(pl->binds, pl->nbinds);
     if (!b || !bd || !(b->name = strdup(name)) || !(b->data = calloc(1, 1)))
         return vk_fail(V, line, "out of memory");
-    b->type = (amber_type){.scalar = SPVJIT_TYPE_U8, .rows = 1, .cols = 1};
+    b->type = (amber_type){ .scalar = SPVJIT_TYPE_U8, .rows = 1, .cols = 1 };
     b->line = line;
     bd->kind = kind;
     bd->buffer = s->nbuffers - 1;
@@ -234,8 +240,7 @@ static int test_line(vk *V, int line, char *text)
     unsigned bi;
     uint32_t set, binding;
     amber_script *s = V->s;
-    if (!strcmp(w[0], "ssbo") || !strcmp(w[0], "ubo") ||
-        (!strcmp(w[0], "uniform") && n > 1 && !strcmp(w[1], "ubo"))) {
+    if (!strcmp(w[0], "ssbo") || !strcmp(w[0], "ubo") || (!strcmp(w[0], "uniform") && n > 1 && !strcmp(w[1], "ubo"))) {
         bool ubo = strcmp(w[0], "ssbo") != 0;
         int k = !strcmp(w[0], "uniform") ? 2 : 1;
         if (n <= k + 1)
@@ -296,13 +301,12 @@ static int test_line(vk *V, int line, char *text)
         amber_type t;
         if (vk_type(w[2], false, &t))
             return vk_fail(V, line, "probe ssbo: unknown type '%s'", w[2]);
-        if (parse_binding(V, line, w[3], &set, &binding) ||
-            buffer_for(V, line, AMBER_BIND_STORAGE, set, binding, &bi))
+        if (parse_binding(V, line, w[3], &set, &binding) || buffer_for(V, line, AMBER_BIND_STORAGE, set, binding, &bi))
             return -1;
         num_value off;
         if (num_parse(w[4], strlen(w[4]), &off) || off.is_float || off.negative)
             return vk_fail(V, line, "probe ssbo: '%s' is not a byte offset", w[4]);
-        static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">=", "~="};
+        static const char *const ops[] = { "==", "!=", "<", "<=", ">", ">=", "~=" };
         int op = -1;
         for (int i = 0; i < 7; i++)
             if (!strcmp(w[5], ops[i]))
@@ -324,16 +328,16 @@ static int test_line(vk *V, int line, char *text)
             if (V->ntol)
                 memcpy(c->tol, V->tol, sizeof c->tol);
             else
-                c->tol[0] = (amber_tolerance){1e-6, true};
+                c->tol[0] = (amber_tolerance){ 1e-6, true };
         }
         if (parse_values(V, line, w + 6, n - 6, &c->values))
             return -1;
         c->nvalues = (unsigned)(n - 6);
         return 0;
     }
-    if (!strcmp(w[0], "clear") || !strcmp(w[0], "draw") || !strcmp(w[0], "probe") ||
-        !strcmp(w[0], "relative") || !strcmp(w[0], "patch") || !strcmp(w[0], "topology") ||
-        !strcmp(w[0], "primitiveRestartEnable") || !strcmp(w[0], "depthTestEnable"))
+    if (!strcmp(w[0], "clear") || !strcmp(w[0], "draw") || !strcmp(w[0], "probe") || !strcmp(w[0], "relative") ||
+        !strcmp(w[0], "patch") || !strcmp(w[0], "topology") || !strcmp(w[0], "primitiveRestartEnable") ||
+        !strcmp(w[0], "depthTestEnable"))
         return vk_skip(V, line, "graphics commands in [test]");
     return vk_fail(V, line, "[test]: unknown command '%s'", w[0]);
 }
@@ -341,7 +345,7 @@ static int test_line(vk *V, int line, char *text)
 int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_script *s, char *err, size_t errlen)
 {
     char dummy[1];
-    vk V = {.s = s, .path = path, .err = err && errlen ? err : dummy, .errlen = err && errlen ? errlen : 1};
+    vk V = { .s = s, .path = path, .err = err && errlen ? err : dummy, .errlen = err && errlen ? errlen : 1 };
     V.err[0] = 0;
     s->vkscript = true;
     amber_pipeline *pl = GROW(s->pipelines, s->npipelines);
@@ -393,8 +397,10 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
                 sh->compute = true;
                 sh->line = line;
                 const char *k = hdr + 14;
-                sh->format = !strcmp(k, "") ? AMBER_GLSL : !strcmp(k, " spirv") ? AMBER_SPIRV_ASM
-                             : !strcmp(k, " spirv hex") || !strcmp(k, " binary") ? AMBER_SPIRV_HEX : AMBER_OTHER;
+                sh->format = !strcmp(k, "")                                      ? AMBER_GLSL
+                             : !strcmp(k, " spirv")                              ? AMBER_SPIRV_ASM
+                             : !strcmp(k, " spirv hex") || !strcmp(k, " binary") ? AMBER_SPIRV_HEX
+                                                                                 : AMBER_OTHER;
                 if (sh->format == AMBER_OTHER)
                     return vk_fail(&V, line, "unknown shader section [%s]", hdr);
                 s->pipelines[0].shader = 0;
@@ -420,8 +426,8 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
             } else {
                 char *ws[8];
                 int n = words(buf, ws, 8);
-                if (n && (!strcmp(ws[0], "framebuffer") || !strcmp(ws[0], "depthstencil") ||
-                          !strcmp(ws[0], "fbsize") || !strcmp(ws[0], "fence_timeout"))) {
+                if (n && (!strcmp(ws[0], "framebuffer") || !strcmp(ws[0], "depthstencil") || !strcmp(ws[0], "fbsize") ||
+                          !strcmp(ws[0], "fence_timeout"))) {
                     /* graphics / engine settings: nothing to do for compute */
                 } else if (n == 1) {
                     char ***list = !strncmp(ws[0], "VK_", 3) ? &s->extensions : &s->features;

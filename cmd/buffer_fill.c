@@ -17,10 +17,10 @@ static const struct {
     spvjit_type type;
     size_t size;
 } vtypes[] = {
-    {"bool", SPVJIT_TYPE_BOOL, 4}, {"i8", SPVJIT_TYPE_I8, 1},   {"i16", SPVJIT_TYPE_I16, 2},
-    {"i32", SPVJIT_TYPE_I32, 4},   {"i64", SPVJIT_TYPE_I64, 8}, {"u8", SPVJIT_TYPE_U8, 1},
-    {"u16", SPVJIT_TYPE_U16, 2},   {"u32", SPVJIT_TYPE_U32, 4}, {"u64", SPVJIT_TYPE_U64, 8},
-    {"f16", SPVJIT_TYPE_F16, 2},   {"f32", SPVJIT_TYPE_F32, 4}, {"f64", SPVJIT_TYPE_F64, 8},
+    { "bool", SPVJIT_TYPE_BOOL, 4 }, { "i8", SPVJIT_TYPE_I8, 1 },   { "i16", SPVJIT_TYPE_I16, 2 },
+    { "i32", SPVJIT_TYPE_I32, 4 },   { "i64", SPVJIT_TYPE_I64, 8 }, { "u8", SPVJIT_TYPE_U8, 1 },
+    { "u16", SPVJIT_TYPE_U16, 2 },   { "u32", SPVJIT_TYPE_U32, 4 }, { "u64", SPVJIT_TYPE_U64, 8 },
+    { "f16", SPVJIT_TYPE_F16, 2 },   { "f32", SPVJIT_TYPE_F32, 4 }, { "f64", SPVJIT_TYPE_F64, 8 },
 };
 #define NVTYPES (sizeof vtypes / sizeof vtypes[0])
 
@@ -103,7 +103,10 @@ uint16_t f64_to_f16(double d)
     return sign | (uint16_t)((unsigned)biased << 10) | (uint16_t)((uint32_t)q & 1023u);
 }
 
-uint16_t f32_to_f16(float f) { return f64_to_f16((double)f); /* float→double is exact */ }
+uint16_t f32_to_f16(float f)
+{
+    return f64_to_f16((double)f); /* float→double is exact */
+}
 
 /* --- numbers from text ------------------------------------------------------------ */
 
@@ -190,16 +193,30 @@ int num_store(spvjit_type t, const num_value *n, bool wrap_ints, void *dst, char
         }
         if (!ok)
             return cli_errf(err, errlen, "%s%" PRIu64 " is out of range for %s", n->negative ? "-" : "",
-                        n->negative ? (uint64_t)0 - u : u, vtype_name(t));
+                            n->negative ? (uint64_t)0 - u : u, vtype_name(t));
     } else if (!wrap_ints && bits == 64 && n->negative && !vtype_is_signed(t)) {
         return cli_errf(err, errlen, "a negative value for %s", vtype_name(t));
     }
     /* little-endian host assumed by the whole project: store the low bytes */
     switch (size) {
-    case 1: { uint8_t v = (uint8_t)u; memcpy(dst, &v, 1); break; }
-    case 2: { uint16_t v = (uint16_t)u; memcpy(dst, &v, 2); break; }
-    case 4: { uint32_t v = (uint32_t)u; memcpy(dst, &v, 4); break; }
-    default: memcpy(dst, &u, 8); break;
+    case 1: {
+        uint8_t v = (uint8_t)u;
+        memcpy(dst, &v, 1);
+        break;
+    }
+    case 2: {
+        uint16_t v = (uint16_t)u;
+        memcpy(dst, &v, 2);
+        break;
+    }
+    case 4: {
+        uint32_t v = (uint32_t)u;
+        memcpy(dst, &v, 4);
+        break;
+    }
+    default:
+        memcpy(dst, &u, 8);
+        break;
     }
     return 0;
 }
@@ -207,23 +224,67 @@ int num_store(spvjit_type t, const num_value *n, bool wrap_ints, void *dst, char
 uint64_t scalar_as_bits(spvjit_type t, const void *src)
 {
     switch (t) {
-    case SPVJIT_TYPE_I8: { int8_t v; memcpy(&v, src, 1); return (uint64_t)(int64_t)v; }
-    case SPVJIT_TYPE_I16: { int16_t v; memcpy(&v, src, 2); return (uint64_t)(int64_t)v; }
-    case SPVJIT_TYPE_I32: { int32_t v; memcpy(&v, src, 4); return (uint64_t)(int64_t)v; }
-    case SPVJIT_TYPE_U8: { uint8_t v; memcpy(&v, src, 1); return v; }
-    case SPVJIT_TYPE_U16: case SPVJIT_TYPE_F16: { uint16_t v; memcpy(&v, src, 2); return v; }
-    case SPVJIT_TYPE_U32: case SPVJIT_TYPE_F32: case SPVJIT_TYPE_BOOL: { uint32_t v; memcpy(&v, src, 4); return v; }
-    default: { uint64_t v; memcpy(&v, src, 8); return v; }
+    case SPVJIT_TYPE_I8: {
+        int8_t v;
+        memcpy(&v, src, 1);
+        return (uint64_t)(int64_t)v;
+    }
+    case SPVJIT_TYPE_I16: {
+        int16_t v;
+        memcpy(&v, src, 2);
+        return (uint64_t)(int64_t)v;
+    }
+    case SPVJIT_TYPE_I32: {
+        int32_t v;
+        memcpy(&v, src, 4);
+        return (uint64_t)(int64_t)v;
+    }
+    case SPVJIT_TYPE_U8: {
+        uint8_t v;
+        memcpy(&v, src, 1);
+        return v;
+    }
+    case SPVJIT_TYPE_U16:
+    case SPVJIT_TYPE_F16: {
+        uint16_t v;
+        memcpy(&v, src, 2);
+        return v;
+    }
+    case SPVJIT_TYPE_U32:
+    case SPVJIT_TYPE_F32:
+    case SPVJIT_TYPE_BOOL: {
+        uint32_t v;
+        memcpy(&v, src, 4);
+        return v;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, src, 8);
+        return v;
+    }
     }
 }
 
 double scalar_as_double(spvjit_type t, const void *src)
 {
     switch (t) {
-    case SPVJIT_TYPE_F16: { uint16_t h; memcpy(&h, src, 2); return f16_to_f32(h); }
-    case SPVJIT_TYPE_F32: { float f; memcpy(&f, src, 4); return f; }
-    case SPVJIT_TYPE_F64: { double d; memcpy(&d, src, 8); return d; }
-    default: break;
+    case SPVJIT_TYPE_F16: {
+        uint16_t h;
+        memcpy(&h, src, 2);
+        return f16_to_f32(h);
+    }
+    case SPVJIT_TYPE_F32: {
+        float f;
+        memcpy(&f, src, 4);
+        return f;
+    }
+    case SPVJIT_TYPE_F64: {
+        double d;
+        memcpy(&d, src, 8);
+        return d;
+    }
+    default:
+        break;
     }
     uint64_t b = scalar_as_bits(t, src);
     return vtype_is_signed(t) ? (double)(int64_t)b : (double)b;
@@ -232,9 +293,15 @@ double scalar_as_double(spvjit_type t, const void *src)
 void scalar_format(spvjit_type t, const void *src, char *buf, size_t len)
 {
     switch (t) {
-    case SPVJIT_TYPE_F16: snprintf(buf, len, "%.5g", scalar_as_double(t, src)); break;
-    case SPVJIT_TYPE_F32: snprintf(buf, len, "%.9g", scalar_as_double(t, src)); break;
-    case SPVJIT_TYPE_F64: snprintf(buf, len, "%.17g", scalar_as_double(t, src)); break;
+    case SPVJIT_TYPE_F16:
+        snprintf(buf, len, "%.5g", scalar_as_double(t, src));
+        break;
+    case SPVJIT_TYPE_F32:
+        snprintf(buf, len, "%.9g", scalar_as_double(t, src));
+        break;
+    case SPVJIT_TYPE_F64:
+        snprintf(buf, len, "%.17g", scalar_as_double(t, src));
+        break;
     default:
         if (vtype_is_signed(t))
             snprintf(buf, len, "%" PRId64, (int64_t)scalar_as_bits(t, src));
@@ -338,8 +405,10 @@ int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen)
     size_t fl[5];
     int nf = split_fields(spec, ':', f, fl, 5);
     if (nf < 2)
-        return cli_errf(err, errlen, "'%s': expected TYPE:VALUES, zero:BYTES, const:TYPE:VALUE:COUNT, "
-                    "iota:TYPE:COUNT, random:TYPE:COUNT[:SEED] or @FILE", spec);
+        return cli_errf(err, errlen,
+                        "'%s': expected TYPE:VALUES, zero:BYTES, const:TYPE:VALUE:COUNT, "
+                        "iota:TYPE:COUNT, random:TYPE:COUNT[:SEED] or @FILE",
+                        spec);
 #define KW(s) (fl[0] == strlen(s) && !memcmp(f[0], s, fl[0]))
     spvjit_type t;
     uint64_t count;
@@ -353,8 +422,9 @@ int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen)
         int want_min = is_const ? 4 : 3, want_max = is_const ? 4 : 4;
         if (nf < want_min || nf > want_max || vtype_parse(f[1], fl[1], &t) || t == SPVJIT_TYPE_BOOL)
             return cli_errf(err, errlen, "'%s': expected %s", spec,
-                        is_const ? "const:TYPE:VALUE:COUNT" : is_iota ? "iota:TYPE:COUNT[:START]"
-                                                                      : "random:TYPE:COUNT[:SEED]");
+                            is_const  ? "const:TYPE:VALUE:COUNT"
+                            : is_iota ? "iota:TYPE:COUNT[:START]"
+                                      : "random:TYPE:COUNT[:SEED]");
         const char *cf = is_const ? f[3] : f[2];
         size_t cl = is_const ? fl[3] : fl[2];
         if (parse_count(cf, cl, &count))
@@ -363,27 +433,27 @@ int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen)
         if (alloc_bytes(out, count, es, spec, err, errlen))
             return -1;
         out->type = t;
-        num_value v = {0};
+        num_value v = { 0 };
         char verr[160];
         if (is_const) {
             verr[0] = 0;
             if (num_parse(f[2], fl[2], &v) || num_store(t, &v, false, out->bytes, verr, sizeof verr)) {
                 fill_free(out);
-                return cli_errf(err, errlen, "'%s': bad VALUE '%.*s'%s%s", spec, (int)fl[2], f[2],
-                            verr[0] ? ": " : "", verr);
+                return cli_errf(err, errlen, "'%s': bad VALUE '%.*s'%s%s", spec, (int)fl[2], f[2], verr[0] ? ": " : "",
+                                verr);
             }
             for (uint64_t i = 1; i < count; i++)
                 memcpy(out->bytes + i * es, out->bytes, es);
             return 0;
         }
         if (is_iota) {
-            num_value start = {0};
+            num_value start = { 0 };
             if (nf == 4 && (num_parse(f[3], fl[3], &start) || start.is_float)) {
                 fill_free(out);
                 return cli_errf(err, errlen, "'%s': bad START '%.*s' (an integer)", spec, (int)fl[3], f[3]);
             }
             for (uint64_t i = 0; i < count; i++) {
-                num_value x = {.u = start.u + i};
+                num_value x = { .u = start.u + i };
                 x.d = vtype_is_signed(t) || start.negative ? (double)(int64_t)x.u : (double)x.u;
                 num_store(t, &x, true, out->bytes + i * es, NULL, 0); /* wraps like the type does */
             }
@@ -397,7 +467,7 @@ int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen)
         uint64_t st = seed * 0x9E3779B97F4A7C15ull + 1;
         for (uint64_t i = 0; i < count; i++) {
             uint64_t r = fill_rand_next(&st);
-            num_value x = {0};
+            num_value x = { 0 };
             if (vtype_is_float(t)) {
                 x.is_float = true;
                 x.d = -1.0 + 2.0 * (double)(r >> 11) * 0x1p-53;
@@ -414,8 +484,10 @@ int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen)
     }
     /* TYPE:V,V,... */
     if (vtype_parse(f[0], fl[0], &t))
-        return cli_errf(err, errlen, "'%s': unknown type or form '%.*s' (types: i8 i16 i32 i64 u8 u16 u32 u64 f16 "
-                    "f32 f64; forms: zero const iota random @FILE)", spec, (int)fl[0], f[0]);
+        return cli_errf(err, errlen,
+                        "'%s': unknown type or form '%.*s' (types: i8 i16 i32 i64 u8 u16 u32 u64 f16 "
+                        "f32 f64; forms: zero const iota random @FILE)",
+                        spec, (int)fl[0], f[0]);
     if (nf != 2)
         return cli_errf(err, errlen, "'%s': expected TYPE:V,V,...", spec);
     const char *v = f[1];
@@ -434,7 +506,7 @@ int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen)
         if (num_parse(v, len, &x) || num_store(t, &x, false, out->bytes + i * es, verr, sizeof verr)) {
             fill_free(out);
             return cli_errf(err, errlen, "'%s': value %" PRIu64 " '%.*s' is not a %s%s%s", spec, i, (int)len, v,
-                        vtype_name(t), verr[0] ? ": " : "", verr);
+                            vtype_name(t), verr[0] ? ": " : "", verr);
         }
         v = e ? e + 1 : v + len;
     }

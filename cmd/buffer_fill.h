@@ -23,17 +23,17 @@ size_t vtype_size(spvjit_type t);
 bool vtype_is_float(spvjit_type t);
 bool vtype_is_signed(spvjit_type t);
 
-uint16_t f32_to_f16(float f);   /* round to nearest even; overflow → inf */
+uint16_t f32_to_f16(float f); /* round to nearest even; overflow → inf */
 float f16_to_f32(uint16_t h);
-uint16_t f64_to_f16(double d);  /* rounds once (not via float) */
+uint16_t f64_to_f16(double d); /* rounds once (not via float) */
 
 /* A number as written in text: integers are kept exact (64 bits), floats as
  * double.  "0x.." is an integer; "-" makes a negative integer. */
 typedef struct num_value {
     bool is_float;
-    bool negative;      /* integer written with '-' */
-    uint64_t u;         /* integer: two's complement bits */
-    double d;           /* float value; for integers the same value as double */
+    bool negative; /* integer written with '-' */
+    uint64_t u;    /* integer: two's complement bits */
+    double d;      /* float value; for integers the same value as double */
 } num_value;
 
 /* Parses one number (the whole of text[0..len)); also "inf", "-inf", "nan".
@@ -56,9 +56,9 @@ void scalar_format(spvjit_type t, const void *src, char *buf, size_t len);
 
 /* Bytes described by a DATA spec (see fill_parse). */
 typedef struct fill_data {
-    uint8_t *bytes;     /* malloc'd (at least 1 byte so it is never NULL) */
+    uint8_t *bytes; /* malloc'd (at least 1 byte so it is never NULL) */
     size_t size;
-    spvjit_type type;   /* element type when the spec named one, else 0 */
+    spvjit_type type; /* element type when the spec named one, else 0 */
 } fill_data;
 
 /* DATA forms:

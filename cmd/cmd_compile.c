@@ -16,13 +16,16 @@ static int parse_local(const char *s, uint32_t ls[3])
     for (int i = 0; i < 3; i++) {
         errno = 0;
         unsigned long v = strtoul(s, &end, 10);
-        if (end == s || errno || v == 0 || v > 65536) return -1;
+        if (end == s || errno || v == 0 || v > 65536)
+            return -1;
         ls[i] = (uint32_t)v;
         if (!*end) {
-            for (int j = i + 1; j < 3; j++) ls[j] = 1;
+            for (int j = i + 1; j < 3; j++)
+                ls[j] = 1;
             return 0;
         }
-        if (*end != ',' || i == 2) return -1;
+        if (*end != ',' || i == 2)
+            return -1;
         s = end + 1;
     }
     return -1;
@@ -37,18 +40,20 @@ static int compile_usage(void)
 int cmd_compile(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *entry = NULL, *emit = NULL;
-    spvjit_build_options opts = {0};
+    spvjit_build_options opts = { 0 };
     spvjit_specs *specs = NULL;
     spvjit_context *ctx = NULL;
     spvjit_module *m = NULL;
     char *text = NULL;
     int rc = 1;
-    if (spvjit_specs_create(&specs) != SPVJIT_OK) return cli_error("%s", spvjit_last_error());
+    if (spvjit_specs_create(&specs) != SPVJIT_OK)
+        return cli_error("%s", spvjit_last_error());
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if ((!strcmp(a, "-o") || !strcmp(a, "-e") || !strcmp(a, "--emit") || !strcmp(a, "--local") ||
-             !strcmp(a, "-O")) && !next) {
+             !strcmp(a, "-O")) &&
+            !next) {
             cli_error("compile: %s needs a value", a);
             goto done;
         }
@@ -101,14 +106,17 @@ int cmd_compile(int argc, char **argv)
         goto done;
     }
     spvjit_emit_kind what;
-    if (!strcmp(emit, "llvm")) what = SPVJIT_EMIT_LLVM;
-    else if (!strcmp(emit, "opt-llvm")) what = SPVJIT_EMIT_OPT_LLVM;
-    else if (!strcmp(emit, "asm")) what = SPVJIT_EMIT_ASM;
+    if (!strcmp(emit, "llvm"))
+        what = SPVJIT_EMIT_LLVM;
+    else if (!strcmp(emit, "opt-llvm"))
+        what = SPVJIT_EMIT_OPT_LLVM;
+    else if (!strcmp(emit, "asm"))
+        what = SPVJIT_EMIT_ASM;
     else {
         cli_error("compile: --emit %s: expected llvm, opt-llvm or asm", emit);
         goto done;
     }
-    spvjit_context_options co = {.threads = 1, .disk_cache_dir = ""};
+    spvjit_context_options co = { .threads = 1, .disk_cache_dir = "" };
     if (spvjit_context_create(&co, &ctx) != SPVJIT_OK || spvjit_module_load_file(ctx, in, &m) != SPVJIT_OK ||
         spvjit_kernel_emit(m, entry, specs, &opts, what, &text) != SPVJIT_OK) {
         cli_error("%s", spvjit_last_error());
@@ -121,8 +129,10 @@ int cmd_compile(int argc, char **argv)
     }
     size_t len = strlen(text);
     bool ok = fwrite(text, 1, len, f) == len;
-    if (out) ok = fclose(f) == 0 && ok;
-    else ok = fflush(f) == 0 && ok;
+    if (out)
+        ok = fclose(f) == 0 && ok;
+    else
+        ok = fflush(f) == 0 && ok;
     if (!ok) {
         cli_error("compile: writing %s failed", out ? out : "the output");
         goto done;

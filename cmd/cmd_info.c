@@ -18,11 +18,21 @@ static const char *enum_name(spv_operand_kind k, uint32_t v)
 static void print_value(spv_value_type t, uint64_t bits)
 {
     switch (t) {
-    case SPV_VALUE_BOOL: printf("%s", bits ? "true" : "false"); break;
-    case SPV_VALUE_I8: printf("%d", (int8_t)bits); break;
-    case SPV_VALUE_I16: printf("%d", (int16_t)bits); break;
-    case SPV_VALUE_I32: printf("%" PRId32, (int32_t)bits); break;
-    case SPV_VALUE_I64: printf("%" PRId64, (int64_t)bits); break;
+    case SPV_VALUE_BOOL:
+        printf("%s", bits ? "true" : "false");
+        break;
+    case SPV_VALUE_I8:
+        printf("%d", (int8_t)bits);
+        break;
+    case SPV_VALUE_I16:
+        printf("%d", (int16_t)bits);
+        break;
+    case SPV_VALUE_I32:
+        printf("%" PRId32, (int32_t)bits);
+        break;
+    case SPV_VALUE_I64:
+        printf("%" PRId64, (int64_t)bits);
+        break;
     case SPV_VALUE_F16: {
         /* half → float for printing */
         uint32_t h = (uint32_t)bits & 0xffff, s = (h >> 15) << 31, e = (h >> 10) & 31, f = h & 1023;
@@ -50,7 +60,9 @@ static void print_value(spv_value_type t, uint64_t bits)
         printf("%g", v);
         break;
     }
-    default: printf("%" PRIu64, bits); break;
+    default:
+        printf("%" PRIu64, bits);
+        break;
     }
 }
 
@@ -64,14 +76,14 @@ static void print_entry(const spv_module *m, const spv_entry_point *e, spv_modul
             for (int i = 0; i < 3; i++) {
                 const spv_id *x = spv_id_get(m, e->local_size_id[i]);
                 if (x && x->spec_id != SPV_NONE)
-                    printf(" %c=SpecId %u", "xyz"[i], x->spec_id);
+                    printf(" %c=SpecId %u", "xyz"[i], x -> spec_id);
             }
         if (m->workgroup_size_id) {
             const spv_id *w = &m->ids[m->workgroup_size_id];
             for (uint32_t i = 0; i < w->nparts && i < 3; i++) {
                 const spv_id *x = spv_id_get(m, w->parts[i]);
                 if (x && x->spec_id != SPV_NONE)
-                    printf(" %c=SpecId %u", "xyz"[i], x->spec_id);
+                    printf(" %c=SpecId %u", "xyz"[i], x -> spec_id);
             }
         }
         if (se && se->has_local_size)
@@ -80,8 +92,8 @@ static void print_entry(const spv_module *m, const spv_entry_point *e, spv_modul
     } else if (e->has_local_size) {
         printf("  local size: %u,%u,%u\n", e->local_size[0], e->local_size[1], e->local_size[2]);
     } else if (e->has_local_size_hint) {
-        printf("  local size hint: %u,%u,%u (chosen at dispatch)\n", e->local_size_hint[0],
-               e->local_size_hint[1], e->local_size_hint[2]);
+        printf("  local size hint: %u,%u,%u (chosen at dispatch)\n", e->local_size_hint[0], e->local_size_hint[1],
+               e->local_size_hint[2]);
     } else {
         printf("  local size: chosen at dispatch\n");
     }
@@ -118,8 +130,8 @@ static void print_entry(const spv_module *m, const spv_entry_point *e, spv_modul
         case SPV_RES_STORAGE_BUFFER:
         case SPV_RES_UNIFORM_BUFFER:
             printf("  set %u binding %u: %s buffer %s: %s, %" PRIu64 " bytes", r->set, r->binding,
-                   r->kind == SPV_RES_STORAGE_BUFFER ? "storage" : "uniform", r->name && *r->name ? r->name : "",
-                   tn, r->size);
+                   r->kind == SPV_RES_STORAGE_BUFFER ? "storage" : "uniform", r->name && *r->name ? r->name : "", tn,
+                   r->size);
             if (r->stride)
                 printf(" + n * %" PRIu64 " (runtime array)", r->stride);
             if (r->readonly)
@@ -157,12 +169,14 @@ int cmd_info(int argc, char **argv)
     uint32_t *w = NULL;
     size_t nw = 0;
     if (spv_specialize(m, NULL, 0, &w, &nw, &d) == 0) {
-        spec = spv_module_load(w, nw * 4, argv[1], &(spv_load_options){.skip_validation = true}, &d);
+        spec = spv_module_load(w, nw * 4, argv[1], &(spv_load_options){ .skip_validation = true }, &d);
         free(w);
     }
 
     printf("%s: SPIR-V %u.%u, %s flavour\n", argv[1], (m->version >> 16) & 0xff, (m->version >> 8) & 0xff,
-           m->is_kernel ? "Kernel (OpenCL)" : m->is_shader ? "Shader (Vulkan)" : "unknown");
+           m->is_kernel   ? "Kernel (OpenCL)"
+           : m->is_shader ? "Shader (Vulkan)"
+                          : "unknown");
     printf("addressing %s, memory model %s\n", enum_name(SPV_OPERAND_AddressingModel, m->addressing),
            enum_name(SPV_OPERAND_MemoryModel, m->memory_model));
     printf("capabilities:");

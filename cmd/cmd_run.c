@@ -33,7 +33,7 @@ static int api_error(const char *what, spvjit_status st)
 /* The run_target a module resource is addressed by. */
 static run_target resource_target(const spvjit_resource_info *ri)
 {
-    run_target t = {0};
+    run_target t = { 0 };
     switch (ri->kind) {
     case SPVJIT_RES_STORAGE_BUFFER:
     case SPVJIT_RES_UNIFORM_BUFFER:
@@ -41,7 +41,9 @@ static run_target resource_target(const spvjit_resource_info *ri)
         t.set = ri->set;
         t.binding = ri->binding;
         break;
-    case SPVJIT_RES_PUSH_CONSTANTS: t.kind = RUN_TARGET_PUSH; break;
+    case SPVJIT_RES_PUSH_CONSTANTS:
+        t.kind = RUN_TARGET_PUSH;
+        break;
     default:
         t.kind = RUN_TARGET_ARG;
         t.arg = ri->index;
@@ -53,12 +55,18 @@ static run_target resource_target(const spvjit_resource_info *ri)
 static const char *resource_kind_name(spvjit_resource_kind k)
 {
     switch (k) {
-    case SPVJIT_RES_ARG_POINTER: return "pointer argument";
-    case SPVJIT_RES_ARG_LOCAL: return "local-memory argument";
-    case SPVJIT_RES_ARG_VALUE: return "by-value argument";
-    case SPVJIT_RES_STORAGE_BUFFER: return "storage buffer";
-    case SPVJIT_RES_UNIFORM_BUFFER: return "uniform buffer";
-    default: return "push-constant block";
+    case SPVJIT_RES_ARG_POINTER:
+        return "pointer argument";
+    case SPVJIT_RES_ARG_LOCAL:
+        return "local-memory argument";
+    case SPVJIT_RES_ARG_VALUE:
+        return "by-value argument";
+    case SPVJIT_RES_STORAGE_BUFFER:
+        return "storage buffer";
+    case SPVJIT_RES_UNIFORM_BUFFER:
+        return "uniform buffer";
+    default:
+        return "push-constant block";
     }
 }
 
@@ -103,8 +111,8 @@ static int check_bindings(spvjit_module *m, const char *entry, const run_options
             return cli_error("%s needs at least %" PRIu64 " bytes; '%s' gives %zu", name, ri.size, d->spec,
                              d->data.size);
         if (ri.stride && (d->data.size - ri.size) % ri.stride)
-            return cli_error("%s: %zu bytes is not %" PRIu64 " plus whole %" PRIu64 "-byte array elements ('%s')",
-                             name, d->data.size, ri.size, ri.stride, d->spec);
+            return cli_error("%s: %zu bytes is not %" PRIu64 " plus whole %" PRIu64 "-byte array elements ('%s')", name,
+                             d->data.size, ri.size, ri.stride, d->spec);
     }
     for (unsigned k = 0; k < o->ndata; k++) {
         bool used = false;
@@ -200,7 +208,7 @@ int cmd_run(int argc, char **argv)
     spvjit_kernel *k = NULL;
     double *times = NULL;
     bool *is_local = calloc(o.ndata + 1, sizeof *is_local);
-    spvjit_context_options co = {.threads = o.threads};
+    spvjit_context_options co = { .threads = o.threads };
     spvjit_status st;
     if (!is_local) {
         cli_error("out of memory");
@@ -234,7 +242,7 @@ int cmd_run(int argc, char **argv)
     }
     if (check_bindings(m, o.entry, &o, is_local))
         goto done;
-    spvjit_build_options bo = {.unspecialized = o.no_specialize};
+    spvjit_build_options bo = { .unspecialized = o.no_specialize };
     if (o.have_local)
         memcpy(bo.local_size, o.local, sizeof bo.local_size);
     double t0 = now_ms();
@@ -245,7 +253,7 @@ int cmd_run(int argc, char **argv)
     double compile_wall = now_ms() - t0;
     if (bind_all(k, &o))
         goto done;
-    spvjit_dispatch_info di = {.groups = {1, 1, 1}};
+    spvjit_dispatch_info di = { .groups = { 1, 1, 1 } };
     if (o.have_groups)
         memcpy(di.groups, o.groups, sizeof di.groups);
     if (o.have_global) {
@@ -268,14 +276,14 @@ int cmd_run(int argc, char **argv)
         times[r] = now_ms() - t;
     }
     if (o.repeat) {
-        spvjit_kernel_stats ks = {0};
+        spvjit_kernel_stats ks = { 0 };
         spvjit_kernel_stats_get(k, &ks);
         double first = times[0]; /* may include lazy work the library defers to the first dispatch */
         qsort(times, runs, sizeof *times, cmp_double);
         double median = runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
         printf("compile: %.3f ms wall%s (library: lower %.3f, passes %.3f, codegen %.3f, total %.3f ms)%s\n",
-               compile_wall, ks.from_cache ? ", cache hit" : "", ks.lower_ms, ks.passes_ms, ks.codegen_ms,
-               ks.total_ms, o.no_specialize ? ", unspecialized" : "");
+               compile_wall, ks.from_cache ? ", cache hit" : "", ks.lower_ms, ks.passes_ms, ks.codegen_ms, ks.total_ms,
+               o.no_specialize ? ", unspecialized" : "");
         printf("dispatch: median %.3f ms over %u runs (first %.3f, min %.3f, max %.3f)\n", median, runs, first,
                times[0], times[runs - 1]);
     }

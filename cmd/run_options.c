@@ -8,40 +8,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char run_usage[] =
-    "usage: spvjit run FILE.spv [OPTIONS]\n"
-    "Compiles one entry point and runs one dispatch (or --repeat N of them).\n"
-    "\n"
-    "  -e, --entry NAME          entry point (default: the only/first compute one)\n"
-    "  -D ID=VALUE               set spec constant ID (16, 0x10, -3, 1.5, true, 2.5:f64)\n"
-    "  --groups X[,Y[,Z]]        Vulkan style: work-group counts (default 1,1,1)\n"
-    "  --global X[,Y[,Z]]        OpenCL style: global size ...\n"
-    "  --local X[,Y[,Z]]         ... and local size (default: the kernel's, or chosen)\n"
-    "  --buffer SET:BINDING=DATA bind a storage/uniform buffer (Shader modules)\n"
-    "  --push DATA               push constants\n"
-    "  --arg N=DATA              kernel argument N: a buffer (pointer arguments), the\n"
-    "                            value's bytes (by-value arguments, e.g. --arg 3=f32:2.5)\n"
-    "                            or local:BYTES (local-memory arguments)\n"
-    "  --print TARGET[:TYPE]     print a buffer after the run; TARGET is SET:BINDING, N\n"
-    "                            (argument) or push; TYPE defaults to the DATA's type, else u32\n"
-    "  --out TARGET=FILE         write a buffer's bytes to FILE after the run\n"
-    "  --repeat N                run N dispatches; report compile time and median dispatch time\n"
-    "  --no-specialize           build with spec constants as run-time values (for comparison)\n"
-    "  --threads N               worker threads (default: $SPVJIT_THREADS or all cores)\n"
-    "\n"
-    "DATA:\n"
-    "  TYPE:V,V,...              inline values                f32:1,2.5,-3\n"
-    "  zero:BYTES                zero bytes                   zero:4096\n"
-    "  const:TYPE:VALUE:COUNT    COUNT copies                 const:f32:1.5:1024\n"
-    "  iota:TYPE:COUNT[:START]   START, START+1, ...          iota:u32:256\n"
-    "  random:TYPE:COUNT[:SEED]  floats in [-1,1), ints in [0,100) (signed: [-100,100))\n"
-    "  @FILE                     a raw file's bytes           @in.bin\n"
-    "  TYPE: i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64\n"
-    "\n"
-    "Every buffer, push-constant block and argument the entry point uses must be\n"
-    "given, at least as large as its layout needs; this is checked before running.\n"
-    "example: spvjit run saxpy.comp.spv --groups 4 --buffer 0:0=random:f32:256 \\\n"
-    "           --buffer 0:1=iota:f32:256 --push f32:2 --print 0:1\n";
+const char run_usage[] = "usage: spvjit run FILE.spv [OPTIONS]\n"
+                         "Compiles one entry point and runs one dispatch (or --repeat N of them).\n"
+                         "\n"
+                         "  -e, --entry NAME          entry point (default: the only/first compute one)\n"
+                         "  -D ID=VALUE               set spec constant ID (16, 0x10, -3, 1.5, true, 2.5:f64)\n"
+                         "  --groups X[,Y[,Z]]        Vulkan style: work-group counts (default 1,1,1)\n"
+                         "  --global X[,Y[,Z]]        OpenCL style: global size ...\n"
+                         "  --local X[,Y[,Z]]         ... and local size (default: the kernel's, or chosen)\n"
+                         "  --buffer SET:BINDING=DATA bind a storage/uniform buffer (Shader modules)\n"
+                         "  --push DATA               push constants\n"
+                         "  --arg N=DATA              kernel argument N: a buffer (pointer arguments), the\n"
+                         "                            value's bytes (by-value arguments, e.g. --arg 3=f32:2.5)\n"
+                         "                            or local:BYTES (local-memory arguments)\n"
+                         "  --print TARGET[:TYPE]     print a buffer after the run; TARGET is SET:BINDING, N\n"
+                         "                            (argument) or push; TYPE defaults to the DATA's type, else u32\n"
+                         "  --out TARGET=FILE         write a buffer's bytes to FILE after the run\n"
+                         "  --repeat N                run N dispatches; report compile time and median dispatch time\n"
+                         "  --no-specialize           build with spec constants as run-time values (for comparison)\n"
+                         "  --threads N               worker threads (default: $SPVJIT_THREADS or all cores)\n"
+                         "\n"
+                         "DATA:\n"
+                         "  TYPE:V,V,...              inline values                f32:1,2.5,-3\n"
+                         "  zero:BYTES                zero bytes                   zero:4096\n"
+                         "  const:TYPE:VALUE:COUNT    COUNT copies                 const:f32:1.5:1024\n"
+                         "  iota:TYPE:COUNT[:START]   START, START+1, ...          iota:u32:256\n"
+                         "  random:TYPE:COUNT[:SEED]  floats in [-1,1), ints in [0,100) (signed: [-100,100))\n"
+                         "  @FILE                     a raw file's bytes           @in.bin\n"
+                         "  TYPE: i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64\n"
+                         "\n"
+                         "Every buffer, push-constant block and argument the entry point uses must be\n"
+                         "given, at least as large as its layout needs; this is checked before running.\n"
+                         "example: spvjit run saxpy.comp.spv --groups 4 --buffer 0:0=random:f32:256 \\\n"
+                         "           --buffer 0:1=iota:f32:256 --push f32:2 --print 0:1\n";
 
 static bool parse_u32(const char *s, size_t len, uint32_t *out)
 {
@@ -135,7 +134,7 @@ static int add_data(run_options *o, const char *opt, const char *arg, run_target
     run_target t;
     const char *rest = arg;
     if (want == RUN_TARGET_PUSH) {
-        t = (run_target){.kind = RUN_TARGET_PUSH};
+        t = (run_target){ .kind = RUN_TARGET_PUSH };
     } else if (run_target_parse(arg, &t, &rest) || t.kind != want || *rest != '=') {
         return cli_errf(err, len, "%s %s: expected %s=DATA", opt, arg, want == RUN_TARGET_ARG ? "N" : "SET:BINDING");
     } else {
@@ -183,7 +182,7 @@ static int add_output(run_options *o, const char *opt, const char *arg, bool to_
     } else if (*rest == ':') {
         if (vtype_parse(rest + 1, strlen(rest + 1), &out->type) || out->type == SPVJIT_TYPE_BOOL)
             return cli_errf(err, len, "%s %s: unknown type '%s' (i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64)", opt, arg,
-                        rest + 1);
+                            rest + 1);
     } else if (*rest) {
         return cli_errf(err, len, "%s %s: expected TARGET[:TYPE]", opt, arg);
     }
@@ -199,9 +198,9 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         /* options taking a value: "--opt VALUE" or "--opt=VALUE" (and "-DVALUE", "-eNAME") */
-        static const char *const with_value[] = {"-e", "--entry", "-D", "--groups", "--global", "--local",
-                                                 "--buffer", "--push", "--arg", "--print", "--out", "--repeat",
-                                                 "--threads"};
+        static const char *const with_value[] = { "-e",      "--entry",  "-D",       "--groups", "--global",
+                                                  "--local", "--buffer", "--push",   "--arg",    "--print",
+                                                  "--out",   "--repeat", "--threads" };
         const char *opt = NULL, *val = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0] && !opt; k++) {
             size_t l = strlen(with_value[k]);

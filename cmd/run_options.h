@@ -6,9 +6,9 @@
 #include "buffer_fill.h"
 
 typedef enum run_target_kind {
-    RUN_TARGET_BINDING,   /* SET:BINDING (Shader flavour) */
-    RUN_TARGET_ARG,       /* N (kernel argument index) */
-    RUN_TARGET_PUSH,      /* push constants */
+    RUN_TARGET_BINDING, /* SET:BINDING (Shader flavour) */
+    RUN_TARGET_ARG,     /* N (kernel argument index) */
+    RUN_TARGET_PUSH,    /* push constants */
 } run_target_kind;
 
 typedef struct run_target {
@@ -17,24 +17,24 @@ typedef struct run_target {
     uint32_t arg;
 } run_target;
 
-typedef struct run_data {            /* --buffer / --arg / --push */
+typedef struct run_data { /* --buffer / --arg / --push */
     run_target target;
     fill_data data;
-    bool local;                      /* --arg N=local:BYTES */
+    bool local; /* --arg N=local:BYTES */
     uint64_t local_bytes;
-    const char *spec;                /* the text, for messages */
+    const char *spec; /* the text, for messages */
 } run_data;
 
-typedef struct run_output {          /* --print / --out */
+typedef struct run_output { /* --print / --out */
     run_target target;
-    spvjit_type type;                /* 0: the type the data was given with, else u32 */
-    const char *file;                /* --out */
+    spvjit_type type; /* 0: the type the data was given with, else u32 */
+    const char *file; /* --out */
 } run_output;
 
 typedef struct run_options {
     const char *file;
     const char *entry;
-    const char **defines;            /* "ID=VALUE" */
+    const char **defines; /* "ID=VALUE" */
     unsigned ndefines;
     bool have_groups, have_global, have_local;
     uint32_t groups[3];
@@ -45,7 +45,7 @@ typedef struct run_options {
     unsigned ndata;
     run_output *outputs;
     unsigned noutputs;
-    unsigned repeat;                 /* 0: run once, no timing report */
+    unsigned repeat; /* 0: run once, no timing report */
     unsigned threads;
     bool no_specialize;
     bool help;

@@ -21,12 +21,11 @@ int main(int argc, char **argv)
     spvjit_specs *specs = NULL;
     spvjit_kernel *k = NULL;
     uint32_t n = N;
-    if (spvjit_context_create(NULL, &ctx) || spvjit_module_load_file(ctx, path, &m) ||
-        spvjit_specs_create(&specs) || spvjit_spec_set_f32(specs, 0, 3.0f) ||  /* a = 3, compiled in */
-        spvjit_kernel_build(m, "main", specs, NULL, &k) ||
-        spvjit_bind_buffer(k, 0, 0, x, sizeof x) || spvjit_bind_buffer(k, 0, 1, y, sizeof y) ||
-        spvjit_set_push_constants(k, &n, sizeof n) ||
-        spvjit_dispatch(k, &(spvjit_dispatch_info){.groups = {(N + 63) / 64, 1, 1}})) {
+    if (spvjit_context_create(NULL, &ctx) || spvjit_module_load_file(ctx, path, &m) || spvjit_specs_create(&specs) ||
+        spvjit_spec_set_f32(specs, 0, 3.0f) || /* a = 3, compiled in */
+        spvjit_kernel_build(m, "main", specs, NULL, &k) || spvjit_bind_buffer(k, 0, 0, x, sizeof x) ||
+        spvjit_bind_buffer(k, 0, 1, y, sizeof y) || spvjit_set_push_constants(k, &n, sizeof n) ||
+        spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { (N + 63) / 64, 1, 1 } })) {
         fprintf(stderr, "embed: %s\n", spvjit_last_error());
         return 1;
     }

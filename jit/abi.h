@@ -32,8 +32,8 @@ typedef void (*spvjit_barrier_fn)(const spvjit_wg_ctx *ctx, uint32_t site);
  * stopped (i = lx + X*(ly + Y*lz), X, Y = ctx->enqueued_local_size; only the
  * items of ctx->local_size are meaningful): 0 = it returned, r >= 1 = at a
  * barrier, of site resume_site[r].  `rounds`: barriers the whole group completed. */
-typedef void (*spvjit_divergence_fn)(const spvjit_wg_ctx *ctx, const uint32_t *resume,
-                                     const uint32_t *resume_site, uint64_t rounds);
+typedef void (*spvjit_divergence_fn)(const spvjit_wg_ctx *ctx, const uint32_t *resume, const uint32_t *resume_site,
+                                     uint64_t rounds);
 
 struct spvjit_wg_ctx {
     /* --- the dispatch, the same for every work-group ----------------------- */
@@ -45,8 +45,8 @@ struct spvjit_wg_ctx {
     uint32_t work_dim;               /* get_work_dim (Vulkan: 3) */
 
     /* --- this work-group --------------------------------------------------- */
-    uint32_t group_id[3];            /* without base_group */
-    uint32_t local_size[3];          /* this group's size: smaller than the enqueued size for
+    uint32_t group_id[3];   /* without base_group */
+    uint32_t local_size[3]; /* this group's size: smaller than the enqueued size for
                                         the last group of an OpenCL NDRange not divisible by it */
 
     /* --- data ---------------------------------------------------------------
@@ -61,15 +61,15 @@ struct spvjit_wg_ctx {
      *           OpArrayLength and bounds), 0 when unknown. */
     void *const *args;
     const uint64_t *arg_sizes;
-    const void *push_constants;      /* the push-constant block (Shader), or NULL */
-    void *wg_memory;                 /* work-group memory, sized/aligned as the JIT reports */
-    const void *spec_values;         /* unspecialized builds only: spec constant values,
+    const void *push_constants; /* the push-constant block (Shader), or NULL */
+    void *wg_memory;            /* work-group memory, sized/aligned as the JIT reports */
+    const void *spec_values;    /* unspecialized builds only: spec constant values,
                                         8 bytes per slot in the JIT's slot order */
 
     /* --- runtime services -------------------------------------------------- */
-    spvjit_barrier_fn barrier;       /* NULL for barrier-free kernels */
-    void *rt;                        /* executor-private (fiber scheduler of this group) */
-    void *printf_stream;             /* FILE* for OpenCL printf, NULL: stdout */
+    spvjit_barrier_fn barrier;              /* NULL for barrier-free kernels */
+    void *rt;                               /* executor-private (fiber scheduler of this group) */
+    void *printf_stream;                    /* FILE* for OpenCL printf, NULL: stdout */
     spvjit_divergence_fn report_divergence; /* barrier kernels run by wg_fn (see above) */
 };
 

@@ -54,8 +54,11 @@ char *jit_emit_asm(LLVMModuleRef mod, LLVMTargetMachineRef tm, spv_diag *diag)
 }
 
 /* Every runtime function generated code may call, by the name the lowering uses. */
-static const struct { const char *name; void *addr; } runtime_symbols[] = {
-    {"spvjit_rt_printf", (void *)&spvjit_rt_printf},
+static const struct {
+    const char *name;
+    void *addr;
+} runtime_symbols[] = {
+    { "spvjit_rt_printf", (void *)&spvjit_rt_printf },
 };
 
 static LLVMErrorRef define_runtime_symbols(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
@@ -88,27 +91,44 @@ LLVMOrcLLJITRef jit_link_object(LLVMMemoryBufferRef obj, int opt_level, const ch
                                 unsigned n, spv_diag *diag)
 {
     LLVMTargetMachineRef tm = jit_host_target_machine(opt_level, diag);
-    if (!tm) { LLVMDisposeMemoryBuffer(obj); return NULL; }
+    if (!tm) {
+        LLVMDisposeMemoryBuffer(obj);
+        return NULL;
+    }
     LLVMOrcLLJITBuilderRef jb = LLVMOrcCreateLLJITBuilder();
     /* the builder takes the target machine, the JIT the builder */
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(jb, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
     LLVMOrcLLJITRef jit = NULL;
     LLVMErrorRef e = LLVMOrcCreateLLJIT(&jit, jb);
-    if (e) { fail_error(diag, "creating the JIT", e); LLVMDisposeMemoryBuffer(obj); return NULL; }
+    if (e) {
+        fail_error(diag, "creating the JIT", e);
+        LLVMDisposeMemoryBuffer(obj);
+        return NULL;
+    }
     LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
     LLVMOrcDefinitionGeneratorRef gen = NULL;
     e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
-    if (e) { fail_error(diag, "host symbol search", e); goto fail; }
+    if (e) {
+        fail_error(diag, "host symbol search", e);
+        goto fail;
+    }
     LLVMOrcJITDylibAddGenerator(jd, gen);
     e = define_runtime_symbols(jit, jd);
-    if (e) { fail_error(diag, "defining the runtime symbols", e); goto fail; }
-    e = LLVMOrcLLJITAddObjectFile(jit, jd, obj);   /* takes the buffer, also on failure */
+    if (e) {
+        fail_error(diag, "defining the runtime symbols", e);
+        goto fail;
+    }
+    e = LLVMOrcLLJITAddObjectFile(jit, jd, obj); /* takes the buffer, also on failure */
     obj = NULL;
-    if (e) { fail_error(diag, "adding the object file", e); goto fail; }
+    if (e) {
+        fail_error(diag, "adding the object file", e);
+        goto fail;
+    }
     for (unsigned i = 0; i < n; i++) {
         LLVMOrcExecutorAddress a = 0;
         addrs[i] = NULL;
-        if (!names[i]) continue;
+        if (!names[i])
+            continue;
         e = LLVMOrcLLJITLookup(jit, &a, names[i]);
         if (e) {
             char what[128];
@@ -120,7 +140,8 @@ LLVMOrcLLJITRef jit_link_object(LLVMMemoryBufferRef obj, int opt_level, const ch
     }
     return jit;
 fail:
-    if (obj) LLVMDisposeMemoryBuffer(obj);
+    if (obj)
+        LLVMDisposeMemoryBuffer(obj);
     LLVMOrcDisposeLLJIT(jit);
     return NULL;
 }

@@ -32,8 +32,8 @@
 typedef struct ext_lower_ctx {
     LLVMContextRef ctx;
     LLVMModuleRef mod;
-    LLVMBuilderRef b;          /* positioned where the result must be computed */
-    LLVMTypeRef result_type;   /* LLVM type of the OpExtInst result (void for vstore/printf) */
+    LLVMBuilderRef b;        /* positioned where the result must be computed */
+    LLVMTypeRef result_type; /* LLVM type of the OpExtInst result (void for vstore/printf) */
     /* For pointer operands (OpenCL vload/vstore/frexp/modf/sincos/remquo/fract/lgamma_r,
      * GLSL modf/frexp): the LLVM type of the pointee, indexed like args; NULL otherwise. */
     LLVMTypeRef const *pointee_types;
@@ -46,9 +46,7 @@ typedef struct ext_lower_ctx {
 /* Each returns the result value (for void instructions: any non-NULL value,
  * e.g. the last store), or NULL with diag filled when the instruction number
  * is unknown or the operands do not fit ("GLSL.std.450 instruction 81: ..."). */
-LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, unsigned nargs,
-                           spv_diag *diag);
-LLVMValueRef lower_opencl_std(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, unsigned nargs,
-                              spv_diag *diag);
+LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, unsigned nargs, spv_diag *diag);
+LLVMValueRef lower_opencl_std(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, unsigned nargs, spv_diag *diag);
 
 #endif

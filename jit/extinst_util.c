@@ -21,18 +21,31 @@ unsigned xi_lanes(LLVMTypeRef t)
 unsigned xi_fp_bits(LLVMTypeRef t)
 {
     switch (LLVMGetTypeKind(xi_elem(t))) {
-    case LLVMHalfTypeKind: return 16;
-    case LLVMFloatTypeKind: return 32;
-    case LLVMDoubleTypeKind: return 64;
-    default: return 0;
+    case LLVMHalfTypeKind:
+        return 16;
+    case LLVMFloatTypeKind:
+        return 32;
+    case LLVMDoubleTypeKind:
+        return 64;
+    default:
+        return 0;
     }
 }
 
-bool xi_is_fp(LLVMTypeRef t) { return xi_fp_bits(t) != 0; }
+bool xi_is_fp(LLVMTypeRef t)
+{
+    return xi_fp_bits(t) != 0;
+}
 
-bool xi_is_int(LLVMTypeRef t) { return LLVMGetTypeKind(xi_elem(t)) == LLVMIntegerTypeKind; }
+bool xi_is_int(LLVMTypeRef t)
+{
+    return LLVMGetTypeKind(xi_elem(t)) == LLVMIntegerTypeKind;
+}
 
-unsigned xi_int_bits(LLVMTypeRef t) { return xi_is_int(t) ? LLVMGetIntTypeWidth(xi_elem(t)) : 0; }
+unsigned xi_int_bits(LLVMTypeRef t)
+{
+    return xi_is_int(t) ? LLVMGetIntTypeWidth(xi_elem(t)) : 0;
+}
 
 LLVMTypeRef xi_reshape(LLVMTypeRef shape, LLVMTypeRef elem)
 {
@@ -94,8 +107,7 @@ LLVMValueRef xi_splat(ext_lower_ctx *c, LLVMValueRef v, LLVMTypeRef like)
     LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(v), n);
     LLVMTypeRef i32 = LLVMInt32TypeInContext(c->ctx);
     LLVMValueRef one = LLVMBuildInsertElement(c->b, LLVMGetPoison(vt), v, LLVMConstInt(i32, 0, 0), "");
-    return LLVMBuildShuffleVector(c->b, one, LLVMGetPoison(vt),
-                                  LLVMConstNull(LLVMVectorType(i32, n)), "");
+    return LLVMBuildShuffleVector(c->b, one, LLVMGetPoison(vt), LLVMConstNull(LLVMVectorType(i32, n)), "");
 }
 
 LLVMValueRef xi_fpcast(ext_lower_ctx *c, LLVMValueRef v, LLVMTypeRef elem)
@@ -165,8 +177,8 @@ static LLVMValueRef insert_lane(ext_lower_ctx *c, LLVMValueRef vec, LLVMValueRef
 
 /* --- calls --------------------------------------------------------------------------------- */
 
-LLVMValueRef xi_intrin(ext_lower_ctx *c, const char *name, LLVMTypeRef *over, unsigned nover,
-                       LLVMValueRef *args, unsigned nargs)
+LLVMValueRef xi_intrin(ext_lower_ctx *c, const char *name, LLVMTypeRef *over, unsigned nover, LLVMValueRef *args,
+                       unsigned nargs)
 {
     unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
     if (!id) {
@@ -188,15 +200,14 @@ LLVMValueRef xi_intrin1(ext_lower_ctx *c, const char *name, LLVMValueRef x)
 LLVMValueRef xi_intrin2(ext_lower_ctx *c, const char *name, LLVMValueRef x, LLVMValueRef y)
 {
     LLVMTypeRef t = LLVMTypeOf(x);
-    LLVMValueRef a[2] = {x, y};
+    LLVMValueRef a[2] = { x, y };
     return xi_intrin(c, name, &t, 1, a, 2);
 }
 
-LLVMValueRef xi_intrin3(ext_lower_ctx *c, const char *name, LLVMValueRef x, LLVMValueRef y,
-                        LLVMValueRef z)
+LLVMValueRef xi_intrin3(ext_lower_ctx *c, const char *name, LLVMValueRef x, LLVMValueRef y, LLVMValueRef z)
 {
     LLVMTypeRef t = LLVMTypeOf(x);
-    LLVMValueRef a[3] = {x, y, z};
+    LLVMValueRef a[3] = { x, y, z };
     return xi_intrin(c, name, &t, 1, a, 3);
 }
 
@@ -209,9 +220,9 @@ static LLVMValueRef libm_decl(ext_lower_ctx *c, const char *name, LLVMTypeRef w,
     LLVMValueRef fn = LLVMGetNamedFunction(c->mod, name);
     if (fn)
         return fn;
-    LLVMTypeRef params[3] = {w, w, w};
+    LLVMTypeRef params[3] = { w, w, w };
     fn = LLVMAddFunction(c->mod, name, LLVMFunctionType(w, params, n, 0));
-    static const char *const attrs[] = {"nounwind", "willreturn", "nosync"};
+    static const char *const attrs[] = { "nounwind", "willreturn", "nosync" };
     for (unsigned i = 0; i < 3; i++) {
         unsigned kind = LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i]));
         LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c->ctx, kind, 0));
@@ -251,7 +262,7 @@ LLVMValueRef xi_libm1(ext_lower_ctx *c, const char *dname, LLVMValueRef x)
 
 LLVMValueRef xi_libm2(ext_lower_ctx *c, const char *dname, LLVMValueRef x, LLVMValueRef y)
 {
-    LLVMValueRef a[2] = {x, y};
+    LLVMValueRef a[2] = { x, y };
     return xi_libm(c, dname, a, 2);
 }
 
@@ -262,7 +273,10 @@ LLVMValueRef xi_isnan(ext_lower_ctx *c, LLVMValueRef x)
     return xi_fcmp(c, LLVMRealUNO, x, x);
 }
 
-LLVMValueRef xi_fabs(ext_lower_ctx *c, LLVMValueRef x) { return xi_intrin1(c, "llvm.fabs", x); }
+LLVMValueRef xi_fabs(ext_lower_ctx *c, LLVMValueRef x)
+{
+    return xi_intrin1(c, "llvm.fabs", x);
+}
 
 LLVMValueRef xi_isinf(ext_lower_ctx *c, LLVMValueRef x)
 {
@@ -305,7 +319,7 @@ static LLVMValueRef shuffle_const(ext_lower_ctx *c, LLVMValueRef v, const unsign
 LLVMValueRef xi_cross(ext_lower_ctx *c, LLVMValueRef a, LLVMValueRef b)
 {
     unsigned n = xi_lanes(LLVMTypeOf(a));
-    static const unsigned yzx[4] = {1, 2, 0, 3}, zxy[4] = {2, 0, 1, 3};
+    static const unsigned yzx[4] = { 1, 2, 0, 3 }, zxy[4] = { 2, 0, 1, 3 };
     LLVMValueRef l = LLVMBuildFMul(c->b, shuffle_const(c, a, yzx, n), shuffle_const(c, b, zxy, n), "");
     LLVMValueRef r = LLVMBuildFMul(c->b, shuffle_const(c, a, zxy, n), shuffle_const(c, b, yzx, n), "");
     LLVMValueRef d = LLVMBuildFSub(c->b, l, r, "");
@@ -342,8 +356,8 @@ LLVMValueRef xi_smoothstep(ext_lower_ctx *c, LLVMValueRef e0, LLVMValueRef e1, L
     e1 = xi_splat(c, e1, t);
     LLVMValueRef q = LLVMBuildFDiv(c->b, LLVMBuildFSub(c->b, x, e0, ""), LLVMBuildFSub(c->b, e1, e0, ""), "");
     LLVMValueRef tt = xi_fclamp(c, q, xi_fconst(c, t, 0.0), xi_fconst(c, t, 1.0));
-    LLVMValueRef poly = LLVMBuildFSub(c->b, xi_fconst(c, t, 3.0),
-                                      LLVMBuildFMul(c->b, xi_fconst(c, t, 2.0), tt, ""), "");
+    LLVMValueRef poly =
+        LLVMBuildFSub(c->b, xi_fconst(c, t, 3.0), LLVMBuildFMul(c->b, xi_fconst(c, t, 2.0), tt, ""), "");
     return LLVMBuildFMul(c->b, LLVMBuildFMul(c->b, tt, tt, ""), poly, "");
 }
 
@@ -378,7 +392,7 @@ LLVMValueRef xi_modf(ext_lower_ctx *c, LLVMValueRef x, LLVMValueRef *whole)
  * libm call per lane anyway. */
 static LLVMValueRef frexp_lane(ext_lower_ctx *c, LLVMValueRef x, LLVMValueRef *e)
 {
-    LLVMTypeRef over[2] = {LLVMTypeOf(x), LLVMInt32TypeInContext(c->ctx)};
+    LLVMTypeRef over[2] = { LLVMTypeOf(x), LLVMInt32TypeInContext(c->ctx) };
     LLVMValueRef pair = xi_intrin(c, "llvm.frexp", over, 2, &x, 1);
     *e = LLVMBuildExtractValue(c->b, pair, 1, "");
     return LLVMBuildExtractValue(c->b, pair, 0, "");
@@ -426,11 +440,11 @@ LLVMValueRef xi_ldexp(ext_lower_ctx *c, LLVMValueRef x, LLVMValueRef k)
     }
     k = xi_intcast(c, k, i32, true);
     LLVMValueRef w = xi_fp_bits(t) == 16 ? xi_fpcast(c, x, LLVMFloatTypeInContext(c->ctx)) : x;
-    LLVMTypeRef over[2] = {xi_elem(LLVMTypeOf(w)), i32};
+    LLVMTypeRef over[2] = { xi_elem(LLVMTypeOf(w)), i32 };
     unsigned n = xi_lanes(t);
     LLVMValueRef r = n ? LLVMGetPoison(LLVMTypeOf(w)) : NULL;
     for (unsigned i = 0; i < (n ? n : 1); i++) {
-        LLVMValueRef a[2] = {xi_extract_lane(c, w, i), xi_extract_lane(c, k, i)};
+        LLVMValueRef a[2] = { xi_extract_lane(c, w, i), xi_extract_lane(c, k, i) };
         LLVMValueRef l = xi_intrin(c, "llvm.ldexp", over, 2, a, 2);
         r = n ? LLVMBuildInsertElement(c->b, r, l, LLVMConstInt(i32, i, 0), "") : l;
     }

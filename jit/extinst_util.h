@@ -18,21 +18,21 @@ const char *xi_glsl450_info(uint32_t inst, unsigned *nargs);
 const char *xi_opencl_info(uint32_t inst, unsigned *nargs, bool *variadic);
 
 /* --- shapes -------------------------------------------------------------------------- */
-LLVMTypeRef xi_elem(LLVMTypeRef t);                 /* element of a vector, else t itself */
-unsigned xi_lanes(LLVMTypeRef t);                   /* vector width, 0 for a scalar */
-bool xi_is_fp(LLVMTypeRef t);                       /* half/float/double scalar or vector */
-bool xi_is_int(LLVMTypeRef t);                      /* integer scalar or vector */
-unsigned xi_fp_bits(LLVMTypeRef t);                 /* 16/32/64 for fp shapes, else 0 */
-unsigned xi_int_bits(LLVMTypeRef t);                /* element width of an int shape */
+LLVMTypeRef xi_elem(LLVMTypeRef t);                          /* element of a vector, else t itself */
+unsigned xi_lanes(LLVMTypeRef t);                            /* vector width, 0 for a scalar */
+bool xi_is_fp(LLVMTypeRef t);                                /* half/float/double scalar or vector */
+bool xi_is_int(LLVMTypeRef t);                               /* integer scalar or vector */
+unsigned xi_fp_bits(LLVMTypeRef t);                          /* 16/32/64 for fp shapes, else 0 */
+unsigned xi_int_bits(LLVMTypeRef t);                         /* element width of an int shape */
 LLVMTypeRef xi_reshape(LLVMTypeRef shape, LLVMTypeRef elem); /* elem with shape's lanes */
-LLVMTypeRef xi_int_like(LLVMTypeRef fp_shape);      /* iN of the same width/lanes */
+LLVMTypeRef xi_int_like(LLVMTypeRef fp_shape);               /* iN of the same width/lanes */
 /* Short human description of a type for messages ("<4 x float>"); static buffer ring. */
 const char *xi_type_str(LLVMTypeRef t);
 
 /* --- constants and simple IR --------------------------------------------------------- */
 LLVMValueRef xi_fconst(ext_lower_ctx *c, LLVMTypeRef t, double v);
 LLVMValueRef xi_iconst(ext_lower_ctx *c, LLVMTypeRef t, int64_t v);
-LLVMValueRef xi_splat(ext_lower_ctx *c, LLVMValueRef v, LLVMTypeRef like); /* scalar → like's lanes */
+LLVMValueRef xi_splat(ext_lower_ctx *c, LLVMValueRef v, LLVMTypeRef like);  /* scalar → like's lanes */
 LLVMValueRef xi_fpcast(ext_lower_ctx *c, LLVMValueRef v, LLVMTypeRef elem); /* fpext/fptrunc lanes */
 LLVMValueRef xi_intcast(ext_lower_ctx *c, LLVMValueRef v, LLVMTypeRef elem, bool is_signed);
 LLVMValueRef xi_select(ext_lower_ctx *c, LLVMValueRef cond, LLVMValueRef a, LLVMValueRef b);
@@ -45,12 +45,11 @@ LLVMValueRef xi_extract_lane(ext_lower_ctx *c, LLVMValueRef v, unsigned i); /* s
 
 /* --- calls ----------------------------------------------------------------------------- */
 /* An overloaded LLVM intrinsic; `over` are its overload types. */
-LLVMValueRef xi_intrin(ext_lower_ctx *c, const char *name, LLVMTypeRef *over, unsigned nover,
-                       LLVMValueRef *args, unsigned nargs);
+LLVMValueRef xi_intrin(ext_lower_ctx *c, const char *name, LLVMTypeRef *over, unsigned nover, LLVMValueRef *args,
+                       unsigned nargs);
 LLVMValueRef xi_intrin1(ext_lower_ctx *c, const char *name, LLVMValueRef x); /* over x's type */
 LLVMValueRef xi_intrin2(ext_lower_ctx *c, const char *name, LLVMValueRef x, LLVMValueRef y);
-LLVMValueRef xi_intrin3(ext_lower_ctx *c, const char *name, LLVMValueRef x, LLVMValueRef y,
-                        LLVMValueRef z);
+LLVMValueRef xi_intrin3(ext_lower_ctx *c, const char *name, LLVMValueRef x, LLVMValueRef y, LLVMValueRef z);
 /* A libm function named for double ("acos"; "acosf" is used for float, half goes
  * through float), element-wise over the lanes of args (all of args[0]'s fp shape). */
 LLVMValueRef xi_libm(ext_lower_ctx *c, const char *dname, LLVMValueRef *args, unsigned nargs);
@@ -62,8 +61,8 @@ LLVMValueRef xi_isnan(ext_lower_ctx *c, LLVMValueRef x);
 LLVMValueRef xi_isinf(ext_lower_ctx *c, LLVMValueRef x);
 LLVMValueRef xi_fabs(ext_lower_ctx *c, LLVMValueRef x);
 LLVMValueRef xi_copysign(ext_lower_ctx *c, LLVMValueRef mag, LLVMValueRef sgn);
-LLVMValueRef xi_dot(ext_lower_ctx *c, LLVMValueRef a, LLVMValueRef b); /* scalar result */
-LLVMValueRef xi_length_naive(ext_lower_ctx *c, LLVMValueRef x);       /* sqrt(dot(x,x)) */
+LLVMValueRef xi_dot(ext_lower_ctx *c, LLVMValueRef a, LLVMValueRef b);   /* scalar result */
+LLVMValueRef xi_length_naive(ext_lower_ctx *c, LLVMValueRef x);          /* sqrt(dot(x,x)) */
 LLVMValueRef xi_cross(ext_lower_ctx *c, LLVMValueRef a, LLVMValueRef b); /* 3 or 4 lanes */
 LLVMValueRef xi_fclamp(ext_lower_ctx *c, LLVMValueRef x, LLVMValueRef lo, LLVMValueRef hi);
 LLVMValueRef xi_mix(ext_lower_ctx *c, LLVMValueRef x, LLVMValueRef y, LLVMValueRef a);

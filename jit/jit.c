@@ -17,9 +17,11 @@
 
 static int lower_module(lower_ctx *c, uint32_t entry)
 {
-    if (jit_analyze(c, entry, true) || jit_declare_functions(c)) return -1;
+    if (jit_analyze(c, entry, true) || jit_declare_functions(c))
+        return -1;
     for (uint32_t f = 0; f < c->m->nfuncs; f++)
-        if (c->reach[f] && !c->m->funcs[f].is_declaration && jit_lower_function(c, f)) return -1;
+        if (c->reach[f] && !c->m->funcs[f].is_declaration && jit_lower_function(c, f))
+            return -1;
     c->fn = NULL;
     return jit_build_entry_functions(c, entry);
 }
@@ -27,7 +29,10 @@ static int lower_module(lower_ctx *c, uint32_t entry)
 int jit_verify(lower_ctx *c)
 {
     char *msg = NULL;
-    if (!LLVMVerifyModule(c->mod, LLVMReturnStatusAction, &msg)) { LLVMDisposeMessage(msg); return 0; }
+    if (!LLVMVerifyModule(c->mod, LLVMReturnStatusAction, &msg)) {
+        LLVMDisposeMessage(msg);
+        return 0;
+    }
     jit_fail(c, "internal error: the lowered LLVM module does not verify (a JIT bug): %.1500s", msg ? msg : "");
     LLVMDisposeMessage(msg);
     return -1;
@@ -35,23 +40,32 @@ int jit_verify(lower_ctx *c)
 
 static void emit_text(const spvjit_options *o, const char *what, char *text)
 {
-    if (text && o->emit) o->emit(o->emit_user, what, text);
+    if (text && o->emit)
+        o->emit(o->emit_user, what, text);
     free(text);
 }
 
 jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_options *opts, spv_diag *diag)
 {
-    static const spvjit_options defaults = {.opt_level = 3};
+    static const spvjit_options defaults = { .opt_level = 3 };
     const spvjit_options *o = opts ? opts : &defaults;
     const spv_entry_point *ep = jit_find_entry(m, entry, diag);
-    if (!ep) return NULL;
+    if (!ep)
+        return NULL;
     double t0 = jit_now_ms();
     LLVMTargetMachineRef tm = jit_host_target_machine(o->opt_level, diag);
-    if (!tm) return NULL;
+    if (!tm)
+        return NULL;
     LLVMContextRef llc = LLVMContextCreate();
-    lower_ctx c = {.m = m, .ep = ep, .diag = diag, .unspec = o->unspecialized, .kernel = m->is_kernel && !m->is_shader,
-                   .shape = o->shape_values, .nshape = o->nshape_values};
-    if (ep->model == SpvExecutionModelKernel) c.kernel = true;
+    lower_ctx c = { .m = m,
+                    .ep = ep,
+                    .diag = diag,
+                    .unspec = o->unspecialized,
+                    .kernel = m->is_kernel && !m->is_shader,
+                    .shape = o->shape_values,
+                    .nshape = o->nshape_values };
+    if (ep->model == SpvExecutionModelKernel)
+        c.kernel = true;
     jit_ctx_init(&c, m, llc);
     jit_new_host_module(&c, tm, ep->name);
     jit_kernel *k = calloc(1, sizeof *k);
@@ -61,17 +75,22 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
     if (ok && c.uses_barriers && !jit_barriers_on_fibers(o))
         ok = !jit_regions_build(&c, &regions) && !jit_verify(&c);
     double t1 = jit_now_ms();
-    if (ok && o->emit && o->emit_ir) emit_text(o, "ir", jit_emit_ir(mod));
+    if (ok && o->emit && o->emit_ir)
+        emit_text(o, "ir", jit_emit_ir(mod));
     ok = ok && !jit_optimize(mod, tm, o->opt_level, diag);
     double t2 = jit_now_ms();
-    if (ok && o->emit && o->emit_opt_ir) emit_text(o, "opt-ir", jit_emit_ir(mod));
-    if (ok && o->emit && o->emit_asm) emit_text(o, "asm", jit_emit_asm(mod, tm, diag));
+    if (ok && o->emit && o->emit_opt_ir)
+        emit_text(o, "opt-ir", jit_emit_ir(mod));
+    if (ok && o->emit && o->emit_asm)
+        emit_text(o, "asm", jit_emit_asm(mod, tm, diag));
     LLVMMemoryBufferRef obj = ok ? jit_emit_object(mod, tm, diag) : NULL;
     ok = ok && obj;
-    if (ok) jit_fill_facts(k, &c);
+    if (ok)
+        jit_fill_facts(k, &c);
     k->facts.barrier_regions = regions;
     bool wg = !c.uses_barriers || regions, item = !regions;
-    const char *names[3] = {wg ? JIT_SYM_WG : NULL, item ? JIT_SYM_ITEM : NULL, c.has_wg_init ? JIT_SYM_WG_INIT : NULL};
+    const char *names[3] = { wg ? JIT_SYM_WG : NULL, item ? JIT_SYM_ITEM : NULL,
+                             c.has_wg_init ? JIT_SYM_WG_INIT : NULL };
     jit_ctx_free(&c);
     LLVMDisposeTargetData(c.td);
     LLVMDisposeTargetMachine(tm);
@@ -83,13 +102,17 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
         ok = false;
     }
     if (!ok) {
-        if (obj) LLVMDisposeMemoryBuffer(obj);
+        if (obj)
+            LLVMDisposeMemoryBuffer(obj);
         spvjit_kernel_free(k);
         return NULL;
     }
     void *addrs[3];
     k->jit = jit_link_object(obj, o->opt_level, names, addrs, 3, diag);
-    if (!k->jit) { spvjit_kernel_free(k); return NULL; }
+    if (!k->jit) {
+        spvjit_kernel_free(k);
+        return NULL;
+    }
     k->wg = (spvjit_wg_fn)addrs[0];
     k->item = (spvjit_item_fn)addrs[1];
     k->wg_init = (spvjit_wg_fn)addrs[2];
@@ -102,8 +125,10 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
 
 void spvjit_kernel_free(jit_kernel *k)
 {
-    if (!k) return;
-    if (k->jit) LLVMOrcDisposeLLJIT(k->jit);
+    if (!k)
+        return;
+    if (k->jit)
+        LLVMOrcDisposeLLJIT(k->jit);
     free(k->params);
     free(k->res);
     free(k->spec_ids);
@@ -111,7 +136,19 @@ void spvjit_kernel_free(jit_kernel *k)
     free(k);
 }
 
-const spvjit_kernel_facts *spvjit_kernel_facts_of(const jit_kernel *k) { return &k->facts; }
-spvjit_wg_fn spvjit_kernel_wg_fn(const jit_kernel *k) { return k->wg; }
-spvjit_item_fn spvjit_kernel_item_fn(const jit_kernel *k) { return k->item; }
-spvjit_wg_fn spvjit_kernel_wg_init_fn(const jit_kernel *k) { return k->wg_init; }
+const spvjit_kernel_facts *spvjit_kernel_facts_of(const jit_kernel *k)
+{
+    return &k->facts;
+}
+spvjit_wg_fn spvjit_kernel_wg_fn(const jit_kernel *k)
+{
+    return k->wg;
+}
+spvjit_item_fn spvjit_kernel_item_fn(const jit_kernel *k)
+{
+    return k->item;
+}
+spvjit_wg_fn spvjit_kernel_wg_init_fn(const jit_kernel *k)
+{
+    return k->wg_init;
+}

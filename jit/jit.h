@@ -57,70 +57,74 @@ typedef struct spvjit_shape_value {
 } spvjit_shape_value;
 
 typedef struct spvjit_options {
-    bool unspecialized;              /* see above */
-    int opt_level;                   /* 0..3; 3 when the options pointer is NULL */
-    uint32_t local_size[3];          /* all 0: the module's (LocalSize, LocalSizeId, WorkgroupSize
+    bool unspecialized;     /* see above */
+    int opt_level;          /* 0..3; 3 when the options pointer is NULL */
+    uint32_t local_size[3]; /* all 0: the module's (LocalSize, LocalSizeId, WorkgroupSize
                                         builtin); a module without one then gets a run-time
                                         size from ctx->local_size.  Non-zero: must match the
                                         module's fixed size where it has one. */
-    const spvjit_shape_value *shape_values; size_t nshape_values;
-    bool barrier_fibers;             /* keep barrier kernels on the fiber path (item_fn) even
+    const spvjit_shape_value *shape_values;
+    size_t nshape_values;
+    bool barrier_fibers;   /* keep barrier kernels on the fiber path (item_fn) even
                                         where they could be compiled into regions (wg_fn);
                                         also set by the environment SPVJIT_BARRIERS=fibers */
-    bool keep_object;                /* keep the relocatable object of the code, with the facts
+    bool keep_object;      /* keep the relocatable object of the code, with the facts
                                         it was made with, for spvjit_kernel_take_object() */
-    spvjit_emit_hook emit;           /* NULL: emit nothing */
+    spvjit_emit_hook emit; /* NULL: emit nothing */
     void *emit_user;
     bool emit_ir, emit_opt_ir, emit_asm;
 } spvjit_options;
 
 /* A Kernel-flavour parameter. */
 typedef enum spvjit_param_kind {
-    SPVJIT_PARAM_VALUE = 0,          /* by value: args[i] points to its bytes */
-    SPVJIT_PARAM_GLOBAL_PTR,         /* CrossWorkgroup / UniformConstant / Generic pointer */
-    SPVJIT_PARAM_LOCAL_PTR,          /* Workgroup pointer: args[i] points to a uint64_t offset */
+    SPVJIT_PARAM_VALUE = 0,  /* by value: args[i] points to its bytes */
+    SPVJIT_PARAM_GLOBAL_PTR, /* CrossWorkgroup / UniformConstant / Generic pointer */
+    SPVJIT_PARAM_LOCAL_PTR,  /* Workgroup pointer: args[i] points to a uint64_t offset */
 } spvjit_param_kind;
 
 typedef struct spvjit_param {
     uint32_t index;
-    const char *name;                /* OpName or NULL (points into the module) */
-    uint32_t type_id;                /* SPIR-V type of the parameter */
+    const char *name; /* OpName or NULL (points into the module) */
+    uint32_t type_id; /* SPIR-V type of the parameter */
     spvjit_param_kind kind;
-    uint32_t storage;                /* pointer params: SpvStorageClass of the pointee */
-    uint64_t size;                   /* by-value: its byte size; pointers: 8 */
+    uint32_t storage; /* pointer params: SpvStorageClass of the pointee */
+    uint64_t size;    /* by-value: its byte size; pointers: 8 */
     uint32_t align;
-    bool noalias, readonly;          /* from FuncParamAttr decorations */
+    bool noalias, readonly; /* from FuncParamAttr decorations */
 } spvjit_param;
 
 /* A Shader-flavour resource. */
 typedef struct spvjit_resource {
     uint32_t var_id;
     const char *name;
-    uint32_t set, binding, slot;     /* slot: index in ctx->args (first element for arrays) */
-    uint32_t array_count;            /* 1, or the descriptor array length */
-    uint32_t storage;                /* SpvStorageClass */
-    uint64_t size;                   /* fixed part of the block, bytes */
-    uint64_t runtime_stride;         /* element stride of a trailing runtime array, else 0 */
-    bool readonly;                   /* NonWritable */
+    uint32_t set, binding, slot; /* slot: index in ctx->args (first element for arrays) */
+    uint32_t array_count;        /* 1, or the descriptor array length */
+    uint32_t storage;            /* SpvStorageClass */
+    uint64_t size;               /* fixed part of the block, bytes */
+    uint64_t runtime_stride;     /* element stride of a trailing runtime array, else 0 */
+    bool readonly;               /* NonWritable */
 } spvjit_resource;
 
 typedef struct spvjit_kernel_facts {
-    bool is_kernel;                  /* OpenCL flavour */
-    bool uses_barriers;              /* has work-group barriers: item_fn set, wg_fn NULL,
+    bool is_kernel;       /* OpenCL flavour */
+    bool uses_barriers;   /* has work-group barriers: item_fn set, wg_fn NULL,
                                         unless barrier_regions */
-    bool barrier_regions;            /* barriers compiled away (jit/regions.h): wg_fn set,
+    bool barrier_regions; /* barriers compiled away (jit/regions.h): wg_fn set,
                                         item_fn NULL, no fibers needed */
     uint32_t nbarrier_sites;
     bool local_size_known;
-    uint32_t local_size[3];          /* when known */
-    uint64_t wg_mem_size;            /* static Workgroup variables, bytes */
+    uint32_t local_size[3]; /* when known */
+    uint64_t wg_mem_size;   /* static Workgroup variables, bytes */
     uint32_t wg_mem_align;
-    uint32_t nparams;  const spvjit_param *params;
-    uint32_t nresources; const spvjit_resource *resources;
-    uint32_t nslots;                 /* Shader: entries ctx->args must have */
+    uint32_t nparams;
+    const spvjit_param *params;
+    uint32_t nresources;
+    const spvjit_resource *resources;
+    uint32_t nslots; /* Shader: entries ctx->args must have */
     uint64_t push_constant_size;
-    uint32_t nspec;  const uint32_t *spec_ids; /* unspecialized: SpecId of each 8-byte slot */
-    uint64_t stack_estimate;         /* per work-item private state, bytes */
+    uint32_t nspec;
+    const uint32_t *spec_ids; /* unspecialized: SpecId of each 8-byte slot */
+    uint64_t stack_estimate;  /* per work-item private state, bytes */
     double ms_lower, ms_passes, ms_codegen;
 } spvjit_kernel_facts;
 
@@ -128,8 +132,7 @@ typedef struct jit_kernel jit_kernel;
 
 /* Compiles entry point `entry` (NULL: the module's only/first compute one).
  * Returns NULL with diag filled on any error. */
-jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_options *opts,
-                              spv_diag *diag);
+jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_options *opts, spv_diag *diag);
 void spvjit_kernel_free(jit_kernel *k);
 
 const spvjit_kernel_facts *spvjit_kernel_facts_of(const jit_kernel *k);
@@ -157,8 +160,8 @@ spvjit_wg_fn spvjit_kernel_wg_init_fn(const jit_kernel *k);
 void *spvjit_kernel_take_object(jit_kernel *k, size_t *len);
 /* A kernel from a blob of spvjit_kernel_take_object(), for entry `entry` of the module
  * it was compiled from, with the same options.  NULL with diag on any mismatch. */
-jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spvjit_options *opts,
-                               const void *blob, size_t len, spv_diag *diag);
+jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spvjit_options *opts, const void *blob,
+                               size_t len, spv_diag *diag);
 
 /* --- one function called from host C ---------------------------------------------------
  * Compiles function `func_id` of a Kernel-flavour module (typically one with

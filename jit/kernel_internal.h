@@ -16,15 +16,15 @@
 #include "lower_ctx.h"
 
 struct jit_kernel {
-    LLVMOrcLLJITRef jit;             /* owns the code */
+    LLVMOrcLLJITRef jit; /* owns the code */
     spvjit_kernel_facts facts;
     spvjit_wg_fn wg, wg_init;
     spvjit_item_fn item;
-    spvjit_native_fn export_fn;      /* spvjit_compile_function's result */
+    spvjit_native_fn export_fn; /* spvjit_compile_function's result */
     spvjit_param *params;
     spvjit_resource *res;
     uint32_t *spec_ids;
-    unsigned char *blob;             /* keep_object: the object with its facts (object.c) */
+    unsigned char *blob; /* keep_object: the object with its facts (object.c) */
     size_t blob_len;
 };
 

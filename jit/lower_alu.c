@@ -12,14 +12,16 @@
 
 int jit_operands(lower_ctx *c, const spv_inst *in, LLVMValueRef *v, uint32_t n)
 {
-    if (spv_inst_nops(in) < n) return jit_fail_inst(c, in, "expected %u operands", n);
+    if (spv_inst_nops(in) < n)
+        return jit_fail_inst(c, in, "expected %u operands", n);
     for (uint32_t i = 0; i < n; i++)
-        if (!(v[i] = jit_value(c, spv_inst_op(in, i)))) return -1;
+        if (!(v[i] = jit_value(c, spv_inst_op(in, i))))
+            return -1;
     return 0;
 }
 
-LLVMValueRef jit_intrinsic(lower_ctx *c, const char *name, LLVMTypeRef *types, unsigned ntypes,
-                           LLVMValueRef *args, unsigned nargs)
+LLVMValueRef jit_intrinsic(lower_ctx *c, const char *name, LLVMTypeRef *types, unsigned ntypes, LLVMValueRef *args,
+                           unsigned nargs)
 {
     unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
     LLVMValueRef f = LLVMGetIntrinsicDeclaration(c->mod, id, types, ntypes);
@@ -29,11 +31,14 @@ LLVMValueRef jit_intrinsic(lower_ctx *c, const char *name, LLVMTypeRef *types, u
 
 LLVMValueRef jit_splat(lower_ctx *c, LLVMValueRef s, LLVMTypeRef vec_t)
 {
-    if (LLVMGetTypeKind(vec_t) != LLVMVectorTypeKind) return s;
-    if (LLVMGetTypeKind(LLVMTypeOf(s)) == LLVMVectorTypeKind) return s;
+    if (LLVMGetTypeKind(vec_t) != LLVMVectorTypeKind)
+        return s;
+    if (LLVMGetTypeKind(LLVMTypeOf(s)) == LLVMVectorTypeKind)
+        return s;
     unsigned n = LLVMGetVectorSize(vec_t);
     LLVMValueRef v = LLVMConstNull(LLVMVectorType(LLVMTypeOf(s), n));
-    for (unsigned i = 0; i < n; i++) v = LLVMBuildInsertElement(c->b, v, s, LLVMConstInt(c->t_i32, i, 0), "");
+    for (unsigned i = 0; i < n; i++)
+        v = LLVMBuildInsertElement(c->b, v, s, LLVMConstInt(c->t_i32, i, 0), "");
     return v;
 }
 
@@ -48,32 +53,44 @@ LLVMValueRef jit_int_cast(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bool is_s
     LLVMTypeRef se = LLVMGetTypeKind(vt) == LLVMVectorTypeKind ? LLVMGetElementType(vt) : vt;
     LLVMTypeRef de = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
     unsigned sw = LLVMGetIntTypeWidth(se), dw = LLVMGetIntTypeWidth(de);
-    if (sw == dw) return v;
-    if (sw > dw) return LLVMBuildTrunc(c->b, v, t, "");
+    if (sw == dw)
+        return v;
+    if (sw > dw)
+        return LLVMBuildTrunc(c->b, v, t, "");
     return is_signed ? LLVMBuildSExt(c->b, v, t, "") : LLVMBuildZExt(c->b, v, t, "");
 }
 
 void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v)
 {
     const spv_decoration *d = spv_find_decoration(c->m, result_id, -1, SpvDecorationFPFastMathMode);
-    if (!d || !d->nargs || !LLVMIsAInstruction(v) || !LLVMCanValueUseFastMathFlags(v)) return;
+    if (!d || !d->nargs || !LLVMIsAInstruction(v) || !LLVMCanValueUseFastMathFlags(v))
+        return;
     uint32_t m = d->args[0];
     LLVMFastMathFlags f = 0;
-    if (m & SpvFPFastMathModeNotNaNMask) f |= LLVMFastMathNoNaNs;
-    if (m & SpvFPFastMathModeNotInfMask) f |= LLVMFastMathNoInfs;
-    if (m & SpvFPFastMathModeNSZMask) f |= LLVMFastMathNoSignedZeros;
-    if (m & SpvFPFastMathModeAllowRecipMask) f |= LLVMFastMathAllowReciprocal;
-    if (m & 0x10000) f |= LLVMFastMathAllowContract;   /* AllowContract (SPV_KHR_float_controls2) */
-    if (m & 0x20000) f |= LLVMFastMathAllowReassoc;    /* AllowReassoc */
-    if (m & 0x40000) f |= LLVMFastMathApproxFunc;      /* AllowTransform */
-    if (m & SpvFPFastMathModeFastMask) f = LLVMFastMathAll;
+    if (m & SpvFPFastMathModeNotNaNMask)
+        f |= LLVMFastMathNoNaNs;
+    if (m & SpvFPFastMathModeNotInfMask)
+        f |= LLVMFastMathNoInfs;
+    if (m & SpvFPFastMathModeNSZMask)
+        f |= LLVMFastMathNoSignedZeros;
+    if (m & SpvFPFastMathModeAllowRecipMask)
+        f |= LLVMFastMathAllowReciprocal;
+    if (m & 0x10000)
+        f |= LLVMFastMathAllowContract; /* AllowContract (SPV_KHR_float_controls2) */
+    if (m & 0x20000)
+        f |= LLVMFastMathAllowReassoc; /* AllowReassoc */
+    if (m & 0x40000)
+        f |= LLVMFastMathApproxFunc; /* AllowTransform */
+    if (m & SpvFPFastMathModeFastMask)
+        f = LLVMFastMathAll;
     LLVMSetFastMathFlags(v, f);
 }
 
 static unsigned int_width(LLVMValueRef v)
 {
     LLVMTypeRef t = LLVMTypeOf(v);
-    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) t = LLVMGetElementType(t);
+    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
+        t = LLVMGetElementType(t);
     return LLVMGetIntTypeWidth(t);
 }
 
@@ -95,17 +112,17 @@ static LLVMValueRef safe_divisor(lower_ctx *c, LLVMValueRef a, LLVMValueRef d, b
 /* {low, carry/borrow/high} results as a struct of two members of the operand type. */
 static LLVMValueRef pair(lower_ctx *c, uint32_t type_id, LLVMValueRef lo, LLVMValueRef hi)
 {
-    LLVMValueRef parts[2] = {lo, hi};
+    LLVMValueRef parts[2] = { lo, hi };
     return jit_build_composite(c, type_id, parts, 2);
 }
 
-static LLVMValueRef mul_extended(lower_ctx *c, const spv_inst *in, LLVMValueRef a, LLVMValueRef b,
-                                 bool is_signed)
+static LLVMValueRef mul_extended(lower_ctx *c, const spv_inst *in, LLVMValueRef a, LLVMValueRef b, bool is_signed)
 {
     LLVMTypeRef t = LLVMTypeOf(a);
     unsigned w = int_width(a);
     LLVMTypeRef wide = LLVMIntTypeInContext(c->llc, 2 * w);
-    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) wide = LLVMVectorType(wide, LLVMGetVectorSize(t));
+    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
+        wide = LLVMVectorType(wide, LLVMGetVectorSize(t));
     LLVMValueRef p = LLVMBuildMul(c->b, jit_int_cast(c, a, wide, is_signed), jit_int_cast(c, b, wide, is_signed), "");
     LLVMValueRef lo = LLVMBuildTrunc(c->b, p, t, "");
     LLVMValueRef hi = LLVMBuildTrunc(c->b, LLVMBuildLShr(c->b, p, jit_const_int(c, wide, w), ""), t, "");
@@ -116,8 +133,7 @@ static LLVMValueRef add_carry(lower_ctx *c, const spv_inst *in, LLVMValueRef a, 
 {
     LLVMTypeRef t = LLVMTypeOf(a);
     LLVMValueRef r = sub ? LLVMBuildSub(c->b, a, b, "") : LLVMBuildAdd(c->b, a, b, "");
-    LLVMValueRef flag = sub ? LLVMBuildICmp(c->b, LLVMIntULT, a, b, "")
-                            : LLVMBuildICmp(c->b, LLVMIntULT, r, a, "");
+    LLVMValueRef flag = sub ? LLVMBuildICmp(c->b, LLVMIntULT, a, b, "") : LLVMBuildICmp(c->b, LLVMIntULT, r, a, "");
     return pair(c, in->type_id, r, LLVMBuildZExt(c->b, flag, t, ""));
 }
 
@@ -149,31 +165,74 @@ int jit_lower_arith(lower_ctx *c, const spv_inst *in)
     LLVMValueRef v[2], r = NULL;
     LLVMBuilderRef b = c->b;
     bool unary = in->opcode == SpvOpSNegate || in->opcode == SpvOpFNegate;
-    if (jit_operands(c, in, v, unary ? 1 : 2)) return -1;
+    if (jit_operands(c, in, v, unary ? 1 : 2))
+        return -1;
     switch (in->opcode) {
-    case SpvOpSNegate: r = LLVMBuildNeg(b, v[0], ""); break;
-    case SpvOpFNegate: r = LLVMBuildFNeg(b, v[0], ""); break;
-    case SpvOpIAdd: r = LLVMBuildAdd(b, v[0], v[1], ""); break;
-    case SpvOpISub: r = LLVMBuildSub(b, v[0], v[1], ""); break;
-    case SpvOpIMul: r = LLVMBuildMul(b, v[0], v[1], ""); break;
-    case SpvOpFAdd: r = LLVMBuildFAdd(b, v[0], v[1], ""); break;
-    case SpvOpFSub: r = LLVMBuildFSub(b, v[0], v[1], ""); break;
-    case SpvOpFMul: r = LLVMBuildFMul(b, v[0], v[1], ""); break;
-    case SpvOpFDiv: r = LLVMBuildFDiv(b, v[0], v[1], ""); break;
-    case SpvOpFRem: r = LLVMBuildFRem(b, v[0], v[1], ""); break;
-    case SpvOpFMod: r = fmod_divisor_sign(c, v[0], v[1]); break;
-    case SpvOpUDiv: r = LLVMBuildUDiv(b, v[0], safe_divisor(c, v[0], v[1], false), ""); break;
-    case SpvOpUMod: r = LLVMBuildURem(b, v[0], safe_divisor(c, v[0], v[1], false), ""); break;
-    case SpvOpSDiv: r = LLVMBuildSDiv(b, v[0], safe_divisor(c, v[0], v[1], true), ""); break;
-    case SpvOpSRem: r = LLVMBuildSRem(b, v[0], safe_divisor(c, v[0], v[1], true), ""); break;
-    case SpvOpSMod: r = smod(c, v[0], v[1]); break;
-    case SpvOpIAddCarry: r = add_carry(c, in, v[0], v[1], false); break;
-    case SpvOpISubBorrow: r = add_carry(c, in, v[0], v[1], true); break;
-    case SpvOpUMulExtended: r = mul_extended(c, in, v[0], v[1], false); break;
-    case SpvOpSMulExtended: r = mul_extended(c, in, v[0], v[1], true); break;
-    default: return jit_fail_inst(c, in, "not an arithmetic instruction");
+    case SpvOpSNegate:
+        r = LLVMBuildNeg(b, v[0], "");
+        break;
+    case SpvOpFNegate:
+        r = LLVMBuildFNeg(b, v[0], "");
+        break;
+    case SpvOpIAdd:
+        r = LLVMBuildAdd(b, v[0], v[1], "");
+        break;
+    case SpvOpISub:
+        r = LLVMBuildSub(b, v[0], v[1], "");
+        break;
+    case SpvOpIMul:
+        r = LLVMBuildMul(b, v[0], v[1], "");
+        break;
+    case SpvOpFAdd:
+        r = LLVMBuildFAdd(b, v[0], v[1], "");
+        break;
+    case SpvOpFSub:
+        r = LLVMBuildFSub(b, v[0], v[1], "");
+        break;
+    case SpvOpFMul:
+        r = LLVMBuildFMul(b, v[0], v[1], "");
+        break;
+    case SpvOpFDiv:
+        r = LLVMBuildFDiv(b, v[0], v[1], "");
+        break;
+    case SpvOpFRem:
+        r = LLVMBuildFRem(b, v[0], v[1], "");
+        break;
+    case SpvOpFMod:
+        r = fmod_divisor_sign(c, v[0], v[1]);
+        break;
+    case SpvOpUDiv:
+        r = LLVMBuildUDiv(b, v[0], safe_divisor(c, v[0], v[1], false), "");
+        break;
+    case SpvOpUMod:
+        r = LLVMBuildURem(b, v[0], safe_divisor(c, v[0], v[1], false), "");
+        break;
+    case SpvOpSDiv:
+        r = LLVMBuildSDiv(b, v[0], safe_divisor(c, v[0], v[1], true), "");
+        break;
+    case SpvOpSRem:
+        r = LLVMBuildSRem(b, v[0], safe_divisor(c, v[0], v[1], true), "");
+        break;
+    case SpvOpSMod:
+        r = smod(c, v[0], v[1]);
+        break;
+    case SpvOpIAddCarry:
+        r = add_carry(c, in, v[0], v[1], false);
+        break;
+    case SpvOpISubBorrow:
+        r = add_carry(c, in, v[0], v[1], true);
+        break;
+    case SpvOpUMulExtended:
+        r = mul_extended(c, in, v[0], v[1], false);
+        break;
+    case SpvOpSMulExtended:
+        r = mul_extended(c, in, v[0], v[1], true);
+        break;
+    default:
+        return jit_fail_inst(c, in, "not an arithmetic instruction");
     }
-    if (!r) return -1;
+    if (!r)
+        return -1;
     jit_fp_flags(c, in->result_id, r);
     jit_set(c, in->result_id, r);
     return 0;
@@ -190,11 +249,10 @@ static LLVMValueRef shift_amount(lower_ctx *c, LLVMValueRef base, LLVMValueRef s
 static LLVMValueRef low_mask(lower_ctx *c, LLVMTypeRef t, LLVMValueRef count, unsigned w)
 {
     LLVMValueRef ones = LLVMConstAllOnes(t);
-    LLVMValueRef sh = LLVMBuildAnd(c->b, LLVMBuildSub(c->b, jit_const_int(c, t, w), count, ""),
-                                   jit_const_int(c, t, w - 1), "");
+    LLVMValueRef sh =
+        LLVMBuildAnd(c->b, LLVMBuildSub(c->b, jit_const_int(c, t, w), count, ""), jit_const_int(c, t, w - 1), "");
     LLVMValueRef m = LLVMBuildLShr(c->b, ones, sh, "");
-    return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, count, LLVMConstNull(t), ""),
-                           LLVMConstNull(t), m, "");
+    return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, count, LLVMConstNull(t), ""), LLVMConstNull(t), m, "");
 }
 
 static LLVMValueRef bitfield(lower_ctx *c, const spv_inst *in, LLVMValueRef *v)
@@ -228,33 +286,65 @@ int jit_lower_bits(lower_ctx *c, const spv_inst *in)
     LLVMBuilderRef b = c->b;
     uint32_t n = 2;
     switch (in->opcode) {
-    case SpvOpNot: case SpvOpBitReverse: case SpvOpBitCount: n = 1; break;
-    case SpvOpBitFieldInsert: n = 4; break;
-    case SpvOpBitFieldSExtract: case SpvOpBitFieldUExtract: n = 3; break;
-    default: break;
+    case SpvOpNot:
+    case SpvOpBitReverse:
+    case SpvOpBitCount:
+        n = 1;
+        break;
+    case SpvOpBitFieldInsert:
+        n = 4;
+        break;
+    case SpvOpBitFieldSExtract:
+    case SpvOpBitFieldUExtract:
+        n = 3;
+        break;
+    default:
+        break;
     }
-    if (jit_operands(c, in, v, n)) return -1;
+    if (jit_operands(c, in, v, n))
+        return -1;
     switch (in->opcode) {
-    case SpvOpShiftLeftLogical: r = LLVMBuildShl(b, v[0], shift_amount(c, v[0], v[1]), ""); break;
-    case SpvOpShiftRightLogical: r = LLVMBuildLShr(b, v[0], shift_amount(c, v[0], v[1]), ""); break;
-    case SpvOpShiftRightArithmetic: r = LLVMBuildAShr(b, v[0], shift_amount(c, v[0], v[1]), ""); break;
-    case SpvOpBitwiseOr: r = LLVMBuildOr(b, v[0], v[1], ""); break;
-    case SpvOpBitwiseXor: r = LLVMBuildXor(b, v[0], v[1], ""); break;
-    case SpvOpBitwiseAnd: r = LLVMBuildAnd(b, v[0], v[1], ""); break;
-    case SpvOpNot: r = LLVMBuildNot(b, v[0], ""); break;
-    case SpvOpBitFieldInsert: case SpvOpBitFieldSExtract: case SpvOpBitFieldUExtract:
-        r = bitfield(c, in, v); break;
+    case SpvOpShiftLeftLogical:
+        r = LLVMBuildShl(b, v[0], shift_amount(c, v[0], v[1]), "");
+        break;
+    case SpvOpShiftRightLogical:
+        r = LLVMBuildLShr(b, v[0], shift_amount(c, v[0], v[1]), "");
+        break;
+    case SpvOpShiftRightArithmetic:
+        r = LLVMBuildAShr(b, v[0], shift_amount(c, v[0], v[1]), "");
+        break;
+    case SpvOpBitwiseOr:
+        r = LLVMBuildOr(b, v[0], v[1], "");
+        break;
+    case SpvOpBitwiseXor:
+        r = LLVMBuildXor(b, v[0], v[1], "");
+        break;
+    case SpvOpBitwiseAnd:
+        r = LLVMBuildAnd(b, v[0], v[1], "");
+        break;
+    case SpvOpNot:
+        r = LLVMBuildNot(b, v[0], "");
+        break;
+    case SpvOpBitFieldInsert:
+    case SpvOpBitFieldSExtract:
+    case SpvOpBitFieldUExtract:
+        r = bitfield(c, in, v);
+        break;
     case SpvOpBitReverse: {
         LLVMTypeRef t = LLVMTypeOf(v[0]);
-        r = jit_intrinsic(c, "llvm.bitreverse", &t, 1, v, 1); break;
+        r = jit_intrinsic(c, "llvm.bitreverse", &t, 1, v, 1);
+        break;
     }
     case SpvOpBitCount: {
         LLVMTypeRef t = LLVMTypeOf(v[0]);
         LLVMTypeRef rt = jit_type(c, in->type_id);
-        if (!rt) return -1;
-        r = jit_int_cast(c, jit_intrinsic(c, "llvm.ctpop", &t, 1, v, 1), rt, false); break;
+        if (!rt)
+            return -1;
+        r = jit_int_cast(c, jit_intrinsic(c, "llvm.ctpop", &t, 1, v, 1), rt, false);
+        break;
     }
-    default: return jit_fail_inst(c, in, "not a bit instruction");
+    default:
+        return jit_fail_inst(c, in, "not a bit instruction");
     }
     jit_set(c, in->result_id, r);
     return 0;

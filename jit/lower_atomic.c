@@ -12,26 +12,36 @@ static LLVMAtomicOrdering ordering(lower_ctx *c, uint32_t sem_id)
 {
     uint64_t s = 0;
     const spv_id *d = spv_id_get(c->m, sem_id);
-    if (d && (d->kind == SPV_ID_CONSTANT || d->kind == SPV_ID_SPEC_CONSTANT)) jit_shape_u64(c, sem_id, &s);
-    if (s & SpvMemorySemanticsSequentiallyConsistentMask) return LLVMAtomicOrderingSequentiallyConsistent;
-    if (s & SpvMemorySemanticsAcquireReleaseMask) return LLVMAtomicOrderingAcquireRelease;
-    if ((s & SpvMemorySemanticsAcquireMask) && (s & SpvMemorySemanticsReleaseMask)) return LLVMAtomicOrderingAcquireRelease;
-    if (s & SpvMemorySemanticsAcquireMask) return LLVMAtomicOrderingAcquire;
-    if (s & SpvMemorySemanticsReleaseMask) return LLVMAtomicOrderingRelease;
+    if (d && (d->kind == SPV_ID_CONSTANT || d->kind == SPV_ID_SPEC_CONSTANT))
+        jit_shape_u64(c, sem_id, &s);
+    if (s & SpvMemorySemanticsSequentiallyConsistentMask)
+        return LLVMAtomicOrderingSequentiallyConsistent;
+    if (s & SpvMemorySemanticsAcquireReleaseMask)
+        return LLVMAtomicOrderingAcquireRelease;
+    if ((s & SpvMemorySemanticsAcquireMask) && (s & SpvMemorySemanticsReleaseMask))
+        return LLVMAtomicOrderingAcquireRelease;
+    if (s & SpvMemorySemanticsAcquireMask)
+        return LLVMAtomicOrderingAcquire;
+    if (s & SpvMemorySemanticsReleaseMask)
+        return LLVMAtomicOrderingRelease;
     return LLVMAtomicOrderingMonotonic;
 }
 
 static LLVMAtomicOrdering for_load(LLVMAtomicOrdering o)
 {
-    if (o == LLVMAtomicOrderingRelease) return LLVMAtomicOrderingMonotonic;
-    if (o == LLVMAtomicOrderingAcquireRelease) return LLVMAtomicOrderingAcquire;
+    if (o == LLVMAtomicOrderingRelease)
+        return LLVMAtomicOrderingMonotonic;
+    if (o == LLVMAtomicOrderingAcquireRelease)
+        return LLVMAtomicOrderingAcquire;
     return o;
 }
 
 static LLVMAtomicOrdering for_store(LLVMAtomicOrdering o)
 {
-    if (o == LLVMAtomicOrderingAcquire) return LLVMAtomicOrderingMonotonic;
-    if (o == LLVMAtomicOrderingAcquireRelease) return LLVMAtomicOrderingRelease;
+    if (o == LLVMAtomicOrderingAcquire)
+        return LLVMAtomicOrderingMonotonic;
+    if (o == LLVMAtomicOrderingAcquireRelease)
+        return LLVMAtomicOrderingRelease;
     return o;
 }
 
@@ -42,32 +52,65 @@ static bool single_thread(lower_ctx *c, uint32_t scope_id)
     return s == SpvScopeInvocation;
 }
 
-static unsigned size_of(lower_ctx *c, LLVMTypeRef t) { return (unsigned)LLVMABISizeOfType(c->td, t); }
+static unsigned size_of(lower_ctx *c, LLVMTypeRef t)
+{
+    return (unsigned)LLVMABISizeOfType(c->td, t);
+}
 
 static bool rmw_op(uint32_t opcode, LLVMAtomicRMWBinOp *op)
 {
     switch (opcode) {
-    case SpvOpAtomicExchange: *op = LLVMAtomicRMWBinOpXchg; return true;
-    case SpvOpAtomicIIncrement: case SpvOpAtomicIAdd: *op = LLVMAtomicRMWBinOpAdd; return true;
-    case SpvOpAtomicIDecrement: case SpvOpAtomicISub: *op = LLVMAtomicRMWBinOpSub; return true;
-    case SpvOpAtomicSMin: *op = LLVMAtomicRMWBinOpMin; return true;
-    case SpvOpAtomicUMin: *op = LLVMAtomicRMWBinOpUMin; return true;
-    case SpvOpAtomicSMax: *op = LLVMAtomicRMWBinOpMax; return true;
-    case SpvOpAtomicUMax: *op = LLVMAtomicRMWBinOpUMax; return true;
-    case SpvOpAtomicAnd: *op = LLVMAtomicRMWBinOpAnd; return true;
-    case SpvOpAtomicOr: *op = LLVMAtomicRMWBinOpOr; return true;
-    case SpvOpAtomicXor: *op = LLVMAtomicRMWBinOpXor; return true;
-    case SpvOpAtomicFAddEXT: *op = LLVMAtomicRMWBinOpFAdd; return true;
-    case SpvOpAtomicFMinEXT: *op = LLVMAtomicRMWBinOpFMin; return true;
-    case SpvOpAtomicFMaxEXT: *op = LLVMAtomicRMWBinOpFMax; return true;
-    default: return false;
+    case SpvOpAtomicExchange:
+        *op = LLVMAtomicRMWBinOpXchg;
+        return true;
+    case SpvOpAtomicIIncrement:
+    case SpvOpAtomicIAdd:
+        *op = LLVMAtomicRMWBinOpAdd;
+        return true;
+    case SpvOpAtomicIDecrement:
+    case SpvOpAtomicISub:
+        *op = LLVMAtomicRMWBinOpSub;
+        return true;
+    case SpvOpAtomicSMin:
+        *op = LLVMAtomicRMWBinOpMin;
+        return true;
+    case SpvOpAtomicUMin:
+        *op = LLVMAtomicRMWBinOpUMin;
+        return true;
+    case SpvOpAtomicSMax:
+        *op = LLVMAtomicRMWBinOpMax;
+        return true;
+    case SpvOpAtomicUMax:
+        *op = LLVMAtomicRMWBinOpUMax;
+        return true;
+    case SpvOpAtomicAnd:
+        *op = LLVMAtomicRMWBinOpAnd;
+        return true;
+    case SpvOpAtomicOr:
+        *op = LLVMAtomicRMWBinOpOr;
+        return true;
+    case SpvOpAtomicXor:
+        *op = LLVMAtomicRMWBinOpXor;
+        return true;
+    case SpvOpAtomicFAddEXT:
+        *op = LLVMAtomicRMWBinOpFAdd;
+        return true;
+    case SpvOpAtomicFMinEXT:
+        *op = LLVMAtomicRMWBinOpFMin;
+        return true;
+    case SpvOpAtomicFMaxEXT:
+        *op = LLVMAtomicRMWBinOpFMax;
+        return true;
+    default:
+        return false;
     }
 }
 
 int jit_lower_atomic(lower_ctx *c, const spv_inst *in)
 {
     LLVMValueRef p = jit_value(c, spv_inst_op(in, 0)), r = NULL;
-    if (!p) return -1;
+    if (!p)
+        return -1;
     bool st = single_thread(c, spv_inst_op(in, 1));
     LLVMAtomicOrdering o = ordering(c, spv_inst_op(in, 2));
     LLVMTypeRef t = in->type_id ? jit_type(c, in->type_id) : NULL;
@@ -79,10 +122,12 @@ int jit_lower_atomic(lower_ctx *c, const spv_inst *in)
         LLVMSetOrdering(r, for_load(o));
         LLVMSetAlignment(r, size_of(c, t));
         break;
-    case SpvOpAtomicStore: case SpvOpAtomicFlagClear: {
+    case SpvOpAtomicStore:
+    case SpvOpAtomicFlagClear: {
         LLVMValueRef x;
         if (in->opcode == SpvOpAtomicStore) {
-            if (!(x = jit_value(c, spv_inst_op(in, 3)))) return -1;
+            if (!(x = jit_value(c, spv_inst_op(in, 3))))
+                return -1;
         } else {
             x = LLVMConstInt(c->t_i32, 0, 0);
         }
@@ -96,23 +141,30 @@ int jit_lower_atomic(lower_ctx *c, const spv_inst *in)
         r = LLVMBuildICmp(c->b, LLVMIntNE, old, LLVMConstInt(c->t_i32, 0, 0), "");
         break;
     }
-    case SpvOpAtomicCompareExchange: case SpvOpAtomicCompareExchangeWeak: {
+    case SpvOpAtomicCompareExchange:
+    case SpvOpAtomicCompareExchangeWeak: {
         LLVMAtomicOrdering fail = for_load(ordering(c, spv_inst_op(in, 3)));
-        if (jit_value(c, spv_inst_op(in, 4)) == NULL) return -1;
-        v[0] = jit_value(c, spv_inst_op(in, 4));          /* Value */
-        if (!(v[1] = jit_value(c, spv_inst_op(in, 5)))) return -1;  /* Comparator */
-        if (o == LLVMAtomicOrderingMonotonic && fail != LLVMAtomicOrderingMonotonic) o = LLVMAtomicOrderingAcquire;
+        if (jit_value(c, spv_inst_op(in, 4)) == NULL)
+            return -1;
+        v[0] = jit_value(c, spv_inst_op(in, 4)); /* Value */
+        if (!(v[1] = jit_value(c, spv_inst_op(in, 5))))
+            return -1; /* Comparator */
+        if (o == LLVMAtomicOrderingMonotonic && fail != LLVMAtomicOrderingMonotonic)
+            o = LLVMAtomicOrderingAcquire;
         LLVMValueRef x = LLVMBuildAtomicCmpXchg(c->b, p, v[1], v[0], o, fail, st);
         r = LLVMBuildExtractValue(c->b, x, 0, "");
         break;
     }
-    case SpvOpAtomicIIncrement: case SpvOpAtomicIDecrement:
+    case SpvOpAtomicIIncrement:
+    case SpvOpAtomicIDecrement:
         rmw_op(in->opcode, &op);
         r = LLVMBuildAtomicRMW(c->b, op, p, LLVMConstInt(t, 1, 0), o, st);
         break;
     default:
-        if (!rmw_op(in->opcode, &op)) return jit_fail_inst(c, in, "not an atomic instruction");
-        if (!(v[0] = jit_value(c, spv_inst_op(in, 3)))) return -1;
+        if (!rmw_op(in->opcode, &op))
+            return jit_fail_inst(c, in, "not an atomic instruction");
+        if (!(v[0] = jit_value(c, spv_inst_op(in, 3))))
+            return -1;
         r = LLVMBuildAtomicRMW(c->b, op, p, v[0], o, st);
         break;
     }

@@ -19,15 +19,16 @@ static void fence(lower_ctx *c, uint32_t scope_id, uint32_t sem_id)
 {
     uint64_t sem = 0, scope = SpvScopeDevice;
     const uint64_t group_mem = SpvMemorySemanticsSubgroupMemoryMask | SpvMemorySemanticsWorkgroupMemoryMask;
-    if (!jit_shape_u64(c, sem_id, &sem)) sem = SpvMemorySemanticsSequentiallyConsistentMask;
+    if (!jit_shape_u64(c, sem_id, &sem))
+        sem = SpvMemorySemanticsSequentiallyConsistentMask;
     if (jit_shape_u64(c, scope_id, &scope) &&
         (scope == SpvScopeWorkgroup || scope == SpvScopeSubgroup || scope == SpvScopeInvocation))
         return;
     if ((sem & group_mem) && !(sem & ~(group_mem | 0x1Full)))
         return;
-    if (sem & 0x1F)   /* any ordering bit */
+    if (sem & 0x1F) /* any ordering bit */
         LLVMBuildFence(c->b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
-    else if (sem)     /* storage-class bits alone still ask for visibility */
+    else if (sem) /* storage-class bits alone still ask for visibility */
         LLVMBuildFence(c->b, LLVMAtomicOrderingAcquireRelease, 0, "");
 }
 
@@ -35,8 +36,10 @@ static void fence(lower_ctx *c, uint32_t scope_id, uint32_t sem_id)
 bool jit_is_group_barrier(lower_ctx *c, const spv_inst *in)
 {
     uint64_t scope = SpvScopeWorkgroup;
-    if (in->opcode != SpvOpControlBarrier) return false;
-    if (!jit_shape_u64(c, spv_inst_op(in, 0), &scope)) return true;
+    if (in->opcode != SpvOpControlBarrier)
+        return false;
+    if (!jit_shape_u64(c, spv_inst_op(in, 0), &scope))
+        return true;
     return scope == SpvScopeWorkgroup || scope == SpvScopeDevice || scope == SpvScopeCrossDevice;
 }
 
@@ -46,16 +49,18 @@ int jit_lower_barrier(lower_ctx *c, const spv_inst *in)
         fence(c, spv_inst_op(in, 0), spv_inst_op(in, 1));
         return 0;
     }
-    if (in->opcode != SpvOpControlBarrier) return jit_fail_inst(c, in, "not a barrier");
+    if (in->opcode != SpvOpControlBarrier)
+        return jit_fail_inst(c, in, "not a barrier");
     fence(c, spv_inst_op(in, 1), spv_inst_op(in, 2));
-    if (!jit_is_group_barrier(c, in)) return 0;
+    if (!jit_is_group_barrier(c, in))
+        return 0;
     uint32_t idx = (uint32_t)(in - c->m->insts);
     if (idx >= c->m->ninsts || !c->barrier_site[idx])
         return jit_fail_inst(c, in, "barrier site was not numbered");
-    LLVMTypeRef params[2] = {c->t_ptr, c->t_i32};
+    LLVMTypeRef params[2] = { c->t_ptr, c->t_i32 };
     LLVMTypeRef ft = LLVMFunctionType(c->t_void, params, 2, 0);
     LLVMValueRef fn = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, barrier), c->t_ptr);
-    LLVMValueRef args[2] = {c->arg_ctx, LLVMConstInt(c->t_i32, c->barrier_site[idx] - 1, 0)};
+    LLVMValueRef args[2] = { c->arg_ctx, LLVMConstInt(c->t_i32, c->barrier_site[idx] - 1, 0) };
     LLVMBuildCall2(c->b, ft, fn, args, 2, "");
     fence(c, spv_inst_op(in, 1), spv_inst_op(in, 2));
     return 0;

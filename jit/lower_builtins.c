@@ -16,7 +16,8 @@
 bool jit_var_builtin(lower_ctx *c, uint32_t var, uint32_t *builtin)
 {
     const spv_decoration *d = spv_find_decoration(c->m, var, -1, SpvDecorationBuiltIn);
-    if (!d || !d->nargs) return false;
+    if (!d || !d->nargs)
+        return false;
     *builtin = d->args[0];
     return true;
 }
@@ -38,11 +39,15 @@ static LLVMValueRef item_u32(lower_ctx *c, uint64_t off, unsigned i)
     return LLVMBuildZExt(c->b, l, c->t_i64, "");
 }
 
-static LLVMValueRef k64(lower_ctx *c, uint64_t v) { return LLVMConstInt(c->t_i64, v, 0); }
+static LLVMValueRef k64(lower_ctx *c, uint64_t v)
+{
+    return LLVMConstInt(c->t_i64, v, 0);
+}
 
 static LLVMValueRef enqueued(lower_ctx *c, unsigned i)
 {
-    if (c->ls_known) return k64(c, c->local_size[i]);
+    if (c->ls_known)
+        return k64(c, c->local_size[i]);
     return ctx_u32(c, offsetof(spvjit_wg_ctx, enqueued_local_size), i);
 }
 
@@ -62,7 +67,8 @@ LLVMValueRef jit_local_index(lower_ctx *c)
 {
     LLVMValueRef x = item_u32(c, JIT_ITEM_LID, 0), y = item_u32(c, JIT_ITEM_LID, 1), z = item_u32(c, JIT_ITEM_LID, 2);
     LLVMValueRef sx = item_u32(c, JIT_ITEM_LSIZE, 0), sy = item_u32(c, JIT_ITEM_LSIZE, 1);
-    return LLVMBuildAdd(c->b, LLVMBuildMul(c->b, LLVMBuildAdd(c->b, LLVMBuildMul(c->b, z, sy, ""), y, ""), sx, ""), x, "");
+    return LLVMBuildAdd(c->b, LLVMBuildMul(c->b, LLVMBuildAdd(c->b, LLVMBuildMul(c->b, z, sy, ""), y, ""), sx, ""), x,
+                        "");
 }
 
 /* Component i (0..2) of a builtin as i64; *n gets the natural component count. */
@@ -70,27 +76,42 @@ static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n
 {
     *n = 3;
     switch (bi) {
-    case SpvBuiltInLocalInvocationId: return item_u32(c, JIT_ITEM_LID, i);
-    case SpvBuiltInWorkgroupId: return group_id(c, i);
-    case SpvBuiltInNumWorkgroups: return ctx_u32(c, offsetof(spvjit_wg_ctx, num_groups), i);
+    case SpvBuiltInLocalInvocationId:
+        return item_u32(c, JIT_ITEM_LID, i);
+    case SpvBuiltInWorkgroupId:
+        return group_id(c, i);
+    case SpvBuiltInNumWorkgroups:
+        return ctx_u32(c, offsetof(spvjit_wg_ctx, num_groups), i);
     case SpvBuiltInWorkgroupSize:
-        if (!c->kernel && c->ls_known) return k64(c, c->local_size[i]);
+        if (!c->kernel && c->ls_known)
+            return k64(c, c->local_size[i]);
         return item_u32(c, JIT_ITEM_LSIZE, i);
-    case SpvBuiltInEnqueuedWorkgroupSize: return enqueued(c, i);
+    case SpvBuiltInEnqueuedWorkgroupSize:
+        return enqueued(c, i);
     case SpvBuiltInGlobalInvocationId:
         return LLVMBuildAdd(c->b, global_id_no_offset(c, i), ctx_u64(c, offsetof(spvjit_wg_ctx, global_offset), i), "");
-    case SpvBuiltInGlobalSize: return ctx_u64(c, offsetof(spvjit_wg_ctx, global_size), i);
-    case SpvBuiltInGlobalOffset: return ctx_u64(c, offsetof(spvjit_wg_ctx, global_offset), i);
-    default: break;
+    case SpvBuiltInGlobalSize:
+        return ctx_u64(c, offsetof(spvjit_wg_ctx, global_size), i);
+    case SpvBuiltInGlobalOffset:
+        return ctx_u64(c, offsetof(spvjit_wg_ctx, global_offset), i);
+    default:
+        break;
     }
     *n = 1;
     switch (bi) {
-    case SpvBuiltInLocalInvocationIndex: case SpvBuiltInSubgroupId: return jit_local_index(c);
-    case SpvBuiltInWorkDim: return ctx_u32(c, offsetof(spvjit_wg_ctx, work_dim), 0);
-    case SpvBuiltInSubgroupSize: case SpvBuiltInSubgroupMaxSize: return k64(c, 1);
-    case SpvBuiltInSubgroupLocalInvocationId: return k64(c, 0);
+    case SpvBuiltInLocalInvocationIndex:
+    case SpvBuiltInSubgroupId:
+        return jit_local_index(c);
+    case SpvBuiltInWorkDim:
+        return ctx_u32(c, offsetof(spvjit_wg_ctx, work_dim), 0);
+    case SpvBuiltInSubgroupSize:
+    case SpvBuiltInSubgroupMaxSize:
+        return k64(c, 1);
+    case SpvBuiltInSubgroupLocalInvocationId:
+        return k64(c, 0);
     case SpvBuiltInNumSubgroups:
-        return LLVMBuildMul(c->b, LLVMBuildMul(c->b, item_u32(c, JIT_ITEM_LSIZE, 0), item_u32(c, JIT_ITEM_LSIZE, 1), ""),
+        return LLVMBuildMul(c->b,
+                            LLVMBuildMul(c->b, item_u32(c, JIT_ITEM_LSIZE, 0), item_u32(c, JIT_ITEM_LSIZE, 1), ""),
                             item_u32(c, JIT_ITEM_LSIZE, 2), "");
     case SpvBuiltInNumEnqueuedSubgroups:
         return LLVMBuildMul(c->b, LLVMBuildMul(c->b, enqueued(c, 0), enqueued(c, 1), ""), enqueued(c, 2), "");
@@ -98,13 +119,20 @@ static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n
         LLVMValueRef gx = global_id_no_offset(c, 0), gy = global_id_no_offset(c, 1), gz = global_id_no_offset(c, 2);
         LLVMValueRef sx = ctx_u64(c, offsetof(spvjit_wg_ctx, global_size), 0);
         LLVMValueRef sy = ctx_u64(c, offsetof(spvjit_wg_ctx, global_size), 1);
-        return LLVMBuildAdd(c->b, LLVMBuildMul(c->b, LLVMBuildAdd(c->b, LLVMBuildMul(c->b, gz, sy, ""), gy, ""), sx, ""), gx, "");
+        return LLVMBuildAdd(c->b,
+                            LLVMBuildMul(c->b, LLVMBuildAdd(c->b, LLVMBuildMul(c->b, gz, sy, ""), gy, ""), sx, ""), gx,
+                            "");
     }
     /* masks of a one-invocation sub-group: only bit 0 (this invocation) can be set */
-    case SpvBuiltInSubgroupEqMask: case SpvBuiltInSubgroupGeMask: case SpvBuiltInSubgroupLeMask:
-        *n = 4; return k64(c, i == 0);
-    case SpvBuiltInSubgroupGtMask: case SpvBuiltInSubgroupLtMask:
-        *n = 4; return k64(c, 0);
+    case SpvBuiltInSubgroupEqMask:
+    case SpvBuiltInSubgroupGeMask:
+    case SpvBuiltInSubgroupLeMask:
+        *n = 4;
+        return k64(c, i == 0);
+    case SpvBuiltInSubgroupGtMask:
+    case SpvBuiltInSubgroupLtMask:
+        *n = 4;
+        return k64(c, 0);
     default:
         *n = 0;
         return NULL;
@@ -115,7 +143,8 @@ LLVMValueRef jit_builtin_value(lower_ctx *c, uint32_t bi, uint32_t type_id, cons
 {
     (void)at;
     LLVMTypeRef t = jit_type(c, type_id);
-    if (!t) return NULL;
+    if (!t)
+        return NULL;
     unsigned n;
     if (!component(c, bi, 0, &n)) {
         const char *name = spv_enum_name(SPV_OPERAND_BuiltIn, bi);
@@ -128,7 +157,8 @@ LLVMValueRef jit_builtin_value(lower_ctx *c, uint32_t bi, uint32_t type_id, cons
         jit_fail(c, "builtin %u declared with a non-integer type %%%u", bi, type_id);
         return NULL;
     }
-    if (!vec) return jit_int_cast(c, component(c, bi, 0, &n), et, false);
+    if (!vec)
+        return jit_int_cast(c, component(c, bi, 0, &n), et, false);
     LLVMValueRef r = LLVMConstNull(t);
     for (unsigned i = 0; i < LLVMGetVectorSize(t) && i < (n > 1 ? n : 1); i++)
         r = LLVMBuildInsertElement(c->b, r, jit_int_cast(c, component(c, bi, i, &n), et, false),

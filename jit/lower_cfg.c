@@ -17,7 +17,8 @@
 static uint32_t func_index(lower_ctx *c, uint32_t fid)
 {
     for (uint32_t i = 0; i < c->m->nfuncs; i++)
-        if (c->m->funcs[i].id == fid) return i;
+        if (c->m->funcs[i].id == fid)
+            return i;
     return SPV_NONE;
 }
 
@@ -40,16 +41,27 @@ static void param_attrs(lower_ctx *c, LLVMValueRef f, unsigned llvm_idx, uint32_
     const spv_id *d = spv_id_get(m, param_id);
     for (uint32_t k = 0; d && k < d->dec_count; k++) {
         const spv_decoration *dec = &m->decs[d->dec_first + k];
-        if (dec->decoration != SpvDecorationFuncParamAttr || !dec->nargs) continue;
+        if (dec->decoration != SpvDecorationFuncParamAttr || !dec->nargs)
+            continue;
         switch (dec->args[0]) {
-        case SpvFunctionParameterAttributeNoAlias: add_attr(c, f, llvm_idx, "noalias"); break;
-        case SpvFunctionParameterAttributeNoCapture: add_attr(c, f, llvm_idx, "nocapture"); break;
-        case SpvFunctionParameterAttributeNoWrite: add_attr(c, f, llvm_idx, "readonly"); break;
-        case SpvFunctionParameterAttributeNoReadWrite: add_attr(c, f, llvm_idx, "readnone"); break;
-        default: break;
+        case SpvFunctionParameterAttributeNoAlias:
+            add_attr(c, f, llvm_idx, "noalias");
+            break;
+        case SpvFunctionParameterAttributeNoCapture:
+            add_attr(c, f, llvm_idx, "nocapture");
+            break;
+        case SpvFunctionParameterAttributeNoWrite:
+            add_attr(c, f, llvm_idx, "readonly");
+            break;
+        case SpvFunctionParameterAttributeNoReadWrite:
+            add_attr(c, f, llvm_idx, "readnone");
+            break;
+        default:
+            break;
         }
     }
-    if (spv_find_decoration(m, param_id, -1, SpvDecorationRestrict)) add_attr(c, f, llvm_idx, "noalias");
+    if (spv_find_decoration(m, param_id, -1, SpvDecorationRestrict))
+        add_attr(c, f, llvm_idx, "noalias");
 }
 
 /* Only functions reachable from the compiled one get an LLVM function: another
@@ -59,16 +71,19 @@ int jit_declare_functions(lower_ctx *c)
 {
     for (uint32_t i = 0; i < c->m->nfuncs; i++) {
         const spv_function *f = &c->m->funcs[i];
-        if (c->reach && !c->reach[i]) continue;
+        if (c->reach && !c->reach[i])
+            continue;
         LLVMTypeRef ft = jit_type(c, f->fn_type);
-        if (!ft) return -1;
+        if (!ft)
+            return -1;
         char name[96];
         snprintf(name, sizeof name, "spv.%u.%.64s", f->id, fname(c, f->id));
         LLVMValueRef fn = LLVMAddFunction(c->mod, name, ft);
         LLVMSetLinkage(fn, LLVMInternalLinkage);
         add_attr(c, fn, LLVMAttributeFunctionIndex, "alwaysinline");
         add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
-        for (uint32_t p = 0; p < f->nparams; p++) param_attrs(c, fn, 3 + p, f->params[p]);
+        for (uint32_t p = 0; p < f->nparams; p++)
+            param_attrs(c, fn, 3 + p, f->params[p]);
         c->fns[i] = fn;
     }
     return 0;
@@ -80,17 +95,23 @@ static int visit(lower_ctx *c, uint32_t fi, uint8_t *color, bool *reach)
 {
     const spv_function *f = &c->m->funcs[fi];
     color[fi] = 1;
-    if (reach) reach[fi] = true;
+    if (reach)
+        reach[fi] = true;
     for (uint32_t b = 0; b < f->nblocks; b++)
         for (uint32_t i = f->blocks[b].first; i < f->blocks[b].end; i++) {
             const spv_inst *in = &c->m->insts[i];
-            if (in->opcode != SpvOpFunctionCall) continue;
+            if (in->opcode != SpvOpFunctionCall)
+                continue;
             uint32_t callee = func_index(c, spv_inst_op(in, 0));
-            if (callee == SPV_NONE) return jit_fail_inst(c, in, "callee is not a function");
+            if (callee == SPV_NONE)
+                return jit_fail_inst(c, in, "callee is not a function");
             if (color[callee] == 1)
-                return jit_fail_inst(c, in, "recursion: %s calls %s, which is on the call stack (SPIR-V "
-                                     "forbids recursion)", fname(c, f->id), fname(c, c->m->funcs[callee].id));
-            if (color[callee] == 0 && visit(c, callee, color, reach)) return -1;
+                return jit_fail_inst(c, in,
+                                     "recursion: %s calls %s, which is on the call stack (SPIR-V "
+                                     "forbids recursion)",
+                                     fname(c, f->id), fname(c, c->m->funcs[callee].id));
+            if (color[callee] == 0 && visit(c, callee, color, reach))
+                return -1;
         }
     color[fi] = 2;
     return 0;
@@ -116,7 +137,8 @@ void jit_mark_reachable(lower_ctx *c, uint32_t entry, bool *reach)
 static LLVMBasicBlockRef block_of(lower_ctx *c, const spv_inst *in, uint32_t label)
 {
     LLVMBasicBlockRef bb = label < c->m->bound ? c->blocks[label] : NULL;
-    if (!bb) jit_fail_inst(c, in, "%%%u is not a block of this function", label);
+    if (!bb)
+        jit_fail_inst(c, in, "%%%u is not a block of this function", label);
     return bb;
 }
 
@@ -124,16 +146,19 @@ static int lower_switch(lower_ctx *c, const spv_inst *in)
 {
     LLVMValueRef sel = jit_value(c, spv_inst_op(in, 0));
     LLVMBasicBlockRef def = block_of(c, in, spv_inst_op(in, 1));
-    if (!sel || !def) return -1;
+    if (!sel || !def)
+        return -1;
     unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(sel)), lw = w > 32 ? 2 : 1;
     uint32_t n = (spv_inst_nops(in) - 2) / (lw + 1);
     LLVMValueRef sw = LLVMBuildSwitch(c->b, sel, def, n);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t k = 2 + i * (lw + 1);
         uint64_t lit = spv_inst_op(in, k);
-        if (lw == 2) lit |= (uint64_t)spv_inst_op(in, k + 1) << 32;
+        if (lw == 2)
+            lit |= (uint64_t)spv_inst_op(in, k + 1) << 32;
         LLVMBasicBlockRef bb = block_of(c, in, spv_inst_op(in, k + lw));
-        if (!bb) return -1;
+        if (!bb)
+            return -1;
         LLVMAddCase(sw, LLVMConstInt(LLVMTypeOf(sel), lit, 0), bb);
     }
     return 0;
@@ -142,17 +167,23 @@ static int lower_switch(lower_ctx *c, const spv_inst *in)
 static int lower_call(lower_ctx *c, const spv_inst *in)
 {
     uint32_t fi = func_index(c, spv_inst_op(in, 0));
-    if (fi == SPV_NONE) return jit_fail_inst(c, in, "callee is not a function");
+    if (fi == SPV_NONE)
+        return jit_fail_inst(c, in, "callee is not a function");
     const spv_function *f = &c->m->funcs[fi];
     if (f->is_declaration)
-        return jit_fail_inst(c, in, "%s is an Import-linkage declaration without a body (link the module "
-                             "that defines it first)", fname(c, f->id));
+        return jit_fail_inst(c, in,
+                             "%s is an Import-linkage declaration without a body (link the module "
+                             "that defines it first)",
+                             fname(c, f->id));
     uint32_t n = spv_inst_nops(in) - 1;
     LLVMValueRef *args = calloc(n + 2, sizeof *args);
     args[0] = c->arg_ctx;
     args[1] = c->arg_item;
     for (uint32_t i = 0; i < n; i++)
-        if (!(args[2 + i] = jit_value(c, spv_inst_op(in, 1 + i)))) { free(args); return -1; }
+        if (!(args[2 + i] = jit_value(c, spv_inst_op(in, 1 + i)))) {
+            free(args);
+            return -1;
+        }
     LLVMValueRef fn = c->fns[fi];
     LLVMTypeRef ft = LLVMGlobalGetValueType(fn);
     bool is_void = LLVMGetTypeKind(LLVMGetReturnType(ft)) == LLVMVoidTypeKind;
@@ -175,12 +206,16 @@ static const spv_inst *back_edge_merge(lower_ctx *c, uint32_t label, uint32_t fr
     const spv_function *f = c->fn;
     uint32_t target = UINT32_MAX, from = UINT32_MAX;
     for (uint32_t b = 0; b < f->nblocks; b++) {
-        if (f->blocks[b].label == label) target = b;
-        if (f->blocks[b].label == from_label) from = b;
+        if (f->blocks[b].label == label)
+            target = b;
+        if (f->blocks[b].label == from_label)
+            from = b;
     }
-    if (target == UINT32_MAX || from == UINT32_MAX || from < target) return NULL;
+    if (target == UINT32_MAX || from == UINT32_MAX || from < target)
+        return NULL;
     const spv_block *bl = &f->blocks[target];
-    if (bl->end < bl->first + 2) return NULL;
+    if (bl->end < bl->first + 2)
+        return NULL;
     const spv_inst *merge = &c->m->insts[bl->end - 2];
     return merge->opcode == SpvOpLoopMerge ? merge : NULL;
 }
@@ -191,11 +226,14 @@ static void add_loop_metadata(lower_ctx *c, LLVMValueRef br, const spv_inst *mer
     LLVMMetadataRef props[2];
     unsigned n = 0;
     if (control & SpvLoopControlDontUnrollMask) {
-        props[n++] = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){LLVMMDStringInContext2(c->llc,
-                                          "llvm.loop.unroll.disable", 24)}, 1);
+        props[n++] =
+            LLVMMDNodeInContext2(c->llc,
+                                 (LLVMMetadataRef[]){ LLVMMDStringInContext2(c->llc, "llvm.loop.unroll.disable", 24) },
+                                 1);
     } else if (control & SpvLoopControlUnrollMask) {
-        props[n++] = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){LLVMMDStringInContext2(c->llc,
-                                          "llvm.loop.unroll.full", 21)}, 1);
+        props[n++] =
+            LLVMMDNodeInContext2(c->llc,
+                                 (LLVMMetadataRef[]){ LLVMMDStringInContext2(c->llc, "llvm.loop.unroll.full", 21) }, 1);
     }
     if ((control & SpvLoopControlPartialCountMask) && !(control & SpvLoopControlDontUnrollMask)) {
         /* the literal parameters follow in mask-bit order; PartialCount's is after those of
@@ -203,22 +241,24 @@ static void add_loop_metadata(lower_ctx *c, LLVMValueRef br, const spv_inst *mer
          * PeelCount) */
         uint32_t idx = 3;
         for (uint32_t bit = 0; bit < 8; bit++)
-            if ((control & (1u << bit)) && (1u << bit) & (SpvLoopControlDependencyLengthMask |
-                SpvLoopControlMinIterationsMask | SpvLoopControlMaxIterationsMask |
-                SpvLoopControlIterationMultipleMask | SpvLoopControlPeelCountMask))
+            if ((control & (1u << bit)) &&
+                (1u << bit) & (SpvLoopControlDependencyLengthMask | SpvLoopControlMinIterationsMask |
+                               SpvLoopControlMaxIterationsMask | SpvLoopControlIterationMultipleMask |
+                               SpvLoopControlPeelCountMask))
                 idx++;
         if (idx < spv_inst_nops(merge)) {
             LLVMMetadataRef cnt = LLVMValueAsMetadata(LLVMConstInt(c->t_i32, spv_inst_op(merge, idx), 0));
-            props[0] = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){LLVMMDStringInContext2(c->llc,
-                                            "llvm.loop.unroll.count", 22), cnt}, 2);
+            props[0] = LLVMMDNodeInContext2(
+                c->llc, (LLVMMetadataRef[]){ LLVMMDStringInContext2(c->llc, "llvm.loop.unroll.count", 22), cnt }, 2);
             n = 1;
         }
     }
-    if (!n) return;
+    if (!n)
+        return;
     LLVMMetadataRef self = LLVMTemporaryMDNode(c->llc, NULL, 0);
-    LLVMMetadataRef ops[3] = {self, props[0], n > 1 ? props[1] : NULL};
+    LLVMMetadataRef ops[3] = { self, props[0], n > 1 ? props[1] : NULL };
     LLVMMetadataRef loop = LLVMMDNodeInContext2(c->llc, ops, n + 1);
-    LLVMMetadataReplaceAllUsesWith(self, loop);   /* the loop id refers to itself */
+    LLVMMetadataReplaceAllUsesWith(self, loop); /* the loop id refers to itself */
     LLVMSetMetadata(br, LLVMGetMDKindIDInContext(c->llc, "llvm.loop", 9), LLVMMetadataAsValue(c->llc, loop));
 }
 
@@ -237,19 +277,26 @@ int jit_lower_cfg(lower_ctx *c, const spv_inst *in)
 {
     LLVMValueRef v;
     switch (in->opcode) {
-    case SpvOpSelectionMerge: case SpvOpLoopMerge: case SpvOpLifetimeStart: case SpvOpLifetimeStop:
-    case SpvOpNop: case SpvOpLine: case SpvOpNoLine: case SpvOpUndef:
+    case SpvOpSelectionMerge:
+    case SpvOpLoopMerge:
+    case SpvOpLifetimeStart:
+    case SpvOpLifetimeStop:
+    case SpvOpNop:
+    case SpvOpLine:
+    case SpvOpNoLine:
+    case SpvOpUndef:
         return 0;
     case SpvOpPhi: {
         LLVMTypeRef t = jit_type(c, in->type_id);
-        if (!t) return -1;
+        if (!t)
+            return -1;
         /* phis sit first in the block: position before any non-phi already emitted */
         LLVMValueRef phi = LLVMBuildPhi(c->b, t, "");
         if (c->nphis == c->cap_phis) {
             c->cap_phis = c->cap_phis ? 2 * c->cap_phis : 64;
             c->phis = realloc(c->phis, c->cap_phis * sizeof *c->phis);
         }
-        c->phis[c->nphis++] = (jit_phi){phi, (uint32_t)(in - c->m->insts)};
+        c->phis[c->nphis++] = (jit_phi){ phi, (uint32_t)(in - c->m->insts) };
         jit_set(c, in->result_id, phi);
         return 0;
     }
@@ -263,16 +310,18 @@ int jit_lower_cfg(lower_ctx *c, const spv_inst *in)
     switch (in->opcode) {
     case SpvOpBranch: {
         LLVMBasicBlockRef bb = block_of(c, in, spv_inst_op(in, 0));
-        if (!bb) return -1;
+        if (!bb)
+            return -1;
         LLVMValueRef br = LLVMBuildBr(c->b, bb);
-        loop_control(c, br, (uint32_t[]){spv_inst_op(in, 0)}, 1);
+        loop_control(c, br, (uint32_t[]){ spv_inst_op(in, 0) }, 1);
         return 0;
     }
     case SpvOpBranchConditional: {
         LLVMBasicBlockRef t = block_of(c, in, spv_inst_op(in, 1)), f = block_of(c, in, spv_inst_op(in, 2));
-        if (!t || !f || !(v = jit_value(c, spv_inst_op(in, 0)))) return -1;
+        if (!t || !f || !(v = jit_value(c, spv_inst_op(in, 0))))
+            return -1;
         LLVMValueRef br = t == f ? LLVMBuildBr(c->b, t) : LLVMBuildCondBr(c->b, v, t, f);
-        loop_control(c, br, (uint32_t[]){spv_inst_op(in, 1), spv_inst_op(in, 2)}, 2);
+        loop_control(c, br, (uint32_t[]){ spv_inst_op(in, 1), spv_inst_op(in, 2) }, 2);
         return 0;
     }
     case SpvOpSwitch:
@@ -281,14 +330,16 @@ int jit_lower_cfg(lower_ctx *c, const spv_inst *in)
         LLVMBuildRetVoid(c->b);
         return 0;
     case SpvOpReturnValue:
-        if (!(v = jit_value(c, spv_inst_op(in, 0)))) return -1;
+        if (!(v = jit_value(c, spv_inst_op(in, 0))))
+            return -1;
         LLVMBuildRet(c->b, v);
         return 0;
     case SpvOpUnreachable:
         LLVMBuildUnreachable(c->b);
         return 0;
     default:
-        return jit_fail_inst(c, in, "not allowed in a compute entry point (fragment-only or unknown "
+        return jit_fail_inst(c, in,
+                             "not allowed in a compute entry point (fragment-only or unknown "
                              "control flow)");
     }
 }
@@ -302,18 +353,23 @@ static int fill_phis(lower_ctx *c)
         for (uint32_t k = 0; k + 1 < spv_inst_nops(in); k += 2) {
             uint32_t label = spv_inst_op(in, k + 1);
             LLVMBasicBlockRef pred = label < c->m->bound ? c->block_ends[label] : NULL;
-            if (!pred) return jit_fail_inst(c, in, "parent %%%u is not a lowered block", label);
+            if (!pred)
+                return jit_fail_inst(c, in, "parent %%%u is not a lowered block", label);
             LLVMValueRef term = LLVMGetBasicBlockTerminator(pred);
             unsigned edges = 0;
             for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++)
-                if (LLVMGetSuccessor(term, s) == here) edges++;
-            if (!edges) continue;   /* a listed parent that does not branch here: no edge */
+                if (LLVMGetSuccessor(term, s) == here)
+                    edges++;
+            if (!edges)
+                continue; /* a listed parent that does not branch here: no edge */
             LLVMBuilderRef saved = c->b;
-            c->b = c->pb;           /* a value first needed here (spec constant) goes to the prologue */
+            c->b = c->pb; /* a value first needed here (spec constant) goes to the prologue */
             LLVMValueRef v = jit_value(c, spv_inst_op(in, k));
             c->b = saved;
-            if (!v) return -1;
-            for (unsigned e = 0; e < edges; e++) LLVMAddIncoming(c->phis[i].phi, &v, &pred, 1);
+            if (!v)
+                return -1;
+            for (unsigned e = 0; e < edges; e++)
+                LLVMAddIncoming(c->phis[i].phi, &v, &pred, 1);
         }
     }
     return 0;
@@ -329,7 +385,8 @@ int jit_lower_function(lower_ctx *c, uint32_t fidx)
     c->arg_item = LLVMGetParam(c->llfn, 1);
     c->nphis = 0;
     memset(c->vals, 0, m->bound * sizeof *c->vals);
-    for (uint32_t p = 0; p < f->nparams; p++) jit_set(c, f->params[p], LLVMGetParam(c->llfn, 2 + p));
+    for (uint32_t p = 0; p < f->nparams; p++)
+        jit_set(c, f->params[p], LLVMGetParam(c->llfn, 2 + p));
     LLVMBasicBlockRef pro = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "prologue");
     LLVMPositionBuilderAtEnd(c->pb, pro);
     for (uint32_t b = 0; b < f->nblocks; b++) {
@@ -344,12 +401,15 @@ int jit_lower_function(lower_ctx *c, uint32_t fidx)
         LLVMPositionBuilderAtEnd(c->fb, c->blocks[bl->label]);
         c->b = c->fb;
         for (uint32_t i = bl->first; i < bl->end; i++)
-            if (jit_lower_inst(c, &m->insts[i])) return -1;
+            if (jit_lower_inst(c, &m->insts[i]))
+                return -1;
     }
-    if (fill_phis(c)) return -1;
+    if (fill_phis(c))
+        return -1;
     LLVMPositionBuilderAtEnd(c->pb, pro);
     LLVMBuildBr(c->pb, c->blocks[f->blocks[0].label]);
-    for (uint32_t b = 0; b < f->nblocks; b++) c->blocks[f->blocks[b].label] = NULL;
+    for (uint32_t b = 0; b < f->nblocks; b++)
+        c->blocks[f->blocks[b].label] = NULL;
     c->llfn = NULL;
     return 0;
 }

@@ -5,7 +5,10 @@
 
 #include <stdlib.h>
 
-static LLVMValueRef idx32(lower_ctx *c, unsigned i) { return LLVMConstInt(c->t_i32, i, 0); }
+static LLVMValueRef idx32(lower_ctx *c, unsigned i)
+{
+    return LLVMConstInt(c->t_i32, i, 0);
+}
 
 /* A dynamic component index kept in range (out of range is undefined in SPIR-V,
  * poison in LLVM): out-of-range indices read/write component 0. */
@@ -21,20 +24,22 @@ static LLVMValueRef extract_path(lower_ctx *c, LLVMValueRef v, const spv_inst *i
     for (uint32_t i = first; i < spv_inst_nops(in); i++) {
         uint32_t k = spv_inst_op(in, i);
         LLVMTypeRef t = LLVMTypeOf(v);
-        if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) v = LLVMBuildExtractElement(c->b, v, idx32(c, k), "");
-        else v = LLVMBuildExtractValue(c->b, v, k, "");
+        if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
+            v = LLVMBuildExtractElement(c->b, v, idx32(c, k), "");
+        else
+            v = LLVMBuildExtractValue(c->b, v, k, "");
     }
     return v;
 }
 
-static LLVMValueRef insert_path(lower_ctx *c, LLVMValueRef agg, LLVMValueRef obj, const spv_inst *in,
-                                uint32_t i)
+static LLVMValueRef insert_path(lower_ctx *c, LLVMValueRef agg, LLVMValueRef obj, const spv_inst *in, uint32_t i)
 {
-    if (i >= spv_inst_nops(in)) return obj;
+    if (i >= spv_inst_nops(in))
+        return obj;
     uint32_t k = spv_inst_op(in, i);
     bool vec = LLVMGetTypeKind(LLVMTypeOf(agg)) == LLVMVectorTypeKind;
-    LLVMValueRef inner = vec ? LLVMBuildExtractElement(c->b, agg, idx32(c, k), "")
-                             : LLVMBuildExtractValue(c->b, agg, k, "");
+    LLVMValueRef inner =
+        vec ? LLVMBuildExtractElement(c->b, agg, idx32(c, k), "") : LLVMBuildExtractValue(c->b, agg, k, "");
     LLVMValueRef nv = insert_path(c, inner, obj, in, i + 1);
     return vec ? LLVMBuildInsertElement(c->b, agg, nv, idx32(c, k), "") : LLVMBuildInsertValue(c->b, agg, nv, k, "");
 }
@@ -42,15 +47,19 @@ static LLVMValueRef insert_path(lower_ctx *c, LLVMValueRef agg, LLVMValueRef obj
 static LLVMValueRef shuffle(lower_ctx *c, const spv_inst *in, LLVMValueRef a, LLVMValueRef b)
 {
     LLVMTypeRef t = jit_type(c, in->type_id);
-    if (!t) return NULL;
+    if (!t)
+        return NULL;
     unsigned na = LLVMGetVectorSize(LLVMTypeOf(a)), nb = LLVMGetVectorSize(LLVMTypeOf(b));
     LLVMValueRef r = LLVMConstNull(t);
     for (uint32_t i = 2; i < spv_inst_nops(in); i++) {
         uint32_t k = spv_inst_op(in, i);
         LLVMValueRef e;
-        if (k == 0xFFFFFFFFu || k >= na + nb) e = LLVMConstNull(LLVMGetElementType(t)); /* undefined lane */
-        else if (k < na) e = LLVMBuildExtractElement(c->b, a, idx32(c, k), "");
-        else e = LLVMBuildExtractElement(c->b, b, idx32(c, k - na), "");
+        if (k == 0xFFFFFFFFu || k >= na + nb)
+            e = LLVMConstNull(LLVMGetElementType(t)); /* undefined lane */
+        else if (k < na)
+            e = LLVMBuildExtractElement(c->b, a, idx32(c, k), "");
+        else
+            e = LLVMBuildExtractElement(c->b, b, idx32(c, k - na), "");
         r = LLVMBuildInsertElement(c->b, r, e, idx32(c, i - 2), "");
     }
     return r;
@@ -64,33 +73,44 @@ int jit_lower_composite(lower_ctx *c, const spv_inst *in)
         uint32_t n = spv_inst_nops(in);
         LLVMValueRef *p = calloc(n + 1, sizeof *p);
         int rc = jit_operands(c, in, p, n);
-        if (!rc) r = jit_build_composite(c, in->type_id, p, n);
+        if (!rc)
+            r = jit_build_composite(c, in->type_id, p, n);
         free(p);
-        if (rc || !r) return -1;
+        if (rc || !r)
+            return -1;
         break;
     }
     case SpvOpCompositeExtract:
-        if (jit_operands(c, in, v, 1)) return -1;
+        if (jit_operands(c, in, v, 1))
+            return -1;
         r = extract_path(c, v[0], in, 1);
         break;
     case SpvOpCompositeInsert:
-        if (jit_operands(c, in, v, 2)) return -1;
+        if (jit_operands(c, in, v, 2))
+            return -1;
         r = insert_path(c, v[1], v[0], in, 2);
         break;
     case SpvOpVectorExtractDynamic:
-        if (jit_operands(c, in, v, 2)) return -1;
+        if (jit_operands(c, in, v, 2))
+            return -1;
         r = LLVMBuildExtractElement(c->b, v[0], safe_index(c, v[1], LLVMGetVectorSize(LLVMTypeOf(v[0]))), "");
         break;
     case SpvOpVectorInsertDynamic:
-        if (jit_operands(c, in, v, 3)) return -1;
+        if (jit_operands(c, in, v, 3))
+            return -1;
         r = LLVMBuildInsertElement(c->b, v[0], v[1], safe_index(c, v[2], LLVMGetVectorSize(LLVMTypeOf(v[0]))), "");
         break;
     case SpvOpVectorShuffle:
-        if (jit_operands(c, in, v, 2)) return -1;
-        if (!(r = shuffle(c, in, v[0], v[1]))) return -1;
+        if (jit_operands(c, in, v, 2))
+            return -1;
+        if (!(r = shuffle(c, in, v[0], v[1])))
+            return -1;
         break;
-    case SpvOpCopyObject: case SpvOpCopyLogical: case SpvOpExpectKHR:
-        if (jit_operands(c, in, v, 1)) return -1;
+    case SpvOpCopyObject:
+    case SpvOpCopyLogical:
+    case SpvOpExpectKHR:
+        if (jit_operands(c, in, v, 1))
+            return -1;
         r = v[0];
         break;
     default:
@@ -102,8 +122,14 @@ int jit_lower_composite(lower_ctx *c, const spv_inst *in)
 
 /* --- matrices ------------------------------------------------------------- */
 
-static unsigned ncols(LLVMValueRef m) { return LLVMGetArrayLength2(LLVMTypeOf(m)); }
-static LLVMValueRef col(lower_ctx *c, LLVMValueRef m, unsigned i) { return LLVMBuildExtractValue(c->b, m, i, ""); }
+static unsigned ncols(LLVMValueRef m)
+{
+    return LLVMGetArrayLength2(LLVMTypeOf(m));
+}
+static LLVMValueRef col(lower_ctx *c, LLVMValueRef m, unsigned i)
+{
+    return LLVMBuildExtractValue(c->b, m, i, "");
+}
 
 /* Sum of v[i] * s_i as a sequential chain (no reassociation). */
 static LLVMValueRef dot(lower_ctx *c, LLVMValueRef a, LLVMValueRef b)
@@ -111,7 +137,8 @@ static LLVMValueRef dot(lower_ctx *c, LLVMValueRef a, LLVMValueRef b)
     LLVMValueRef p = LLVMBuildFMul(c->b, a, b, "");
     unsigned n = LLVMGetVectorSize(LLVMTypeOf(a));
     LLVMValueRef s = LLVMBuildExtractElement(c->b, p, idx32(c, 0), "");
-    for (unsigned i = 1; i < n; i++) s = LLVMBuildFAdd(c->b, s, LLVMBuildExtractElement(c->b, p, idx32(c, i), ""), "");
+    for (unsigned i = 1; i < n; i++)
+        s = LLVMBuildFAdd(c->b, s, LLVMBuildExtractElement(c->b, p, idx32(c, i), ""), "");
     return s;
 }
 
@@ -131,7 +158,8 @@ static LLVMValueRef mat_vec(lower_ctx *c, LLVMValueRef m, LLVMValueRef v)
 static LLVMValueRef matrix_op(lower_ctx *c, const spv_inst *in, LLVMValueRef *v)
 {
     LLVMTypeRef rt = jit_type(c, in->type_id);
-    if (!rt) return NULL;
+    if (!rt)
+        return NULL;
     LLVMValueRef r = LLVMConstNull(rt);
     switch (in->opcode) {
     case SpvOpVectorTimesScalar:
@@ -181,9 +209,11 @@ static LLVMValueRef matrix_op(lower_ctx *c, const spv_inst *in, LLVMValueRef *v)
 int jit_lower_matrix(lower_ctx *c, const spv_inst *in)
 {
     LLVMValueRef v[2];
-    if (jit_operands(c, in, v, in->opcode == SpvOpTranspose ? 1 : 2)) return -1;
+    if (jit_operands(c, in, v, in->opcode == SpvOpTranspose ? 1 : 2))
+        return -1;
     LLVMValueRef r = matrix_op(c, in, v);
-    if (!r) return -1;
+    if (!r)
+        return -1;
     jit_fp_flags(c, in->result_id, r);
     jit_set(c, in->result_id, r);
     return 0;

@@ -13,7 +13,8 @@
 
 void jit_set(lower_ctx *c, uint32_t id, LLVMValueRef v)
 {
-    if (id && id < c->m->bound) c->vals[id] = v;
+    if (id && id < c->m->bound)
+        c->vals[id] = v;
 }
 
 LLVMValueRef jit_const_int(lower_ctx *c, LLVMTypeRef t, uint64_t v)
@@ -23,7 +24,8 @@ LLVMValueRef jit_const_int(lower_ctx *c, LLVMTypeRef t, uint64_t v)
         unsigned n = LLVMGetVectorSize(t);
         LLVMValueRef e = LLVMConstInt(LLVMGetElementType(t), v, 0);
         LLVMValueRef *parts = malloc(n * sizeof *parts);
-        for (unsigned i = 0; i < n; i++) parts[i] = e;
+        for (unsigned i = 0; i < n; i++)
+            parts[i] = e;
         LLVMValueRef r = LLVMConstVector(parts, n);
         free(parts);
         return r;
@@ -33,8 +35,10 @@ LLVMValueRef jit_const_int(lower_ctx *c, LLVMTypeRef t, uint64_t v)
 
 static LLVMValueRef scalar_from_bits(lower_ctx *c, LLVMTypeRef t, uint64_t bits)
 {
-    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind) return LLVMConstInt(t, bits, 0);
-    if (LLVMGetTypeKind(t) == LLVMPointerTypeKind) return LLVMConstPointerNull(t);
+    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind)
+        return LLVMConstInt(t, bits, 0);
+    if (LLVMGetTypeKind(t) == LLVMPointerTypeKind)
+        return LLVMConstPointerNull(t);
     unsigned w = LLVMGetTypeKind(t) == LLVMHalfTypeKind ? 16 : LLVMGetTypeKind(t) == LLVMFloatTypeKind ? 32 : 64;
     return LLVMConstBitCast(LLVMConstInt(LLVMIntTypeInContext(c->llc, w), bits, 0), t);
 }
@@ -42,7 +46,8 @@ static LLVMValueRef scalar_from_bits(lower_ctx *c, LLVMTypeRef t, uint64_t bits)
 static bool all_const(LLVMValueRef *v, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
-        if (!LLVMIsConstant(v[i])) return false;
+        if (!LLVMIsConstant(v[i]))
+            return false;
     return true;
 }
 
@@ -50,7 +55,8 @@ LLVMValueRef jit_build_composite(lower_ctx *c, uint32_t type_id, LLVMValueRef *p
 {
     const spv_type *t = jit_spv_type(c, type_id);
     LLVMTypeRef lt = jit_type(c, type_id);
-    if (!t || !lt) return NULL;
+    if (!t || !lt)
+        return NULL;
     if (t->kind == SPV_TYPE_VECTOR) {
         LLVMValueRef r = LLVMConstNull(lt);
         unsigned k = 0;
@@ -72,11 +78,13 @@ LLVMValueRef jit_build_composite(lower_ctx *c, uint32_t type_id, LLVMValueRef *p
         return NULL;
     }
     if (all_const(parts, n)) {
-        if (t->kind == SPV_TYPE_STRUCT) return LLVMConstStructInContext(c->llc, parts, n, 0);
+        if (t->kind == SPV_TYPE_STRUCT)
+            return LLVMConstStructInContext(c->llc, parts, n, 0);
         return LLVMConstArray2(LLVMGetElementType(lt), parts, n);
     }
     LLVMValueRef r = LLVMConstNull(lt);
-    for (uint32_t i = 0; i < n; i++) r = LLVMBuildInsertValue(c->b, r, parts[i], i, "");
+    for (uint32_t i = 0; i < n; i++)
+        r = LLVMBuildInsertValue(c->b, r, parts[i], i, "");
     return r;
 }
 
@@ -84,7 +92,10 @@ static LLVMValueRef composite_of_ids(lower_ctx *c, uint32_t type_id, const uint3
 {
     LLVMValueRef *parts = calloc(n + 1, sizeof *parts);
     for (uint32_t i = 0; i < n; i++)
-        if (!(parts[i] = jit_value(c, ids[i]))) { free(parts); return NULL; }
+        if (!(parts[i] = jit_value(c, ids[i]))) {
+            free(parts);
+            return NULL;
+        }
     LLVMValueRef r = jit_build_composite(c, type_id, parts, n);
     free(parts);
     return r;
@@ -93,15 +104,18 @@ static LLVMValueRef composite_of_ids(lower_ctx *c, uint32_t type_id, const uint3
 static LLVMValueRef make_constant(lower_ctx *c, uint32_t id, const spv_id *d)
 {
     LLVMTypeRef t = jit_type(c, d->type_id);
-    if (!t) return NULL;
+    if (!t)
+        return NULL;
     const spv_inst *in = spv_def(c->m, id);
     uint32_t op = in ? in->opcode : 0;
     if (op == SpvOpConstantSampler) {
         jit_fail(c, "%%%u: OpConstantSampler (images and samplers) is not supported", id);
         return NULL;
     }
-    if (d->is_null || op == SpvOpConstantNull) return LLVMConstNull(t);
-    if (d->is_composite) return composite_of_ids(c, d->type_id, d->parts, d->nparts);
+    if (d->is_null || op == SpvOpConstantNull)
+        return LLVMConstNull(t);
+    if (d->is_composite)
+        return composite_of_ids(c, d->type_id, d->parts, d->nparts);
     if (LLVMGetTypeKind(t) == LLVMVectorTypeKind || LLVMGetTypeKind(t) == LLVMArrayTypeKind ||
         LLVMGetTypeKind(t) == LLVMStructTypeKind) {
         jit_fail(c, "%%%u: composite constant without constituents", id);
@@ -114,18 +128,23 @@ static LLVMValueRef make_constant(lower_ctx *c, uint32_t id, const spv_id *d)
 static LLVMValueRef load_spec_slot(lower_ctx *c, uint32_t id, const spv_id *d)
 {
     if (!c->llfn) {
-        jit_fail(c, "%%%u: spec constant used in a module-scope initializer cannot be a run-time "
-                 "value (compile this module specialized)", id);
+        jit_fail(c,
+                 "%%%u: spec constant used in a module-scope initializer cannot be a run-time "
+                 "value (compile this module specialized)",
+                 id);
         return NULL;
     }
     LLVMTypeRef t = jit_type(c, d->type_id);
-    if (!t) return NULL;
+    if (!t)
+        return NULL;
     LLVMBuilderRef b = c->pb;
     LLVMValueRef base = LLVMBuildLoad2(b, c->t_ptr, jit_item_field_ptr(c, JIT_ITEM_ENV + 8 * JIT_ENV_SPEC), "spec");
-    LLVMValueRef p = LLVMBuildGEP2(b, c->t_i8, base, (LLVMValueRef[]){LLVMConstInt(c->t_i64, 8ull * c->var_slot[id], 0)}, 1, "");
+    LLVMValueRef p =
+        LLVMBuildGEP2(b, c->t_i8, base, (LLVMValueRef[]){ LLVMConstInt(c->t_i64, 8ull * c->var_slot[id], 0) }, 1, "");
     LLVMValueRef bits = LLVMBuildLoad2(b, c->t_i64, p, "");
     LLVMSetAlignment(bits, 8);
-    if (t == c->t_i1) return LLVMBuildICmp(b, LLVMIntNE, bits, LLVMConstInt(c->t_i64, 0, 0), d->name ? d->name : "");
+    if (t == c->t_i1)
+        return LLVMBuildICmp(b, LLVMIntNE, bits, LLVMConstInt(c->t_i64, 0, 0), d->name ? d->name : "");
     if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind)
         return LLVMGetIntTypeWidth(t) == 64 ? bits : LLVMBuildTrunc(b, bits, t, "");
     unsigned w = LLVMGetTypeKind(t) == LLVMHalfTypeKind ? 16 : LLVMGetTypeKind(t) == LLVMFloatTypeKind ? 32 : 64;
@@ -138,21 +157,24 @@ static LLVMValueRef spec_constant(lower_ctx *c, uint32_t id, const spv_id *d)
     const spv_inst *in = spv_def(c->m, id);
     uint32_t op = in ? in->opcode : 0;
     if (op == SpvOpSpecConstantOp) {
-        if (jit_lower_spec_op(c, in)) return NULL;
+        if (jit_lower_spec_op(c, in))
+            return NULL;
         return c->vals[id] ? c->vals[id] : c->consts[id];
     }
     LLVMValueRef v;
     if (id == c->m->workgroup_size_id && c->ls_known) {
         /* the work-group size takes the compile-time local size in every mode */
         LLVMTypeRef t = jit_type(c, d->type_id);
-        if (!t || LLVMGetTypeKind(t) != LLVMVectorTypeKind) return NULL;
+        if (!t || LLVMGetTypeKind(t) != LLVMVectorTypeKind)
+            return NULL;
         LLVMValueRef e[4];
         for (unsigned i = 0; i < 3 && i < LLVMGetVectorSize(t); i++)
             e[i] = LLVMConstInt(LLVMGetElementType(t), c->local_size[i], 0);
         return c->consts[id] = LLVMConstVector(e, LLVMGetVectorSize(t) < 3 ? LLVMGetVectorSize(t) : 3);
     }
     LLVMBuilderRef saved = c->b;
-    if (c->llfn) c->b = c->pb;
+    if (c->llfn)
+        c->b = c->pb;
     if (d->is_composite) {
         v = composite_of_ids(c, d->type_id, d->parts, d->nparts);
     } else if (c->unspec && c->var_slot[id] != SPV_NONE) {
@@ -161,8 +183,12 @@ static LLVMValueRef spec_constant(lower_ctx *c, uint32_t id, const spv_id *d)
         v = make_constant(c, id, d);
     }
     c->b = saved;
-    if (!v) return NULL;
-    if (LLVMIsConstant(v)) c->consts[id] = v; else c->vals[id] = v;
+    if (!v)
+        return NULL;
+    if (LLVMIsConstant(v))
+        c->consts[id] = v;
+    else
+        c->vals[id] = v;
     return v;
 }
 
@@ -170,7 +196,8 @@ static LLVMValueRef spec_constant(lower_ctx *c, uint32_t id, const spv_id *d)
  * ordinary lowering in the prologue. */
 int jit_lower_spec_op(lower_ctx *c, const spv_inst *in)
 {
-    if (in->nwords < 4) return jit_fail_inst(c, in, "truncated OpSpecConstantOp");
+    if (in->nwords < 4)
+        return jit_fail_inst(c, in, "truncated OpSpecConstantOp");
     uint32_t *w = malloc(in->nwords * sizeof *w);
     uint32_t op = spv_inst_op(in, 0);
     w[0] = ((uint32_t)(in->nwords - 1) << 16) | op;
@@ -183,50 +210,70 @@ int jit_lower_spec_op(lower_ctx *c, const spv_inst *in)
     tmp.first_op = 3;
     tmp.w = w;
     LLVMBuilderRef saved = c->b;
-    if (c->llfn) c->b = c->pb;
+    if (c->llfn)
+        c->b = c->pb;
     int rc = jit_lower_inst(c, &tmp);
     c->b = saved;
     free(w);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     LLVMValueRef v = c->vals[in->result_id];
-    if (!v) return jit_fail_inst(c, in, "OpSpecConstantOp produced no value");
-    if (LLVMIsConstant(v)) { c->consts[in->result_id] = v; c->vals[in->result_id] = NULL; }
-    else if (!c->llfn) return jit_fail_inst(c, in, "not a compile-time constant at module scope");
+    if (!v)
+        return jit_fail_inst(c, in, "OpSpecConstantOp produced no value");
+    if (LLVMIsConstant(v)) {
+        c->consts[in->result_id] = v;
+        c->vals[in->result_id] = NULL;
+    } else if (!c->llfn)
+        return jit_fail_inst(c, in, "not a compile-time constant at module scope");
     return 0;
 }
 
 LLVMValueRef jit_value(lower_ctx *c, uint32_t id)
 {
     const spv_id *d = spv_id_get(c->m, id);
-    if (!d) { jit_fail(c, "id %u is out of range (bound %u)", id, c->m->bound); return NULL; }
-    if (c->vals[id]) return c->vals[id];
-    if (c->consts[id]) return c->consts[id];
+    if (!d) {
+        jit_fail(c, "id %u is out of range (bound %u)", id, c->m->bound);
+        return NULL;
+    }
+    if (c->vals[id])
+        return c->vals[id];
+    if (c->consts[id])
+        return c->consts[id];
     LLVMValueRef v = NULL;
     switch (d->kind) {
     case SPV_ID_CONSTANT:
-        if ((v = make_constant(c, id, d))) c->consts[id] = v;
+        if ((v = make_constant(c, id, d)))
+            c->consts[id] = v;
         return v;
     case SPV_ID_SPEC_CONSTANT:
         return spec_constant(c, id, d);
     case SPV_ID_UNDEF: {
         /* Any value will do; a defined one keeps LLVM from exploiting undef. */
         LLVMTypeRef t = jit_type(c, d->type_id);
-        if (t) c->consts[id] = v = LLVMConstNull(t);
+        if (t)
+            c->consts[id] = v = LLVMConstNull(t);
         return v;
     }
     case SPV_ID_GLOBAL_VARIABLE:
-        if (!c->llfn && c->globals[id]) return c->globals[id];
-        if (!c->llfn) { jit_fail(c, "%%%u: this variable's address is not a module-scope constant", id); return NULL; }
+        if (!c->llfn && c->globals[id])
+            return c->globals[id];
+        if (!c->llfn) {
+            jit_fail(c, "%%%u: this variable's address is not a module-scope constant", id);
+            return NULL;
+        }
         if ((v = jit_global_var_ptr(c, id))) {
-            if (LLVMIsConstant(v)) c->consts[id] = v; else c->vals[id] = v;
+            if (LLVMIsConstant(v))
+                c->consts[id] = v;
+            else
+                c->vals[id] = v;
         }
         return v;
     case SPV_ID_FUNCTION:
         jit_fail(c, "%%%u: a function used as a value (function pointers are not supported)", id);
         return NULL;
     default:
-        jit_fail(c, "%%%u (%s) is used where it has no value (before its definition, or not a value)",
-                 id, d->name ? d->name : "unnamed");
+        jit_fail(c, "%%%u (%s) is used where it has no value (before its definition, or not a value)", id,
+                 d->name ? d->name : "unnamed");
         return NULL;
     }
 }
@@ -235,43 +282,54 @@ LLVMValueRef jit_value(lower_ctx *c, uint32_t id)
 
 static void put_bits(uint8_t *buf, uint64_t size, uint64_t off, uint64_t bits, uint32_t nbytes)
 {
-    for (uint32_t i = 0; i < nbytes && off + i < size; i++) buf[off + i] = (uint8_t)(bits >> (8 * i));
+    for (uint32_t i = 0; i < nbytes && off + i < size; i++)
+        buf[off + i] = (uint8_t)(bits >> (8 * i));
 }
 
-static int const_bytes_at(lower_ctx *c, uint32_t id, uint32_t type_id, uint8_t *buf, uint64_t size,
-                          uint64_t off)
+static int const_bytes_at(lower_ctx *c, uint32_t id, uint32_t type_id, uint8_t *buf, uint64_t size, uint64_t off)
 {
     const spv_id *d = spv_id_get(c->m, id);
     const spv_type *t = jit_spv_type(c, type_id);
-    if (!d || !t) return -1;
-    if (d->kind == SPV_ID_UNDEF || d->is_null) return 0;
+    if (!d || !t)
+        return -1;
+    if (d->kind == SPV_ID_UNDEF || d->is_null)
+        return 0;
     if (d->kind != SPV_ID_CONSTANT && d->kind != SPV_ID_SPEC_CONSTANT)
         return jit_fail(c, "%%%u: initializer is not a constant", id);
     if (d->kind == SPV_ID_SPEC_CONSTANT && (c->unspec || !d->is_composite)) {
         const spv_inst *in = spv_def(c->m, id);
         if (c->unspec || (in && in->opcode == SpvOpSpecConstantOp))
-            return jit_fail(c, "%%%u: a module-scope initializer depending on a spec constant "
-                            "(compile specialized)", id);
+            return jit_fail(c,
+                            "%%%u: a module-scope initializer depending on a spec constant "
+                            "(compile specialized)",
+                            id);
     }
     if (!d->is_composite) {
-        if (t->kind == SPV_TYPE_POINTER) return jit_fail(c, "%%%u: pointer constant in an initializer", id);
+        if (t->kind == SPV_TYPE_POINTER)
+            return jit_fail(c, "%%%u: pointer constant in an initializer", id);
         const jit_layout *l = jit_layout_of(c, type_id);
-        if (!l) return -1;
+        if (!l)
+            return -1;
         put_bits(buf, size, off, d->scalar, (uint32_t)l->size);
         return 0;
     }
     for (uint32_t i = 0; i < d->nparts; i++) {
-        uint32_t et; uint64_t eoff;
+        uint32_t et;
+        uint64_t eoff;
         if (t->kind == SPV_TYPE_STRUCT) {
-            if (i >= t->nmembers) break;
-            et = t->members[i]; eoff = jit_member_offset(c, type_id, i);
+            if (i >= t->nmembers)
+                break;
+            et = t->members[i];
+            eoff = jit_member_offset(c, type_id, i);
         } else {
             const jit_layout *l = jit_layout_of(c, type_id);
-            if (!l) return -1;
+            if (!l)
+                return -1;
             et = t->elem;
             eoff = i * (t->kind == SPV_TYPE_VECTOR ? jit_layout_of(c, et)->size : l->stride);
         }
-        if (const_bytes_at(c, d->parts[i], et, buf, size, off + eoff)) return -1;
+        if (const_bytes_at(c, d->parts[i], et, buf, size, off + eoff))
+            return -1;
     }
     return 0;
 }

@@ -22,11 +22,16 @@ static unsigned bits_of(LLVMTypeRef t)
 {
     t = elem_type(t);
     switch (LLVMGetTypeKind(t)) {
-    case LLVMIntegerTypeKind: return LLVMGetIntTypeWidth(t);
-    case LLVMHalfTypeKind: return 16;
-    case LLVMFloatTypeKind: return 32;
-    case LLVMDoubleTypeKind: return 64;
-    default: return 64;
+    case LLVMIntegerTypeKind:
+        return LLVMGetIntTypeWidth(t);
+    case LLVMHalfTypeKind:
+        return 16;
+    case LLVMFloatTypeKind:
+        return 32;
+    case LLVMDoubleTypeKind:
+        return 64;
+    default:
+        return 64;
     }
 }
 
@@ -37,9 +42,11 @@ static LLVMValueRef saturate_int(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bo
     unsigned sw = bits_of(st), dw = bits_of(t);
     /* Work in a width that holds both ranges. */
     unsigned ww = (sw > dw ? sw : dw) + 1;
-    if (ww > 64) ww = 128;
+    if (ww > 64)
+        ww = 128;
     LLVMTypeRef wt = LLVMIntTypeInContext(c->llc, ww);
-    if (LLVMGetTypeKind(st) == LLVMVectorTypeKind) wt = LLVMVectorType(wt, LLVMGetVectorSize(st));
+    if (LLVMGetTypeKind(st) == LLVMVectorTypeKind)
+        wt = LLVMVectorType(wt, LLVMGetVectorSize(st));
     LLVMValueRef x = jit_int_cast(c, v, wt, src_signed);
     LLVMValueRef lo, hi;
     LLVMTypeRef we = elem_type(wt);
@@ -99,7 +106,8 @@ static LLVMValueRef step_rounding(lower_ctx *c, LLVMValueRef r, LLVMValueRef gt,
 static LLVMValueRef fp_trunc_rounded(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, int mode)
 {
     LLVMValueRef r = LLVMBuildFPTrunc(c->b, v, t, "");
-    if (mode < 0 || mode == SpvFPRoundingModeRTE) return r;
+    if (mode < 0 || mode == SpvFPRoundingModeRTE)
+        return r;
     LLVMValueRef back = LLVMBuildFPExt(c->b, r, LLVMTypeOf(v), "");
     return step_rounding(c, r, LLVMBuildFCmp(c->b, LLVMRealOGT, back, v, ""),
                          LLVMBuildFCmp(c->b, LLVMRealOLT, back, v, ""), mode);
@@ -109,10 +117,11 @@ static LLVMValueRef fp_trunc_rounded(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t
 static LLVMValueRef int_to_fp_rounded(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bool s, int mode)
 {
     LLVMValueRef r = s ? LLVMBuildSIToFP(c->b, v, t, "") : LLVMBuildUIToFP(c->b, v, t, "");
-    if (mode < 0 || mode == SpvFPRoundingModeRTE) return r;
+    if (mode < 0 || mode == SpvFPRoundingModeRTE)
+        return r;
     LLVMTypeRef wt = same_shape(c, t, LLVMIntTypeInContext(c->llc, 128));
     LLVMValueRef wide = jit_int_cast(c, v, wt, s);
-    LLVMTypeRef tys[2] = {wt, t};
+    LLVMTypeRef tys[2] = { wt, t };
     LLVMValueRef back = jit_intrinsic(c, "llvm.fptosi.sat", tys, 2, &r, 1);
     return step_rounding(c, r, LLVMBuildICmp(c->b, LLVMIntSGT, back, wide, ""),
                          LLVMBuildICmp(c->b, LLVMIntSLT, back, wide, ""), mode);
@@ -121,14 +130,16 @@ static LLVMValueRef int_to_fp_rounded(lower_ctx *c, LLVMValueRef v, LLVMTypeRef 
 static LLVMValueRef float_to_int(lower_ctx *c, const spv_inst *in, LLVMValueRef v, LLVMTypeRef t, bool s)
 {
     int mode = rounding_mode(c, in);
-    const char *round = mode == SpvFPRoundingModeRTE ? "llvm.roundeven" : mode == SpvFPRoundingModeRTP ? "llvm.ceil"
-                      : mode == SpvFPRoundingModeRTN ? "llvm.floor" : NULL;
+    const char *round = mode == SpvFPRoundingModeRTE   ? "llvm.roundeven"
+                        : mode == SpvFPRoundingModeRTP ? "llvm.ceil"
+                        : mode == SpvFPRoundingModeRTN ? "llvm.floor"
+                                                       : NULL;
     if (round) {
         LLVMTypeRef vt = LLVMTypeOf(v);
         v = jit_intrinsic(c, round, &vt, 1, &v, 1);
     }
     if (spv_find_decoration(c->m, in->result_id, -1, SpvDecorationSaturatedConversion)) {
-        LLVMTypeRef tys[2] = {t, LLVMTypeOf(v)};
+        LLVMTypeRef tys[2] = { t, LLVMTypeOf(v) };
         return jit_intrinsic(c, s ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tys, 2, &v, 1);
     }
     LLVMValueRef r = s ? LLVMBuildFPToSI(c->b, v, t, "") : LLVMBuildFPToUI(c->b, v, t, "");
@@ -140,7 +151,8 @@ static LLVMValueRef bitcast(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t)
 {
     LLVMTypeRef st = LLVMTypeOf(v);
     bool sp = LLVMGetTypeKind(st) == LLVMPointerTypeKind, dp = LLVMGetTypeKind(t) == LLVMPointerTypeKind;
-    if (sp && dp) return v;
+    if (sp && dp)
+        return v;
     if (sp) {
         LLVMValueRef i = LLVMBuildPtrToInt(c->b, v, c->t_i64, "");
         return LLVMBuildBitCast(c->b, i, t, "");
@@ -155,16 +167,26 @@ static LLVMValueRef bitcast(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t)
 int jit_lower_convert(lower_ctx *c, const spv_inst *in)
 {
     LLVMValueRef v, r;
-    if (jit_operands(c, in, &v, 1)) return -1;
+    if (jit_operands(c, in, &v, 1))
+        return -1;
     LLVMTypeRef t = jit_type(c, in->type_id);
-    if (!t) return -1;
+    if (!t)
+        return -1;
     bool sat = spv_find_decoration(c->m, in->result_id, -1, SpvDecorationSaturatedConversion) != NULL;
     LLVMBuilderRef b = c->b;
     switch (in->opcode) {
-    case SpvOpConvertFToU: r = float_to_int(c, in, v, t, false); break;
-    case SpvOpConvertFToS: r = float_to_int(c, in, v, t, true); break;
-    case SpvOpConvertSToF: r = int_to_fp_rounded(c, v, t, true, rounding_mode(c, in)); break;
-    case SpvOpConvertUToF: r = int_to_fp_rounded(c, v, t, false, rounding_mode(c, in)); break;
+    case SpvOpConvertFToU:
+        r = float_to_int(c, in, v, t, false);
+        break;
+    case SpvOpConvertFToS:
+        r = float_to_int(c, in, v, t, true);
+        break;
+    case SpvOpConvertSToF:
+        r = int_to_fp_rounded(c, v, t, true, rounding_mode(c, in));
+        break;
+    case SpvOpConvertUToF:
+        r = int_to_fp_rounded(c, v, t, false, rounding_mode(c, in));
+        break;
     case SpvOpUConvert:
         r = (sat && bits_of(t) < bits_of(LLVMTypeOf(v))) ? saturate_int(c, v, t, false, false)
                                                          : jit_int_cast(c, v, t, false);
@@ -173,8 +195,12 @@ int jit_lower_convert(lower_ctx *c, const spv_inst *in)
         r = (sat && bits_of(t) < bits_of(LLVMTypeOf(v))) ? saturate_int(c, v, t, true, true)
                                                          : jit_int_cast(c, v, t, true);
         break;
-    case SpvOpSatConvertSToU: r = saturate_int(c, v, t, true, false); break;
-    case SpvOpSatConvertUToS: r = saturate_int(c, v, t, false, true); break;
+    case SpvOpSatConvertSToU:
+        r = saturate_int(c, v, t, true, false);
+        break;
+    case SpvOpSatConvertUToS:
+        r = saturate_int(c, v, t, false, true);
+        break;
     case SpvOpFConvert: {
         unsigned sw = bits_of(LLVMTypeOf(v)), dw = bits_of(t);
         r = sw == dw ? v : sw < dw ? LLVMBuildFPExt(b, v, t, "") : fp_trunc_rounded(c, v, t, rounding_mode(c, in));
@@ -182,16 +208,27 @@ int jit_lower_convert(lower_ctx *c, const spv_inst *in)
     }
     case SpvOpQuantizeToF16: {
         LLVMTypeRef h = LLVMHalfTypeInContext(c->llc);
-        if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) h = LLVMVectorType(h, LLVMGetVectorSize(t));
+        if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
+            h = LLVMVectorType(h, LLVMGetVectorSize(t));
         r = LLVMBuildFPExt(b, LLVMBuildFPTrunc(b, v, h, ""), t, "");
         break;
     }
-    case SpvOpConvertPtrToU: r = LLVMBuildPtrToInt(b, v, t, ""); break;
-    case SpvOpConvertUToPtr: r = LLVMBuildIntToPtr(b, v, t, ""); break;
-    case SpvOpPtrCastToGeneric: case SpvOpGenericCastToPtr: case SpvOpGenericCastToPtrExplicit:
-        r = v; break;
-    case SpvOpBitcast: r = bitcast(c, v, t); break;
-    default: return jit_fail_inst(c, in, "not a conversion");
+    case SpvOpConvertPtrToU:
+        r = LLVMBuildPtrToInt(b, v, t, "");
+        break;
+    case SpvOpConvertUToPtr:
+        r = LLVMBuildIntToPtr(b, v, t, "");
+        break;
+    case SpvOpPtrCastToGeneric:
+    case SpvOpGenericCastToPtr:
+    case SpvOpGenericCastToPtrExplicit:
+        r = v;
+        break;
+    case SpvOpBitcast:
+        r = bitcast(c, v, t);
+        break;
+    default:
+        return jit_fail_inst(c, in, "not a conversion");
     }
     jit_fp_flags(c, in->result_id, r);
     jit_set(c, in->result_id, r);

@@ -14,13 +14,34 @@
 static bool dot_signedness(uint32_t op, bool *s1, bool *s2, bool *acc)
 {
     switch (op) {
-    case SpvOpSDot: *s1 = *s2 = true; *acc = false; return true;
-    case SpvOpUDot: *s1 = *s2 = false; *acc = false; return true;
-    case SpvOpSUDot: *s1 = true; *s2 = false; *acc = false; return true;
-    case SpvOpSDotAccSat: *s1 = *s2 = true; *acc = true; return true;
-    case SpvOpUDotAccSat: *s1 = *s2 = false; *acc = true; return true;
-    case SpvOpSUDotAccSat: *s1 = true; *s2 = false; *acc = true; return true;
-    default: return false;
+    case SpvOpSDot:
+        *s1 = *s2 = true;
+        *acc = false;
+        return true;
+    case SpvOpUDot:
+        *s1 = *s2 = false;
+        *acc = false;
+        return true;
+    case SpvOpSUDot:
+        *s1 = true;
+        *s2 = false;
+        *acc = false;
+        return true;
+    case SpvOpSDotAccSat:
+        *s1 = *s2 = true;
+        *acc = true;
+        return true;
+    case SpvOpUDotAccSat:
+        *s1 = *s2 = false;
+        *acc = true;
+        return true;
+    case SpvOpSUDotAccSat:
+        *s1 = true;
+        *s2 = false;
+        *acc = true;
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -28,7 +49,8 @@ static bool dot_signedness(uint32_t op, bool *s1, bool *s2, bool *acc)
 static LLVMValueRef as_vector(lower_ctx *c, const spv_inst *in, LLVMValueRef v, bool packed)
 {
     LLVMTypeRef t = LLVMTypeOf(v);
-    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) return v;
+    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
+        return v;
     if (!packed || t != c->t_i32) {
         jit_fail_inst(c, in, "a scalar operand needs the PackedVectorFormat4x8Bit operand and a 32-bit type");
         return NULL;
@@ -39,24 +61,32 @@ static LLVMValueRef as_vector(lower_ctx *c, const spv_inst *in, LLVMValueRef v, 
 int jit_lower_dot(lower_ctx *c, const spv_inst *in)
 {
     bool s1, s2, acc_sat;
-    if (!dot_signedness(in->opcode, &s1, &s2, &acc_sat)) return jit_fail_inst(c, in, "not an integer dot product");
+    if (!dot_signedness(in->opcode, &s1, &s2, &acc_sat))
+        return jit_fail_inst(c, in, "not an integer dot product");
     uint32_t nfixed = acc_sat ? 3 : 2, nops = spv_inst_nops(in);
     bool packed = nops > nfixed;
     if (packed && spv_inst_op(in, nfixed) != SpvPackedVectorFormatPackedVectorFormat4x8Bit)
         return jit_fail_inst(c, in, "unknown packed vector format %u", spv_inst_op(in, nfixed));
     LLVMTypeRef rt = jit_type(c, in->type_id);
-    if (!rt) return -1;
-    if (LLVMGetTypeKind(rt) != LLVMIntegerTypeKind) return jit_fail_inst(c, in, "the result must be an integer scalar");
+    if (!rt)
+        return -1;
+    if (LLVMGetTypeKind(rt) != LLVMIntegerTypeKind)
+        return jit_fail_inst(c, in, "the result must be an integer scalar");
     LLVMValueRef a = jit_value(c, spv_inst_op(in, 0)), b = jit_value(c, spv_inst_op(in, 1));
-    if (!a || !b) return -1;
-    if (!(a = as_vector(c, in, a, packed)) || !(b = as_vector(c, in, b, packed))) return -1;
+    if (!a || !b)
+        return -1;
+    if (!(a = as_vector(c, in, a, packed)) || !(b = as_vector(c, in, b, packed)))
+        return -1;
     unsigned n = LLVMGetVectorSize(LLVMTypeOf(a)), ew = LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(a)));
     unsigned rw = LLVMGetIntTypeWidth(rt);
-    if (LLVMGetVectorSize(LLVMTypeOf(b)) != n) return jit_fail_inst(c, in, "the operands differ in component count");
+    if (LLVMGetVectorSize(LLVMTypeOf(b)) != n)
+        return jit_fail_inst(c, in, "the operands differ in component count");
     /* products take 2*ew bits, a sum of n of them a few more; the accumulator rw + 1 */
     unsigned ww = 2 * ew + 6;
-    if (ww < rw + 2) ww = rw + 2;
-    if (ww > 128) ww = 128;
+    if (ww < rw + 2)
+        ww = rw + 2;
+    if (ww > 128)
+        ww = 128;
     LLVMTypeRef wt = LLVMIntTypeInContext(c->llc, ww), wvt = LLVMVectorType(wt, n);
     LLVMValueRef prod = LLVMBuildMul(c->b, jit_int_cast(c, a, wvt, s1), jit_int_cast(c, b, wvt, s2), "");
     LLVMValueRef sum = jit_intrinsic(c, "llvm.vector.reduce.add", &wvt, 1, &prod, 1);
@@ -66,9 +96,11 @@ int jit_lower_dot(lower_ctx *c, const spv_inst *in)
     }
     bool sres = in->opcode != SpvOpUDotAccSat;
     LLVMValueRef acc = jit_value(c, spv_inst_op(in, 2));
-    if (!acc) return -1;
+    if (!acc)
+        return -1;
     sum = LLVMBuildAdd(c->b, sum, jit_int_cast(c, acc, wt, sres), "");
-    uint64_t maxv = sres ? (rw >= 64 ? (uint64_t)INT64_MAX : (1ull << (rw - 1)) - 1) : (rw >= 64 ? ~0ull : (1ull << rw) - 1);
+    uint64_t maxv =
+        sres ? (rw >= 64 ? (uint64_t)INT64_MAX : (1ull << (rw - 1)) - 1) : (rw >= 64 ? ~0ull : (1ull << rw) - 1);
     LLVMValueRef hi = LLVMConstInt(wt, maxv, 0);
     LLVMValueRef lo = sres ? jit_int_cast(c, LLVMConstInt(rt, 1ull << (rw - 1), 0), wt, true) : LLVMConstNull(wt);
     LLVMValueRef r = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSGT, sum, hi, ""), hi, sum, "");

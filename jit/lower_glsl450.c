@@ -14,7 +14,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-
 /* Name and operand count, from the tables generated from the grammar JSON. */
 const char *xi_glsl450_info(uint32_t inst, unsigned *nargs)
 {
@@ -28,8 +27,7 @@ const char *xi_glsl450_info(uint32_t inst, unsigned *nargs)
 }
 
 /* Fills diag with "GLSL.std.450 <Name> (instruction N): <why>" and returns NULL. */
-static LLVMValueRef fail(spv_diag *diag, uint32_t inst, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static LLVMValueRef fail(spv_diag *diag, uint32_t inst, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static LLVMValueRef fail(spv_diag *diag, uint32_t inst, const char *fmt, ...)
 {
     const char *name = xi_glsl450_info(inst, NULL);
@@ -60,8 +58,8 @@ static bool check_args(spv_diag *diag, uint32_t inst, LLVMValueRef *args, unsign
         }
         /* Same element type; a scalar may stand for a vector (it is splatted). */
         if (xi_elem(t) != xi_elem(t0) || (xi_lanes(t) && xi_lanes(t) != xi_lanes(t0))) {
-            fail(diag, inst, "operand %u has type %s, operand 1 has %s (they must match)", i + 1,
-                 xi_type_str(t), xi_type_str(t0));
+            fail(diag, inst, "operand %u has type %s, operand 1 has %s (they must match)", i + 1, xi_type_str(t),
+                 xi_type_str(t0));
             return false;
         }
     }
@@ -89,14 +87,17 @@ static LLVMValueRef int_intrin2(ext_lower_ctx *c, const char *name, LLVMValueRef
 /* ctlz/cttz with "zero is poison" false: the result for 0 is the bit width. */
 static LLVMValueRef count_bits(ext_lower_ctx *c, const char *name, LLVMValueRef x)
 {
-    LLVMValueRef a[2] = {x, LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 0, 0)};
+    LLVMValueRef a[2] = { x, LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 0, 0) };
     LLVMTypeRef t = LLVMTypeOf(x);
     return xi_intrin(c, name, &t, 1, a, 2);
 }
 
 /* --- matrices ([C x <R x T>], column-major) ---------------------------------------------- */
 
-typedef struct { LLVMValueRef e[4][4]; unsigned n; } mat; /* e[row][col] */
+typedef struct {
+    LLVMValueRef e[4][4];
+    unsigned n;
+} mat; /* e[row][col] */
 
 static bool load_square(ext_lower_ctx *c, spv_diag *diag, uint32_t inst, LLVMValueRef m, mat *out)
 {
@@ -122,8 +123,7 @@ static bool load_square(ext_lower_ctx *c, spv_diag *diag, uint32_t inst, LLVMVal
 
 /* Determinant of the sub-matrix of `rows` x `cols` (k entries each), by
  * cofactor expansion along its first row: at most 4x4, so this stays small. */
-static LLVMValueRef minor_det(ext_lower_ctx *c, const mat *m, const unsigned *rows, const unsigned *cols,
-                              unsigned k)
+static LLVMValueRef minor_det(ext_lower_ctx *c, const mat *m, const unsigned *rows, const unsigned *cols, unsigned k)
 {
     if (k == 1)
         return m->e[rows[0]][cols[0]];
@@ -138,8 +138,7 @@ static LLVMValueRef minor_det(ext_lower_ctx *c, const mat *m, const unsigned *ro
         for (unsigned jj = 0; jj < k; jj++)
             if (jj != j)
                 sub_cols[nc++] = cols[jj];
-        LLVMValueRef term = LLVMBuildFMul(c->b, m->e[rows[0]][cols[j]],
-                                          minor_det(c, m, rows + 1, sub_cols, k - 1), "");
+        LLVMValueRef term = LLVMBuildFMul(c->b, m->e[rows[0]][cols[j]], minor_det(c, m, rows + 1, sub_cols, k - 1), "");
         sum = !sum ? term : (j & 1) ? LLVMBuildFSub(c->b, sum, term, "") : LLVMBuildFAdd(c->b, sum, term, "");
     }
     return sum;
@@ -147,7 +146,7 @@ static LLVMValueRef minor_det(ext_lower_ctx *c, const mat *m, const unsigned *ro
 
 static LLVMValueRef mat_det(ext_lower_ctx *c, const mat *m)
 {
-    static const unsigned idx[4] = {0, 1, 2, 3};
+    static const unsigned idx[4] = { 0, 1, 2, 3 };
     return minor_det(c, m, idx, idx, m->n);
 }
 
@@ -184,8 +183,7 @@ static LLVMValueRef mat_inverse(ext_lower_ctx *c, const mat *m, LLVMTypeRef resu
 /* --- packing --------------------------------------------------------------------------------- */
 
 /* round(clamp(v, lo, hi) * scale) converted to `lanes` x iN, bitcast to i32. */
-static LLVMValueRef pack_norm(ext_lower_ctx *c, LLVMValueRef v, double lo, double scale, unsigned bits,
-                              bool is_signed)
+static LLVMValueRef pack_norm(ext_lower_ctx *c, LLVMValueRef v, double lo, double scale, unsigned bits, bool is_signed)
 {
     LLVMTypeRef t = LLVMTypeOf(v);
     LLVMValueRef x = xi_fclamp(c, v, xi_fconst(c, t, lo), xi_fconst(c, t, 1.0));
@@ -196,8 +194,8 @@ static LLVMValueRef pack_norm(ext_lower_ctx *c, LLVMValueRef v, double lo, doubl
 }
 
 /* The inverse: i32 → lanes x iN → float / scale, clamped to [-1, 1] when signed. */
-static LLVMValueRef unpack_norm(ext_lower_ctx *c, LLVMValueRef p, unsigned lanes, unsigned bits,
-                                double scale, bool is_signed)
+static LLVMValueRef unpack_norm(ext_lower_ctx *c, LLVMValueRef p, unsigned lanes, unsigned bits, double scale,
+                                bool is_signed)
 {
     LLVMTypeRef vt = LLVMVectorType(LLVMIntTypeInContext(c->ctx, bits), lanes);
     LLVMTypeRef ft = LLVMVectorType(xi_elem(c->result_type), lanes);
@@ -224,24 +222,33 @@ static LLVMValueRef lower_pack(ext_lower_ctx *c, uint32_t inst, LLVMValueRef v, 
     LLVMTypeRef v4f = LLVMVectorType(f32, 4), v2f = LLVMVectorType(f32, 2), v2i = LLVMVectorType(i32, 2);
     LLVMTypeRef f64 = LLVMDoubleTypeInContext(ctx);
     switch (inst) {
-    case 54: return check_type(diag, inst, v, v4f, "the operand") ? pack_norm(c, v, -1.0, 127.0, 8, true) : NULL;
-    case 55: return check_type(diag, inst, v, v4f, "the operand") ? pack_norm(c, v, 0.0, 255.0, 8, false) : NULL;
-    case 56: return check_type(diag, inst, v, v2f, "the operand") ? pack_norm(c, v, -1.0, 32767.0, 16, true) : NULL;
-    case 57: return check_type(diag, inst, v, v2f, "the operand") ? pack_norm(c, v, 0.0, 65535.0, 16, false) : NULL;
+    case 54:
+        return check_type(diag, inst, v, v4f, "the operand") ? pack_norm(c, v, -1.0, 127.0, 8, true) : NULL;
+    case 55:
+        return check_type(diag, inst, v, v4f, "the operand") ? pack_norm(c, v, 0.0, 255.0, 8, false) : NULL;
+    case 56:
+        return check_type(diag, inst, v, v2f, "the operand") ? pack_norm(c, v, -1.0, 32767.0, 16, true) : NULL;
+    case 57:
+        return check_type(diag, inst, v, v2f, "the operand") ? pack_norm(c, v, 0.0, 65535.0, 16, false) : NULL;
     case 58: /* fptrunc rounds to nearest even, lane 0 in the low 16 bits */
         if (!check_type(diag, inst, v, v2f, "the operand"))
             return NULL;
         return LLVMBuildBitCast(c->b, xi_fpcast(c, v, LLVMHalfTypeInContext(ctx)), i32, "");
-    case 59: return check_type(diag, inst, v, v2i, "the operand") ? LLVMBuildBitCast(c->b, v, f64, "") : NULL;
-    case 60: return check_type(diag, inst, v, i32, "the operand") ? unpack_norm(c, v, 2, 16, 32767.0, true) : NULL;
-    case 61: return check_type(diag, inst, v, i32, "the operand") ? unpack_norm(c, v, 2, 16, 65535.0, false) : NULL;
+    case 59:
+        return check_type(diag, inst, v, v2i, "the operand") ? LLVMBuildBitCast(c->b, v, f64, "") : NULL;
+    case 60:
+        return check_type(diag, inst, v, i32, "the operand") ? unpack_norm(c, v, 2, 16, 32767.0, true) : NULL;
+    case 61:
+        return check_type(diag, inst, v, i32, "the operand") ? unpack_norm(c, v, 2, 16, 65535.0, false) : NULL;
     case 62:
         if (!check_type(diag, inst, v, i32, "the operand"))
             return NULL;
         v = LLVMBuildBitCast(c->b, v, LLVMVectorType(LLVMHalfTypeInContext(ctx), 2), "");
         return xi_fpcast(c, v, xi_elem(c->result_type));
-    case 63: return check_type(diag, inst, v, i32, "the operand") ? unpack_norm(c, v, 4, 8, 127.0, true) : NULL;
-    case 64: return check_type(diag, inst, v, i32, "the operand") ? unpack_norm(c, v, 4, 8, 255.0, false) : NULL;
+    case 63:
+        return check_type(diag, inst, v, i32, "the operand") ? unpack_norm(c, v, 4, 8, 127.0, true) : NULL;
+    case 64:
+        return check_type(diag, inst, v, i32, "the operand") ? unpack_norm(c, v, 4, 8, 255.0, false) : NULL;
     default: /* 65 UnpackDouble2x32 */
         if (!check_type(diag, inst, v, f64, "the operand"))
             return NULL;
@@ -251,8 +258,7 @@ static LLVMValueRef lower_pack(ext_lower_ctx *c, uint32_t inst, LLVMValueRef v, 
 
 /* --- the dispatcher ----------------------------------------------------------------------------- */
 
-LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, unsigned nargs,
-                           spv_diag *diag)
+LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, unsigned nargs, spv_diag *diag)
 {
     unsigned want = 0;
     if (!xi_glsl450_info(inst, &want)) {
@@ -271,15 +277,42 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
 
     /* Operand classes first. */
     switch (inst) {
-    case 5: case 7: case 38: case 39: case 41: case 42: case 44: case 45: case 47:
-    case 73: case 74: case 75:
+    case 5:
+    case 7:
+    case 38:
+    case 39:
+    case 41:
+    case 42:
+    case 44:
+    case 45:
+    case 47:
+    case 73:
+    case 74:
+    case 75:
         if (!check_args(diag, inst, args, nargs, K_INT))
             return NULL;
         break;
-    case 33: case 34: case 54: case 55: case 56: case 57: case 58: case 59: case 60: case 61:
-    case 62: case 63: case 64: case 65: case 76: case 77: case 78:
+    case 33:
+    case 34:
+    case 54:
+    case 55:
+    case 56:
+    case 57:
+    case 58:
+    case 59:
+    case 60:
+    case 61:
+    case 62:
+    case 63:
+    case 64:
+    case 65:
+    case 76:
+    case 77:
+    case 78:
         break; /* checked where lowered */
-    case 35: case 51: case 53: /* x, then a pointer or an integer */
+    case 35:
+    case 51:
+    case 53: /* x, then a pointer or an integer */
         if (!check_args(diag, inst, args, 1, K_FP))
             return NULL;
         break;
@@ -296,46 +329,77 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
     }
 
     switch (inst) {
-    case 1: return xi_intrin1(c, "llvm.round", x);
-    case 2: return xi_intrin1(c, "llvm.roundeven", x);
-    case 3: return xi_intrin1(c, "llvm.trunc", x);
-    case 4: return xi_fabs(c, x);
+    case 1:
+        return xi_intrin1(c, "llvm.round", x);
+    case 2:
+        return xi_intrin1(c, "llvm.roundeven", x);
+    case 3:
+        return xi_intrin1(c, "llvm.trunc", x);
+    case 4:
+        return xi_fabs(c, x);
     case 5: {
-        LLVMValueRef a[2] = {x, LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 0, 0)};
+        LLVMValueRef a[2] = { x, LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 0, 0) };
         return xi_intrin(c, "llvm.abs", &t, 1, a, 2);
     }
-    case 6: return xi_fsign(c, x, false);
-    case 7: return xi_intrin2(c, "llvm.smin", xi_intrin2(c, "llvm.smax", x, xi_iconst(c, t, -1)), xi_iconst(c, t, 1));
-    case 8: return xi_intrin1(c, "llvm.floor", x);
-    case 9: return xi_intrin1(c, "llvm.ceil", x);
-    case 10: return LLVMBuildFSub(b, x, xi_intrin1(c, "llvm.floor", x), "");
-    case 11: return xi_scale(c, x, M_PI / 180.0);
-    case 12: return xi_scale(c, x, 180.0 / M_PI);
-    case 13: return xi_intrin1(c, "llvm.sin", x);
-    case 14: return xi_intrin1(c, "llvm.cos", x);
-    case 15: return xi_libm1(c, "tan", x);
-    case 16: return xi_libm1(c, "asin", x);
-    case 17: return xi_libm1(c, "acos", x);
-    case 18: return xi_libm1(c, "atan", x);
-    case 19: return xi_libm1(c, "sinh", x);
-    case 20: return xi_libm1(c, "cosh", x);
-    case 21: return xi_libm1(c, "tanh", x);
-    case 22: return xi_libm1(c, "asinh", x);
-    case 23: return xi_libm1(c, "acosh", x);
-    case 24: return xi_libm1(c, "atanh", x);
-    case 25: return xi_libm2(c, "atan2", x, y);
-    case 26: return xi_intrin2(c, "llvm.pow", x, xi_splat(c, y, t));
-    case 27: return xi_intrin1(c, "llvm.exp", x);
-    case 28: return xi_intrin1(c, "llvm.log", x);
-    case 29: return xi_intrin1(c, "llvm.exp2", x);
-    case 30: return xi_intrin1(c, "llvm.log2", x);
-    case 31: return xi_intrin1(c, "llvm.sqrt", x);
+    case 6:
+        return xi_fsign(c, x, false);
+    case 7:
+        return xi_intrin2(c, "llvm.smin", xi_intrin2(c, "llvm.smax", x, xi_iconst(c, t, -1)), xi_iconst(c, t, 1));
+    case 8:
+        return xi_intrin1(c, "llvm.floor", x);
+    case 9:
+        return xi_intrin1(c, "llvm.ceil", x);
+    case 10:
+        return LLVMBuildFSub(b, x, xi_intrin1(c, "llvm.floor", x), "");
+    case 11:
+        return xi_scale(c, x, M_PI / 180.0);
+    case 12:
+        return xi_scale(c, x, 180.0 / M_PI);
+    case 13:
+        return xi_intrin1(c, "llvm.sin", x);
+    case 14:
+        return xi_intrin1(c, "llvm.cos", x);
+    case 15:
+        return xi_libm1(c, "tan", x);
+    case 16:
+        return xi_libm1(c, "asin", x);
+    case 17:
+        return xi_libm1(c, "acos", x);
+    case 18:
+        return xi_libm1(c, "atan", x);
+    case 19:
+        return xi_libm1(c, "sinh", x);
+    case 20:
+        return xi_libm1(c, "cosh", x);
+    case 21:
+        return xi_libm1(c, "tanh", x);
+    case 22:
+        return xi_libm1(c, "asinh", x);
+    case 23:
+        return xi_libm1(c, "acosh", x);
+    case 24:
+        return xi_libm1(c, "atanh", x);
+    case 25:
+        return xi_libm2(c, "atan2", x, y);
+    case 26:
+        return xi_intrin2(c, "llvm.pow", x, xi_splat(c, y, t));
+    case 27:
+        return xi_intrin1(c, "llvm.exp", x);
+    case 28:
+        return xi_intrin1(c, "llvm.log", x);
+    case 29:
+        return xi_intrin1(c, "llvm.exp2", x);
+    case 30:
+        return xi_intrin1(c, "llvm.log2", x);
+    case 31:
+        return xi_intrin1(c, "llvm.sqrt", x);
     case 32: { /* half through float: one rounding instead of two */
         LLVMValueRef w = xi_fp_bits(t) == 16 ? xi_fpcast(c, x, LLVMFloatTypeInContext(c->ctx)) : x;
         LLVMValueRef r = LLVMBuildFDiv(b, xi_fconst(c, LLVMTypeOf(w), 1.0), xi_intrin1(c, "llvm.sqrt", w), "");
         return xi_fpcast(c, r, xi_elem(t));
     }
-    case 33: case 34: {
+    case 33:
+    case 34: {
         mat m;
         if (!load_square(c, diag, inst, x, &m))
             return NULL;
@@ -356,15 +420,24 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
         LLVMValueRef r = LLVMBuildInsertValue(b, LLVMGetPoison(rt), frac, 0, "");
         return LLVMBuildInsertValue(b, r, whole, 1, "");
     }
-    case 37: return gl_fmin(c, x, y);
-    case 38: return int_intrin2(c, "llvm.umin", x, y);
-    case 39: return int_intrin2(c, "llvm.smin", x, y);
-    case 40: return gl_fmax(c, x, y);
-    case 41: return int_intrin2(c, "llvm.umax", x, y);
-    case 42: return int_intrin2(c, "llvm.smax", x, y);
-    case 43: return gl_fmin(c, gl_fmax(c, x, y), xi_splat(c, z, t));
-    case 44: return int_intrin2(c, "llvm.umin", int_intrin2(c, "llvm.umax", x, y), z);
-    case 45: return int_intrin2(c, "llvm.smin", int_intrin2(c, "llvm.smax", x, y), z);
+    case 37:
+        return gl_fmin(c, x, y);
+    case 38:
+        return int_intrin2(c, "llvm.umin", x, y);
+    case 39:
+        return int_intrin2(c, "llvm.smin", x, y);
+    case 40:
+        return gl_fmax(c, x, y);
+    case 41:
+        return int_intrin2(c, "llvm.umax", x, y);
+    case 42:
+        return int_intrin2(c, "llvm.smax", x, y);
+    case 43:
+        return gl_fmin(c, gl_fmax(c, x, y), xi_splat(c, z, t));
+    case 44:
+        return int_intrin2(c, "llvm.umin", int_intrin2(c, "llvm.umax", x, y), z);
+    case 45:
+        return int_intrin2(c, "llvm.smin", int_intrin2(c, "llvm.smax", x, y), z);
     case 46: { /* x * (1 - a) + y * a, as the spec writes it */
         LLVMValueRef a = xi_splat(c, z, t);
         LLVMValueRef l = LLVMBuildFMul(b, x, LLVMBuildFSub(b, xi_fconst(c, t, 1.0), a, ""), "");
@@ -375,9 +448,12 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
         LLVMValueRef l = LLVMBuildMul(b, x, LLVMBuildSub(b, xi_iconst(c, t, 1), a, ""), "");
         return LLVMBuildAdd(b, l, LLVMBuildMul(b, xi_splat(c, y, t), a, ""), "");
     }
-    case 48: return xi_step(c, x, y);
-    case 49: return xi_smoothstep(c, x, y, z);
-    case 50: return xi_intrin3(c, "llvm.fma", x, xi_splat(c, y, t), xi_splat(c, z, t));
+    case 48:
+        return xi_step(c, x, y);
+    case 49:
+        return xi_smoothstep(c, x, y, z);
+    case 50:
+        return xi_intrin3(c, "llvm.fma", x, xi_splat(c, y, t), xi_splat(c, z, t));
     case 51: { /* Frexp(x, exp*) */
         LLVMTypeRef pt = c->pointee_types ? c->pointee_types[1] : NULL;
         if (LLVMGetTypeKind(LLVMTypeOf(y)) != LLVMPointerTypeKind || !pt || !xi_is_int(pt) ||
@@ -405,11 +481,23 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
         if (!xi_is_int(LLVMTypeOf(y)))
             return fail(diag, inst, "exp must be an integer scalar or vector, not %s", xi_type_str(LLVMTypeOf(y)));
         return xi_ldexp(c, x, y);
-    case 54: case 55: case 56: case 57: case 58: case 59:
-    case 60: case 61: case 62: case 63: case 64: case 65:
+    case 54:
+    case 55:
+    case 56:
+    case 57:
+    case 58:
+    case 59:
+    case 60:
+    case 61:
+    case 62:
+    case 63:
+    case 64:
+    case 65:
         return lower_pack(c, inst, x, diag);
-    case 66: return xi_length_naive(c, x);
-    case 67: return xi_length_naive(c, LLVMBuildFSub(b, x, xi_splat(c, y, t), ""));
+    case 66:
+        return xi_length_naive(c, x);
+    case 67:
+        return xi_length_naive(c, LLVMBuildFSub(b, x, xi_splat(c, y, t), ""));
     case 68:
         if (xi_lanes(t) != 3 || xi_lanes(LLVMTypeOf(y)) != 3)
             return fail(diag, inst, "operands must be 3-component vectors, not %s", xi_type_str(t));
@@ -434,7 +522,9 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
         LLVMValueRef one = LLVMConstReal(e, 1.0);
         LLVMValueRef d = xi_dot(c, n, x);
         LLVMValueRef k = LLVMBuildFSub(b, one,
-            LLVMBuildFMul(b, LLVMBuildFMul(b, eta, eta, ""), LLVMBuildFSub(b, one, LLVMBuildFMul(b, d, d, ""), ""), ""), "");
+                                       LLVMBuildFMul(b, LLVMBuildFMul(b, eta, eta, ""),
+                                                     LLVMBuildFSub(b, one, LLVMBuildFMul(b, d, d, ""), ""), ""),
+                                       "");
         LLVMValueRef f = LLVMBuildFAdd(b, LLVMBuildFMul(b, eta, d, ""), xi_intrin1(c, "llvm.sqrt", k), "");
         LLVMValueRef r = LLVMBuildFSub(b, LLVMBuildFMul(b, xi_splat(c, eta, t), x, ""),
                                        LLVMBuildFMul(b, xi_splat(c, f, t), n, ""), "");
@@ -445,19 +535,26 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
         LLVMValueRef is0 = LLVMBuildICmp(b, LLVMIntEQ, x, LLVMConstNull(t), "");
         return xi_select(c, is0, xi_iconst(c, t, -1), tz);
     }
-    case 74: case 75: { /* (bits-1) - ctlz(v): -1 when v == 0 */
+    case 74:
+    case 75: { /* (bits-1) - ctlz(v): -1 when v == 0 */
         LLVMValueRef v = x;
         unsigned bits = xi_int_bits(t);
         if (inst == 74) /* signed: the most significant bit that differs from the sign bit */
             v = LLVMBuildXor(b, x, LLVMBuildAShr(b, x, xi_iconst(c, t, bits - 1), ""), "");
         return LLVMBuildSub(b, xi_iconst(c, t, bits - 1), count_bits(c, "llvm.ctlz", v), "");
     }
-    case 76: case 77: case 78:
-        return fail(diag, inst, "needs the InterpolationFunction capability (Fragment shaders); "
-                                "spvjit runs compute code only");
-    case 79: return xi_intrin2(c, "llvm.minnum", x, xi_splat(c, y, t));
-    case 80: return xi_intrin2(c, "llvm.maxnum", x, xi_splat(c, y, t));
-    case 81: return xi_fclamp(c, x, y, z);
+    case 76:
+    case 77:
+    case 78:
+        return fail(diag, inst,
+                    "needs the InterpolationFunction capability (Fragment shaders); "
+                    "spvjit runs compute code only");
+    case 79:
+        return xi_intrin2(c, "llvm.minnum", x, xi_splat(c, y, t));
+    case 80:
+        return xi_intrin2(c, "llvm.maxnum", x, xi_splat(c, y, t));
+    case 81:
+        return xi_fclamp(c, x, y, z);
     }
     return fail(diag, inst, "not lowered (internal error)");
 }

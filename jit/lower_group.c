@@ -13,7 +13,8 @@ static LLVMValueRef fconst(LLVMTypeRef t, double v)
     if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
         unsigned n = LLVMGetVectorSize(t);
         LLVMValueRef e[16];
-        for (unsigned i = 0; i < n && i < 16; i++) e[i] = LLVMConstReal(LLVMGetElementType(t), v);
+        for (unsigned i = 0; i < n && i < 16; i++)
+            e[i] = LLVMConstReal(LLVMGetElementType(t), v);
         return LLVMConstVector(e, n);
     }
     return LLVMConstReal(t, v);
@@ -26,33 +27,75 @@ LLVMValueRef jit_group_identity(lower_ctx *c, uint32_t op, LLVMTypeRef t)
     LLVMTypeRef et = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
     unsigned w = LLVMGetTypeKind(et) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(et) : 0;
     switch (op) {
-    case SpvOpGroupNonUniformIMul: case SpvOpGroupIMulKHR: return jit_const_int(c, t, 1);
-    case SpvOpGroupNonUniformFMul: case SpvOpGroupFMulKHR: return fconst(t, 1.0);
-    case SpvOpGroupNonUniformSMin: case SpvOpGroupSMin: return jit_const_int(c, t, w >= 64 ? INT64_MAX : (1ull << (w - 1)) - 1);
-    case SpvOpGroupNonUniformUMin: case SpvOpGroupUMin: return LLVMConstAllOnes(t);
-    case SpvOpGroupNonUniformFMin: case SpvOpGroupFMin: return fconst(t, __builtin_inf());
-    case SpvOpGroupNonUniformSMax: case SpvOpGroupSMax: return jit_const_int(c, t, w >= 64 ? (uint64_t)INT64_MIN : ~0ull << (w - 1));
-    case SpvOpGroupNonUniformFMax: case SpvOpGroupFMax: return fconst(t, -__builtin_inf());
-    case SpvOpGroupNonUniformBitwiseAnd: case SpvOpGroupNonUniformLogicalAnd:
-    case SpvOpGroupBitwiseAndKHR: case SpvOpGroupLogicalAndKHR: case SpvOpGroupAll: return LLVMConstAllOnes(t);
-    case SpvOpGroupNonUniformFAdd: case SpvOpGroupFAdd: return fconst(t, -0.0);
-    default: return LLVMConstNull(t);   /* add, umax, or, xor, any */
+    case SpvOpGroupNonUniformIMul:
+    case SpvOpGroupIMulKHR:
+        return jit_const_int(c, t, 1);
+    case SpvOpGroupNonUniformFMul:
+    case SpvOpGroupFMulKHR:
+        return fconst(t, 1.0);
+    case SpvOpGroupNonUniformSMin:
+    case SpvOpGroupSMin:
+        return jit_const_int(c, t, w >= 64 ? INT64_MAX : (1ull << (w - 1)) - 1);
+    case SpvOpGroupNonUniformUMin:
+    case SpvOpGroupUMin:
+        return LLVMConstAllOnes(t);
+    case SpvOpGroupNonUniformFMin:
+    case SpvOpGroupFMin:
+        return fconst(t, __builtin_inf());
+    case SpvOpGroupNonUniformSMax:
+    case SpvOpGroupSMax:
+        return jit_const_int(c, t, w >= 64 ? (uint64_t)INT64_MIN : ~0ull << (w - 1));
+    case SpvOpGroupNonUniformFMax:
+    case SpvOpGroupFMax:
+        return fconst(t, -__builtin_inf());
+    case SpvOpGroupNonUniformBitwiseAnd:
+    case SpvOpGroupNonUniformLogicalAnd:
+    case SpvOpGroupBitwiseAndKHR:
+    case SpvOpGroupLogicalAndKHR:
+    case SpvOpGroupAll:
+        return LLVMConstAllOnes(t);
+    case SpvOpGroupNonUniformFAdd:
+    case SpvOpGroupFAdd:
+        return fconst(t, -0.0);
+    default:
+        return LLVMConstNull(t); /* add, umax, or, xor, any */
     }
 }
 
 static bool is_arith(uint32_t op)
 {
     switch (op) {
-    case SpvOpGroupNonUniformIAdd: case SpvOpGroupNonUniformFAdd: case SpvOpGroupNonUniformIMul:
-    case SpvOpGroupNonUniformFMul: case SpvOpGroupNonUniformSMin: case SpvOpGroupNonUniformUMin:
-    case SpvOpGroupNonUniformFMin: case SpvOpGroupNonUniformSMax: case SpvOpGroupNonUniformUMax:
-    case SpvOpGroupNonUniformFMax: case SpvOpGroupNonUniformBitwiseAnd: case SpvOpGroupNonUniformBitwiseOr:
-    case SpvOpGroupNonUniformBitwiseXor: case SpvOpGroupNonUniformLogicalAnd:
-    case SpvOpGroupNonUniformLogicalOr: case SpvOpGroupNonUniformLogicalXor:
-    case SpvOpGroupIAdd: case SpvOpGroupFAdd: case SpvOpGroupFMin: case SpvOpGroupUMin: case SpvOpGroupSMin:
-    case SpvOpGroupFMax: case SpvOpGroupUMax: case SpvOpGroupSMax: case SpvOpGroupIMulKHR:
-    case SpvOpGroupFMulKHR: case SpvOpGroupBitwiseAndKHR: case SpvOpGroupBitwiseOrKHR:
-    case SpvOpGroupBitwiseXorKHR: case SpvOpGroupLogicalAndKHR: case SpvOpGroupLogicalOrKHR:
+    case SpvOpGroupNonUniformIAdd:
+    case SpvOpGroupNonUniformFAdd:
+    case SpvOpGroupNonUniformIMul:
+    case SpvOpGroupNonUniformFMul:
+    case SpvOpGroupNonUniformSMin:
+    case SpvOpGroupNonUniformUMin:
+    case SpvOpGroupNonUniformFMin:
+    case SpvOpGroupNonUniformSMax:
+    case SpvOpGroupNonUniformUMax:
+    case SpvOpGroupNonUniformFMax:
+    case SpvOpGroupNonUniformBitwiseAnd:
+    case SpvOpGroupNonUniformBitwiseOr:
+    case SpvOpGroupNonUniformBitwiseXor:
+    case SpvOpGroupNonUniformLogicalAnd:
+    case SpvOpGroupNonUniformLogicalOr:
+    case SpvOpGroupNonUniformLogicalXor:
+    case SpvOpGroupIAdd:
+    case SpvOpGroupFAdd:
+    case SpvOpGroupFMin:
+    case SpvOpGroupUMin:
+    case SpvOpGroupSMin:
+    case SpvOpGroupFMax:
+    case SpvOpGroupUMax:
+    case SpvOpGroupSMax:
+    case SpvOpGroupIMulKHR:
+    case SpvOpGroupFMulKHR:
+    case SpvOpGroupBitwiseAndKHR:
+    case SpvOpGroupBitwiseOrKHR:
+    case SpvOpGroupBitwiseXorKHR:
+    case SpvOpGroupLogicalAndKHR:
+    case SpvOpGroupLogicalOrKHR:
     case SpvOpGroupLogicalXorKHR:
         return true;
     default:
@@ -64,11 +107,15 @@ static bool is_arith(uint32_t op)
 static LLVMValueRef ballot_bit0(lower_ctx *c, LLVMValueRef v)
 {
     LLVMValueRef x = LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind
-                         ? LLVMBuildExtractElement(c->b, v, LLVMConstInt(c->t_i32, 0, 0), "") : v;
+                         ? LLVMBuildExtractElement(c->b, v, LLVMConstInt(c->t_i32, 0, 0), "")
+                         : v;
     return LLVMBuildTrunc(c->b, x, c->t_i1, "");
 }
 
-static LLVMValueRef val(lower_ctx *c, const spv_inst *in, uint32_t i) { return jit_value(c, spv_inst_op(in, i)); }
+static LLVMValueRef val(lower_ctx *c, const spv_inst *in, uint32_t i)
+{
+    return jit_value(c, spv_inst_op(in, i));
+}
 
 static LLVMValueRef group_op(lower_ctx *c, const spv_inst *in)
 {
@@ -77,24 +124,40 @@ static LLVMValueRef group_op(lower_ctx *c, const spv_inst *in)
     if (is_arith(op)) {
         uint32_t gop = spv_inst_op(in, 1);
         LLVMValueRef x = val(c, in, 2);
-        if (!x) return NULL;
+        if (!x)
+            return NULL;
         return gop == SpvGroupOperationExclusiveScan ? jit_group_identity(c, op, t) : x;
     }
     switch (op) {
-    case SpvOpGroupNonUniformElect: case SpvOpGroupNonUniformAllEqual: case SpvOpSubgroupAllEqualKHR:
+    case SpvOpGroupNonUniformElect:
+    case SpvOpGroupNonUniformAllEqual:
+    case SpvOpSubgroupAllEqualKHR:
         return LLVMConstInt(c->t_i1, 1, 0);
-    case SpvOpGroupNonUniformAll: case SpvOpGroupNonUniformAny: case SpvOpGroupAll: case SpvOpGroupAny:
-    case SpvOpGroupNonUniformBroadcastFirst: case SpvOpGroupNonUniformBroadcast: case SpvOpGroupBroadcast:
-    case SpvOpGroupNonUniformShuffle: case SpvOpGroupNonUniformShuffleXor: case SpvOpGroupNonUniformShuffleUp:
-    case SpvOpGroupNonUniformShuffleDown: case SpvOpGroupNonUniformQuadBroadcast:
-    case SpvOpGroupNonUniformQuadSwap: case SpvOpGroupNonUniformRotateKHR:
+    case SpvOpGroupNonUniformAll:
+    case SpvOpGroupNonUniformAny:
+    case SpvOpGroupAll:
+    case SpvOpGroupAny:
+    case SpvOpGroupNonUniformBroadcastFirst:
+    case SpvOpGroupNonUniformBroadcast:
+    case SpvOpGroupBroadcast:
+    case SpvOpGroupNonUniformShuffle:
+    case SpvOpGroupNonUniformShuffleXor:
+    case SpvOpGroupNonUniformShuffleUp:
+    case SpvOpGroupNonUniformShuffleDown:
+    case SpvOpGroupNonUniformQuadBroadcast:
+    case SpvOpGroupNonUniformQuadSwap:
+    case SpvOpGroupNonUniformRotateKHR:
         return val(c, in, 1);
-    case SpvOpSubgroupAllKHR: case SpvOpSubgroupAnyKHR: case SpvOpSubgroupFirstInvocationKHR:
+    case SpvOpSubgroupAllKHR:
+    case SpvOpSubgroupAnyKHR:
+    case SpvOpSubgroupFirstInvocationKHR:
     case SpvOpSubgroupReadInvocationKHR:
         return val(c, in, 0);
-    case SpvOpGroupNonUniformBallot: case SpvOpSubgroupBallotKHR: {
+    case SpvOpGroupNonUniformBallot:
+    case SpvOpSubgroupBallotKHR: {
         LLVMValueRef p = val(c, in, op == SpvOpSubgroupBallotKHR ? 0 : 1);
-        if (!p) return NULL;
+        if (!p)
+            return NULL;
         return LLVMBuildInsertElement(c->b, LLVMConstNull(t), LLVMBuildZExt(c->b, p, c->t_i32, ""),
                                       LLVMConstInt(c->t_i32, 0, 0), "");
     }
@@ -104,7 +167,8 @@ static LLVMValueRef group_op(lower_ctx *c, const spv_inst *in)
     }
     case SpvOpGroupNonUniformBallotBitExtract: {
         LLVMValueRef v = val(c, in, 1), i = val(c, in, 2);
-        if (!v || !i) return NULL;
+        if (!v || !i)
+            return NULL;
         i = jit_int_cast(c, i, c->t_i32, false);
         LLVMValueRef w = LLVMBuildExtractElement(c->b, v, LLVMBuildLShr(c->b, i, LLVMConstInt(c->t_i32, 5, 0), ""), "");
         LLVMValueRef bit = LLVMBuildLShr(c->b, w, LLVMBuildAnd(c->b, i, LLVMConstInt(c->t_i32, 31, 0), ""), "");
@@ -112,12 +176,15 @@ static LLVMValueRef group_op(lower_ctx *c, const spv_inst *in)
     }
     case SpvOpGroupNonUniformBallotBitCount: {
         LLVMValueRef v = val(c, in, 2);
-        if (!v) return NULL;
-        if (spv_inst_op(in, 1) == SpvGroupOperationExclusiveScan) return LLVMConstNull(t);
+        if (!v)
+            return NULL;
+        if (spv_inst_op(in, 1) == SpvGroupOperationExclusiveScan)
+            return LLVMConstNull(t);
         return LLVMBuildZExt(c->b, ballot_bit0(c, v), t, "");
     }
-    case SpvOpGroupNonUniformBallotFindLSB: case SpvOpGroupNonUniformBallotFindMSB:
-        return val(c, in, 1) ? LLVMConstNull(t) : NULL;   /* only invocation 0 exists */
+    case SpvOpGroupNonUniformBallotFindLSB:
+    case SpvOpGroupNonUniformBallotFindMSB:
+        return val(c, in, 1) ? LLVMConstNull(t) : NULL; /* only invocation 0 exists */
     default:
         jit_fail_inst(c, in, "sub-group instruction not supported");
         return NULL;
@@ -131,15 +198,19 @@ int jit_lower_group(lower_ctx *c, const spv_inst *in)
         in->opcode != SpvOpSubgroupAllKHR && in->opcode != SpvOpSubgroupAnyKHR &&
         in->opcode != SpvOpSubgroupAllEqualKHR && in->opcode != SpvOpSubgroupReadInvocationKHR) {
         uint64_t scope = 0;
-        if (!jit_shape_u64(c, spv_inst_op(in, 0), &scope)) return -1;
-        if (scope == SpvScopeWorkgroup && jit_is_wg_collective(c, in)) return jit_lower_wg_group(c, in);
+        if (!jit_shape_u64(c, spv_inst_op(in, 0), &scope))
+            return -1;
+        if (scope == SpvScopeWorkgroup && jit_is_wg_collective(c, in))
+            return jit_lower_wg_group(c, in);
         if (scope != SpvScopeSubgroup)
-            return jit_fail_inst(c, in, "group operations are supported at Subgroup scope, and the OpGroup* "
+            return jit_fail_inst(c, in,
+                                 "group operations are supported at Subgroup scope, and the OpGroup* "
                                  "collectives at Workgroup scope; not this one at scope %llu",
                                  (unsigned long long)scope);
     }
     LLVMValueRef r = group_op(c, in);
-    if (!r) return -1;
+    if (!r)
+        return -1;
     jit_set(c, in->result_id, r);
     return 0;
 }

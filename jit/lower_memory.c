@@ -13,7 +13,8 @@
 
 LLVMValueRef jit_byte_gep(lower_ctx *c, LLVMValueRef base, LLVMValueRef off, bool inbounds)
 {
-    if (LLVMIsConstant(off) && LLVMConstIntGetZExtValue(off) == 0) return base;
+    if (LLVMIsConstant(off) && LLVMConstIntGetZExtValue(off) == 0)
+        return base;
     return inbounds ? LLVMBuildInBoundsGEP2(c->b, c->t_i8, base, &off, 1, "")
                     : LLVMBuildGEP2(c->b, c->t_i8, base, &off, 1, "");
 }
@@ -23,7 +24,10 @@ static LLVMValueRef at(lower_ctx *c, LLVMValueRef base, uint64_t off)
     return jit_byte_gep(c, base, LLVMConstInt(c->t_i64, off, 0), true);
 }
 
-LLVMValueRef jit_item_field_ptr(lower_ctx *c, uint64_t off) { return at(c, c->arg_item, off); }
+LLVMValueRef jit_item_field_ptr(lower_ctx *c, uint64_t off)
+{
+    return at(c, c->arg_item, off);
+}
 
 LLVMValueRef jit_ctx_field(lower_ctx *c, LLVMValueRef ctx, size_t off, LLVMTypeRef t)
 {
@@ -36,9 +40,11 @@ LLVMValueRef jit_ctx_field(lower_ctx *c, LLVMValueRef ctx, size_t off, LLVMTypeR
 
 static uint32_t access_align(lower_ctx *c, uint32_t type_id, uint32_t align)
 {
-    if (align) return align;
+    if (align)
+        return align;
     const spv_type *t = spv_type_get(c->m, type_id);
-    if (t && t->kind == SPV_TYPE_VECTOR) return jit_layout_of(c, t->elem)->size;
+    if (t && t->kind == SPV_TYPE_VECTOR)
+        return jit_layout_of(c, t->elem)->size;
     const jit_layout *l = jit_layout_of(c, type_id);
     return l ? l->align : 1;
 }
@@ -47,7 +53,8 @@ static LLVMValueRef plain_load(lower_ctx *c, LLVMTypeRef lt, LLVMValueRef p, uin
 {
     LLVMValueRef l = LLVMBuildLoad2(c->b, lt, p, "");
     LLVMSetAlignment(l, align);
-    if (vol) LLVMSetVolatile(l, 1);
+    if (vol)
+        LLVMSetVolatile(l, 1);
     /* Push constants cannot change during a dispatch: tell LLVM, so stores to
      * buffers do not force a reload per work-item. */
     if (c->invariant_loads && !vol)
@@ -60,15 +67,17 @@ static void plain_store(lower_ctx *c, LLVMValueRef v, LLVMValueRef p, uint32_t a
 {
     LLVMValueRef s = LLVMBuildStore(c->b, v, p);
     LLVMSetAlignment(s, align);
-    if (vol) LLVMSetVolatile(s, 1);
+    if (vol)
+        LLVMSetVolatile(s, 1);
 }
 
 /* Address of element (col, row) / of column col of a matrix in memory. */
-static LLVMValueRef mat_elem_ptr(lower_ctx *c, const spv_type *t, LLVMValueRef p, uint32_t mat,
-                                 uint64_t stride, unsigned col, unsigned row)
+static LLVMValueRef mat_elem_ptr(lower_ctx *c, const spv_type *t, LLVMValueRef p, uint32_t mat, uint64_t stride,
+                                 unsigned col, unsigned row)
 {
     uint64_t esize = jit_layout_of(c, spv_type_get(c->m, t->elem)->elem)->size;
-    if (mat & JIT_MAT_ROW_MAJOR) return at(c, p, row * stride + col * esize);
+    if (mat & JIT_MAT_ROW_MAJOR)
+        return at(c, p, row * stride + col * esize);
     return at(c, p, col * stride + row * esize);
 }
 
@@ -82,7 +91,8 @@ LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, uint32
 {
     const spv_type *t = jit_spv_type(c, type_id);
     LLVMTypeRef lt = jit_type(c, type_id);
-    if (!t || !lt || !jit_layout_of(c, type_id)) return NULL;
+    if (!t || !lt || !jit_layout_of(c, type_id))
+        return NULL;
     switch (t->kind) {
     case SPV_TYPE_MATRIX: {
         const spv_type *ct = spv_type_get(c->m, t->elem);
@@ -97,7 +107,8 @@ LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, uint32
             } else {
                 colv = LLVMConstNull(clt);
                 for (unsigned j = 0; j < ct->count; j++) {
-                    LLVMValueRef e = plain_load(c, LLVMGetElementType(clt), mat_elem_ptr(c, t, p, mat, stride, i, j), ea, vol);
+                    LLVMValueRef e =
+                        plain_load(c, LLVMGetElementType(clt), mat_elem_ptr(c, t, p, mat, stride, i, j), ea, vol);
                     colv = LLVMBuildInsertElement(c->b, colv, e, LLVMConstInt(c->t_i32, j, 0), "");
                 }
             }
@@ -105,18 +116,20 @@ LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, uint32
         }
         return r;
     }
-    case SPV_TYPE_ARRAY: case SPV_TYPE_STRUCT: {
+    case SPV_TYPE_ARRAY:
+    case SPV_TYPE_STRUCT: {
         if (jit_layout_compat(c, type_id) && !mat)
             return plain_load(c, lt, p, align ? align : jit_layout_of(c, type_id)->align, vol);
         LLVMValueRef r = LLVMConstNull(lt);
         unsigned n = t->kind == SPV_TYPE_STRUCT ? t->nmembers : LLVMGetArrayLength2(lt);
         for (unsigned i = 0; i < n; i++) {
             uint32_t et = t->kind == SPV_TYPE_STRUCT ? t->members[i] : t->elem;
-            uint64_t off = t->kind == SPV_TYPE_STRUCT ? jit_member_offset(c, type_id, i)
-                                                       : i * jit_layout_of(c, type_id)->stride;
+            uint64_t off =
+                t->kind == SPV_TYPE_STRUCT ? jit_member_offset(c, type_id, i) : i * jit_layout_of(c, type_id)->stride;
             uint32_t emat = t->kind == SPV_TYPE_STRUCT ? jit_member_mat_info(c, type_id, i) : mat;
             LLVMValueRef e = jit_load_mem(c, et, at(c, p, off), 0, vol, emat);
-            if (!e) return NULL;
+            if (!e)
+                return NULL;
             r = LLVMBuildInsertValue(c->b, r, e, i, "");
         }
         return r;
@@ -125,13 +138,15 @@ LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, uint32
         jit_fail(c, "a runtime array (type %%%u) cannot be loaded as a whole", type_id);
         return NULL;
     case SPV_TYPE_VECTOR:
-        if (mat & JIT_MAT_ROW_MAJOR) {   /* a column of a row-major matrix */
+        if (mat & JIT_MAT_ROW_MAJOR) { /* a column of a row-major matrix */
             LLVMTypeRef et = LLVMGetElementType(lt);
             uint32_t ea = jit_layout_of(c, t->elem)->size;
             LLVMValueRef r = LLVMGetPoison(lt);
             for (unsigned j = 0; j < t->count; j++)
-                r = LLVMBuildInsertElement(c->b, r, plain_load(c, et, at(c, p, j * (uint64_t)(mat & ~JIT_MAT_ROW_MAJOR)),
-                                                               ea, vol), LLVMConstInt(c->t_i32, j, 0), "");
+                r = LLVMBuildInsertElement(c->b, r,
+                                           plain_load(c, et, at(c, p, j * (uint64_t)(mat & ~JIT_MAT_ROW_MAJOR)), ea,
+                                                      vol),
+                                           LLVMConstInt(c->t_i32, j, 0), "");
             return r;
         }
         return plain_load(c, lt, p, access_align(c, type_id, align), vol);
@@ -145,7 +160,8 @@ int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, LLVMValueRef v
 {
     const spv_type *t = jit_spv_type(c, type_id);
     LLVMTypeRef lt = jit_type(c, type_id);
-    if (!t || !lt || !jit_layout_of(c, type_id)) return -1;
+    if (!t || !lt || !jit_layout_of(c, type_id))
+        return -1;
     switch (t->kind) {
     case SPV_TYPE_MATRIX: {
         const spv_type *ct = spv_type_get(c->m, t->elem);
@@ -153,14 +169,18 @@ int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, LLVMValueRef v
         uint32_t ea = jit_layout_of(c, ct->elem)->size;
         for (unsigned i = 0; i < t->count; i++) {
             LLVMValueRef colv = LLVMBuildExtractValue(c->b, v, i, "");
-            if (!(mat & JIT_MAT_ROW_MAJOR)) { plain_store(c, colv, at(c, p, i * stride), ea, vol); continue; }
+            if (!(mat & JIT_MAT_ROW_MAJOR)) {
+                plain_store(c, colv, at(c, p, i * stride), ea, vol);
+                continue;
+            }
             for (unsigned j = 0; j < ct->count; j++)
                 plain_store(c, LLVMBuildExtractElement(c->b, colv, LLVMConstInt(c->t_i32, j, 0), ""),
                             mat_elem_ptr(c, t, p, mat, stride, i, j), ea, vol);
         }
         return 0;
     }
-    case SPV_TYPE_ARRAY: case SPV_TYPE_STRUCT: {
+    case SPV_TYPE_ARRAY:
+    case SPV_TYPE_STRUCT: {
         if (jit_layout_compat(c, type_id) && !mat) {
             plain_store(c, v, p, align ? align : jit_layout_of(c, type_id)->align, vol);
             return 0;
@@ -168,8 +188,8 @@ int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, LLVMValueRef v
         unsigned n = t->kind == SPV_TYPE_STRUCT ? t->nmembers : LLVMGetArrayLength2(lt);
         for (unsigned i = 0; i < n; i++) {
             uint32_t et = t->kind == SPV_TYPE_STRUCT ? t->members[i] : t->elem;
-            uint64_t off = t->kind == SPV_TYPE_STRUCT ? jit_member_offset(c, type_id, i)
-                                                       : i * jit_layout_of(c, type_id)->stride;
+            uint64_t off =
+                t->kind == SPV_TYPE_STRUCT ? jit_member_offset(c, type_id, i) : i * jit_layout_of(c, type_id)->stride;
             uint32_t emat = t->kind == SPV_TYPE_STRUCT ? jit_member_mat_info(c, type_id, i) : mat;
             if (jit_store_mem(c, et, at(c, p, off), LLVMBuildExtractValue(c->b, v, i, ""), 0, vol, emat))
                 return -1;
@@ -179,7 +199,7 @@ int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, LLVMValueRef v
     case SPV_TYPE_RUNTIME_ARRAY:
         return jit_fail(c, "a runtime array (type %%%u) cannot be stored as a whole", type_id);
     case SPV_TYPE_VECTOR:
-        if (mat & JIT_MAT_ROW_MAJOR) {   /* a column of a row-major matrix */
+        if (mat & JIT_MAT_ROW_MAJOR) { /* a column of a row-major matrix */
             uint32_t ea = jit_layout_of(c, t->elem)->size;
             for (unsigned j = 0; j < t->count; j++)
                 plain_store(c, LLVMBuildExtractElement(c->b, v, LLVMConstInt(c->t_i32, j, 0), ""),
@@ -206,7 +226,8 @@ static uint32_t pointee_of(lower_ctx *c, uint32_t value_id)
 static bool is_descriptor_array(lower_ctx *c, uint32_t base_id)
 {
     const spv_id *d = spv_id_get(c->m, base_id);
-    if (!d || d->kind != SPV_ID_GLOBAL_VARIABLE || c->var_slot[base_id] == SPV_NONE) return false;
+    if (!d || d->kind != SPV_ID_GLOBAL_VARIABLE || c->var_slot[base_id] == SPV_NONE)
+        return false;
     const spv_type *t = spv_type_get(c->m, pointee_of(c, base_id));
     return t && (t->kind == SPV_TYPE_ARRAY || t->kind == SPV_TYPE_RUNTIME_ARRAY) && !c->kernel;
 }
@@ -215,23 +236,35 @@ static bool is_descriptor_array(lower_ctx *c, uint32_t base_id)
 static bool const_index(lower_ctx *c, uint32_t id, int64_t *out)
 {
     const spv_id *d = spv_id_get(c->m, id);
-    if (!d || d->kind != SPV_ID_CONSTANT || d->is_composite) return false;
+    if (!d || d->kind != SPV_ID_CONSTANT || d->is_composite)
+        return false;
     const spv_type *t = spv_type_get(c->m, d->type_id);
     uint32_t w = t ? t->width : 64;
     uint64_t v = d->is_null ? 0 : d->scalar;
-    if (w < 64) { uint64_t s = 1ull << (w - 1); v &= (s << 1) - 1; v = (v ^ s) - s; }
+    if (w < 64) {
+        uint64_t s = 1ull << (w - 1);
+        v &= (s << 1) - 1;
+        v = (v ^ s) - s;
+    }
     *out = (int64_t)v;
     return true;
 }
 
-typedef struct chain_off { int64_t k; LLVMValueRef dyn; } chain_off;
+typedef struct chain_off {
+    int64_t k;
+    LLVMValueRef dyn;
+} chain_off;
 
 static int add_index(lower_ctx *c, chain_off *o, uint32_t idx_id, uint64_t stride)
 {
     int64_t k;
-    if (const_index(c, idx_id, &k)) { o->k += k * (int64_t)stride; return 0; }
+    if (const_index(c, idx_id, &k)) {
+        o->k += k * (int64_t)stride;
+        return 0;
+    }
     LLVMValueRef v = jit_value(c, idx_id);
-    if (!v) return -1;
+    if (!v)
+        return -1;
     v = jit_int_cast(c, v, c->t_i64, true);
     v = LLVMBuildMul(c->b, v, LLVMConstInt(c->t_i64, stride, 0), "");
     o->dyn = o->dyn ? LLVMBuildAdd(c->b, o->dyn, v, "") : v;
@@ -244,7 +277,8 @@ static uint64_t element_stride(lower_ctx *c, uint32_t base_id)
 {
     const spv_id *d = spv_id_get(c->m, base_id);
     const spv_decoration *s = spv_find_decoration(c->m, d->type_id, -1, SpvDecorationArrayStride);
-    if (s && s->nargs) return s->args[0];
+    if (s && s->nargs)
+        return s->args[0];
     const jit_layout *l = jit_layout_of(c, pointee_of(c, base_id));
     return l ? (l->size + l->align - 1) / l->align * l->align : 0;
 }
@@ -255,13 +289,16 @@ static int access_chain(lower_ctx *c, const spv_inst *in)
     uint32_t base_id = spv_inst_op(in, 0), i = 1;
     LLVMValueRef base = jit_value(c, base_id);
     uint32_t cur = pointee_of(c, base_id), mat = c->mat_info[base_id];
-    if (!base || !cur) return base ? jit_fail_inst(c, in, "base is not a pointer") : -1;
-    chain_off o = {0, NULL};
-    if (ptr_chain && add_index(c, &o, spv_inst_op(in, i++), element_stride(c, base_id))) return -1;
+    if (!base || !cur)
+        return base ? jit_fail_inst(c, in, "base is not a pointer") : -1;
+    chain_off o = { 0, NULL };
+    if (ptr_chain && add_index(c, &o, spv_inst_op(in, i++), element_stride(c, base_id)))
+        return -1;
     if (!ptr_chain && is_descriptor_array(c, base_id) && i < spv_inst_nops(in)) {
         /* base points at the resource slots: the first index picks the block */
-        chain_off s = {0, NULL};
-        if (add_index(c, &s, spv_inst_op(in, i++), 8)) return -1;
+        chain_off s = { 0, NULL };
+        if (add_index(c, &s, spv_inst_op(in, i++), 8))
+            return -1;
         LLVMValueRef slot = s.dyn ? LLVMBuildAdd(c->b, s.dyn, LLVMConstInt(c->t_i64, (uint64_t)s.k, 0), "")
                                   : LLVMConstInt(c->t_i64, (uint64_t)s.k, 0);
         base = LLVMBuildLoad2(c->b, c->t_ptr, jit_byte_gep(c, base, slot, true), "");
@@ -271,7 +308,8 @@ static int access_chain(lower_ctx *c, const spv_inst *in)
         const spv_type *t = jit_spv_type(c, cur);
         const jit_layout *l = jit_layout_of(c, cur);
         uint32_t idx = spv_inst_op(in, i);
-        if (!t || !l) return -1;
+        if (!t || !l)
+            return -1;
         int64_t k;
         switch (t->kind) {
         case SPV_TYPE_STRUCT:
@@ -281,36 +319,44 @@ static int access_chain(lower_ctx *c, const spv_inst *in)
             mat = jit_member_mat_info(c, cur, (uint32_t)k);
             cur = t->members[k];
             break;
-        case SPV_TYPE_ARRAY: case SPV_TYPE_RUNTIME_ARRAY:
-            if (add_index(c, &o, idx, l->stride)) return -1;
+        case SPV_TYPE_ARRAY:
+        case SPV_TYPE_RUNTIME_ARRAY:
+            if (add_index(c, &o, idx, l->stride))
+                return -1;
             cur = t->elem;
             break;
         case SPV_TYPE_VECTOR:
             /* a column of a row-major matrix: components are a matrix stride apart */
-            if (add_index(c, &o, idx, (mat & JIT_MAT_ROW_MAJOR) ? mat & ~JIT_MAT_ROW_MAJOR
-                                                                : jit_layout_of(c, t->elem)->size)) return -1;
+            if (add_index(c, &o, idx,
+                          (mat & JIT_MAT_ROW_MAJOR) ? mat & ~JIT_MAT_ROW_MAJOR : jit_layout_of(c, t->elem)->size))
+                return -1;
             cur = t->elem;
             mat = 0;
             break;
         case SPV_TYPE_MATRIX: {
             uint64_t stride = mat_stride(c, cur, mat);
             if (!(mat & JIT_MAT_ROW_MAJOR)) {
-                if (add_index(c, &o, idx, stride)) return -1;
-                cur = t->elem; mat = 0;
+                if (add_index(c, &o, idx, stride))
+                    return -1;
+                cur = t->elem;
+                mat = 0;
                 break;
             }
             /* row-major: a column's components are `stride` apart; a pointer to the column
              * keeps that stride (mat_info) for the loads, stores and chains through it */
             const spv_type *ct = spv_type_get(c->m, t->elem);
             if (i + 1 >= spv_inst_nops(in)) {
-                if (add_index(c, &o, idx, jit_layout_of(c, ct->elem)->size)) return -1;
+                if (add_index(c, &o, idx, jit_layout_of(c, ct->elem)->size))
+                    return -1;
                 cur = t->elem;
                 mat = (uint32_t)stride | JIT_MAT_ROW_MAJOR;
                 break;
             }
             if (add_index(c, &o, idx, jit_layout_of(c, ct->elem)->size) ||
-                add_index(c, &o, spv_inst_op(in, ++i), stride)) return -1;
-            cur = ct->elem; mat = 0;
+                add_index(c, &o, spv_inst_op(in, ++i), stride))
+                return -1;
+            cur = ct->elem;
+            mat = 0;
             break;
         }
         default:
@@ -318,7 +364,8 @@ static int access_chain(lower_ctx *c, const spv_inst *in)
         }
     }
     LLVMValueRef off = LLVMConstInt(c->t_i64, (uint64_t)o.k, 0);
-    if (o.dyn) off = o.k ? LLVMBuildAdd(c->b, o.dyn, off, "") : o.dyn;
+    if (o.dyn)
+        off = o.k ? LLVMBuildAdd(c->b, o.dyn, off, "") : o.dyn;
     bool inb = in->opcode != SpvOpPtrAccessChain;
     jit_set(c, in->result_id, jit_byte_gep(c, base, off, inb));
     c->mat_info[in->result_id] = mat;
@@ -327,15 +374,21 @@ static int access_chain(lower_ctx *c, const spv_inst *in)
 
 /* --- memory operands ---------------------------------------------------------- */
 
-typedef struct mem_ops { uint32_t align; bool vol; } mem_ops;
+typedef struct mem_ops {
+    uint32_t align;
+    bool vol;
+} mem_ops;
 
 static mem_ops memory_operands(const spv_inst *in, uint32_t first)
 {
-    mem_ops r = {0, false};
-    if (first >= spv_inst_nops(in)) return r;
+    mem_ops r = { 0, false };
+    if (first >= spv_inst_nops(in))
+        return r;
     uint32_t mask = spv_inst_op(in, first);
-    if (mask & SpvMemoryAccessVolatileMask) r.vol = true;
-    if ((mask & SpvMemoryAccessAlignedMask) && first + 1 < spv_inst_nops(in)) r.align = spv_inst_op(in, first + 1);
+    if (mask & SpvMemoryAccessVolatileMask)
+        r.vol = true;
+    if ((mask & SpvMemoryAccessAlignedMask) && first + 1 < spv_inst_nops(in))
+        r.align = spv_inst_op(in, first + 1);
     return r;
 }
 
@@ -350,15 +403,17 @@ static LLVMValueRef block_slot(lower_ctx *c, const spv_inst *at_inst, uint32_t p
         if (d && d->kind == SPV_ID_GLOBAL_VARIABLE && c->var_slot[ptr_id] != SPV_NONE)
             return LLVMConstInt(c->t_i64, c->var_slot[ptr_id], 0);
         const spv_inst *def = spv_def(c->m, ptr_id);
-        if (!def) break;
+        if (!def)
+            break;
         if (def->opcode == SpvOpCopyObject || def->opcode == SpvOpCopyLogical) {
             ptr_id = spv_inst_op(def, 0);
             continue;
         }
-        if ((def->opcode == SpvOpAccessChain || def->opcode == SpvOpInBoundsAccessChain) &&
-            spv_inst_nops(def) == 2 && is_descriptor_array(c, spv_inst_op(def, 0))) {
+        if ((def->opcode == SpvOpAccessChain || def->opcode == SpvOpInBoundsAccessChain) && spv_inst_nops(def) == 2 &&
+            is_descriptor_array(c, spv_inst_op(def, 0))) {
             LLVMValueRef i = jit_value(c, spv_inst_op(def, 1));
-            if (!i) return NULL;
+            if (!i)
+                return NULL;
             return LLVMBuildAdd(c->b, LLVMConstInt(c->t_i64, c->var_slot[spv_inst_op(def, 0)], 0),
                                 jit_int_cast(c, i, c->t_i64, false), "");
         }
@@ -369,13 +424,14 @@ static LLVMValueRef block_slot(lower_ctx *c, const spv_inst *at_inst, uint32_t p
         return NULL;
     }
     LLVMValueRef p = jit_value(c, ptr_id);
-    if (!p) return NULL;
+    if (!p)
+        return NULL;
     LLVMValueRef args = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, args), c->t_ptr);
-    LLVMValueRef slot = LLVMConstInt(c->t_i64, c->nres_slots, 0);   /* none: arg_sizes is not read */
+    LLVMValueRef slot = LLVMConstInt(c->t_i64, c->nres_slots, 0); /* none: arg_sizes is not read */
     for (uint32_t i = c->nres_slots; i-- > 0;) {
         LLVMValueRef base = LLVMBuildLoad2(c->b, c->t_ptr, at(c, args, 8ull * i), "");
-        slot = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, base, p, ""), LLVMConstInt(c->t_i64, i, 0),
-                               slot, "");
+        slot =
+            LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, base, p, ""), LLVMConstInt(c->t_i64, i, 0), slot, "");
     }
     return slot;
 }
@@ -389,22 +445,26 @@ static int array_length(lower_ctx *c, const spv_inst *in)
         return jit_fail_inst(c, in, "expected a pointer to a struct with a runtime array member %u", member);
     uint64_t off = jit_member_offset(c, st, member);
     const jit_layout *l = jit_layout_of(c, t->members[member]);
-    if (!l || !l->stride) return -1;
+    if (!l || !l->stride)
+        return -1;
     LLVMValueRef slot = block_slot(c, in, ptr);
-    if (!slot) return -1;
+    if (!slot)
+        return -1;
     LLVMValueRef sizes = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, arg_sizes), c->t_ptr);
     /* a pointer into no slot (only possible through the run-time search) has length 0 */
     LLVMValueRef known = LLVMBuildICmp(c->b, LLVMIntULT, slot, LLVMConstInt(c->t_i64, c->nres_slots, 0), "");
     LLVMValueRef safe = LLVMBuildSelect(c->b, known, slot, LLVMConstInt(c->t_i64, 0, 0), "");
-    LLVMValueRef sz = LLVMBuildLoad2(c->b, c->t_i64, jit_byte_gep(c, sizes, LLVMBuildMul(c->b, safe,
-                                     LLVMConstInt(c->t_i64, 8, 0), ""), true), "");
+    LLVMValueRef sz =
+        LLVMBuildLoad2(c->b, c->t_i64,
+                       jit_byte_gep(c, sizes, LLVMBuildMul(c->b, safe, LLVMConstInt(c->t_i64, 8, 0), ""), true), "");
     sz = LLVMBuildSelect(c->b, known, sz, LLVMConstInt(c->t_i64, 0, 0), "");
     LLVMValueRef ok = LLVMBuildICmp(c->b, LLVMIntUGT, sz, LLVMConstInt(c->t_i64, off, 0), "");
     LLVMValueRef n = LLVMBuildUDiv(c->b, LLVMBuildSub(c->b, sz, LLVMConstInt(c->t_i64, off, 0), ""),
                                    LLVMConstInt(c->t_i64, l->stride, 0), "");
     n = LLVMBuildSelect(c->b, ok, n, LLVMConstInt(c->t_i64, 0, 0), "");
     LLVMTypeRef rt = jit_type(c, in->type_id);
-    if (!rt) return -1;
+    if (!rt)
+        return -1;
     jit_set(c, in->result_id, jit_int_cast(c, n, rt, false));
     return 0;
 }
@@ -413,15 +473,17 @@ int jit_function_variable(lower_ctx *c, const spv_inst *in)
 {
     uint32_t pointee = pointee_of(c, in->result_id);
     const jit_layout *l = pointee ? jit_layout_of(c, pointee) : NULL;
-    if (!l) return -1;
+    if (!l)
+        return -1;
     uint64_t size = l->size ? l->size : 1;
-    LLVMValueRef a = LLVMBuildAlloca(c->pb, LLVMArrayType2(c->t_i8, size), c->m->ids[in->result_id].name ?
-                                     c->m->ids[in->result_id].name : "");
+    LLVMValueRef a = LLVMBuildAlloca(c->pb, LLVMArrayType2(c->t_i8, size),
+                                     c->m->ids[in->result_id].name ? c->m->ids[in->result_id].name : "");
     LLVMSetAlignment(a, l->align < 16 ? 16 : l->align);
     jit_set(c, in->result_id, a);
     if (spv_inst_nops(in) >= 2) {
         LLVMValueRef init = jit_value(c, spv_inst_op(in, 1));
-        if (!init || jit_store_mem(c, pointee, a, init, 0, false, 0)) return -1;
+        if (!init || jit_store_mem(c, pointee, a, init, 0, false, 0))
+            return -1;
     }
     return 0;
 }
@@ -434,56 +496,69 @@ int jit_lower_memory(lower_ctx *c, const spv_inst *in)
         return jit_function_variable(c, in);
     case SpvOpLoad: {
         mem_ops mo = memory_operands(in, 1);
-        if (jit_operands(c, in, v, 1)) return -1;
+        if (jit_operands(c, in, v, 1))
+            return -1;
         const spv_id *pid = spv_id_get(c->m, spv_inst_op(in, 0));
         const spv_type *pt = pid ? spv_type_get(c->m, pid->type_id) : NULL;
         c->invariant_loads = pt && pt->kind == SPV_TYPE_POINTER && pt->storage == SpvStorageClassPushConstant;
         LLVMValueRef r = jit_load_mem(c, in->type_id, v[0], mo.align, mo.vol, c->mat_info[spv_inst_op(in, 0)]);
         c->invariant_loads = false;
-        if (!r) return -1;
+        if (!r)
+            return -1;
         jit_set(c, in->result_id, r);
         return 0;
     }
     case SpvOpStore: {
         mem_ops mo = memory_operands(in, 2);
-        if (jit_operands(c, in, v, 2)) return -1;
+        if (jit_operands(c, in, v, 2))
+            return -1;
         uint32_t pt = pointee_of(c, spv_inst_op(in, 0));
         return jit_store_mem(c, pt, v[0], v[1], mo.align, mo.vol, c->mat_info[spv_inst_op(in, 0)]);
     }
     case SpvOpCopyMemory: {
-        if (jit_operands(c, in, v, 2)) return -1;
+        if (jit_operands(c, in, v, 2))
+            return -1;
         uint32_t dt = pointee_of(c, spv_inst_op(in, 0)), st = pointee_of(c, spv_inst_op(in, 1));
         mem_ops mo = memory_operands(in, 2);
         LLVMValueRef x = jit_load_mem(c, st ? st : dt, v[1], 0, mo.vol, c->mat_info[spv_inst_op(in, 1)]);
-        if (!x) return -1;
+        if (!x)
+            return -1;
         return jit_store_mem(c, dt ? dt : st, v[0], x, 0, mo.vol, c->mat_info[spv_inst_op(in, 0)]);
     }
     case SpvOpCopyMemorySized: {
-        if (jit_operands(c, in, v, 3)) return -1;
+        if (jit_operands(c, in, v, 3))
+            return -1;
         mem_ops mo = memory_operands(in, 3);
         LLVMValueRef mc = LLVMBuildMemMove(c->b, v[0], mo.align ? mo.align : 1, v[1], mo.align ? mo.align : 1,
                                            jit_int_cast(c, v[2], c->t_i64, false));
-        if (mo.vol) LLVMSetVolatile(mc, 1);
+        if (mo.vol)
+            LLVMSetVolatile(mc, 1);
         return 0;
     }
-    case SpvOpAccessChain: case SpvOpInBoundsAccessChain:
-    case SpvOpPtrAccessChain: case SpvOpInBoundsPtrAccessChain:
+    case SpvOpAccessChain:
+    case SpvOpInBoundsAccessChain:
+    case SpvOpPtrAccessChain:
+    case SpvOpInBoundsPtrAccessChain:
         return access_chain(c, in);
     case SpvOpArrayLength:
         return array_length(c, in);
-    case SpvOpPtrEqual: case SpvOpPtrNotEqual:
-        if (jit_operands(c, in, v, 2)) return -1;
-        jit_set(c, in->result_id, LLVMBuildICmp(c->b, in->opcode == SpvOpPtrEqual ? LLVMIntEQ : LLVMIntNE,
-                                                v[0], v[1], ""));
+    case SpvOpPtrEqual:
+    case SpvOpPtrNotEqual:
+        if (jit_operands(c, in, v, 2))
+            return -1;
+        jit_set(c, in->result_id,
+                LLVMBuildICmp(c->b, in->opcode == SpvOpPtrEqual ? LLVMIntEQ : LLVMIntNE, v[0], v[1], ""));
         return 0;
     case SpvOpPtrDiff: {
-        if (jit_operands(c, in, v, 2)) return -1;
+        if (jit_operands(c, in, v, 2))
+            return -1;
         LLVMValueRef d = LLVMBuildSub(c->b, LLVMBuildPtrToInt(c->b, v[0], c->t_i64, ""),
                                       LLVMBuildPtrToInt(c->b, v[1], c->t_i64, ""), "");
         uint64_t es = element_stride(c, spv_inst_op(in, 0));
         d = LLVMBuildSDiv(c->b, d, LLVMConstInt(c->t_i64, es ? es : 1, 0), "");
         LLVMTypeRef rt = jit_type(c, in->type_id);
-        if (!rt) return -1;
+        if (!rt)
+            return -1;
         jit_set(c, in->result_id, jit_int_cast(c, d, rt, true));
         return 0;
     }

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Name and operand count, from the tables generated from the grammar JSON;
  * the one variadic instruction (printf) counts its format operand. */
 const char *xi_opencl_info(uint32_t inst, unsigned *nargs, bool *variadic)
@@ -42,8 +41,7 @@ const char *xi_opencl_info(uint32_t inst, unsigned *nargs, bool *variadic)
 enum { RM_RTE = 0, RM_RTZ = 1, RM_RTP = 2, RM_RTN = 3 };
 
 /* Fills diag with "OpenCL.std <name> (instruction N): <why>" and returns NULL. */
-static LLVMValueRef fail(spv_diag *diag, uint32_t inst, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static LLVMValueRef fail(spv_diag *diag, uint32_t inst, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static LLVMValueRef fail(spv_diag *diag, uint32_t inst, const char *fmt, ...)
 {
     const char *name = xi_opencl_info(inst, NULL, NULL);
@@ -66,23 +64,52 @@ static LLVMValueRef fail(spv_diag *diag, uint32_t inst, const char *fmt, ...)
 static const char *signature(uint32_t inst)
 {
     switch (inst) {
-    case 30: case 31: case 36: case 45: case 58: return "fp";
-    case 33: return "f";
-    case 34: case 49: case 54: return "fn";
-    case 46: return "n";
-    case 52: return "ffp";
-    case 171: case 174: case 179: return "npl";
-    case 172: return "xnp";
-    case 173: return "np";
-    case 175: case 177: case 180: return "fnp";
-    case 176: case 178: case 181: return "fnpl";
-    case 182: return "xn";
-    case 183: return "xxn";
-    case 184: return "";
-    case 185: return "pn";
-    case 186: return "xxx";
-    case 187: return "xxn";
-    default: break;
+    case 30:
+    case 31:
+    case 36:
+    case 45:
+    case 58:
+        return "fp";
+    case 33:
+        return "f";
+    case 34:
+    case 49:
+    case 54:
+        return "fn";
+    case 46:
+        return "n";
+    case 52:
+        return "ffp";
+    case 171:
+    case 174:
+    case 179:
+        return "npl";
+    case 172:
+        return "xnp";
+    case 173:
+        return "np";
+    case 175:
+    case 177:
+    case 180:
+        return "fnp";
+    case 176:
+    case 178:
+    case 181:
+        return "fnpl";
+    case 182:
+        return "xn";
+    case 183:
+        return "xxn";
+    case 184:
+        return "";
+    case 185:
+        return "pn";
+    case 186:
+        return "xxx";
+    case 187:
+        return "xxn";
+    default:
+        break;
     }
     if (inst <= 110)
         return "fff"; /* only the first nargs letters are used */
@@ -138,18 +165,30 @@ static bool check_operands(spv_diag *diag, uint32_t inst, LLVMValueRef *args, un
     return true;
 }
 
-static LLVMTypeRef f64_t(ext_lower_ctx *c) { return LLVMDoubleTypeInContext(c->ctx); }
-static LLVMTypeRef i32_t(ext_lower_ctx *c) { return LLVMInt32TypeInContext(c->ctx); }
+static LLVMTypeRef f64_t(ext_lower_ctx *c)
+{
+    return LLVMDoubleTypeInContext(c->ctx);
+}
+static LLVMTypeRef i32_t(ext_lower_ctx *c)
+{
+    return LLVMInt32TypeInContext(c->ctx);
+}
 
 /* Half/float arguments are widened to double for the functions libm lacks, so
  * that the only error is the final rounding. */
-static LLVMValueRef to_f64(ext_lower_ctx *c, LLVMValueRef x) { return xi_fpcast(c, x, f64_t(c)); }
+static LLVMValueRef to_f64(ext_lower_ctx *c, LLVMValueRef x)
+{
+    return xi_fpcast(c, x, f64_t(c));
+}
 static LLVMValueRef back(ext_lower_ctx *c, LLVMValueRef r, LLVMValueRef like)
 {
     return xi_fpcast(c, r, xi_elem(LLVMTypeOf(like)));
 }
 
-static LLVMValueRef fmul_k(ext_lower_ctx *c, LLVMValueRef x, double k) { return xi_scale(c, x, k); }
+static LLVMValueRef fmul_k(ext_lower_ctx *c, LLVMValueRef x, double k)
+{
+    return xi_scale(c, x, k);
+}
 
 static LLVMValueRef or_lanes(ext_lower_ctx *c, LLVMValueRef m)
 {
@@ -243,7 +282,8 @@ static LLVMValueRef emit_rootn(ext_lower_ctx *c, LLVMValueRef x, LLVMValueRef n)
         /* 1/n is rounded, which costs up to ~|log x| ulps: one Newton step on
          * r^n = |x| brings it back (kept only where everything is finite). */
         LLVMValueRef ratio = LLVMBuildFDiv(b, xi_intrin2(c, "llvm.pow", r, wn), ax, "");
-        LLVMValueRef corr = LLVMBuildFDiv(b, LLVMBuildFMul(b, r, LLVMBuildFSub(b, ratio, xi_fconst(c, t, 1.0), ""), ""), wn, "");
+        LLVMValueRef corr =
+            LLVMBuildFDiv(b, LLVMBuildFMul(b, r, LLVMBuildFSub(b, ratio, xi_fconst(c, t, 1.0), ""), ""), wn, "");
         LLVMValueRef r2 = LLVMBuildFSub(b, r, corr, "");
         LLVMValueRef ok = xi_fcmp(c, LLVMRealOLT, xi_fabs(c, r2), xi_fconst(c, t, INFINITY));
         ok = LLVMBuildAnd(b, ok, xi_fcmp(c, LLVMRealOGT, r2, xi_fconst(c, t, 0.0)), "");
@@ -275,7 +315,7 @@ static LLVMValueRef emit_lgamma_r(ext_lower_ctx *c, LLVMValueRef x, LLVMValueRef
     LLVMTypeRef w = dbl ? f64_t(c) : LLVMFloatTypeInContext(c->ctx);
     const char *name = dbl ? "lgamma_r" : "lgammaf_r"; /* the _r forms: no global signgam */
     LLVMValueRef fn = LLVMGetNamedFunction(c->mod, name);
-    LLVMTypeRef params[2] = {w, LLVMPointerTypeInContext(c->ctx, 0)};
+    LLVMTypeRef params[2] = { w, LLVMPointerTypeInContext(c->ctx, 0) };
     LLVMTypeRef fty = LLVMFunctionType(w, params, 2, 0);
     if (!fn)
         fn = LLVMAddFunction(c->mod, name, fty);
@@ -284,7 +324,7 @@ static LLVMValueRef emit_lgamma_r(ext_lower_ctx *c, LLVMValueRef x, LLVMValueRef
     LLVMValueRef res = n ? LLVMGetPoison(t) : NULL;
     LLVMValueRef sg = n ? LLVMGetPoison(LLVMVectorType(i32_t(c), n)) : NULL;
     for (unsigned i = 0; i < (n ? n : 1); i++) {
-        LLVMValueRef a[2] = {xi_fpcast(c, xi_extract_lane(c, x, i), w), slot};
+        LLVMValueRef a[2] = { xi_fpcast(c, xi_extract_lane(c, x, i), w), slot };
         LLVMValueRef r = xi_fpcast(c, LLVMBuildCall2(c->b, fty, fn, a, 2, ""), xi_elem(t));
         LLVMValueRef s = LLVMBuildLoad2(c->b, i32_t(c), slot, "");
         LLVMValueRef idx = LLVMConstInt(i32_t(c), i, 0);
@@ -301,7 +341,7 @@ static LLVMValueRef emit_lgamma_r(ext_lower_ctx *c, LLVMValueRef x, LLVMValueRef
  * 128|y| (exact) leaves a quotient < 129 whose rounding is decided by the exact
  * remainder. */
 static LLVMValueRef emit_remquo(ext_lower_ctx *c, LLVMValueRef x, LLVMValueRef y, LLVMTypeRef quo_elem,
-                           LLVMValueRef *quo)
+                                LLVMValueRef *quo)
 {
     LLVMBuilderRef b = c->b;
     LLVMTypeRef t = LLVMTypeOf(x);
@@ -373,9 +413,10 @@ static LLVMValueRef emit_nextafter(ext_lower_ctx *c, LLVMValueRef x, LLVMValueRe
     LLVMValueRef ix = LLVMBuildBitCast(b, x, it, "");
     LLVMValueRef zero = xi_fconst(c, t, 0.0);
     /* away from zero when moving up from a positive x or down from a negative one */
-    LLVMValueRef away = LLVMBuildICmp(b, LLVMIntEQ, xi_fcmp(c, LLVMRealOLT, x, y), xi_fcmp(c, LLVMRealOGT, x, zero), "");
-    LLVMValueRef step = xi_select(c, away, LLVMBuildAdd(b, ix, xi_iconst(c, it, 1), ""),
-                                  LLVMBuildSub(b, ix, xi_iconst(c, it, 1), ""));
+    LLVMValueRef away =
+        LLVMBuildICmp(b, LLVMIntEQ, xi_fcmp(c, LLVMRealOLT, x, y), xi_fcmp(c, LLVMRealOGT, x, zero), "");
+    LLVMValueRef step =
+        xi_select(c, away, LLVMBuildAdd(b, ix, xi_iconst(c, it, 1), ""), LLVMBuildSub(b, ix, xi_iconst(c, it, 1), ""));
     LLVMValueRef r = LLVMBuildBitCast(b, step, t, "");
     LLVMValueRef tiny = xi_copysign(c, LLVMBuildBitCast(b, xi_iconst(c, it, 1), t, ""), y);
     r = xi_select(c, xi_fcmp(c, LLVMRealOEQ, x, zero), tiny, r);
@@ -439,8 +480,8 @@ static LLVMValueRef ocl_normalize(ext_lower_ctx *c, LLVMValueRef p)
     LLVMTypeRef t = LLVMTypeOf(w);
     /* infinite lanes become ±1 and the others ±0 (NaN stays NaN) */
     LLVMValueRef inf = xi_isinf(c, w);
-    LLVMValueRef only_inf = xi_select(c, inf, xi_copysign(c, xi_fconst(c, t, 1.0), w),
-                                      LLVMBuildFMul(b, w, xi_fconst(c, t, 0.0), ""));
+    LLVMValueRef only_inf =
+        xi_select(c, inf, xi_copysign(c, xi_fconst(c, t, 1.0), w), LLVMBuildFMul(b, w, xi_fconst(c, t, 0.0), ""));
     LLVMValueRef v = xi_select(c, or_lanes(c, inf), only_inf, w);
     if (xi_fp_bits(LLVMTypeOf(p)) == 64) {
         LLVMValueRef e;
@@ -486,8 +527,10 @@ static LLVMValueRef mad_sat(ext_lower_ctx *c, LLVMValueRef x, LLVMValueRef y, LL
     p = LLVMBuildAdd(c->b, p, ext2(c, z, 2 * n, is_signed), "");
     LLVMTypeRef wt = LLVMTypeOf(p);
     if (is_signed) {
-        LLVMValueRef lo = LLVMBuildSExt(c->b, xi_iconst(c, t, (int64_t)(n == 64 ? INT64_MIN : -(1ll << (n - 1)))), wt, "");
-        LLVMValueRef hi = LLVMBuildSExt(c->b, xi_iconst(c, t, (int64_t)(n == 64 ? INT64_MAX : (1ll << (n - 1)) - 1)), wt, "");
+        LLVMValueRef lo =
+            LLVMBuildSExt(c->b, xi_iconst(c, t, (int64_t)(n == 64 ? INT64_MIN : -(1ll << (n - 1)))), wt, "");
+        LLVMValueRef hi =
+            LLVMBuildSExt(c->b, xi_iconst(c, t, (int64_t)(n == 64 ? INT64_MAX : (1ll << (n - 1)) - 1)), wt, "");
         p = xi_intrin2(c, "llvm.smin", xi_intrin2(c, "llvm.smax", p, lo), hi);
     } else {
         p = xi_intrin2(c, "llvm.umin", p, LLVMBuildZExt(c->b, xi_iconst(c, t, -1), wt, ""));
@@ -522,7 +565,7 @@ static LLVMValueRef low24(ext_lower_ctx *c, LLVMValueRef x, bool is_signed)
 
 static LLVMValueRef bit_count(ext_lower_ctx *c, const char *name, LLVMValueRef x)
 {
-    LLVMValueRef a[2] = {x, LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 0, 0)};
+    LLVMValueRef a[2] = { x, LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 0, 0) };
     LLVMTypeRef t = LLVMTypeOf(x);
     return xi_intrin(c, name, &t, 1, a, 2);
 }
@@ -534,50 +577,82 @@ static LLVMValueRef lower_integer(ext_lower_ctx *c, uint32_t inst, LLVMValueRef 
     LLVMTypeRef t = LLVMTypeOf(x);
     switch (inst) {
     case 141: {
-        LLVMValueRef v[2] = {x, LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 0, 0)};
+        LLVMValueRef v[2] = { x, LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 0, 0) };
         return xi_intrin(c, "llvm.abs", &t, 1, v, 2); /* INT_MIN → 2^(N-1) as unsigned */
     }
-    case 142: return xi_select(c, LLVMBuildICmp(b, LLVMIntSGT, x, y, ""), LLVMBuildSub(b, x, y, ""), LLVMBuildSub(b, y, x, ""));
-    case 143: return xi_intrin2(c, "llvm.sadd.sat", x, y);
-    case 144: return xi_intrin2(c, "llvm.uadd.sat", x, y);
-    case 145: return hadd(c, x, y, true, false);
-    case 146: return hadd(c, x, y, false, false);
-    case 147: return hadd(c, x, y, true, true);
-    case 148: return hadd(c, x, y, false, true);
-    case 149: return xi_intrin2(c, "llvm.smin", xi_intrin2(c, "llvm.smax", x, y), z);
-    case 150: return xi_intrin2(c, "llvm.umin", xi_intrin2(c, "llvm.umax", x, y), z);
-    case 151: return bit_count(c, "llvm.ctlz", x);
-    case 152: return bit_count(c, "llvm.cttz", x);
-    case 153: return LLVMBuildAdd(b, mul_hi(c, x, y, true), z, "");
-    case 154: return mad_sat(c, x, y, z, false);
-    case 155: return mad_sat(c, x, y, z, true);
-    case 156: return xi_intrin2(c, "llvm.smax", x, y);
-    case 157: return xi_intrin2(c, "llvm.umax", x, y);
-    case 158: return xi_intrin2(c, "llvm.smin", x, y);
-    case 159: return xi_intrin2(c, "llvm.umin", x, y);
-    case 160: return mul_hi(c, x, y, true);
-    case 161: return xi_intrin3(c, "llvm.fshl", x, x, y); /* shift taken modulo N, as OpenCL says */
-    case 162: return xi_intrin2(c, "llvm.ssub.sat", x, y);
-    case 163: return xi_intrin2(c, "llvm.usub.sat", x, y);
-    case 164: case 165: { /* upsample(hi, lo) = hi << N | lo, in 2N bits */
+    case 142:
+        return xi_select(c, LLVMBuildICmp(b, LLVMIntSGT, x, y, ""), LLVMBuildSub(b, x, y, ""),
+                         LLVMBuildSub(b, y, x, ""));
+    case 143:
+        return xi_intrin2(c, "llvm.sadd.sat", x, y);
+    case 144:
+        return xi_intrin2(c, "llvm.uadd.sat", x, y);
+    case 145:
+        return hadd(c, x, y, true, false);
+    case 146:
+        return hadd(c, x, y, false, false);
+    case 147:
+        return hadd(c, x, y, true, true);
+    case 148:
+        return hadd(c, x, y, false, true);
+    case 149:
+        return xi_intrin2(c, "llvm.smin", xi_intrin2(c, "llvm.smax", x, y), z);
+    case 150:
+        return xi_intrin2(c, "llvm.umin", xi_intrin2(c, "llvm.umax", x, y), z);
+    case 151:
+        return bit_count(c, "llvm.ctlz", x);
+    case 152:
+        return bit_count(c, "llvm.cttz", x);
+    case 153:
+        return LLVMBuildAdd(b, mul_hi(c, x, y, true), z, "");
+    case 154:
+        return mad_sat(c, x, y, z, false);
+    case 155:
+        return mad_sat(c, x, y, z, true);
+    case 156:
+        return xi_intrin2(c, "llvm.smax", x, y);
+    case 157:
+        return xi_intrin2(c, "llvm.umax", x, y);
+    case 158:
+        return xi_intrin2(c, "llvm.smin", x, y);
+    case 159:
+        return xi_intrin2(c, "llvm.umin", x, y);
+    case 160:
+        return mul_hi(c, x, y, true);
+    case 161:
+        return xi_intrin3(c, "llvm.fshl", x, x, y); /* shift taken modulo N, as OpenCL says */
+    case 162:
+        return xi_intrin2(c, "llvm.ssub.sat", x, y);
+    case 163:
+        return xi_intrin2(c, "llvm.usub.sat", x, y);
+    case 164:
+    case 165: { /* upsample(hi, lo) = hi << N | lo, in 2N bits */
         unsigned n = xi_int_bits(t);
         LLVMTypeRef rt = c->result_type;
         if (!rt || !xi_is_int(rt) || xi_int_bits(rt) != 2 * n || xi_lanes(rt) != xi_lanes(t))
-            return fail(diag, inst, "result type must be integers of twice the width of %s, not %s",
-                        xi_type_str(t), xi_type_str(rt));
+            return fail(diag, inst, "result type must be integers of twice the width of %s, not %s", xi_type_str(t),
+                        xi_type_str(rt));
         LLVMValueRef hi = ext2(c, x, 2 * n, inst == 165), lo = ext2(c, y, 2 * n, false);
         return LLVMBuildOr(b, LLVMBuildShl(b, hi, xi_iconst(c, rt, n), ""), lo, "");
     }
-    case 166: return xi_intrin1(c, "llvm.ctpop", x);
-    case 167: case 168: case 169: case 170: {
+    case 166:
+        return xi_intrin1(c, "llvm.ctpop", x);
+    case 167:
+    case 168:
+    case 169:
+    case 170: {
         bool s = inst == 167 || inst == 169;
         LLVMValueRef p = LLVMBuildMul(b, low24(c, x, s), low24(c, y, s), "");
         return inst <= 168 ? LLVMBuildAdd(b, p, z, "") : p;
     }
-    case 201: return x;
-    case 202: return LLVMBuildSub(b, xi_intrin2(c, "llvm.umax", x, y), xi_intrin2(c, "llvm.umin", x, y), "");
-    case 203: return mul_hi(c, x, y, false);
-    case 204: return LLVMBuildAdd(b, mul_hi(c, x, y, false), z, "");
+    case 201:
+        return x;
+    case 202:
+        return LLVMBuildSub(b, xi_intrin2(c, "llvm.umax", x, y), xi_intrin2(c, "llvm.umin", x, y), "");
+    case 203:
+        return mul_hi(c, x, y, false);
+    case 204:
+        return LLVMBuildAdd(b, mul_hi(c, x, y, false), z, "");
     }
     return fail(diag, inst, "not lowered (internal error)");
 }
@@ -591,8 +666,8 @@ static unsigned elem_bytes(LLVMTypeRef t)
 }
 
 /* Address of element `offset * stride + lane` of type elem at p (offset is a size_t, unsigned). */
-static LLVMValueRef elem_addr(ext_lower_ctx *c, LLVMTypeRef elem, LLVMValueRef p, LLVMValueRef offset,
-                              unsigned stride, unsigned lane)
+static LLVMValueRef elem_addr(ext_lower_ctx *c, LLVMTypeRef elem, LLVMValueRef p, LLVMValueRef offset, unsigned stride,
+                              unsigned lane)
 {
     LLVMTypeRef i64 = LLVMInt64TypeInContext(c->ctx);
     LLVMValueRef idx = LLVMBuildMul(c->b, xi_intcast(c, offset, i64, false), LLVMConstInt(i64, stride, 0), "");
@@ -601,8 +676,8 @@ static LLVMValueRef elem_addr(ext_lower_ctx *c, LLVMTypeRef elem, LLVMValueRef p
 }
 
 /* n lanes of elem from p[offset*stride ...]; a scalar when n == 0. */
-static LLVMValueRef load_lanes(ext_lower_ctx *c, LLVMTypeRef elem, LLVMValueRef p, LLVMValueRef offset,
-                               unsigned n, unsigned stride)
+static LLVMValueRef load_lanes(ext_lower_ctx *c, LLVMTypeRef elem, LLVMValueRef p, LLVMValueRef offset, unsigned n,
+                               unsigned stride)
 {
     LLVMValueRef r = n ? LLVMGetPoison(LLVMVectorType(elem, n)) : NULL;
     for (unsigned i = 0; i < (n ? n : 1); i++) {
@@ -613,8 +688,7 @@ static LLVMValueRef load_lanes(ext_lower_ctx *c, LLVMTypeRef elem, LLVMValueRef 
     return r;
 }
 
-static LLVMValueRef store_lanes(ext_lower_ctx *c, LLVMValueRef v, LLVMValueRef p, LLVMValueRef offset,
-                                unsigned stride)
+static LLVMValueRef store_lanes(ext_lower_ctx *c, LLVMValueRef v, LLVMValueRef p, LLVMValueRef offset, unsigned stride)
 {
     LLVMTypeRef elem = xi_elem(LLVMTypeOf(v));
     unsigned n = xi_lanes(LLVMTypeOf(v));
@@ -678,11 +752,13 @@ static LLVMValueRef lower_vload_vstore(ext_lower_ctx *c, uint32_t inst, LLVMValu
             return fail(diag, inst, "data must be a vector, not %s", xi_type_str(LLVMTypeOf(a[0])));
         return store_lanes(c, a[0], a[2], a[1], n);
     }
-    case 173: case 174: case 179: { /* vload_half(n), vloada_halfn */
+    case 173:
+    case 174:
+    case 179: { /* vload_half(n), vloada_halfn */
         unsigned n = inst == 173 ? 0 : (unsigned)LLVMConstIntGetZExtValue(a[2]);
         if (!rt || !xi_is_fp(rt) || xi_lanes(rt) != n)
-            return fail(diag, inst, "result type must be a floating-point %s%u, not %s", n ? "vector of " : "scalar",
-                        n, xi_type_str(rt));
+            return fail(diag, inst, "result type must be a floating-point %s%u, not %s", n ? "vector of " : "scalar", n,
+                        xi_type_str(rt));
         unsigned stride = inst == 179 && n == 3 ? 4 : n ? n : 1;
         return xi_fpcast(c, load_lanes(c, half, a[1], a[0], n, stride), xi_elem(rt));
     }
@@ -690,7 +766,8 @@ static LLVMValueRef lower_vload_vstore(ext_lower_ctx *c, uint32_t inst, LLVMValu
         unsigned n = xi_lanes(LLVMTypeOf(a[0]));
         bool vec = inst == 177 || inst == 178 || inst == 180 || inst == 181;
         if (vec != (n != 0))
-            return fail(diag, inst, "data must be a %s, not %s", vec ? "vector" : "scalar", xi_type_str(LLVMTypeOf(a[0])));
+            return fail(diag, inst, "data must be a %s, not %s", vec ? "vector" : "scalar",
+                        xi_type_str(LLVMTypeOf(a[0])));
         unsigned mode = RM_RTE;
         if (inst == 176 || inst == 178 || inst == 181) {
             uint64_t m = LLVMConstIntGetZExtValue(a[3]);
@@ -746,8 +823,8 @@ static LLVMValueRef bitselect(ext_lower_ctx *c, LLVMValueRef a, LLVMValueRef b2,
         b2 = LLVMBuildBitCast(c->b, b2, it, "");
         m = LLVMBuildBitCast(c->b, m, it, "");
     }
-    LLVMValueRef r = LLVMBuildOr(c->b, LLVMBuildAnd(c->b, a, LLVMBuildNot(c->b, m, ""), ""),
-                                 LLVMBuildAnd(c->b, b2, m, ""), "");
+    LLVMValueRef r =
+        LLVMBuildOr(c->b, LLVMBuildAnd(c->b, a, LLVMBuildNot(c->b, m, ""), ""), LLVMBuildAnd(c->b, b2, m, ""), "");
     return fp ? LLVMBuildBitCast(c->b, r, t, "") : r;
 }
 
@@ -768,15 +845,18 @@ static LLVMValueRef lower_printf(ext_lower_ctx *c, LLVMValueRef *args, unsigned 
     int r;
     LLVMValueRef result = NULL;
     /* The arguments go through C varargs in the shapes rt_printf.h lists. */
-#define PUSH(v)                                                                                 \
-    do {                                                                                        \
-        if (ncall == cap) {                                                                     \
-            cap = cap ? 2 * cap : 16;                                                           \
-            LLVMValueRef *grown = realloc(call, cap * sizeof *call);                            \
-            if (!grown) { fail(diag, inst, "out of memory"); goto done; }                       \
-            call = grown;                                                                       \
-        }                                                                                       \
-        call[ncall++] = (v);                                                                    \
+#define PUSH(v)                                                                                                        \
+    do {                                                                                                               \
+        if (ncall == cap) {                                                                                            \
+            cap = cap ? 2 * cap : 16;                                                                                  \
+            LLVMValueRef *grown = realloc(call, cap * sizeof *call);                                                   \
+            if (!grown) {                                                                                              \
+                fail(diag, inst, "out of memory");                                                                     \
+                goto done;                                                                                             \
+            }                                                                                                          \
+            call = grown;                                                                                              \
+        }                                                                                                              \
+        call[ncall++] = (v);                                                                                           \
     } while (0)
     if (!(call = malloc((cap = 16) * sizeof *call)))
         return fail(diag, inst, "out of memory");
@@ -785,8 +865,8 @@ static LLVMValueRef lower_printf(ext_lower_ctx *c, LLVMValueRef *args, unsigned 
             continue;
         for (int star = 0; star < (int)s.star_width + (int)s.star_prec; star++) {
             if (next >= nargs) {
-                fail(diag, inst, "format \"%s\": conversion at offset %zu needs more arguments than the %u given",
-                     fmt, s.start, nargs - 1);
+                fail(diag, inst, "format \"%s\": conversion at offset %zu needs more arguments than the %u given", fmt,
+                     s.start, nargs - 1);
                 goto done;
             }
             LLVMValueRef v = args[next++];
@@ -811,17 +891,18 @@ static LLVMValueRef lower_printf(ext_lower_ctx *c, LLVMValueRef *args, unsigned 
             ok = false;
         if (!ok) {
             if (s.vec)
-                fail(diag, inst, "format \"%s\": %%v%u conversion at offset %zu takes a %u-component %s vector, "
-                     "not %s", fmt, s.vec, s.start, s.vec, want, xi_type_str(vt));
+                fail(diag, inst,
+                     "format \"%s\": %%v%u conversion at offset %zu takes a %u-component %s vector, "
+                     "not %s",
+                     fmt, s.vec, s.start, s.vec, want, xi_type_str(vt));
             else
-                fail(diag, inst, "format \"%s\": conversion '%c' at offset %zu takes a scalar %s, not %s", fmt,
-                     s.conv, s.start, want, xi_type_str(vt));
+                fail(diag, inst, "format \"%s\": conversion '%c' at offset %zu takes a scalar %s, not %s", fmt, s.conv,
+                     s.start, want, xi_type_str(vt));
             goto done;
         }
         for (unsigned i = 0; i < (s.vec ? s.vec : 1); i++) {
             LLVMValueRef e = xi_extract_lane(c, v, i);
-            PUSH(isint ? xi_intcast(c, e, i64, s.conv == 'd' || s.conv == 'i')
-                       : isfp ? xi_fpcast(c, e, f64_t(c)) : e);
+            PUSH(isint ? xi_intcast(c, e, i64, s.conv == 'd' || s.conv == 'i') : isfp ? xi_fpcast(c, e, f64_t(c)) : e);
         }
     }
     if (r < 0) {
@@ -838,7 +919,7 @@ static LLVMValueRef lower_printf(ext_lower_ctx *c, LLVMValueRef *args, unsigned 
         }
         call[0] = stream;
         call[1] = LLVMBuildGlobalStringPtr(c->b, fmt, "spvjit.printf.fmt");
-        LLVMTypeRef params[2] = {ptr, ptr};
+        LLVMTypeRef params[2] = { ptr, ptr };
         LLVMTypeRef fty = LLVMFunctionType(LLVMInt32TypeInContext(c->ctx), params, 2, 1);
         LLVMValueRef fn = LLVMGetNamedFunction(c->mod, "spvjit_rt_printf");
         if (!fn)
@@ -870,41 +951,87 @@ static LLVMValueRef lower_float(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *a
     LLVMTypeRef t = LLVMTypeOf(x);
     LLVMTypeRef pt1 = c->pointee_types && nargs > 1 ? c->pointee_types[nargs - 1] : NULL;
     switch (inst) {
-    case 0: return xi_libm1(c, "acos", x);
-    case 1: return xi_libm1(c, "acosh", x);
-    case 2: return back(c, fmul_k(c, xi_libm1(c, "acos", to_f64(c, x)), M_1_PI), x);
-    case 3: return xi_libm1(c, "asin", x);
-    case 4: return xi_libm1(c, "asinh", x);
-    case 5: return back(c, fmul_k(c, xi_libm1(c, "asin", to_f64(c, x)), M_1_PI), x);
-    case 6: return xi_libm1(c, "atan", x);
-    case 7: return xi_libm2(c, "atan2", x, y);
-    case 8: return xi_libm1(c, "atanh", x);
-    case 9: return back(c, fmul_k(c, xi_libm1(c, "atan", to_f64(c, x)), M_1_PI), x);
-    case 10: return back(c, fmul_k(c, xi_libm2(c, "atan2", to_f64(c, x), to_f64(c, y)), M_1_PI), x);
-    case 11: return xi_libm1(c, "cbrt", x);
-    case 12: return xi_intrin1(c, "llvm.ceil", x);
-    case 13: return xi_copysign(c, x, y);
-    case 14: case 67: case 81: return xi_intrin1(c, "llvm.cos", x);
-    case 15: return xi_libm1(c, "cosh", x);
-    case 16: case 60: case 64: {
+    case 0:
+        return xi_libm1(c, "acos", x);
+    case 1:
+        return xi_libm1(c, "acosh", x);
+    case 2:
+        return back(c, fmul_k(c, xi_libm1(c, "acos", to_f64(c, x)), M_1_PI), x);
+    case 3:
+        return xi_libm1(c, "asin", x);
+    case 4:
+        return xi_libm1(c, "asinh", x);
+    case 5:
+        return back(c, fmul_k(c, xi_libm1(c, "asin", to_f64(c, x)), M_1_PI), x);
+    case 6:
+        return xi_libm1(c, "atan", x);
+    case 7:
+        return xi_libm2(c, "atan2", x, y);
+    case 8:
+        return xi_libm1(c, "atanh", x);
+    case 9:
+        return back(c, fmul_k(c, xi_libm1(c, "atan", to_f64(c, x)), M_1_PI), x);
+    case 10:
+        return back(c, fmul_k(c, xi_libm2(c, "atan2", to_f64(c, x), to_f64(c, y)), M_1_PI), x);
+    case 11:
+        return xi_libm1(c, "cbrt", x);
+    case 12:
+        return xi_intrin1(c, "llvm.ceil", x);
+    case 13:
+        return xi_copysign(c, x, y);
+    case 14:
+    case 67:
+    case 81:
+        return xi_intrin1(c, "llvm.cos", x);
+    case 15:
+        return xi_libm1(c, "cosh", x);
+    case 16:
+    case 60:
+    case 64: {
         LLVMValueRef s, co;
         emit_sincospi(c, to_f64(c, x), &s, &co);
         return back(c, inst == 16 ? co : inst == 60 ? s : LLVMBuildFDiv(b, s, co, ""), x);
     }
-    case 17: return xi_libm1(c, "erfc", x);
-    case 18: return xi_libm1(c, "erf", x);
-    case 19: case 69: case 83: return xi_intrin1(c, "llvm.exp", x);
-    case 20: case 70: case 84: return xi_intrin1(c, "llvm.exp2", x);
-    case 21: case 71: case 85: return xi_libm1(c, "exp10", x);
-    case 22: return xi_libm1(c, "expm1", x);
-    case 23: return xi_fabs(c, x);
-    case 24: return emit_fdim(c, x, y);
-    case 25: return xi_intrin1(c, "llvm.floor", x);
-    case 26: return xi_intrin3(c, "llvm.fma", x, y, z);
-    case 27: case 97: return xi_intrin2(c, "llvm.maxnum", x, y);
-    case 28: case 98: return xi_intrin2(c, "llvm.minnum", x, y);
-    case 29: return LLVMBuildFRem(b, x, y, ""); /* frem is C's fmod */
-    case 30: case 31: case 36: case 45: case 52: case 58: {
+    case 17:
+        return xi_libm1(c, "erfc", x);
+    case 18:
+        return xi_libm1(c, "erf", x);
+    case 19:
+    case 69:
+    case 83:
+        return xi_intrin1(c, "llvm.exp", x);
+    case 20:
+    case 70:
+    case 84:
+        return xi_intrin1(c, "llvm.exp2", x);
+    case 21:
+    case 71:
+    case 85:
+        return xi_libm1(c, "exp10", x);
+    case 22:
+        return xi_libm1(c, "expm1", x);
+    case 23:
+        return xi_fabs(c, x);
+    case 24:
+        return emit_fdim(c, x, y);
+    case 25:
+        return xi_intrin1(c, "llvm.floor", x);
+    case 26:
+        return xi_intrin3(c, "llvm.fma", x, y, z);
+    case 27:
+    case 97:
+        return xi_intrin2(c, "llvm.maxnum", x, y);
+    case 28:
+    case 98:
+        return xi_intrin2(c, "llvm.minnum", x, y);
+    case 29:
+        return LLVMBuildFRem(b, x, y, ""); /* frem is C's fmod */
+    case 30:
+    case 31:
+    case 36:
+    case 45:
+    case 52:
+    case 58: {
         /* the functions with an output pointer (the last operand) */
         LLVMValueRef out = a[nargs - 1], second, r;
         if (!pt1 || xi_lanes(pt1) != xi_lanes(t))
@@ -915,14 +1042,22 @@ static LLVMValueRef lower_float(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *a
             return fail(diag, inst, "the pointer operand must point to %s, not %s",
                         want_int ? "integers" : xi_type_str(t), xi_type_str(pt1));
         switch (inst) {
-        case 30: r = emit_fract(c, x, &second); break;
-        case 31: r = xi_frexp(c, x, xi_elem(pt1), &second); break;
+        case 30:
+            r = emit_fract(c, x, &second);
+            break;
+        case 31:
+            r = xi_frexp(c, x, xi_elem(pt1), &second);
+            break;
         case 36:
             r = emit_lgamma_r(c, x, &second);
             second = xi_intcast(c, second, xi_elem(pt1), true);
             break;
-        case 45: r = xi_modf(c, x, &second); break;
-        case 52: r = emit_remquo(c, x, y, xi_elem(pt1), &second); break;
+        case 45:
+            r = xi_modf(c, x, &second);
+            break;
+        case 52:
+            r = emit_remquo(c, x, y, xi_elem(pt1), &second);
+            break;
         default: /* 58 sincos */
             r = xi_intrin1(c, "llvm.sin", x);
             second = xi_intrin1(c, "llvm.cos", x);
@@ -931,82 +1066,148 @@ static LLVMValueRef lower_float(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *a
         xi_store_out(c, second, out);
         return r;
     }
-    case 32: return xi_libm2(c, "hypot", x, y);
+    case 32:
+        return xi_libm2(c, "hypot", x, y);
     case 33:
         if (!c->result_type || !xi_is_int(c->result_type) || xi_lanes(c->result_type) != xi_lanes(t))
             return fail(diag, inst, "result type must be integers shaped like x, not %s", xi_type_str(c->result_type));
         return emit_ilogb(c, x, xi_elem(c->result_type));
-    case 34: return xi_ldexp(c, x, y);
-    case 35: return emit_lgamma_r(c, x, NULL);
-    case 37: case 72: case 86: return xi_intrin1(c, "llvm.log", x);
-    case 38: case 73: case 87: return xi_intrin1(c, "llvm.log2", x);
-    case 39: case 74: case 88: return xi_intrin1(c, "llvm.log10", x);
-    case 40: return xi_libm1(c, "log1p", x);
-    case 41: return emit_logb(c, x);
-    case 42: return xi_intrin3(c, "llvm.fmuladd", x, y, z);
-    case 43: return emit_maxmag(c, x, y, true);
-    case 44: return emit_maxmag(c, x, y, false);
+    case 34:
+        return xi_ldexp(c, x, y);
+    case 35:
+        return emit_lgamma_r(c, x, NULL);
+    case 37:
+    case 72:
+    case 86:
+        return xi_intrin1(c, "llvm.log", x);
+    case 38:
+    case 73:
+    case 87:
+        return xi_intrin1(c, "llvm.log2", x);
+    case 39:
+    case 74:
+    case 88:
+        return xi_intrin1(c, "llvm.log10", x);
+    case 40:
+        return xi_libm1(c, "log1p", x);
+    case 41:
+        return emit_logb(c, x);
+    case 42:
+        return xi_intrin3(c, "llvm.fmuladd", x, y, z);
+    case 43:
+        return emit_maxmag(c, x, y, true);
+    case 44:
+        return emit_maxmag(c, x, y, false);
     case 46:
         if (!c->result_type || !xi_is_fp(c->result_type) || xi_lanes(c->result_type) != xi_lanes(t) ||
             xi_int_bits(t) != xi_fp_bits(c->result_type))
             return fail(diag, inst, "result type must be floating-point with nancode's shape and width (%s), not %s",
                         xi_type_str(t), xi_type_str(c->result_type));
         return nan_code(c, x, c->result_type);
-    case 47: return emit_nextafter(c, x, y);
-    case 48: return xi_intrin2(c, "llvm.pow", x, y);
-    case 49: return emit_pown(c, x, y);
-    case 50: case 75: case 89: return emit_powr(c, x, y);
-    case 51: return xi_libm2(c, "remainder", x, y);
-    case 53: return xi_intrin1(c, "llvm.rint", x);
-    case 54: return emit_rootn(c, x, y);
-    case 55: return xi_intrin1(c, "llvm.round", x);
-    case 56: case 77: case 91: return emit_rsqrt(c, x);
-    case 57: case 78: case 92: return xi_intrin1(c, "llvm.sin", x);
-    case 59: return xi_libm1(c, "sinh", x);
-    case 61: case 79: case 93: return xi_intrin1(c, "llvm.sqrt", x);
-    case 62: case 80: case 94: return xi_libm1(c, "tan", x);
-    case 63: return xi_libm1(c, "tanh", x);
-    case 65: return xi_libm1(c, "tgamma", x);
-    case 66: return xi_intrin1(c, "llvm.trunc", x);
-    case 68: case 82: return LLVMBuildFDiv(b, x, y, "");
-    case 76: case 90: return LLVMBuildFDiv(b, xi_fconst(c, t, 1.0), x, "");
+    case 47:
+        return emit_nextafter(c, x, y);
+    case 48:
+        return xi_intrin2(c, "llvm.pow", x, y);
+    case 49:
+        return emit_pown(c, x, y);
+    case 50:
+    case 75:
+    case 89:
+        return emit_powr(c, x, y);
+    case 51:
+        return xi_libm2(c, "remainder", x, y);
+    case 53:
+        return xi_intrin1(c, "llvm.rint", x);
+    case 54:
+        return emit_rootn(c, x, y);
+    case 55:
+        return xi_intrin1(c, "llvm.round", x);
+    case 56:
+    case 77:
+    case 91:
+        return emit_rsqrt(c, x);
+    case 57:
+    case 78:
+    case 92:
+        return xi_intrin1(c, "llvm.sin", x);
+    case 59:
+        return xi_libm1(c, "sinh", x);
+    case 61:
+    case 79:
+    case 93:
+        return xi_intrin1(c, "llvm.sqrt", x);
+    case 62:
+    case 80:
+    case 94:
+        return xi_libm1(c, "tan", x);
+    case 63:
+        return xi_libm1(c, "tanh", x);
+    case 65:
+        return xi_libm1(c, "tgamma", x);
+    case 66:
+        return xi_intrin1(c, "llvm.trunc", x);
+    case 68:
+    case 82:
+        return LLVMBuildFDiv(b, x, y, "");
+    case 76:
+    case 90:
+        return LLVMBuildFDiv(b, xi_fconst(c, t, 1.0), x, "");
     /* common */
-    case 95: return xi_fclamp(c, x, y, z);
-    case 96: return xi_scale(c, x, 180.0 / M_PI);
-    case 99: return xi_mix(c, x, y, z);
-    case 100: return xi_scale(c, x, M_PI / 180.0);
-    case 101: return xi_step(c, x, y);
-    case 102: return xi_smoothstep(c, x, y, z);
-    case 103: return xi_fsign(c, x, true);
+    case 95:
+        return xi_fclamp(c, x, y, z);
+    case 96:
+        return xi_scale(c, x, 180.0 / M_PI);
+    case 99:
+        return xi_mix(c, x, y, z);
+    case 100:
+        return xi_scale(c, x, M_PI / 180.0);
+    case 101:
+        return xi_step(c, x, y);
+    case 102:
+        return xi_smoothstep(c, x, y, z);
+    case 103:
+        return xi_fsign(c, x, true);
     /* geometric */
     case 104:
         if ((xi_lanes(t) != 3 && xi_lanes(t) != 4) || LLVMTypeOf(y) != t)
-            return fail(diag, inst, "operands must be two 3- or 4-component vectors, not %s and %s",
-                        xi_type_str(t), xi_type_str(LLVMTypeOf(y)));
+            return fail(diag, inst, "operands must be two 3- or 4-component vectors, not %s and %s", xi_type_str(t),
+                        xi_type_str(LLVMTypeOf(y)));
         return xi_cross(c, x, y);
-    case 105: case 106: case 107: case 108: case 109: case 110:
+    case 105:
+    case 106:
+    case 107:
+    case 108:
+    case 109:
+    case 110:
         if (!geometric_shape(diag, inst, x))
             return NULL;
         switch (inst) {
-        case 105: return ocl_length(c, LLVMBuildFSub(b, x, y, ""));
-        case 106: return ocl_length(c, x);
-        case 107: return ocl_normalize(c, x);
-        case 108: return xi_length_naive(c, LLVMBuildFSub(b, x, y, ""));
-        case 109: return xi_length_naive(c, x);
-        default: return fast_normalize(c, x);
+        case 105:
+            return ocl_length(c, LLVMBuildFSub(b, x, y, ""));
+        case 106:
+            return ocl_length(c, x);
+        case 107:
+            return ocl_normalize(c, x);
+        case 108:
+            return xi_length_naive(c, LLVMBuildFSub(b, x, y, ""));
+        case 109:
+            return xi_length_naive(c, x);
+        default:
+            return fast_normalize(c, x);
         }
     }
     return fail(diag, inst, "not lowered (internal error)");
 }
 
-LLVMValueRef lower_opencl_std(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, unsigned nargs,
-                              spv_diag *diag)
+LLVMValueRef lower_opencl_std(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, unsigned nargs, spv_diag *diag)
 {
     unsigned want = 0;
     bool variadic = false;
     if (!xi_opencl_info(inst, &want, &variadic)) {
-        spv_fail(diag, "OpenCL.std instruction %u: unknown instruction number (the set defines 0..110, "
-                       "141..187 and 201..204)", inst);
+        spv_fail(diag,
+                 "OpenCL.std instruction %u: unknown instruction number (the set defines 0..110, "
+                 "141..187 and 201..204)",
+                 inst);
         return NULL;
     }
     if (variadic ? nargs < want : nargs != want)
@@ -1019,7 +1220,7 @@ LLVMValueRef lower_opencl_std(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *arg
         return NULL;
 
     /* Scalars standing for vectors (fmax(v, s), clamp(v, lo, hi), ...) are splatted. */
-    LLVMValueRef a[4] = {NULL, NULL, NULL, NULL};
+    LLVMValueRef a[4] = { NULL, NULL, NULL, NULL };
     const char *sig = signature(inst);
     LLVMTypeRef widest = NULL;
     size_t nsig = strlen(sig);
@@ -1038,17 +1239,29 @@ LLVMValueRef lower_opencl_std(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *arg
     if ((inst >= 141 && inst <= 170) || inst >= 201)
         return lower_integer(c, inst, a, diag);
     switch (inst) {
-    case 171: case 172: case 173: case 174: case 175: case 176:
-    case 177: case 178: case 179: case 180: case 181:
+    case 171:
+    case 172:
+    case 173:
+    case 174:
+    case 175:
+    case 176:
+    case 177:
+    case 178:
+    case 179:
+    case 180:
+    case 181:
         return lower_vload_vstore(c, inst, a, diag);
-    case 182: return shuffle(c, a[0], a[1], diag, inst);
+    case 182:
+        return shuffle(c, a[0], a[1], diag, inst);
     case 183:
         if (LLVMTypeOf(a[0]) != LLVMTypeOf(a[1]) || !xi_lanes(LLVMTypeOf(a[0])))
-            return fail(diag, inst, "x and y must be vectors of one type, not %s and %s",
-                        xi_type_str(LLVMTypeOf(a[0])), xi_type_str(LLVMTypeOf(a[1])));
+            return fail(diag, inst, "x and y must be vectors of one type, not %s and %s", xi_type_str(LLVMTypeOf(a[0])),
+                        xi_type_str(LLVMTypeOf(a[1])));
         return shuffle(c, concat(c, a[0], a[1]), a[2], diag, inst);
-    case 184: return lower_printf(c, args, nargs, diag);
-    case 185: return args[0]; /* prefetch: a hint, nothing to do on a CPU with caches */
+    case 184:
+        return lower_printf(c, args, nargs, diag);
+    case 185:
+        return args[0]; /* prefetch: a hint, nothing to do on a CPU with caches */
     case 186:
         if (LLVMTypeOf(a[0]) != LLVMTypeOf(a[1]) || LLVMTypeOf(a[0]) != LLVMTypeOf(a[2]))
             return fail(diag, inst, "operands must have one type, not %s, %s, %s", xi_type_str(LLVMTypeOf(a[0])),

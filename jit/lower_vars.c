@@ -27,8 +27,9 @@ static uint32_t pointee(lower_ctx *c, uint32_t var_id)
 
 LLVMValueRef jit_env(lower_ctx *c, uint32_t slot)
 {
-    LLVMValueRef p = LLVMBuildInBoundsGEP2(c->b, c->t_i8, c->arg_item,
-                                           (LLVMValueRef[]){LLVMConstInt(c->t_i64, JIT_ITEM_ENV + 8ull * slot, 0)}, 1, "");
+    LLVMValueRef p =
+        LLVMBuildInBoundsGEP2(c->b, c->t_i8, c->arg_item,
+                              (LLVMValueRef[]){ LLVMConstInt(c->t_i64, JIT_ITEM_ENV + 8ull * slot, 0) }, 1, "");
     LLVMValueRef l = LLVMBuildLoad2(c->b, c->t_ptr, p, "");
     LLVMSetAlignment(l, 8);
     return l;
@@ -43,38 +44,51 @@ static LLVMValueRef builtin_input(lower_ctx *c, uint32_t var)
 {
     uint32_t bi;
     if (!jit_var_builtin(c, var, &bi)) {
-        jit_fail(c, "%%%u: an Input variable without a BuiltIn decoration has no meaning in a compute "
-                 "entry point", var);
+        jit_fail(c,
+                 "%%%u: an Input variable without a BuiltIn decoration has no meaning in a compute "
+                 "entry point",
+                 var);
         return NULL;
     }
     uint32_t pt = pointee(c, var);
     const jit_layout *l = jit_layout_of(c, pt);
     LLVMValueRef v = jit_builtin_value(c, bi, pt, NULL);
-    if (!l || !v) return NULL;
+    if (!l || !v)
+        return NULL;
     LLVMValueRef a = LLVMBuildAlloca(c->b, LLVMArrayType2(c->t_i8, l->size), "");
     LLVMSetAlignment(a, 16);
-    if (jit_store_mem(c, pt, a, v, 0, false, 0)) return NULL;
+    if (jit_store_mem(c, pt, a, v, 0, false, 0))
+        return NULL;
     return a;
 }
 
 static LLVMValueRef var_ptr(lower_ctx *c, uint32_t var)
 {
     uint32_t sc = jit_var_storage(c, var);
-    if (c->globals[var]) return c->globals[var];
+    if (c->globals[var])
+        return c->globals[var];
     switch (sc) {
-    case SpvStorageClassStorageBuffer: case SpvStorageClassUniform: case SpvStorageClassUniformConstant:
-        if (c->var_slot[var] == SPV_NONE) break;
+    case SpvStorageClassStorageBuffer:
+    case SpvStorageClassUniform:
+    case SpvStorageClassUniformConstant:
+        if (c->var_slot[var] == SPV_NONE)
+            break;
         {
             const spv_type *t = spv_type_get(c->m, pointee(c, var));
             if (t->kind == SPV_TYPE_ARRAY || t->kind == SPV_TYPE_RUNTIME_ARRAY) /* descriptor array */
                 return offset_ptr(c, c->arg_item, JIT_ITEM_ENV + 8ull * (JIT_ENV_RES0 + c->var_slot[var]));
         }
         return jit_env(c, JIT_ENV_RES0 + c->var_slot[var]);
-    case SpvStorageClassPushConstant: return jit_env(c, JIT_ENV_PUSH);
-    case SpvStorageClassWorkgroup: return offset_ptr(c, jit_env(c, JIT_ENV_WGMEM), c->var_offset[var]);
-    case SpvStorageClassPrivate: return offset_ptr(c, c->arg_item, c->var_offset[var]);
-    case SpvStorageClassInput: return builtin_input(c, var);
-    default: break;
+    case SpvStorageClassPushConstant:
+        return jit_env(c, JIT_ENV_PUSH);
+    case SpvStorageClassWorkgroup:
+        return offset_ptr(c, jit_env(c, JIT_ENV_WGMEM), c->var_offset[var]);
+    case SpvStorageClassPrivate:
+        return offset_ptr(c, c->arg_item, c->var_offset[var]);
+    case SpvStorageClassInput:
+        return builtin_input(c, var);
+    default:
+        break;
     }
     jit_fail(c, "%%%u (%s): module-scope variable in storage class %u is not supported here", var,
              c->m->ids[var].name ? c->m->ids[var].name : "unnamed", sc);
@@ -92,13 +106,18 @@ LLVMValueRef jit_global_var_ptr(lower_ctx *c, uint32_t var)
 
 /* --- layout of module-scope storage ----------------------------------------------- */
 
-static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
 
 static int cmp_res(const void *a, const void *b)
 {
     const spvjit_resource *x = a, *y = b;
-    if (x->set != y->set) return x->set < y->set ? -1 : 1;
-    if (x->binding != y->binding) return x->binding < y->binding ? -1 : 1;
+    if (x->set != y->set)
+        return x->set < y->set ? -1 : 1;
+    if (x->binding != y->binding)
+        return x->binding < y->binding ? -1 : 1;
     return 0;
 }
 
@@ -112,7 +131,8 @@ static int add_resource(lower_ctx *c, uint32_t var, uint32_t sc)
 {
     uint32_t pt = pointee(c, var);
     const spv_type *t = spv_type_get(c->m, pt);
-    if (t->kind == SPV_TYPE_OPAQUE) return 0;          /* images/samplers: error only if used */
+    if (t->kind == SPV_TYPE_OPAQUE)
+        return 0; /* images/samplers: error only if used */
     spvjit_resource *r = &c->res[c->nres++];
     r->var_id = var;
     r->name = c->m->ids[var].name;
@@ -125,13 +145,15 @@ static int add_resource(lower_ctx *c, uint32_t var, uint32_t sc)
         return jit_fail(c, "%%%u: runtime-sized descriptor arrays are not supported", var);
     if (t->kind == SPV_TYPE_ARRAY) {
         uint64_t n;
-        if (!jit_array_length(c, t, &n)) return -1;
+        if (!jit_array_length(c, t, &n))
+            return -1;
         r->array_count = (uint32_t)n;
         pt = t->elem;
         t = spv_type_get(c->m, pt);
     }
     const jit_layout *l = jit_layout_of(c, pt);
-    if (!l) return -1;
+    if (!l)
+        return -1;
     r->size = l->size;
     if (t->kind == SPV_TYPE_STRUCT && t->nmembers) {
         const spv_type *last = spv_type_get(c->m, t->members[t->nmembers - 1]);
@@ -148,10 +170,14 @@ static int make_llvm_global(lower_ctx *c, uint32_t var, const spv_inst *in, uint
 {
     uint32_t pt = pointee(c, var);
     const jit_layout *l = jit_layout_of(c, pt);
-    if (!l) return -1;
+    if (!l)
+        return -1;
     uint64_t size = l->size ? l->size : 1;
     uint8_t *buf = calloc(size, 1);
-    if (spv_inst_nops(in) >= 2 && jit_const_bytes(c, spv_inst_op(in, 1), pt, buf, size)) { free(buf); return -1; }
+    if (spv_inst_nops(in) >= 2 && jit_const_bytes(c, spv_inst_op(in, 1), pt, buf, size)) {
+        free(buf);
+        return -1;
+    }
     LLVMValueRef init = LLVMConstStringInContext(c->llc, (const char *)buf, (unsigned)size, 1);
     free(buf);
     char name[32];
@@ -160,7 +186,8 @@ static int make_llvm_global(lower_ctx *c, uint32_t var, const spv_inst *in, uint
     LLVMSetInitializer(g, init);
     LLVMSetLinkage(g, LLVMInternalLinkage);
     LLVMSetAlignment(g, l->align < 16 ? 16 : l->align);
-    if (sc == SpvStorageClassUniformConstant) LLVMSetGlobalConstant(g, 1);
+    if (sc == SpvStorageClassUniformConstant)
+        LLVMSetGlobalConstant(g, 1);
     c->globals[var] = g;
     return 0;
 }
@@ -172,26 +199,33 @@ int jit_create_module_globals(lower_ctx *c)
     c->wg_align = 16;
     for (uint32_t i = 0; i < m->first_func_inst && i < m->ninsts; i++) {
         const spv_inst *in = &m->insts[i];
-        if (in->opcode != SpvOpVariable) continue;
+        if (in->opcode != SpvOpVariable)
+            continue;
         uint32_t var = in->result_id, sc = jit_var_storage(c, var);
         bool kernel_data = c->kernel && (sc == SpvStorageClassUniformConstant || sc == SpvStorageClassCrossWorkgroup);
         if (kernel_data || sc == SpvStorageClassCrossWorkgroup) {
             /* an analysis without a module (jit/analyze.c) needs no globals: they are no facts */
-            if (c->mod && make_llvm_global(c, var, in, sc)) return -1;
+            if (c->mod && make_llvm_global(c, var, in, sc))
+                return -1;
         } else if (sc == SpvStorageClassStorageBuffer || sc == SpvStorageClassUniform ||
                    sc == SpvStorageClassUniformConstant) {
-            if (add_resource(c, var, sc)) return -1;
+            if (add_resource(c, var, sc))
+                return -1;
         } else if (sc == SpvStorageClassWorkgroup) {
             const jit_layout *l = jit_layout_of(c, pointee(c, var));
-            if (!l) return -1;
+            if (!l)
+                return -1;
             c->wg_size = round_up(c->wg_size, l->align);
             c->var_offset[var] = c->wg_size;
             c->wg_size += l->size;
-            if (l->align > c->wg_align) c->wg_align = l->align;
-            if (spv_inst_nops(in) >= 2) c->has_wg_init = true;
+            if (l->align > c->wg_align)
+                c->wg_align = l->align;
+            if (spv_inst_nops(in) >= 2)
+                c->has_wg_init = true;
         } else if (sc == SpvStorageClassPushConstant) {
             const jit_layout *l = jit_layout_of(c, pointee(c, var));
-            if (!l) return -1;
+            if (!l)
+                return -1;
             c->push_size = l->size;
         }
     }
@@ -206,13 +240,16 @@ int jit_create_module_globals(lower_ctx *c)
     c->item_align = 16;
     for (uint32_t i = 0; i < m->first_func_inst && i < m->ninsts; i++) {
         const spv_inst *in = &m->insts[i];
-        if (in->opcode != SpvOpVariable || jit_var_storage(c, in->result_id) != SpvStorageClassPrivate) continue;
+        if (in->opcode != SpvOpVariable || jit_var_storage(c, in->result_id) != SpvStorageClassPrivate)
+            continue;
         const jit_layout *l = jit_layout_of(c, pointee(c, in->result_id));
-        if (!l) return -1;
+        if (!l)
+            return -1;
         c->item_size = round_up(c->item_size, l->align);
         c->var_offset[in->result_id] = c->item_size;
         c->item_size += l->size ? l->size : 1;
-        if (l->align > c->item_align) c->item_align = l->align;
+        if (l->align > c->item_align)
+            c->item_align = l->align;
     }
     return 0;
 }
@@ -224,11 +261,14 @@ int jit_init_module_vars(lower_ctx *c, uint32_t sc)
     const spv_module *m = c->m;
     for (uint32_t i = 0; i < m->first_func_inst && i < m->ninsts; i++) {
         const spv_inst *in = &m->insts[i];
-        if (in->opcode != SpvOpVariable || spv_inst_nops(in) < 2) continue;
-        if (jit_var_storage(c, in->result_id) != sc) continue;
+        if (in->opcode != SpvOpVariable || spv_inst_nops(in) < 2)
+            continue;
+        if (jit_var_storage(c, in->result_id) != sc)
+            continue;
         LLVMValueRef p = jit_global_var_ptr(c, in->result_id);
         LLVMValueRef v = jit_value(c, spv_inst_op(in, 1));
-        if (!p || !v || jit_store_mem(c, pointee(c, in->result_id), p, v, 0, false, 0)) return -1;
+        if (!p || !v || jit_store_mem(c, pointee(c, in->result_id), p, v, 0, false, 0))
+            return -1;
     }
     return 0;
 }

@@ -21,16 +21,33 @@
 #include <stddef.h>
 #include <llvm-c/DebugInfo.h>
 
-static LLVMValueRef k64(lower_ctx *c, uint64_t v) { return LLVMConstInt(c->t_i64, v, 0); }
+static LLVMValueRef k64(lower_ctx *c, uint64_t v)
+{
+    return LLVMConstInt(c->t_i64, v, 0);
+}
 
 static bool is_collective_op(uint32_t op)
 {
     switch (op) {
-    case SpvOpGroupAll: case SpvOpGroupAny: case SpvOpGroupBroadcast:
-    case SpvOpGroupIAdd: case SpvOpGroupFAdd: case SpvOpGroupFMin: case SpvOpGroupUMin: case SpvOpGroupSMin:
-    case SpvOpGroupFMax: case SpvOpGroupUMax: case SpvOpGroupSMax: case SpvOpGroupIMulKHR: case SpvOpGroupFMulKHR:
-    case SpvOpGroupBitwiseAndKHR: case SpvOpGroupBitwiseOrKHR: case SpvOpGroupBitwiseXorKHR:
-    case SpvOpGroupLogicalAndKHR: case SpvOpGroupLogicalOrKHR: case SpvOpGroupLogicalXorKHR:
+    case SpvOpGroupAll:
+    case SpvOpGroupAny:
+    case SpvOpGroupBroadcast:
+    case SpvOpGroupIAdd:
+    case SpvOpGroupFAdd:
+    case SpvOpGroupFMin:
+    case SpvOpGroupUMin:
+    case SpvOpGroupSMin:
+    case SpvOpGroupFMax:
+    case SpvOpGroupUMax:
+    case SpvOpGroupSMax:
+    case SpvOpGroupIMulKHR:
+    case SpvOpGroupFMulKHR:
+    case SpvOpGroupBitwiseAndKHR:
+    case SpvOpGroupBitwiseOrKHR:
+    case SpvOpGroupBitwiseXorKHR:
+    case SpvOpGroupLogicalAndKHR:
+    case SpvOpGroupLogicalOrKHR:
+    case SpvOpGroupLogicalXorKHR:
         return true;
     default:
         return false;
@@ -50,15 +67,19 @@ bool jit_is_wg_collective(lower_ctx *c, const spv_inst *in)
 
 unsigned jit_barrier_sites(lower_ctx *c, const spv_inst *in)
 {
-    if (jit_is_group_barrier(c, in)) return 1;
-    if (in->opcode == SpvOpGroupWaitEvents) return 1;
-    if (jit_is_wg_collective(c, in)) return 2;
+    if (jit_is_group_barrier(c, in))
+        return 1;
+    if (in->opcode == SpvOpGroupWaitEvents)
+        return 1;
+    if (jit_is_wg_collective(c, in))
+        return 2;
     return 0;
 }
 
 uint64_t jit_wg_scratch_slot(lower_ctx *c, const spv_inst *in)
 {
-    if (!jit_is_wg_collective(c, in) || !in->type_id) return 0;
+    if (!jit_is_wg_collective(c, in) || !in->type_id)
+        return 0;
     const jit_layout *l = jit_layout_of(c, in->type_id);
     uint64_t size = l && l->size ? l->size : 8;
     return (size + 7) & ~7ull;
@@ -68,10 +89,10 @@ uint64_t jit_wg_scratch_slot(lower_ctx *c, const spv_inst *in)
 
 static void call_barrier(lower_ctx *c, uint32_t site)
 {
-    LLVMTypeRef params[2] = {c->t_ptr, c->t_i32};
+    LLVMTypeRef params[2] = { c->t_ptr, c->t_i32 };
     LLVMTypeRef ft = LLVMFunctionType(c->t_void, params, 2, 0);
     LLVMValueRef fn = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, barrier), c->t_ptr);
-    LLVMValueRef args[2] = {c->arg_ctx, LLVMConstInt(c->t_i32, site, 0)};
+    LLVMValueRef args[2] = { c->arg_ctx, LLVMConstInt(c->t_i32, site, 0) };
     /* the group's work-items share one thread: the call orders the scratch accesses
      * (and jit/regions.c recognizes it as a barrier: ctx->barrier, constant site) */
     LLVMBuildCall2(c->b, ft, fn, args, 2, "");
@@ -81,7 +102,8 @@ static void call_barrier(lower_ctx *c, uint32_t site)
 static int first_site(lower_ctx *c, const spv_inst *in, uint32_t *site)
 {
     uint32_t idx = (uint32_t)(in - c->m->insts);
-    if (idx >= c->m->ninsts || !c->barrier_site[idx]) return jit_fail_inst(c, in, "barrier site was not numbered");
+    if (idx >= c->m->ninsts || !c->barrier_site[idx])
+        return jit_fail_inst(c, in, "barrier site was not numbered");
     *site = c->barrier_site[idx] - 1;
     return 0;
 }
@@ -108,15 +130,16 @@ static LLVMTypeRef mem_type(lower_ctx *c, LLVMTypeRef t)
 
 static LLVMValueRef slot_ptr(lower_ctx *c, LLVMValueRef index)
 {
-    LLVMValueRef off = LLVMBuildAdd(c->b, k64(c, c->wg_scratch_offset),
-                                    LLVMBuildMul(c->b, index, k64(c, c->wg_scratch_slot), ""), "");
+    LLVMValueRef off =
+        LLVMBuildAdd(c->b, k64(c, c->wg_scratch_offset), LLVMBuildMul(c->b, index, k64(c, c->wg_scratch_slot), ""), "");
     return jit_byte_gep(c, jit_env(c, JIT_ENV_WGMEM), off, true);
 }
 
 static void store_slot(lower_ctx *c, LLVMValueRef index, LLVMValueRef v)
 {
     LLVMTypeRef t = LLVMTypeOf(v), mt = mem_type(c, t);
-    if (mt != t) v = LLVMBuildZExt(c->b, v, mt, "");
+    if (mt != t)
+        v = LLVMBuildZExt(c->b, v, mt, "");
     LLVMSetAlignment(LLVMBuildStore(c->b, v, slot_ptr(c, index)), 8);
 }
 
@@ -133,19 +156,36 @@ static LLVMValueRef combine(lower_ctx *c, uint32_t op, LLVMValueRef a, LLVMValue
     LLVMBuilderRef bd = c->b;
     LLVMTypeRef t = LLVMTypeOf(a);
     switch (op) {
-    case SpvOpGroupIAdd: return LLVMBuildAdd(bd, a, b, "");
-    case SpvOpGroupFAdd: return LLVMBuildFAdd(bd, a, b, "");
-    case SpvOpGroupIMulKHR: return LLVMBuildMul(bd, a, b, "");
-    case SpvOpGroupFMulKHR: return LLVMBuildFMul(bd, a, b, "");
-    case SpvOpGroupFMin: return jit_intrinsic(c, "llvm.minnum", &t, 1, (LLVMValueRef[]){a, b}, 2);
-    case SpvOpGroupFMax: return jit_intrinsic(c, "llvm.maxnum", &t, 1, (LLVMValueRef[]){a, b}, 2);
-    case SpvOpGroupUMin: return LLVMBuildSelect(bd, LLVMBuildICmp(bd, LLVMIntULT, a, b, ""), a, b, "");
-    case SpvOpGroupSMin: return LLVMBuildSelect(bd, LLVMBuildICmp(bd, LLVMIntSLT, a, b, ""), a, b, "");
-    case SpvOpGroupUMax: return LLVMBuildSelect(bd, LLVMBuildICmp(bd, LLVMIntUGT, a, b, ""), a, b, "");
-    case SpvOpGroupSMax: return LLVMBuildSelect(bd, LLVMBuildICmp(bd, LLVMIntSGT, a, b, ""), a, b, "");
-    case SpvOpGroupBitwiseAndKHR: case SpvOpGroupLogicalAndKHR: case SpvOpGroupAll: return LLVMBuildAnd(bd, a, b, "");
-    case SpvOpGroupBitwiseOrKHR: case SpvOpGroupLogicalOrKHR: case SpvOpGroupAny: return LLVMBuildOr(bd, a, b, "");
-    default: return LLVMBuildXor(bd, a, b, "");   /* bitwise / logical xor */
+    case SpvOpGroupIAdd:
+        return LLVMBuildAdd(bd, a, b, "");
+    case SpvOpGroupFAdd:
+        return LLVMBuildFAdd(bd, a, b, "");
+    case SpvOpGroupIMulKHR:
+        return LLVMBuildMul(bd, a, b, "");
+    case SpvOpGroupFMulKHR:
+        return LLVMBuildFMul(bd, a, b, "");
+    case SpvOpGroupFMin:
+        return jit_intrinsic(c, "llvm.minnum", &t, 1, (LLVMValueRef[]){ a, b }, 2);
+    case SpvOpGroupFMax:
+        return jit_intrinsic(c, "llvm.maxnum", &t, 1, (LLVMValueRef[]){ a, b }, 2);
+    case SpvOpGroupUMin:
+        return LLVMBuildSelect(bd, LLVMBuildICmp(bd, LLVMIntULT, a, b, ""), a, b, "");
+    case SpvOpGroupSMin:
+        return LLVMBuildSelect(bd, LLVMBuildICmp(bd, LLVMIntSLT, a, b, ""), a, b, "");
+    case SpvOpGroupUMax:
+        return LLVMBuildSelect(bd, LLVMBuildICmp(bd, LLVMIntUGT, a, b, ""), a, b, "");
+    case SpvOpGroupSMax:
+        return LLVMBuildSelect(bd, LLVMBuildICmp(bd, LLVMIntSGT, a, b, ""), a, b, "");
+    case SpvOpGroupBitwiseAndKHR:
+    case SpvOpGroupLogicalAndKHR:
+    case SpvOpGroupAll:
+        return LLVMBuildAnd(bd, a, b, "");
+    case SpvOpGroupBitwiseOrKHR:
+    case SpvOpGroupLogicalOrKHR:
+    case SpvOpGroupAny:
+        return LLVMBuildOr(bd, a, b, "");
+    default:
+        return LLVMBuildXor(bd, a, b, ""); /* bitwise / logical xor */
     }
 }
 
@@ -154,10 +194,11 @@ static LLVMValueRef combine(lower_ctx *c, uint32_t op, LLVMValueRef a, LLVMValue
  * loop over the work-items, unrolling both makes code quadratic in the group size. */
 static void no_unroll(lower_ctx *c, LLVMValueRef br)
 {
-    LLVMMetadataRef prop = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){LLVMMDStringInContext2(c->llc,
-                                                "llvm.loop.unroll.disable", 24)}, 1);
+    LLVMMetadataRef prop =
+        LLVMMDNodeInContext2(c->llc,
+                             (LLVMMetadataRef[]){ LLVMMDStringInContext2(c->llc, "llvm.loop.unroll.disable", 24) }, 1);
     LLVMMetadataRef self = LLVMTemporaryMDNode(c->llc, NULL, 0);
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){self, prop}, 2);
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){ self, prop }, 2);
     LLVMMetadataReplaceAllUsesWith(self, loop);
     LLVMSetMetadata(br, LLVMGetMDKindIDInContext(c->llc, "llvm.loop", 9), LLVMMetadataAsValue(c->llc, loop));
 }
@@ -180,8 +221,8 @@ static LLVMValueRef fold_slots(lower_ctx *c, uint32_t op, LLVMTypeRef t, LLVMVal
     LLVMValueRef next_i = LLVMBuildAdd(c->b, i, k64(c, 1), "");
     LLVMBasicBlockRef body_end = LLVMGetInsertBlock(c->b);
     no_unroll(c, LLVMBuildBr(c->b, head));
-    LLVMAddIncoming(i, (LLVMValueRef[]){k64(c, 0), next_i}, (LLVMBasicBlockRef[]){pre, body_end}, 2);
-    LLVMAddIncoming(acc, (LLVMValueRef[]){init, next_acc}, (LLVMBasicBlockRef[]){pre, body_end}, 2);
+    LLVMAddIncoming(i, (LLVMValueRef[]){ k64(c, 0), next_i }, (LLVMBasicBlockRef[]){ pre, body_end }, 2);
+    LLVMAddIncoming(acc, (LLVMValueRef[]){ init, next_acc }, (LLVMBasicBlockRef[]){ pre, body_end }, 2);
     LLVMPositionBuilderAtEnd(c->b, done);
     return acc;
 }
@@ -190,11 +231,12 @@ static LLVMValueRef fold_slots(lower_ctx *c, uint32_t op, LLVMTypeRef t, LLVMVal
 static LLVMValueRef broadcast_index(lower_ctx *c, LLVMValueRef id)
 {
     LLVMTypeRef t = LLVMTypeOf(id);
-    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return jit_int_cast(c, id, c->t_i64, false);
+    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
+        return jit_int_cast(c, id, c->t_i64, false);
     LLVMValueRef r = NULL, stride = k64(c, 1);
     for (unsigned i = 0; i < LLVMGetVectorSize(t) && i < 3; i++) {
-        LLVMValueRef v = jit_int_cast(c, LLVMBuildExtractElement(c->b, id, LLVMConstInt(c->t_i32, i, 0), ""),
-                                      c->t_i64, false);
+        LLVMValueRef v =
+            jit_int_cast(c, LLVMBuildExtractElement(c->b, id, LLVMConstInt(c->t_i32, i, 0), ""), c->t_i64, false);
         v = LLVMBuildMul(c->b, v, stride, "");
         r = r ? LLVMBuildAdd(c->b, r, v, "") : v;
         LLVMValueRef ls = LLVMBuildLoad2(c->b, c->t_i32, jit_item_field_ptr(c, JIT_ITEM_LSIZE + 4 * i), "");
@@ -206,21 +248,28 @@ static LLVMValueRef broadcast_index(lower_ctx *c, LLVMValueRef id)
 static int lower_collective(lower_ctx *c, const spv_inst *in)
 {
     uint32_t site;
-    if (first_site(c, in, &site)) return -1;
-    if (!c->wg_scratch_slot) return jit_fail_inst(c, in, "internal error: no work-group scratch area");
+    if (first_site(c, in, &site))
+        return -1;
+    if (!c->wg_scratch_slot)
+        return jit_fail_inst(c, in, "internal error: no work-group scratch area");
     LLVMTypeRef t = jit_type(c, in->type_id);
-    if (!t) return -1;
+    if (!t)
+        return -1;
     uint32_t op = in->opcode;
     bool is_all_any = op == SpvOpGroupAll || op == SpvOpGroupAny;
     LLVMValueRef x = jit_value(c, spv_inst_op(in, is_all_any || op == SpvOpGroupBroadcast ? 1 : 2));
-    if (!x) return -1;
+    if (!x)
+        return -1;
     uint32_t gop = is_all_any || op == SpvOpGroupBroadcast ? SpvGroupOperationReduce : spv_inst_op(in, 1);
     if (gop != SpvGroupOperationReduce && gop != SpvGroupOperationInclusiveScan &&
         gop != SpvGroupOperationExclusiveScan)
-        return jit_fail_inst(c, in, "group operation %u is not Reduce, InclusiveScan or ExclusiveScan at "
-                             "Workgroup scope", gop);
+        return jit_fail_inst(c, in,
+                             "group operation %u is not Reduce, InclusiveScan or ExclusiveScan at "
+                             "Workgroup scope",
+                             gop);
     LLVMValueRef bidx = NULL;
-    if (op == SpvOpGroupBroadcast && !(bidx = jit_value(c, spv_inst_op(in, 2)))) return -1;
+    if (op == SpvOpGroupBroadcast && !(bidx = jit_value(c, spv_inst_op(in, 2))))
+        return -1;
     LLVMValueRef li = jit_local_index(c);
     store_slot(c, li, x);
     call_barrier(c, site);
@@ -228,8 +277,9 @@ static int lower_collective(lower_ctx *c, const spv_inst *in)
     if (op == SpvOpGroupBroadcast) {
         r = load_slot(c, broadcast_index(c, bidx), t);
     } else {
-        LLVMValueRef end = gop == SpvGroupOperationReduce ? item_size_product(c)
-                         : gop == SpvGroupOperationInclusiveScan ? LLVMBuildAdd(c->b, li, k64(c, 1), "") : li;
+        LLVMValueRef end = gop == SpvGroupOperationReduce          ? item_size_product(c)
+                           : gop == SpvGroupOperationInclusiveScan ? LLVMBuildAdd(c->b, li, k64(c, 1), "")
+                                                                   : li;
         r = fold_slots(c, op, t, end);
     }
     call_barrier(c, site + 1);
@@ -242,21 +292,24 @@ static int lower_collective(lower_ctx *c, const spv_inst *in)
 /* OpGroupAsyncCopy: Execution, Destination, Source, NumElements, Stride, Event. */
 static int lower_async_copy(lower_ctx *c, const spv_inst *in)
 {
-    if (!workgroup_scope(c, in)) return jit_fail_inst(c, in, "OpGroupAsyncCopy needs Workgroup scope");
+    if (!workgroup_scope(c, in))
+        return jit_fail_inst(c, in, "OpGroupAsyncCopy needs Workgroup scope");
     const spv_type *dt = spv_type_get(c->m, c->m->ids[spv_inst_op(in, 1)].type_id);
     const spv_type *st = spv_type_get(c->m, c->m->ids[spv_inst_op(in, 2)].type_id);
     if (!dt || !st || dt->kind != SPV_TYPE_POINTER || st->kind != SPV_TYPE_POINTER)
         return jit_fail_inst(c, in, "destination and source must be pointers");
-    bool gather = dt->storage == SpvStorageClassWorkgroup;   /* global -> local: the stride is on the source */
+    bool gather = dt->storage == SpvStorageClassWorkgroup; /* global -> local: the stride is on the source */
     if (!gather && st->storage != SpvStorageClassWorkgroup)
         return jit_fail_inst(c, in, "one of destination and source must be in Workgroup storage");
     uint32_t elem = dt->elem;
     const jit_layout *l = jit_layout_of(c, elem);
-    if (!l) return -1;
+    if (!l)
+        return -1;
     LLVMValueRef dst = jit_value(c, spv_inst_op(in, 1)), src = jit_value(c, spv_inst_op(in, 2));
     LLVMValueRef num = jit_value(c, spv_inst_op(in, 3)), stride = jit_value(c, spv_inst_op(in, 4));
     LLVMValueRef ev = jit_value(c, spv_inst_op(in, 5));
-    if (!dst || !src || !num || !stride || !ev) return -1;
+    if (!dst || !src || !num || !stride || !ev)
+        return -1;
     num = jit_int_cast(c, num, c->t_i64, false);
     stride = jit_int_cast(c, stride, c->t_i64, false);
     LLVMValueRef n = item_size_product(c), li = jit_local_index(c);
@@ -274,11 +327,12 @@ static int lower_async_copy(lower_ctx *c, const spv_inst *in)
     LLVMValueRef soff = LLVMBuildMul(c->b, gather ? strided : i, size, "");
     LLVMValueRef doff = LLVMBuildMul(c->b, gather ? i : strided, size, "");
     LLVMValueRef v = jit_load_mem(c, elem, jit_byte_gep(c, src, soff, false), l->align, false, 0);
-    if (!v || jit_store_mem(c, elem, jit_byte_gep(c, dst, doff, false), v, l->align, false, 0)) return -1;
+    if (!v || jit_store_mem(c, elem, jit_byte_gep(c, dst, doff, false), v, l->align, false, 0))
+        return -1;
     LLVMValueRef next = LLVMBuildAdd(c->b, i, n, "");
     LLVMBasicBlockRef body_end = LLVMGetInsertBlock(c->b);
     no_unroll(c, LLVMBuildBr(c->b, head));
-    LLVMAddIncoming(i, (LLVMValueRef[]){li, next}, (LLVMBasicBlockRef[]){pre, body_end}, 2);
+    LLVMAddIncoming(i, (LLVMValueRef[]){ li, next }, (LLVMBasicBlockRef[]){ pre, body_end }, 2);
     LLVMPositionBuilderAtEnd(c->b, done);
     jit_set(c, in->result_id, ev);
     return 0;
@@ -286,11 +340,14 @@ static int lower_async_copy(lower_ctx *c, const spv_inst *in)
 
 int jit_lower_wg_group(lower_ctx *c, const spv_inst *in)
 {
-    if (in->opcode == SpvOpGroupAsyncCopy) return lower_async_copy(c, in);
+    if (in->opcode == SpvOpGroupAsyncCopy)
+        return lower_async_copy(c, in);
     if (in->opcode == SpvOpGroupWaitEvents) {
-        if (!workgroup_scope(c, in)) return jit_fail_inst(c, in, "OpGroupWaitEvents needs Workgroup scope");
+        if (!workgroup_scope(c, in))
+            return jit_fail_inst(c, in, "OpGroupWaitEvents needs Workgroup scope");
         uint32_t site;
-        if (first_site(c, in, &site)) return -1;
+        if (first_site(c, in, &site))
+            return -1;
         call_barrier(c, site);
         return 0;
     }

@@ -21,9 +21,13 @@
 #define BLOB_FORMAT 1u
 
 enum {
-    BLOB_WG = JIT_HAS_WG, BLOB_ITEM = JIT_HAS_ITEM, BLOB_WG_INIT = JIT_HAS_WG_INIT,
-    BLOB_REGIONS = 8,           /* barriers compiled into regions */
-    BLOB_KERNEL = 16, BLOB_LS_KNOWN = 32, BLOB_BARRIERS = 64,
+    BLOB_WG = JIT_HAS_WG,
+    BLOB_ITEM = JIT_HAS_ITEM,
+    BLOB_WG_INIT = JIT_HAS_WG_INIT,
+    BLOB_REGIONS = 8, /* barriers compiled into regions */
+    BLOB_KERNEL = 16,
+    BLOB_LS_KNOWN = 32,
+    BLOB_BARRIERS = 64,
 };
 
 typedef struct blob_header {
@@ -35,7 +39,7 @@ typedef struct blob_header {
     uint32_t nparams, nresources, nslots, nspec;
     uint32_t wg_mem_align;
     uint64_t wg_mem_size, push_constant_size, stack_estimate;
-    uint64_t facts_hash;        /* parameters, resources, spec-constant slots */
+    uint64_t facts_hash; /* parameters, resources, spec-constant slots */
     uint64_t object_len, object_hash;
 } blob_header;
 
@@ -43,11 +47,15 @@ typedef struct blob_header {
 static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
 {
     const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
     return h;
 }
 
-static uint64_t hash_u64(uint64_t h, uint64_t v) { return hash_bytes(&v, sizeof v, h); }
+static uint64_t hash_u64(uint64_t h, uint64_t v)
+{
+    return hash_bytes(&v, sizeof v, h);
+}
 
 /* The fields of the parameter, resource and spec-slot lists (not their names). */
 static uint64_t facts_hash(const spvjit_kernel_facts *f)
@@ -73,7 +81,8 @@ static uint64_t facts_hash(const spvjit_kernel_facts *f)
         h = hash_u64(h, r->runtime_stride);
         h = hash_u64(h, r->readonly);
     }
-    for (uint32_t i = 0; i < f->nspec; i++) h = hash_u64(h, f->spec_ids[i]);
+    for (uint32_t i = 0; i < f->nspec; i++)
+        h = hash_u64(h, f->spec_ids[i]);
     return h;
 }
 
@@ -98,7 +107,7 @@ static void record_facts(blob_header *h, const spvjit_kernel_facts *f, unsigned 
 int jit_keep_object(jit_kernel *k, unsigned syms, const void *obj, size_t len)
 {
     blob_header h;
-    memset(&h, 0, sizeof h);   /* no stray padding bytes in the blob */
+    memset(&h, 0, sizeof h); /* no stray padding bytes in the blob */
     memcpy(h.magic, BLOB_MAGIC, 8);
     h.format = BLOB_FORMAT;
     h.header_bytes = sizeof h;
@@ -106,7 +115,8 @@ int jit_keep_object(jit_kernel *k, unsigned syms, const void *obj, size_t len)
     h.object_len = len;
     h.object_hash = hash_bytes(obj, len, 0xcbf29ce484222325ull);
     k->blob = malloc(sizeof h + len);
-    if (!k->blob) return -1;
+    if (!k->blob)
+        return -1;
     memcpy(k->blob, &h, sizeof h);
     memcpy(k->blob + sizeof h, obj, len);
     k->blob_len = sizeof h + len;
@@ -132,10 +142,10 @@ static int check_facts(const blob_header *h, const spvjit_kernel_facts *f, unsig
     memset(&now, 0, sizeof now);
     record_facts(&now, f, syms);
     const unsigned facts_flags = BLOB_KERNEL | BLOB_LS_KNOWN | BLOB_BARRIERS | BLOB_WG_INIT;
-#define DIFF(field, label) \
-    if (h->field != now.field) \
-        return spv_fail(diag, "%s: the cached object was made for other facts: %s %llu, the module gives %llu", \
-                        what, label, (unsigned long long)h->field, (unsigned long long)now.field)
+#define DIFF(field, label)                                                                                             \
+    if (h->field != now.field)                                                                                         \
+    return spv_fail(diag, "%s: the cached object was made for other facts: %s %llu, the module gives %llu", what,      \
+                    label, (unsigned long long)h->field, (unsigned long long)now.field)
     DIFF(nbarrier_sites, "barrier sites");
     DIFF(local_size[0], "local size x");
     DIFF(local_size[1], "local size y");
@@ -151,8 +161,8 @@ static int check_facts(const blob_header *h, const spvjit_kernel_facts *f, unsig
     DIFF(facts_hash, "parameter/resource record");
 #undef DIFF
     if ((h->flags & facts_flags) != (now.flags & facts_flags))
-        return spv_fail(diag, "%s: the cached object was made for other facts: flags %#x, the module gives %#x",
-                        what, h->flags & facts_flags, now.flags & facts_flags);
+        return spv_fail(diag, "%s: the cached object was made for other facts: flags %#x, the module gives %#x", what,
+                        h->flags & facts_flags, now.flags & facts_flags);
     return 0;
 }
 
@@ -161,24 +171,27 @@ static bool symbols_consistent(unsigned flags)
 {
     bool regions = flags & BLOB_REGIONS, barriers = flags & BLOB_BARRIERS;
     bool wg = flags & BLOB_WG, item = flags & BLOB_ITEM;
-    if (regions && !barriers) return false;
+    if (regions && !barriers)
+        return false;
     return wg == (!barriers || regions) && item == !regions;
 }
 
-jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spvjit_options *opts,
-                               const void *blob, size_t len, spv_diag *diag)
+jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spvjit_options *opts, const void *blob,
+                               size_t len, spv_diag *diag)
 {
-    static const spvjit_options defaults = {.opt_level = 3};
+    static const spvjit_options defaults = { .opt_level = 3 };
     const spvjit_options *o = opts ? opts : &defaults;
     const char *src = m->source ? m->source : "<memory>";
     const spv_entry_point *ep = jit_find_entry(m, entry, diag);
-    if (!ep) return NULL;
+    if (!ep)
+        return NULL;
     double t0 = jit_now_ms();
 
     blob_header h;
     const unsigned char *bytes = blob;
     bool ok = blob && len >= sizeof h;
-    if (ok) memcpy(&h, blob, sizeof h);
+    if (ok)
+        memcpy(&h, blob, sizeof h);
     ok = ok && !memcmp(h.magic, BLOB_MAGIC, 8) && h.format == BLOB_FORMAT && h.header_bytes == sizeof h &&
          h.object_len == len - sizeof h && symbols_consistent(h.flags) &&
          hash_bytes(bytes + sizeof h, (size_t)h.object_len, 0xcbf29ce484222325ull) == h.object_hash;
@@ -187,15 +200,21 @@ jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spv
         return NULL;
     }
     if ((h.flags & BLOB_REGIONS) && jit_barriers_on_fibers(o)) {
-        spv_fail(diag, "%s: entry point %s: the cached object runs barriers as regions; fibers were asked for",
-                 src, ep->name);
+        spv_fail(diag, "%s: entry point %s: the cached object runs barriers as regions; fibers were asked for", src,
+                 ep->name);
         return NULL;
     }
 
     /* The facts, from the module alone. */
-    lower_ctx c = {.m = m, .ep = ep, .diag = diag, .unspec = o->unspecialized, .kernel = m->is_kernel && !m->is_shader,
-                   .shape = o->shape_values, .nshape = o->nshape_values};
-    if (ep->model == SpvExecutionModelKernel) c.kernel = true;
+    lower_ctx c = { .m = m,
+                    .ep = ep,
+                    .diag = diag,
+                    .unspec = o->unspecialized,
+                    .kernel = m->is_kernel && !m->is_shader,
+                    .shape = o->shape_values,
+                    .nshape = o->nshape_values };
+    if (ep->model == SpvExecutionModelKernel)
+        c.kernel = true;
     jit_ctx_init(&c, m, NULL);
     jit_kernel *k = calloc(1, sizeof *k);
     ok = k && !jit_settle_entry(&c, o) && !jit_analyze(&c, ep->func, true);
@@ -204,7 +223,8 @@ jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spv
         k->facts.barrier_regions = (h.flags & BLOB_REGIONS) != 0;
     }
     unsigned syms = h.flags & (BLOB_WG | BLOB_ITEM);
-    if (ok && c.has_wg_init) syms |= BLOB_WG_INIT;
+    if (ok && c.has_wg_init)
+        syms |= BLOB_WG_INIT;
     jit_ctx_free(&c);
     if (!ok || check_facts(&h, &k->facts, syms, src, diag)) {
         spvjit_kernel_free(k);
@@ -212,13 +232,16 @@ jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spv
     }
     double t1 = jit_now_ms();
 
-    LLVMMemoryBufferRef obj = LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)bytes + sizeof h,
-                                                                        (size_t)h.object_len, ep->name);
-    const char *names[3] = {(h.flags & BLOB_WG) ? JIT_SYM_WG : NULL, (h.flags & BLOB_ITEM) ? JIT_SYM_ITEM : NULL,
-                            (h.flags & BLOB_WG_INIT) ? JIT_SYM_WG_INIT : NULL};
+    LLVMMemoryBufferRef obj =
+        LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)bytes + sizeof h, (size_t)h.object_len, ep->name);
+    const char *names[3] = { (h.flags & BLOB_WG) ? JIT_SYM_WG : NULL, (h.flags & BLOB_ITEM) ? JIT_SYM_ITEM : NULL,
+                             (h.flags & BLOB_WG_INIT) ? JIT_SYM_WG_INIT : NULL };
     void *addrs[3];
     k->jit = jit_link_object(obj, o->opt_level, names, addrs, 3, diag);
-    if (!k->jit) { spvjit_kernel_free(k); return NULL; }
+    if (!k->jit) {
+        spvjit_kernel_free(k);
+        return NULL;
+    }
     k->wg = (spvjit_wg_fn)addrs[0];
     k->item = (spvjit_item_fn)addrs[1];
     k->wg_init = (spvjit_wg_fn)addrs[2];

@@ -20,14 +20,19 @@ static void init_llvm(void)
 
 static LLVMCodeGenOptLevel codegen_level(int opt)
 {
-    return opt <= 0 ? LLVMCodeGenLevelNone : opt == 1 ? LLVMCodeGenLevelLess
-         : opt == 2 ? LLVMCodeGenLevelDefault : LLVMCodeGenLevelAggressive;
+    return opt <= 0   ? LLVMCodeGenLevelNone
+           : opt == 1 ? LLVMCodeGenLevelLess
+           : opt == 2 ? LLVMCodeGenLevelDefault
+                      : LLVMCodeGenLevelAggressive;
 }
 
 LLVMTargetMachineRef jit_host_target_machine(int opt_level, spv_diag *diag)
 {
     pthread_once(&init_once, init_llvm);
-    if (init_failed) { spv_fail(diag, "LLVM: the native target is not available"); return NULL; }
+    if (init_failed) {
+        spv_fail(diag, "LLVM: the native target is not available");
+        return NULL;
+    }
     char *triple = LLVMGetDefaultTargetTriple();
     LLVMTargetRef target;
     char *err = NULL;
@@ -43,7 +48,8 @@ LLVMTargetMachineRef jit_host_target_machine(int opt_level, spv_diag *diag)
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
     LLVMDisposeMessage(triple);
-    if (!tm) spv_fail(diag, "LLVM: could not create a target machine for the host");
+    if (!tm)
+        spv_fail(diag, "LLVM: could not create a target machine for the host");
     return tm;
 }
 

@@ -93,8 +93,7 @@ int rt_printf_parse(const char *fmt, size_t *pos, rt_printf_spec *spec, const ch
 }
 
 /* One element with the user's flags, width and precision, through C's printf. */
-static int print_elem(FILE *f, const rt_printf_spec *s, int width, int prec, const char *len, char conv,
-                      va_list *ap)
+static int print_elem(FILE *f, const rt_printf_spec *s, int width, int prec, const char *len, char conv, va_list *ap)
 {
     char cf[48];
     int n = snprintf(cf, sizeof cf, "%%%s", s->flags);

@@ -21,13 +21,13 @@
 #include <stddef.h>
 
 typedef struct rt_printf_spec {
-    size_t start, end;  /* the conversion's text [start, end) in the format, '%' included */
-    char conv;          /* d i o u x X c f F e E g G a A s p, or '%' for "%%" */
-    char flags[8];      /* "-+ #0" subset, NUL-terminated */
-    int width, prec;    /* -1 when absent; ignored when the star flags are set */
+    size_t start, end; /* the conversion's text [start, end) in the format, '%' included */
+    char conv;         /* d i o u x X c f F e E g G a A s p, or '%' for "%%" */
+    char flags[8];     /* "-+ #0" subset, NUL-terminated */
+    int width, prec;   /* -1 when absent; ignored when the star flags are set */
     bool star_width, star_prec;
-    unsigned vec;       /* 0: scalar, else 2, 3, 4, 8 or 16 lanes */
-    unsigned int_bits;  /* length modifier: 8 (hh), 16 (h), 32 (hl), 64 (l), 0 none */
+    unsigned vec;      /* 0: scalar, else 2, 3, 4, 8 or 16 lanes */
+    unsigned int_bits; /* length modifier: 8 (hh), 16 (h), 32 (hl), 64 (l), 0 none */
 } rt_printf_spec;
 
 /* Finds the next conversion at or after *pos.  Returns 1 and fills spec (and sets

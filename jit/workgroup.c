@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NFIXED = 7, NENV = JIT_ENV_RES0 };   /* ctx + 3 ids + 3 sizes; wgmem/spec/push */
+enum { NFIXED = 7, NENV = JIT_ENV_RES0 }; /* ctx + 3 ids + 3 sizes; wgmem/spec/push */
 
 static void attr(lower_ctx *c, LLVMValueRef f, unsigned idx, const char *name)
 {
@@ -42,12 +42,16 @@ int jit_kernel_params(lower_ctx *c, uint32_t fidx)
         p->name = c->m->ids[pid].name;
         p->type_id = c->m->ids[pid].type_id;
         const spv_type *t = jit_spv_type(c, p->type_id);
-        if (!t) return -1;
+        if (!t)
+            return -1;
         for (uint32_t k = 0; k < c->m->ids[pid].dec_count; k++) {
             const spv_decoration *d = &c->m->decs[c->m->ids[pid].dec_first + k];
-            if (d->decoration != SpvDecorationFuncParamAttr || !d->nargs) continue;
-            if (d->args[0] == SpvFunctionParameterAttributeNoAlias) p->noalias = true;
-            if (d->args[0] == SpvFunctionParameterAttributeNoWrite) p->readonly = true;
+            if (d->decoration != SpvDecorationFuncParamAttr || !d->nargs)
+                continue;
+            if (d->args[0] == SpvFunctionParameterAttributeNoAlias)
+                p->noalias = true;
+            if (d->args[0] == SpvFunctionParameterAttributeNoWrite)
+                p->readonly = true;
         }
         /* a pointer to Function memory is a by-value aggregate (ByVal) */
         bool byval = t->kind == SPV_TYPE_POINTER && t->storage == SpvStorageClassFunction;
@@ -58,7 +62,8 @@ int jit_kernel_params(lower_ctx *c, uint32_t fidx)
             continue;
         }
         const jit_layout *l = jit_layout_of(c, byval ? t->elem : p->type_id);
-        if (!l) return -1;
+        if (!l)
+            return -1;
         p->kind = SPVJIT_PARAM_VALUE;
         p->storage = byval ? SpvStorageClassFunction : 0;
         p->size = l->size;
@@ -74,31 +79,39 @@ static LLVMValueRef load_param(lower_ctx *c, LLVMValueRef args, LLVMValueRef wgm
     LLVMValueRef slot = jit_byte_gep(c, args, LLVMConstInt(c->t_i64, 8ull * i, 0), true);
     LLVMValueRef a = LLVMBuildLoad2(c->b, c->t_ptr, slot, "");
     switch (p->kind) {
-    case SPVJIT_PARAM_GLOBAL_PTR: return LLVMBuildLoad2(c->b, c->t_ptr, a, "");
+    case SPVJIT_PARAM_GLOBAL_PTR:
+        return LLVMBuildLoad2(c->b, c->t_ptr, a, "");
     case SPVJIT_PARAM_LOCAL_PTR:
         return jit_byte_gep(c, wgmem, LLVMBuildLoad2(c->b, c->t_i64, a, ""), true);
     default:
-        if (p->storage == SpvStorageClassFunction) return a;   /* ByVal: a pointer to the bytes */
+        if (p->storage == SpvStorageClassFunction)
+            return a; /* ByVal: a pointer to the bytes */
         return jit_load_mem(c, p->type_id, a, 1, false, 0);
     }
 }
 
 /* --- the per-item body ---------------------------------------------------------------- */
 
-static unsigned nenv(lower_ctx *c) { return NENV + c->nres_slots; }
+static unsigned nenv(lower_ctx *c)
+{
+    return NENV + c->nres_slots;
+}
 
 static LLVMTypeRef body_type(lower_ctx *c)
 {
     unsigned n = NFIXED + nenv(c) + c->nparams;
     LLVMTypeRef *p = calloc(n, sizeof *p);
     p[0] = c->t_ptr;
-    for (unsigned i = 1; i < NFIXED; i++) p[i] = c->t_i32;
-    for (unsigned i = 0; i < nenv(c); i++) p[NFIXED + i] = c->t_ptr;
+    for (unsigned i = 1; i < NFIXED; i++)
+        p[i] = c->t_i32;
+    for (unsigned i = 0; i < nenv(c); i++)
+        p[NFIXED + i] = c->t_ptr;
     LLVMTypeRef ef = jit_type(c, c->m->funcs[c->ep->func].fn_type);
     if (c->nparams) {
         LLVMTypeRef *ep = calloc(c->nparams + 2, sizeof *ep);
         LLVMGetParamTypes(ef, ep);
-        for (unsigned i = 0; i < c->nparams; i++) p[NFIXED + nenv(c) + i] = ep[2 + i];
+        for (unsigned i = 0; i < c->nparams; i++)
+            p[NFIXED + nenv(c) + i] = ep[2 + i];
         free(ep);
     }
     LLVMTypeRef t = LLVMFunctionType(c->t_void, p, n, 0);
@@ -117,7 +130,8 @@ static LLVMValueRef new_item_state(lower_ctx *c, LLVMValueRef *env)
 {
     LLVMValueRef st = LLVMBuildAlloca(c->b, LLVMArrayType2(c->t_i8, c->item_size), "item");
     LLVMSetAlignment(st, c->item_align);
-    for (unsigned i = 0; i < nenv(c); i++) store_at(c, st, JIT_ITEM_ENV + 8ull * i, env[i], 8);
+    for (unsigned i = 0; i < nenv(c); i++)
+        store_at(c, st, JIT_ITEM_ENV + 8ull * i, env[i], 8);
     return st;
 }
 
@@ -138,17 +152,22 @@ static int build_body(lower_ctx *c, uint32_t entry_fidx, LLVMValueRef *out)
     c->llfn = fn;
     c->arg_ctx = LLVMGetParam(fn, 0);
     LLVMValueRef env[NENV + 4096];
-    if (nenv(c) > NENV + 4096) return jit_fail(c, "too many resource slots");
-    for (unsigned i = 0; i < nenv(c); i++) env[i] = LLVMGetParam(fn, NFIXED + i);
+    if (nenv(c) > NENV + 4096)
+        return jit_fail(c, "too many resource slots");
+    for (unsigned i = 0; i < nenv(c); i++)
+        env[i] = LLVMGetParam(fn, NFIXED + i);
     c->arg_item = new_item_state(c, env);
-    for (unsigned i = 0; i < 6; i++) store_at(c, c->arg_item, 4ull * i, LLVMGetParam(fn, 1 + i), 4);
+    for (unsigned i = 0; i < 6; i++)
+        store_at(c, c->arg_item, 4ull * i, LLVMGetParam(fn, 1 + i), 4);
     memset(c->vals, 0, c->m->bound * sizeof *c->vals);
-    if (jit_init_module_vars(c, SpvStorageClassPrivate)) return -1;
+    if (jit_init_module_vars(c, SpvStorageClassPrivate))
+        return -1;
     unsigned n = 2 + c->nparams;
     LLVMValueRef *args = calloc(n, sizeof *args);
     args[0] = c->arg_ctx;
     args[1] = c->arg_item;
-    for (unsigned i = 0; i < c->nparams; i++) args[2 + i] = LLVMGetParam(fn, NFIXED + nenv(c) + i);
+    for (unsigned i = 0; i < c->nparams; i++)
+        args[2 + i] = LLVMGetParam(fn, NFIXED + nenv(c) + i);
     LLVMValueRef callee = c->fns[entry_fidx];
     LLVMBuildCall2(c->b, LLVMGlobalGetValueType(callee), callee, args, n, "");
     free(args);
@@ -160,22 +179,27 @@ static int build_body(lower_ctx *c, uint32_t entry_fidx, LLVMValueRef *out)
 
 /* --- the exported functions ------------------------------------------------------------- */
 
-typedef struct group_env { LLVMValueRef *v; unsigned n; } group_env;
+typedef struct group_env {
+    LLVMValueRef *v;
+    unsigned n;
+} group_env;
 
 /* Loads the environment and the kernel arguments from ctx (once per call). */
 static group_env load_env(lower_ctx *c, LLVMValueRef ctx)
 {
-    group_env e = {calloc(nenv(c) + c->nparams + 1, sizeof(LLVMValueRef)), nenv(c) + c->nparams};
+    group_env e = { calloc(nenv(c) + c->nparams + 1, sizeof(LLVMValueRef)), nenv(c) + c->nparams };
     e.v[JIT_ENV_WGMEM] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, wg_memory), c->t_ptr);
     e.v[JIT_ENV_SPEC] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, spec_values), c->t_ptr);
     e.v[JIT_ENV_PUSH] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, push_constants), c->t_ptr);
     LLVMValueRef args = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, args), c->t_ptr);
     for (uint32_t i = 0; i < c->nres_slots; i++) {
-        LLVMValueRef l = LLVMBuildLoad2(c->b, c->t_ptr, jit_byte_gep(c, args, LLVMConstInt(c->t_i64, 8ull * i, 0), true), "");
+        LLVMValueRef l =
+            LLVMBuildLoad2(c->b, c->t_ptr, jit_byte_gep(c, args, LLVMConstInt(c->t_i64, 8ull * i, 0), true), "");
         LLVMSetAlignment(l, 8);
         e.v[NENV + i] = l;
     }
-    for (uint32_t i = 0; i < c->nparams; i++) e.v[nenv(c) + i] = load_param(c, args, e.v[JIT_ENV_WGMEM], i);
+    for (uint32_t i = 0; i < c->nparams; i++)
+        e.v[nenv(c) + i] = load_param(c, args, e.v[JIT_ENV_WGMEM], i);
     return e;
 }
 
@@ -185,8 +209,12 @@ static void call_body(lower_ctx *c, LLVMValueRef body, LLVMValueRef ctx, LLVMVal
     unsigned n = NFIXED + e->n;
     LLVMValueRef *a = calloc(n, sizeof *a);
     a[0] = ctx;
-    for (unsigned i = 0; i < 3; i++) { a[1 + i] = id[i]; a[4 + i] = size[i]; }
-    for (unsigned i = 0; i < e->n; i++) a[NFIXED + i] = e->v[i];
+    for (unsigned i = 0; i < 3; i++) {
+        a[1 + i] = id[i];
+        a[4 + i] = size[i];
+    }
+    for (unsigned i = 0; i < e->n; i++)
+        a[NFIXED + i] = e->v[i];
     LLVMBuildCall2(c->b, LLVMGlobalGetValueType(body), body, a, n, "");
     free(a);
 }
@@ -197,7 +225,7 @@ static void loop_nest(lower_ctx *c, LLVMValueRef fn, LLVMValueRef body, LLVMValu
 {
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b), head[3], latch[3];
     LLVMValueRef iv[3], id[3];
-    const char *names[3] = {"z", "y", "x"};
+    const char *names[3] = { "z", "y", "x" };
     for (int d = 0; d < 3; d++) {
         head[d] = LLVMAppendBasicBlockInContext(c->llc, fn, names[d]);
         LLVMBuildBr(c->b, head[d]);
@@ -207,7 +235,9 @@ static void loop_nest(lower_ctx *c, LLVMValueRef fn, LLVMValueRef body, LLVMValu
         LLVMValueRef zero = LLVMConstInt(c->t_i32, 0, 0);
         LLVMAddIncoming(iv[d], &zero, &from, 1);
     }
-    id[0] = iv[2]; id[1] = iv[1]; id[2] = iv[0];
+    id[0] = iv[2];
+    id[1] = iv[1];
+    id[2] = iv[0];
     call_body(c, body, ctx, id, size, e);
     for (int d = 2; d >= 0; d--) {
         LLVMValueRef next = LLVMBuildAdd(c->b, iv[d], LLVMConstInt(c->t_i32, 1, 0), "");
@@ -237,10 +267,12 @@ static void build_wg(lower_ctx *c, LLVMValueRef body)
     group_env e = load_env(c, ctx);
     LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->llc, fn, "exit");
     LLVMValueRef dyn[3], ok = NULL;
-    for (unsigned i = 0; i < 3; i++) dyn[i] = ctx_u32(c, ctx, offsetof(spvjit_wg_ctx, local_size), i);
+    for (unsigned i = 0; i < 3; i++)
+        dyn[i] = ctx_u32(c, ctx, offsetof(spvjit_wg_ctx, local_size), i);
     if (c->ls_known) {
         LLVMValueRef k[3];
-        for (unsigned i = 0; i < 3; i++) k[i] = LLVMConstInt(c->t_i32, c->local_size[i], 0);
+        for (unsigned i = 0; i < 3; i++)
+            k[i] = LLVMConstInt(c->t_i32, c->local_size[i], 0);
         if (c->kernel) {
             /* the last OpenCL group may be smaller: a generic loop for it */
             for (unsigned i = 0; i < 3; i++) {
@@ -281,7 +313,7 @@ static void build_wg(lower_ctx *c, LLVMValueRef body)
 
 static void build_item(lower_ctx *c, LLVMValueRef body)
 {
-    LLVMTypeRef p[4] = {c->t_ptr, c->t_i32, c->t_i32, c->t_i32};
+    LLVMTypeRef p[4] = { c->t_ptr, c->t_i32, c->t_i32, c->t_i32 };
     LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_ITEM, LLVMFunctionType(c->t_void, p, 4, 0));
     LLVMValueRef ctx = LLVMGetParam(fn, 0);
     LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
@@ -304,12 +336,14 @@ static int build_wg_init(lower_ctx *c)
     c->llfn = fn;
     c->arg_ctx = LLVMGetParam(fn, 0);
     LLVMValueRef env[NENV + 4096];
-    for (unsigned i = 0; i < nenv(c); i++) env[i] = LLVMConstPointerNull(c->t_ptr);
+    for (unsigned i = 0; i < nenv(c); i++)
+        env[i] = LLVMConstPointerNull(c->t_ptr);
     env[JIT_ENV_WGMEM] = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, wg_memory), c->t_ptr);
     env[JIT_ENV_SPEC] = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, spec_values), c->t_ptr);
     c->arg_item = new_item_state(c, env);
     memset(c->vals, 0, c->m->bound * sizeof *c->vals);
-    if (jit_init_module_vars(c, SpvStorageClassWorkgroup)) return -1;
+    if (jit_init_module_vars(c, SpvStorageClassWorkgroup))
+        return -1;
     LLVMBuildRetVoid(c->b);
     c->llfn = NULL;
     return 0;
@@ -318,11 +352,14 @@ static int build_wg_init(lower_ctx *c)
 int jit_build_entry_functions(lower_ctx *c, uint32_t entry_fidx)
 {
     LLVMValueRef body;
-    if (build_body(c, entry_fidx, &body)) return -1;
+    if (build_body(c, entry_fidx, &body))
+        return -1;
     c->b = c->fb;
-    if (!c->uses_barriers) build_wg(c, body);
+    if (!c->uses_barriers)
+        build_wg(c, body);
     build_item(c, body);
-    if (c->has_wg_init && build_wg_init(c)) return -1;
+    if (c->has_wg_init && build_wg_init(c))
+        return -1;
     c->b = c->fb;
     return 0;
 }

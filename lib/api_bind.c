@@ -5,8 +5,14 @@
 
 #include "lib/api_internal.h"
 
-static const char *src(const spvjit_kernel *k) { return k->module->m->source; }
-static const char *ename(const spvjit_kernel *k) { return k->entry->e->name; }
+static const char *src(const spvjit_kernel *k)
+{
+    return k->module->m->source;
+}
+static const char *ename(const spvjit_kernel *k)
+{
+    return k->entry->e->name;
+}
 
 /* --- Shader flavour --------------------------------------------------------- */
 
@@ -30,13 +36,15 @@ static spvjit_status need_shader(const spvjit_kernel *k, const char *fn)
     if (!k)
         return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "%s: the kernel is NULL", fn);
     if (k->module->m->is_kernel)
-        return api_fail(SPVJIT_ERROR_BINDING, "%s: \"%s\" is a Kernel-flavour (OpenCL) entry point; set its "
-                        "arguments with spvjit_set_arg_buffer/value/local", src(k), ename(k));
+        return api_fail(SPVJIT_ERROR_BINDING,
+                        "%s: \"%s\" is a Kernel-flavour (OpenCL) entry point; set its "
+                        "arguments with spvjit_set_arg_buffer/value/local",
+                        src(k), ename(k));
     return SPVJIT_OK;
 }
 
-SPVJIT_API spvjit_status spvjit_bind_buffer_element(spvjit_kernel *k, uint32_t set, uint32_t binding,
-                                                    uint32_t element, void *data, size_t bytes)
+SPVJIT_API spvjit_status spvjit_bind_buffer_element(spvjit_kernel *k, uint32_t set, uint32_t binding, uint32_t element,
+                                                    void *data, size_t bytes)
 {
     spvjit_status st = need_shader(k, "spvjit_bind_buffer");
     if (st != SPVJIT_OK)
@@ -52,25 +60,27 @@ SPVJIT_API spvjit_status spvjit_bind_buffer_element(spvjit_kernel *k, uint32_t s
         for (uint32_t i = 0; i < f->nresources && n < sizeof list; i++)
             n += (size_t)snprintf(list + n, sizeof list - n, "%s%u/%u", i ? ", " : "", f->resources[i].set,
                                   f->resources[i].binding);
-        return api_fail(SPVJIT_ERROR_BINDING, "%s: entry point \"%s\" has no buffer at set %u binding %u; "
-                        "its set/bindings are: %s", src(k), ename(k), set, binding, *list ? list : "none");
+        return api_fail(SPVJIT_ERROR_BINDING,
+                        "%s: entry point \"%s\" has no buffer at set %u binding %u; "
+                        "its set/bindings are: %s",
+                        src(k), ename(k), set, binding, *list ? list : "none");
     }
     const char *name = api_resource_name(k, set, binding, r->name);
     if (element >= r->array_count)
-        return api_fail(SPVJIT_ERROR_BINDING, "%s: set %u binding %u (%s) has %u element%s; element %u "
-                        "does not exist", src(k), set, binding, name, r->array_count,
-                        r->array_count == 1 ? "" : "s", element);
+        return api_fail(SPVJIT_ERROR_BINDING,
+                        "%s: set %u binding %u (%s) has %u element%s; element %u "
+                        "does not exist",
+                        src(k), set, binding, name, r->array_count, r->array_count == 1 ? "" : "s", element);
     if (!data)
-        return api_fail(SPVJIT_ERROR_BINDING, "%s: set %u binding %u (%s): the buffer pointer is NULL",
-                        src(k), set, binding, name);
+        return api_fail(SPVJIT_ERROR_BINDING, "%s: set %u binding %u (%s): the buffer pointer is NULL", src(k), set,
+                        binding, name);
     pthread_mutex_lock(&k->lock);
-    k->slots[r->slot + element] = (api_slot){.bound = true, .ptr = data, .bytes = bytes};
+    k->slots[r->slot + element] = (api_slot){ .bound = true, .ptr = data, .bytes = bytes };
     pthread_mutex_unlock(&k->lock);
     return SPVJIT_OK;
 }
 
-SPVJIT_API spvjit_status spvjit_bind_buffer(spvjit_kernel *k, uint32_t set, uint32_t binding, void *data,
-                                            size_t bytes)
+SPVJIT_API spvjit_status spvjit_bind_buffer(spvjit_kernel *k, uint32_t set, uint32_t binding, void *data, size_t bytes)
 {
     return spvjit_bind_buffer_element(k, set, binding, 0, data, bytes);
 }
@@ -101,15 +111,17 @@ SPVJIT_API spvjit_status spvjit_set_push_constants(spvjit_kernel *k, const void 
 static const char *kind_name(api_arg_kind kind)
 {
     switch (kind) {
-    case API_ARG_POINTER: return "global pointer argument (use spvjit_set_arg_buffer)";
-    case API_ARG_LOCAL: return "local pointer argument (use spvjit_set_arg_local)";
-    default: return "by-value argument (use spvjit_set_arg_value)";
+    case API_ARG_POINTER:
+        return "global pointer argument (use spvjit_set_arg_buffer)";
+    case API_ARG_LOCAL:
+        return "local pointer argument (use spvjit_set_arg_local)";
+    default:
+        return "by-value argument (use spvjit_set_arg_value)";
     }
 }
 
 /* The argument `index` if it is of kind `want`, else NULL with the error set. */
-static api_kernel_arg *arg_of(spvjit_kernel *k, uint32_t index, api_arg_kind want, const char *fn,
-                              spvjit_status *st)
+static api_kernel_arg *arg_of(spvjit_kernel *k, uint32_t index, api_arg_kind want, const char *fn, spvjit_status *st)
 {
     *st = SPVJIT_OK;
     if (!k) {
@@ -117,19 +129,21 @@ static api_kernel_arg *arg_of(spvjit_kernel *k, uint32_t index, api_arg_kind wan
         return NULL;
     }
     if (!k->module->m->is_kernel) {
-        *st = api_fail(SPVJIT_ERROR_BINDING, "%s: \"%s\" is a Shader-flavour (Vulkan) entry point; bind its "
-                       "buffers with spvjit_bind_buffer and spvjit_set_push_constants", src(k), ename(k));
+        *st = api_fail(SPVJIT_ERROR_BINDING,
+                       "%s: \"%s\" is a Shader-flavour (Vulkan) entry point; bind its "
+                       "buffers with spvjit_bind_buffer and spvjit_set_push_constants",
+                       src(k), ename(k));
         return NULL;
     }
     if (index >= k->nargs) {
-        *st = api_fail(SPVJIT_ERROR_BINDING, "%s: kernel \"%s\" has %u argument%s; there is no argument %u",
-                       src(k), ename(k), k->nargs, k->nargs == 1 ? "" : "s", index);
+        *st = api_fail(SPVJIT_ERROR_BINDING, "%s: kernel \"%s\" has %u argument%s; there is no argument %u", src(k),
+                       ename(k), k->nargs, k->nargs == 1 ? "" : "s", index);
         return NULL;
     }
     api_kernel_arg *a = &k->args[index];
     if (a->kind != want) {
-        *st = api_fail(SPVJIT_ERROR_BINDING, "%s: kernel \"%s\" argument %u (%s) is a %s; %s does not apply",
-                       src(k), ename(k), index, a->name ? a->name : "unnamed", kind_name(a->kind), fn);
+        *st = api_fail(SPVJIT_ERROR_BINDING, "%s: kernel \"%s\" argument %u (%s) is a %s; %s does not apply", src(k),
+                       ename(k), index, a->name ? a->name : "unnamed", kind_name(a->kind), fn);
         return NULL;
     }
     return a;
@@ -143,9 +157,10 @@ SPVJIT_API spvjit_status spvjit_set_arg_buffer(spvjit_kernel *k, uint32_t index,
         return st;
     /* NULL is a valid global pointer argument (OpenCL allows it). */
     if (data && a->size && bytes < a->size)
-        return api_fail(SPVJIT_ERROR_BINDING, "%s: kernel \"%s\" argument %u (%s): the buffer is %zu bytes, "
-                        "less than one %llu-byte element", src(k), ename(k), index,
-                        a->name ? a->name : "unnamed", bytes, (unsigned long long)a->size);
+        return api_fail(SPVJIT_ERROR_BINDING,
+                        "%s: kernel \"%s\" argument %u (%s): the buffer is %zu bytes, "
+                        "less than one %llu-byte element",
+                        src(k), ename(k), index, a->name ? a->name : "unnamed", bytes, (unsigned long long)a->size);
     pthread_mutex_lock(&k->lock);
     a->ptr = data;
     a->bytes = data ? bytes : 0;
@@ -161,12 +176,11 @@ SPVJIT_API spvjit_status spvjit_set_arg_value(spvjit_kernel *k, uint32_t index, 
     if (!a)
         return st;
     if (bytes != a->size)
-        return api_fail(SPVJIT_ERROR_BINDING, "%s: kernel \"%s\" argument %u (%s) is %llu bytes; %zu given",
-                        src(k), ename(k), index, a->name ? a->name : "unnamed", (unsigned long long)a->size,
-                        bytes);
+        return api_fail(SPVJIT_ERROR_BINDING, "%s: kernel \"%s\" argument %u (%s) is %llu bytes; %zu given", src(k),
+                        ename(k), index, a->name ? a->name : "unnamed", (unsigned long long)a->size, bytes);
     if (!value)
-        return api_fail(SPVJIT_ERROR_BINDING, "%s: kernel \"%s\" argument %u (%s): value is NULL", src(k),
-                        ename(k), index, a->name ? a->name : "unnamed");
+        return api_fail(SPVJIT_ERROR_BINDING, "%s: kernel \"%s\" argument %u (%s): value is NULL", src(k), ename(k),
+                        index, a->name ? a->name : "unnamed");
     pthread_mutex_lock(&k->lock);
     memcpy(a->value, value, bytes);
     a->set = true;
@@ -181,8 +195,10 @@ SPVJIT_API spvjit_status spvjit_set_arg_local(spvjit_kernel *k, uint32_t index, 
     if (!a)
         return st;
     if (bytes == 0 || bytes > ((size_t)1 << 32))
-        return api_fail(SPVJIT_ERROR_BINDING, "%s: kernel \"%s\" argument %u (%s): local memory size %zu is "
-                        "not 1 to 2^32 bytes", src(k), ename(k), index, a->name ? a->name : "unnamed", bytes);
+        return api_fail(SPVJIT_ERROR_BINDING,
+                        "%s: kernel \"%s\" argument %u (%s): local memory size %zu is "
+                        "not 1 to 2^32 bytes",
+                        src(k), ename(k), index, a->name ? a->name : "unnamed", bytes);
     pthread_mutex_lock(&k->lock);
     a->bytes = bytes;
     a->set = true;

@@ -27,8 +27,8 @@ SPVJIT_API spvjit_status spvjit_context_create(const spvjit_context_options *opt
         const char *bad = NULL;
         if (spvjit_pool_default_threads(&bad) == 0)
             return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT,
-                            "SPVJIT_THREADS=\"%s\" is not a thread count (a whole number from 1 to %u)",
-                            bad ? bad : "", SPVJIT_POOL_MAX_THREADS);
+                            "SPVJIT_THREADS=\"%s\" is not a thread count (a whole number from 1 to %u)", bad ? bad : "",
+                            SPVJIT_POOL_MAX_THREADS);
     }
 
     spvjit_context *ctx = calloc(1, sizeof *ctx);
@@ -36,8 +36,8 @@ SPVJIT_API spvjit_status spvjit_context_create(const spvjit_context_options *opt
         return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "spvjit_context_create: out of memory");
     atomic_init(&ctx->refs, 1);
     ctx->threads = threads;
-    ctx->cache = kcache_create(opts->cache_bytes ? opts->cache_bytes : DEFAULT_CACHE_BYTES,
-                               api_compiled_retain, api_compiled_release);
+    ctx->cache = kcache_create(opts->cache_bytes ? opts->cache_bytes : DEFAULT_CACHE_BYTES, api_compiled_retain,
+                               api_compiled_release);
     ctx->disk_dir = disk_cache_dir(opts->disk_cache_dir);
     if (!ctx->cache) {
         api_context_release(ctx);
@@ -47,7 +47,10 @@ SPVJIT_API spvjit_status spvjit_context_create(const spvjit_context_options *opt
     return SPVJIT_OK;
 }
 
-void api_context_retain(spvjit_context *ctx) { atomic_fetch_add(&ctx->refs, 1); }
+void api_context_retain(spvjit_context *ctx)
+{
+    atomic_fetch_add(&ctx->refs, 1);
+}
 
 void api_context_release(spvjit_context *ctx)
 {
@@ -58,4 +61,7 @@ void api_context_release(spvjit_context *ctx)
     free(ctx);
 }
 
-SPVJIT_API void spvjit_context_destroy(spvjit_context *ctx) { api_context_release(ctx); }
+SPVJIT_API void spvjit_context_destroy(spvjit_context *ctx)
+{
+    api_context_release(ctx);
+}

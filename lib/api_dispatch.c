@@ -10,14 +10,14 @@
 
 #include "lib/api_internal.h"
 
-#define LOCAL_ARG_ALIGN 128   /* covers every OpenCL type (double16) and a cache line */
+#define LOCAL_ARG_ALIGN 128 /* covers every OpenCL type (double16) and a cache line */
 
 typedef struct dispatch_rec {
-    api_compiled *c;           /* a reference, held until the dispatch ends */
+    api_compiled *c; /* a reference, held until the dispatch ends */
     spvjit_exec_kernel exec;
     spvjit_exec_range range;
     spvjit_exec_data data;
-    unsigned char *mem;        /* the snapshot: args, sizes, values, push constants, spec values */
+    unsigned char *mem; /* the snapshot: args, sizes, values, push constants, spec values */
 } dispatch_rec;
 
 static void rec_free(dispatch_rec *r)
@@ -28,9 +28,15 @@ static void rec_free(dispatch_rec *r)
     r->mem = NULL;
 }
 
-static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+static size_t round_up(size_t x, size_t a)
+{
+    return (x + a - 1) / a * a;
+}
 
-static const char *src(const spvjit_kernel *k) { return k->module->m->source; }
+static const char *src(const spvjit_kernel *k)
+{
+    return k->module->m->source;
+}
 
 /* --- checking and copying the bindings ------------------------------------------ */
 
@@ -38,9 +44,9 @@ static const char *src(const spvjit_kernel *k) { return k->module->m->source; }
 typedef struct snapshot {
     void **args;
     uint64_t *sizes;
-    void **ptrs;               /* Kernel: pointer-argument values (args[i] points here) */
-    uint64_t *offsets;         /* Kernel: local-argument offsets */
-    uint64_t *spec;            /* unspecialized: one slot per spec constant */
+    void **ptrs;       /* Kernel: pointer-argument values (args[i] points here) */
+    uint64_t *offsets; /* Kernel: local-argument offsets */
+    uint64_t *spec;    /* unspecialized: one slot per spec constant */
     unsigned char *push;
 } snapshot;
 
@@ -66,8 +72,9 @@ static spvjit_status snapshot_kernel_args(spvjit_kernel *k, dispatch_rec *r, sna
         if (!a->set)
             return api_fail(SPVJIT_ERROR_BINDING, "%s: kernel \"%s\" argument %u (%s, a %s) is not set", src(k),
                             k->entry->e->name, i, name,
-                            a->kind == API_ARG_POINTER ? "global pointer" : a->kind == API_ARG_LOCAL ?
-                            "local pointer" : "by-value argument");
+                            a->kind == API_ARG_POINTER ? "global pointer"
+                            : a->kind == API_ARG_LOCAL ? "local pointer"
+                                                       : "by-value argument");
         switch (a->kind) {
         case API_ARG_POINTER:
             s->ptrs[i] = a->ptr;
@@ -75,7 +82,7 @@ static spvjit_status snapshot_kernel_args(spvjit_kernel *k, dispatch_rec *r, sna
             s->sizes[i] = a->bytes;
             break;
         case API_ARG_LOCAL:
-            s->offsets[i] = 0;            /* placed once the static size is known */
+            s->offsets[i] = 0; /* placed once the static size is known */
             s->args[i] = &s->offsets[i];
             s->sizes[i] = a->bytes;
             break;
@@ -103,19 +110,24 @@ static spvjit_status snapshot_shader(spvjit_kernel *k, dispatch_rec *r, snapshot
             if (res->array_count > 1)
                 snprintf(elem, sizeof elem, " element %u", e);
             if (!sl->bound)
-                return api_fail(SPVJIT_ERROR_BINDING, "%s: entry point \"%s\": set %u binding %u%s (%s) is not "
-                                "bound", src(k), entry, res->set, res->binding, elem, name);
+                return api_fail(SPVJIT_ERROR_BINDING,
+                                "%s: entry point \"%s\": set %u binding %u%s (%s) is not "
+                                "bound",
+                                src(k), entry, res->set, res->binding, elem, name);
             if (sl->bytes < res->size)
-                return api_fail(SPVJIT_ERROR_BINDING, "%s: entry point \"%s\": set %u binding %u%s (%s): the "
-                                "buffer is %llu bytes; its layout needs at least %llu%s", src(k), entry,
-                                res->set, res->binding, elem, name, (unsigned long long)sl->bytes,
+                return api_fail(SPVJIT_ERROR_BINDING,
+                                "%s: entry point \"%s\": set %u binding %u%s (%s): the "
+                                "buffer is %llu bytes; its layout needs at least %llu%s",
+                                src(k), entry, res->set, res->binding, elem, name, (unsigned long long)sl->bytes,
                                 (unsigned long long)res->size,
                                 res->runtime_stride ? " (the part before its runtime array)" : "");
         }
     }
     if (k->push_bytes < f->push_constant_size)
-        return api_fail(SPVJIT_ERROR_BINDING, "%s: entry point \"%s\": push constants: %zu bytes set, the block "
-                        "needs %llu", src(k), entry, k->push_bytes, (unsigned long long)f->push_constant_size);
+        return api_fail(SPVJIT_ERROR_BINDING,
+                        "%s: entry point \"%s\": push constants: %zu bytes set, the block "
+                        "needs %llu",
+                        src(k), entry, k->push_bytes, (unsigned long long)f->push_constant_size);
     uint32_t n = k->nslots;
     size_t nspec = k->module->nspec_slots;
     r->mem = malloc(nspec * 8 + n * (8 + sizeof(void *)) + k->push_bytes + 16);
@@ -145,12 +157,14 @@ static api_compiled *compiled_for_dispatch(spvjit_kernel *k, const spvjit_dispat
         return k->compiled;
     }
     if (d->work_dim == 0) {
-        *st = api_fail(SPVJIT_ERROR_DISPATCH, "%s: kernel \"%s\" has no fixed work-group size: dispatch it "
+        *st = api_fail(SPVJIT_ERROR_DISPATCH,
+                       "%s: kernel \"%s\" has no fixed work-group size: dispatch it "
                        "OpenCL style (work_dim, global_size, optionally local_size) or build it with "
-                       "spvjit_build_options.local_size", src(k), k->entry->e->name);
+                       "spvjit_build_options.local_size",
+                       src(k), k->entry->e->name);
         return NULL;
     }
-    uint32_t ls[3] = {1, 1, 1};
+    uint32_t ls[3] = { 1, 1, 1 };
     bool given = false;
     for (uint32_t i = 0; i < d->work_dim; i++)
         given |= d->local_size[i] != 0;
@@ -194,8 +208,10 @@ static spvjit_status prepare(spvjit_kernel *k, const spvjit_dispatch_info *d, di
 {
     memset(r, 0, sizeof *r);
     if (!k || !d)
-        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_dispatch: %s is NULL", !k ? "the kernel" : "the "
-                        "dispatch info");
+        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_dispatch: %s is NULL",
+                        !k ? "the kernel"
+                           : "the "
+                             "dispatch info");
     if (d->work_dim > 3)
         return api_fail(SPVJIT_ERROR_DISPATCH, "%s: work_dim %u is not 0 (group counts), 1, 2 or 3", src(k),
                         d->work_dim);
@@ -219,8 +235,10 @@ static spvjit_status prepare(spvjit_kernel *k, const spvjit_dispatch_info *d, di
         /* Local-argument blocks follow the static work-group variables. */
         if (f->nparams != k->nargs) {
             rec_free(r);
-            return api_fail(SPVJIT_ERROR_DISPATCH, "%s: kernel \"%s\": the JIT reports %u parameters, the module "
-                            "%u", src(k), k->entry->e->name, f->nparams, k->nargs);
+            return api_fail(SPVJIT_ERROR_DISPATCH,
+                            "%s: kernel \"%s\": the JIT reports %u parameters, the module "
+                            "%u",
+                            src(k), k->entry->e->name, f->nparams, k->nargs);
         }
         size_t top = (size_t)r->exec.wg_memory_size;
         bool any_local = false;
@@ -239,8 +257,10 @@ static spvjit_status prepare(spvjit_kernel *k, const spvjit_dispatch_info *d, di
     if (k->opts.unspecialized) {
         if (f->nspec > k->module->nspec_slots) {
             rec_free(r);
-            return api_fail(SPVJIT_ERROR_DISPATCH, "%s: kernel \"%s\": the JIT reads %u spec constant slots, the "
-                            "module has %zu", src(k), k->entry->e->name, f->nspec, k->module->nspec_slots);
+            return api_fail(SPVJIT_ERROR_DISPATCH,
+                            "%s: kernel \"%s\": the JIT reads %u spec constant slots, the "
+                            "module has %zu",
+                            src(k), k->entry->e->name, f->nspec, k->module->nspec_slots);
         }
         /* The JIT's slot order (facts->spec_ids) with this kernel's values. */
         for (uint32_t i = 0; i < f->nspec; i++) {
@@ -309,7 +329,7 @@ static void *async_main(void *p)
 {
     spvjit_event *ev = p;
     ev->st = run(&ev->rec, ev->err, sizeof ev->err);
-    spvjit_exec_release_thread();   /* this thread's stacks and work-group memory */
+    spvjit_exec_release_thread(); /* this thread's stacks and work-group memory */
     return NULL;
 }
 

@@ -12,32 +12,39 @@
 #include "lib/api_internal.h"
 
 typedef struct emit_capture {
-    const char *want;              /* "ir", "opt-ir" or "asm" */
+    const char *want; /* "ir", "opt-ir" or "asm" */
     char *text;
 } emit_capture;
 
 static void capture(void *user, const char *what, const char *text)
 {
     emit_capture *c = user;
-    if (!strcmp(what, c->want) && !c->text) c->text = strdup(text);
+    if (!strcmp(what, c->want) && !c->text)
+        c->text = strdup(text);
 }
 
-SPVJIT_API void spvjit_free(void *p) { free(p); }
+SPVJIT_API void spvjit_free(void *p)
+{
+    free(p);
+}
 
 SPVJIT_API spvjit_status spvjit_kernel_emit(spvjit_module *m, const char *entry, const spvjit_specs *specs,
                                             const spvjit_build_options *opts, spvjit_emit_kind what, char **text)
 {
-    if (!m || !text) return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_kernel_emit: NULL module or text");
+    if (!m || !text)
+        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_kernel_emit: NULL module or text");
     *text = NULL;
     if (what != SPVJIT_EMIT_LLVM && what != SPVJIT_EMIT_OPT_LLVM && what != SPVJIT_EMIT_ASM)
         return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_kernel_emit: unknown emit kind %d", (int)what);
     spvjit_status st = SPVJIT_OK;
     const api_entry_info *ei = api_module_entry(m, entry, &st);
-    if (!ei) return st;
-    spvjit_build_options o = opts ? *opts : (spvjit_build_options){0};
+    if (!ei)
+        return st;
+    spvjit_build_options o = opts ? *opts : (spvjit_build_options){ 0 };
     o.opt_level = o.no_opt ? 0 : o.opt_level ? o.opt_level : 3;
     uint64_t *values = NULL;
-    if ((st = api_resolve_specs(m, specs, &values)) != SPVJIT_OK) return st;
+    if ((st = api_resolve_specs(m, specs, &values)) != SPVJIT_OK)
+        return st;
 
     spvjit_shape_value *shapes = NULL;
     spv_diag d;
@@ -45,14 +52,20 @@ SPVJIT_API spvjit_status spvjit_kernel_emit(spvjit_module *m, const char *entry,
     spv_module *sm = api_module_for_values(m, values, o.unspecialized, &shapes, &st);
     if (!sm)
         goto out;
-    emit_capture cap = {.want = what == SPVJIT_EMIT_LLVM ? "ir" : what == SPVJIT_EMIT_OPT_LLVM ? "opt-ir" : "asm"};
-    spvjit_options jo = {.unspecialized = o.unspecialized, .opt_level = o.opt_level, .shape_values = shapes,
-                         .nshape_values = m->nspecs, .emit = capture, .emit_user = &cap,
-                         .emit_ir = what == SPVJIT_EMIT_LLVM, .emit_opt_ir = what == SPVJIT_EMIT_OPT_LLVM,
-                         .emit_asm = what == SPVJIT_EMIT_ASM};
+    emit_capture cap = { .want = what == SPVJIT_EMIT_LLVM ? "ir" : what == SPVJIT_EMIT_OPT_LLVM ? "opt-ir" : "asm" };
+    spvjit_options jo = { .unspecialized = o.unspecialized,
+                          .opt_level = o.opt_level,
+                          .shape_values = shapes,
+                          .nshape_values = m->nspecs,
+                          .emit = capture,
+                          .emit_user = &cap,
+                          .emit_ir = what == SPVJIT_EMIT_LLVM,
+                          .emit_opt_ir = what == SPVJIT_EMIT_OPT_LLVM,
+                          .emit_asm = what == SPVJIT_EMIT_ASM };
     memcpy(jo.local_size, o.local_size, sizeof jo.local_size);
     for (int i = 0; i < 3 && (o.local_size[0] || o.local_size[1] || o.local_size[2]); i++)
-        if (!jo.local_size[i]) jo.local_size[i] = 1;
+        if (!jo.local_size[i])
+            jo.local_size[i] = 1;
     jit_kernel *jk = spvjit_compile(sm, ei->e->name, &jo, &d);
     if (!jk) {
         free(cap.text);

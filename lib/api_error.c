@@ -21,23 +21,39 @@ void api_set_error(const char *msg)
     snprintf(last_error, sizeof last_error, "%s", msg ? msg : "");
 }
 
-SPVJIT_API const char *spvjit_last_error(void) { return last_error; }
+SPVJIT_API const char *spvjit_last_error(void)
+{
+    return last_error;
+}
 
 SPVJIT_API const char *spvjit_status_name(spvjit_status s)
 {
     switch (s) {
-    case SPVJIT_OK: return "SPVJIT_OK";
-    case SPVJIT_ERROR_INVALID_MODULE: return "SPVJIT_ERROR_INVALID_MODULE";
-    case SPVJIT_ERROR_UNSUPPORTED: return "SPVJIT_ERROR_UNSUPPORTED";
-    case SPVJIT_ERROR_SPEC_CONSTANT: return "SPVJIT_ERROR_SPEC_CONSTANT";
-    case SPVJIT_ERROR_BINDING: return "SPVJIT_ERROR_BINDING";
-    case SPVJIT_ERROR_DISPATCH: return "SPVJIT_ERROR_DISPATCH";
-    case SPVJIT_ERROR_NOT_FOUND: return "SPVJIT_ERROR_NOT_FOUND";
-    case SPVJIT_ERROR_IO: return "SPVJIT_ERROR_IO";
-    case SPVJIT_ERROR_OUT_OF_MEMORY: return "SPVJIT_ERROR_OUT_OF_MEMORY";
-    case SPVJIT_ERROR_INVALID_ARGUMENT: return "SPVJIT_ERROR_INVALID_ARGUMENT";
+    case SPVJIT_OK:
+        return "SPVJIT_OK";
+    case SPVJIT_ERROR_INVALID_MODULE:
+        return "SPVJIT_ERROR_INVALID_MODULE";
+    case SPVJIT_ERROR_UNSUPPORTED:
+        return "SPVJIT_ERROR_UNSUPPORTED";
+    case SPVJIT_ERROR_SPEC_CONSTANT:
+        return "SPVJIT_ERROR_SPEC_CONSTANT";
+    case SPVJIT_ERROR_BINDING:
+        return "SPVJIT_ERROR_BINDING";
+    case SPVJIT_ERROR_DISPATCH:
+        return "SPVJIT_ERROR_DISPATCH";
+    case SPVJIT_ERROR_NOT_FOUND:
+        return "SPVJIT_ERROR_NOT_FOUND";
+    case SPVJIT_ERROR_IO:
+        return "SPVJIT_ERROR_IO";
+    case SPVJIT_ERROR_OUT_OF_MEMORY:
+        return "SPVJIT_ERROR_OUT_OF_MEMORY";
+    case SPVJIT_ERROR_INVALID_ARGUMENT:
+        return "SPVJIT_ERROR_INVALID_ARGUMENT";
     }
     return "SPVJIT_ERROR_UNKNOWN";
 }
 
-SPVJIT_API const char *spvjit_version(void) { return SPVJIT_VERSION_STRING; }
+SPVJIT_API const char *spvjit_version(void)
+{
+    return SPVJIT_VERSION_STRING;
+}

@@ -41,9 +41,9 @@ void api_set_error(const char *msg);
 
 struct spvjit_context {
     atomic_uint refs;
-    uint32_t threads;              /* for the executor; 0: its default */
+    uint32_t threads; /* for the executor; 0: its default */
     kcache *cache;
-    char *disk_dir;                /* NULL: no disk cache */
+    char *disk_dir; /* NULL: no disk cache */
 };
 
 void api_context_retain(spvjit_context *ctx);
@@ -53,9 +53,9 @@ void api_context_release(spvjit_context *ctx);
 
 typedef struct api_entry_info {
     const spv_entry_point *e;
-    spv_resource *res;             /* spv_entry_resources, workgroup/opaque included */
+    spv_resource *res; /* spv_entry_resources, workgroup/opaque included */
     int nres;
-    spvjit_resource_info *pub;     /* the public view (workgroup variables left out) */
+    spvjit_resource_info *pub; /* the public view (workgroup variables left out) */
     unsigned npub;
 } api_entry_info;
 
@@ -63,14 +63,14 @@ struct spvjit_module {
     atomic_uint refs;
     spvjit_context *ctx;
     spv_module *m;
-    spv_spec_constant *specs;      /* sorted by SpecId, one per SpecId (the first constant
+    spv_spec_constant *specs; /* sorted by SpecId, one per SpecId (the first constant
                                       carrying it: glslang may put one id on several) */
     size_t nspecs;
-    size_t nspec_slots;            /* SpecId constants, duplicates included (JIT slots) */
-    bool *spec_shapes;             /* [nspecs]: shapes the local size or an array length */
-    api_entry_info *entries;       /* [m->nentries] */
-    pthread_mutex_t ffi_lock;      /* exported-function signatures prepared so far */
-    struct api_ffi_cached *ffi;    /* list (call_exported.c) */
+    size_t nspec_slots;         /* SpecId constants, duplicates included (JIT slots) */
+    bool *spec_shapes;          /* [nspecs]: shapes the local size or an array length */
+    api_entry_info *entries;    /* [m->nentries] */
+    pthread_mutex_t ffi_lock;   /* exported-function signatures prepared so far */
+    struct api_ffi_cached *ffi; /* list (call_exported.c) */
 };
 
 /* Frees the module's prepared libffi signatures (call_exported.c). */
@@ -85,7 +85,7 @@ const api_entry_info *api_module_entry(const spvjit_module *m, const char *name,
 
 typedef struct api_spec_value {
     uint32_t spec_id;
-    spv_value_type type;           /* SPV_VALUE_AUTO: text to parse as the constant's type */
+    spv_value_type type; /* SPV_VALUE_AUTO: text to parse as the constant's type */
     uint64_t bits;
     char *text;
 } api_spec_value;
@@ -103,12 +103,12 @@ spvjit_status api_resolve_specs(const spvjit_module *m, const spvjit_specs *s, u
 
 typedef struct api_compiled {
     atomic_uint refs;
-    spv_module *module;            /* what the JIT compiled (facts point into it) */
+    spv_module *module; /* what the JIT compiled (facts point into it) */
     jit_kernel *jk;
     const spvjit_kernel_facts *facts;
-    spvjit_exec_kernel exec;       /* work-group memory: static part only */
-    spvjit_native_fn fn;           /* an exported function (spvjit_call_exported), else NULL */
-    double total_ms;               /* specialize + compile, or specialize + load from disk */
+    spvjit_exec_kernel exec; /* work-group memory: static part only */
+    spvjit_native_fn fn;     /* an exported function (spvjit_call_exported), else NULL */
+    double total_ms;         /* specialize + compile, or specialize + load from disk */
 } api_compiled;
 
 /* The module the JIT compiles for these values (module->specs order): the
@@ -129,11 +129,11 @@ typedef enum api_arg_kind { API_ARG_POINTER, API_ARG_LOCAL, API_ARG_VALUE } api_
 typedef struct api_kernel_arg {
     api_arg_kind kind;
     const char *name;
-    uint64_t size;                 /* by-value: its size */
+    uint64_t size; /* by-value: its size */
     bool set;
-    void *ptr;                     /* pointer args */
-    uint64_t bytes;                /* buffer bytes, or local-memory bytes */
-    unsigned char *value;          /* by-value bytes [size] */
+    void *ptr;            /* pointer args */
+    uint64_t bytes;       /* buffer bytes, or local-memory bytes */
+    unsigned char *value; /* by-value bytes [size] */
 } api_kernel_arg;
 
 /* A Shader-flavour slot as the user bound it. */
@@ -148,18 +148,25 @@ typedef struct api_slot {
 struct spvjit_kernel {
     spvjit_module *module;
     const api_entry_info *entry;
-    spvjit_build_options opts;     /* opt_level resolved */
-    uint64_t *values;              /* resolved spec values, module->specs order */
-    api_compiled *compiled;        /* NULL: local size chosen at dispatch */
+    spvjit_build_options opts; /* opt_level resolved */
+    uint64_t *values;          /* resolved spec values, module->specs order */
+    api_compiled *compiled;    /* NULL: local size chosen at dispatch */
     bool from_cache;
-    pthread_mutex_t lock;          /* bindings, the local-size memo */
+    pthread_mutex_t lock; /* bindings, the local-size memo */
     /* local size chosen at dispatch: the compiles seen so far */
-    struct { uint32_t ls[3]; api_compiled *c; bool hit; } memo[API_LOCAL_SIZE_MEMO];
-    unsigned nmemo, memo_next, memo_last;     /* memo_last: the latest compile (for stats) */
+    struct {
+        uint32_t ls[3];
+        api_compiled *c;
+        bool hit;
+    } memo[API_LOCAL_SIZE_MEMO];
+    unsigned nmemo, memo_next, memo_last; /* memo_last: the latest compile (for stats) */
     /* bindings */
-    api_kernel_arg *args; uint32_t nargs;     /* Kernel flavour */
-    api_slot *slots; uint32_t nslots;         /* Shader flavour */
-    unsigned char *push; size_t push_bytes;
+    api_kernel_arg *args;
+    uint32_t nargs; /* Kernel flavour */
+    api_slot *slots;
+    uint32_t nslots; /* Shader flavour */
+    unsigned char *push;
+    size_t push_bytes;
 };
 
 /* A readable name for the buffer at set/binding (the JIT's, else the reflection's). */

@@ -38,7 +38,7 @@ void api_compiled_release(void *p)
  * cache key (for the disk cache) and, back, whether the disk had it. */
 typedef struct build_req {
     spvjit_kernel *k;
-    uint32_t ls[3];         /* all 0: the module's own */
+    uint32_t ls[3]; /* all 0: the module's own */
     const kcache_key *key;
     bool disk_hit;
     spvjit_status st;
@@ -46,7 +46,10 @@ typedef struct build_req {
 
 /* Rough bytes of a compile (LLVM's code and data are not measurable through
  * the JIT's API): a base plus a multiple of the SPIR-V size. */
-static size_t estimate_bytes(const spv_module *m) { return ((size_t)32 << 10) + m->nwords * 4 * 32; }
+static size_t estimate_bytes(const spv_module *m)
+{
+    return ((size_t)32 << 10) + m->nwords * 4 * 32;
+}
 
 spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *values, bool unspecialized,
                                   spvjit_shape_value **shapes_out, spvjit_status *st)
@@ -64,10 +67,10 @@ spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *valu
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
-        vals[i] = (spv_spec_value){.spec_id = mod->specs[i].spec_id, .type = mod->specs[i].type, .bits = values[i]};
-        shapes[i] = (spvjit_shape_value){.spec_id = mod->specs[i].spec_id, .bits = values[i]};
+        vals[i] = (spv_spec_value){ .spec_id = mod->specs[i].spec_id, .type = mod->specs[i].type, .bits = values[i] };
+        shapes[i] = (spvjit_shape_value){ .spec_id = mod->specs[i].spec_id, .bits = values[i] };
     }
-    const spv_load_options skip = {.skip_validation = true};
+    const spv_load_options skip = { .skip_validation = true };
     spv_module *sm = NULL;
     spvjit_status fail = SPVJIT_ERROR_INVALID_MODULE;
     if (unspecialized) {
@@ -127,7 +130,7 @@ static jit_kernel *load_or_compile(build_req *r, const spv_module *sm, const spv
         size_t n = 0;
         void *blob = spvjit_kernel_take_object(jk, &n);
         spv_diag sd;
-        if (blob)   /* a failed store (read-only or full disk) only costs the next run a compile */
+        if (blob) /* a failed store (read-only or full disk) only costs the next run a compile */
             (void)disk_cache_store(dir, key->a, key->alen, key->b, key->blen, blob, n, &sd);
         free(blob);
     }
@@ -150,8 +153,10 @@ static void *build_compiled(void *user, size_t *est)
     if (!sm)
         return NULL;
 
-    spvjit_options o = {.unspecialized = k->opts.unspecialized, .opt_level = k->opts.opt_level,
-                        .shape_values = shapes, .nshape_values = mod->nspecs};
+    spvjit_options o = { .unspecialized = k->opts.unspecialized,
+                         .opt_level = k->opts.opt_level,
+                         .shape_values = shapes,
+                         .nshape_values = mod->nspecs };
     memcpy(o.local_size, r->ls, sizeof o.local_size);
     jit_kernel *jk = load_or_compile(r, sm, &o, &d);
     free(shapes);
@@ -163,8 +168,10 @@ static void *build_compiled(void *user, size_t *est)
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(jk);
     api_compiled *c = calloc(1, sizeof *c);
     if (!c || !f->local_size_known) {
-        r->st = c ? api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s: entry point \"%s\": the JIT did not settle the "
-                             "work-group size", mod->m->source, k->entry->e->name)
+        r->st = c ? api_fail(SPVJIT_ERROR_UNSUPPORTED,
+                             "%s: entry point \"%s\": the JIT did not settle the "
+                             "work-group size",
+                             mod->m->source, k->entry->e->name)
                   : api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
         free(c);
         spvjit_kernel_free(jk);
@@ -236,9 +243,9 @@ api_compiled *api_kernel_compiled_for(spvjit_kernel *k, const uint32_t ls[3], bo
         *st = api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
         return NULL;
     }
-    kcache_key key = {.a = m->words, .alen = m->nwords * 4, .b = rest, .blen = blen};
+    kcache_key key = { .a = m->words, .alen = m->nwords * 4, .b = rest, .blen = blen };
     key.hash = kcache_key_hash(key.a, key.alen, key.b, key.blen);
-    build_req req = {.k = k, .key = &key, .st = SPVJIT_OK};
+    build_req req = { .k = k, .key = &key, .st = SPVJIT_OK };
     memcpy(req.ls, ls, sizeof req.ls);
     api_compiled *c = kcache_get(k->module->ctx->cache, &key, build_compiled, &req, hit);
     *hit = *hit || req.disk_hit;
@@ -273,8 +280,9 @@ static spvjit_status setup_args(spvjit_kernel *k)
         api_kernel_arg *a = &k->args[r->index];
         a->name = r->name;
         a->size = r->size;
-        a->kind = !r->is_pointer ? API_ARG_VALUE
-                : r->storage == SpvStorageClassWorkgroup ? API_ARG_LOCAL : API_ARG_POINTER;
+        a->kind = !r->is_pointer                           ? API_ARG_VALUE
+                  : r->storage == SpvStorageClassWorkgroup ? API_ARG_LOCAL
+                                                           : API_ARG_POINTER;
         if (a->kind == API_ARG_VALUE && !(a->value = calloc(1, r->size ? r->size : 1)))
             return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
     }
@@ -312,12 +320,11 @@ SPVJIT_API spvjit_status spvjit_kernel_build(spvjit_module *m, const char *entry
     if (!ei)
         return st;
 
-    spvjit_build_options o = {0};
+    spvjit_build_options o = { 0 };
     if (opts)
         o = *opts;
     if (o.opt_level < 0 || o.opt_level > 3)
-        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_kernel_build: opt_level %d is not 0..3",
-                        o.opt_level);
+        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_kernel_build: opt_level %d is not 0..3", o.opt_level);
     o.opt_level = o.no_opt ? 0 : o.opt_level ? o.opt_level : 3;
     bool ls_given = o.local_size[0] || o.local_size[1] || o.local_size[2];
     for (int d = 0; ls_given && d < 3; d++)
@@ -325,7 +332,8 @@ SPVJIT_API spvjit_status spvjit_kernel_build(spvjit_module *m, const char *entry
             o.local_size[d] = 1;
     bool fixed = has_fixed_local_size(m->m, ei->e);
     if (!fixed && !ls_given && !m->m->is_kernel)
-        return api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s: entry point \"%s\" declares no work-group size "
+        return api_fail(SPVJIT_ERROR_UNSUPPORTED,
+                        "%s: entry point \"%s\" declares no work-group size "
                         "(LocalSize / LocalSizeId / WorkgroupSize); give spvjit_build_options.local_size",
                         m->m->source, ei->e->name);
 
@@ -364,7 +372,7 @@ SPVJIT_API spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_
     memset(out, 0, sizeof *out);
     out->from_cache = k->from_cache;
     api_compiled *c = k->compiled;
-    spvjit_kernel *mk = (spvjit_kernel *)k;   /* for the memo's lock only */
+    spvjit_kernel *mk = (spvjit_kernel *)k; /* for the memo's lock only */
     pthread_mutex_lock(&mk->lock);
     if (!c && k->nmemo) {
         /* local size chosen at dispatch: the latest compile a dispatch made */
@@ -372,10 +380,10 @@ SPVJIT_API spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_
         out->from_cache = k->memo[k->memo_last].hit;
     }
     if (c)
-        api_compiled_retain(c);   /* a later dispatch may replace the memo entry */
+        api_compiled_retain(c); /* a later dispatch may replace the memo entry */
     pthread_mutex_unlock(&mk->lock);
     if (!c)
-        return SPVJIT_OK;         /* nothing compiled yet */
+        return SPVJIT_OK; /* nothing compiled yet */
     out->lower_ms = c->facts->ms_lower;
     out->passes_ms = c->facts->ms_passes;
     out->codegen_ms = c->facts->ms_codegen;

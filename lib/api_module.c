@@ -6,7 +6,10 @@
 
 #include "lib/api_internal.h"
 
-void api_module_retain(spvjit_module *m) { atomic_fetch_add(&m->refs, 1); }
+void api_module_retain(spvjit_module *m)
+{
+    atomic_fetch_add(&m->refs, 1);
+}
 
 void api_module_release(spvjit_module *m)
 {
@@ -27,7 +30,10 @@ void api_module_release(spvjit_module *m)
     free(m);
 }
 
-SPVJIT_API void spvjit_module_destroy(spvjit_module *m) { api_module_release(m); }
+SPVJIT_API void spvjit_module_destroy(spvjit_module *m)
+{
+    api_module_release(m);
+}
 
 /* --- which spec constants shape types or the local size ---------------------
  * An unspecialized build reads spec values at run time, except those that
@@ -90,8 +96,12 @@ static int make_public_view(const spv_module *m, api_entry_info *ei)
         return -1;
     for (int i = 0; i < ei->nres; i++) {
         const spv_resource *r = &ei->res[i];
-        spvjit_resource_info p = {.name = r->name, .index = r->index, .set = r->set,
-                                  .binding = r->binding, .size = r->size, .stride = r->stride};
+        spvjit_resource_info p = { .name = r->name,
+                                   .index = r->index,
+                                   .set = r->set,
+                                   .binding = r->binding,
+                                   .size = r->size,
+                                   .stride = r->stride };
         switch (r->kind) {
         case SPV_RES_KERNEL_ARG:
             if (!r->is_pointer) {
@@ -103,10 +113,17 @@ static int make_public_view(const spv_module *m, api_entry_info *ei)
                 p.size = 0;
             }
             break;
-        case SPV_RES_STORAGE_BUFFER: p.kind = SPVJIT_RES_STORAGE_BUFFER; break;
-        case SPV_RES_UNIFORM_BUFFER: p.kind = SPVJIT_RES_UNIFORM_BUFFER; break;
-        case SPV_RES_PUSH_CONSTANT: p.kind = SPVJIT_RES_PUSH_CONSTANTS; break;
-        default: continue;   /* work-group variables and opaque handles are not bound by the host */
+        case SPV_RES_STORAGE_BUFFER:
+            p.kind = SPVJIT_RES_STORAGE_BUFFER;
+            break;
+        case SPV_RES_UNIFORM_BUFFER:
+            p.kind = SPVJIT_RES_UNIFORM_BUFFER;
+            break;
+        case SPV_RES_PUSH_CONSTANT:
+            p.kind = SPVJIT_RES_PUSH_CONSTANTS;
+            break;
+        default:
+            continue; /* work-group variables and opaque handles are not bound by the host */
         }
         (void)m;
         ei->pub[ei->npub++] = p;
@@ -116,8 +133,8 @@ static int make_public_view(const spv_module *m, api_entry_info *ei)
 
 /* --- loading ------------------------------------------------------------------------ */
 
-SPVJIT_API spvjit_status spvjit_module_load(spvjit_context *ctx, const void *bytes, size_t nbytes,
-                                            const char *name, spvjit_module **out)
+SPVJIT_API spvjit_status spvjit_module_load(spvjit_context *ctx, const void *bytes, size_t nbytes, const char *name,
+                                            spvjit_module **out)
 {
     if (!out)
         return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_module_load: out is NULL");
@@ -131,8 +148,10 @@ SPVJIT_API spvjit_status spvjit_module_load(spvjit_context *ctx, const void *byt
     if (!m)
         return api_fail(SPVJIT_ERROR_INVALID_MODULE, "%s", d.msg);
     if (!m->is_kernel && !m->is_shader) {
-        spvjit_status s = api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s: the module declares neither the Shader "
-                                   "nor the Kernel capability", m->source);
+        spvjit_status s = api_fail(SPVJIT_ERROR_UNSUPPORTED,
+                                   "%s: the module declares neither the Shader "
+                                   "nor the Kernel capability",
+                                   m->source);
         spv_module_free(m);
         return s;
     }
@@ -185,8 +204,8 @@ SPVJIT_API spvjit_status spvjit_module_load_file(spvjit_context *ctx, const char
         return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_module_load_file: path is NULL");
     FILE *f = fopen(path, "rb");
     if (!f)
-        return api_fail(errno == ENOENT ? SPVJIT_ERROR_NOT_FOUND : SPVJIT_ERROR_IO, "%s: cannot open: %s",
-                        path, strerror(errno));
+        return api_fail(errno == ENOENT ? SPVJIT_ERROR_NOT_FOUND : SPVJIT_ERROR_IO, "%s: cannot open: %s", path,
+                        strerror(errno));
     size_t cap = 1 << 16, n = 0, r;
     unsigned char *buf = malloc(cap);
     while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
@@ -221,15 +240,17 @@ const api_entry_info *api_module_entry(const spvjit_module *m, const char *name,
         size_t k = 0;
         for (uint32_t i = 0; i < m->m->nentries && k < sizeof list; i++)
             k += (size_t)snprintf(list + k, sizeof list - k, "%s\"%s\"", i ? ", " : "", m->m->entries[i].name);
-        *st = name ? api_fail(SPVJIT_ERROR_NOT_FOUND, "%s: no entry point \"%s\"; the module has %s",
-                              m->m->source, name, *list ? list : "none")
+        *st = name ? api_fail(SPVJIT_ERROR_NOT_FOUND, "%s: no entry point \"%s\"; the module has %s", m->m->source,
+                              name, *list ? list : "none")
                    : api_fail(SPVJIT_ERROR_NOT_FOUND, "%s: no GLCompute or Kernel entry point; the module has %s",
                               m->m->source, *list ? list : "none");
         return NULL;
     }
     if (e->model != SpvExecutionModelGLCompute && e->model != SpvExecutionModelKernel) {
-        *st = api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s: entry point \"%s\" is not a compute (GLCompute) or "
-                       "Kernel entry point", m->m->source, e->name);
+        *st = api_fail(SPVJIT_ERROR_UNSUPPORTED,
+                       "%s: entry point \"%s\" is not a compute (GLCompute) or "
+                       "Kernel entry point",
+                       m->m->source, e->name);
         return NULL;
     }
     *st = SPVJIT_OK;
@@ -241,17 +262,23 @@ SPVJIT_API spvjit_flavour spvjit_module_flavour(const spvjit_module *m)
     return m && m->m->is_kernel ? SPVJIT_FLAVOUR_KERNEL : SPVJIT_FLAVOUR_SHADER;
 }
 
-SPVJIT_API unsigned spvjit_module_entry_count(const spvjit_module *m) { return m ? m->m->nentries : 0; }
+SPVJIT_API unsigned spvjit_module_entry_count(const spvjit_module *m)
+{
+    return m ? m->m->nentries : 0;
+}
 
 SPVJIT_API const char *spvjit_module_entry_name(const spvjit_module *m, unsigned i)
 {
     return m && i < m->m->nentries ? m->m->entries[i].name : NULL;
 }
 
-SPVJIT_API unsigned spvjit_module_spec_count(const spvjit_module *m) { return m ? (unsigned)m->nspecs : 0; }
+SPVJIT_API unsigned spvjit_module_spec_count(const spvjit_module *m)
+{
+    return m ? (unsigned)m->nspecs : 0;
+}
 
 _Static_assert((int)SPVJIT_TYPE_BOOL == (int)SPV_VALUE_BOOL && (int)SPVJIT_TYPE_I8 == (int)SPV_VALUE_I8 &&
-               (int)SPVJIT_TYPE_U8 == (int)SPV_VALUE_U8 && (int)SPVJIT_TYPE_F64 == (int)SPV_VALUE_F64,
+                   (int)SPVJIT_TYPE_U8 == (int)SPV_VALUE_U8 && (int)SPVJIT_TYPE_F64 == (int)SPV_VALUE_F64,
                "spvjit_type and spv_value_type share their numbering");
 
 SPVJIT_API spvjit_status spvjit_module_spec_info(const spvjit_module *m, unsigned i, spvjit_spec_info *out)
@@ -259,11 +286,14 @@ SPVJIT_API spvjit_status spvjit_module_spec_info(const spvjit_module *m, unsigne
     if (!m || !out)
         return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_module_spec_info: NULL argument");
     if (i >= m->nspecs)
-        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "%s: spec constant index %u out of range (the module "
-                        "has %zu)", m->m->source, i, m->nspecs);
+        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT,
+                        "%s: spec constant index %u out of range (the module "
+                        "has %zu)",
+                        m->m->source, i, m->nspecs);
     const spv_spec_constant *c = &m->specs[i];
-    *out = (spvjit_spec_info){.spec_id = c->spec_id, .name = c->name, .type = (spvjit_type)c->type,
-                              .default_bits = c->default_bits};
+    *out = (spvjit_spec_info){
+        .spec_id = c->spec_id, .name = c->name, .type = (spvjit_type)c->type, .default_bits = c->default_bits
+    };
     return SPVJIT_OK;
 }
 

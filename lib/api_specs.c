@@ -51,20 +51,30 @@ static spvjit_status put(spvjit_specs *s, uint32_t spec_id, spv_value_type type,
         v->text = NULL;
     }
     free(v->text);
-    *v = (api_spec_value){.spec_id = spec_id, .type = type, .bits = bits, .text = t};
+    *v = (api_spec_value){ .spec_id = spec_id, .type = type, .bits = bits, .text = t };
     return SPVJIT_OK;
 }
 
 SPVJIT_API spvjit_status spvjit_spec_set_bool(spvjit_specs *s, uint32_t id, bool v)
-{ return put(s, id, SPV_VALUE_BOOL, v ? 1 : 0, NULL); }
+{
+    return put(s, id, SPV_VALUE_BOOL, v ? 1 : 0, NULL);
+}
 SPVJIT_API spvjit_status spvjit_spec_set_i32(spvjit_specs *s, uint32_t id, int32_t v)
-{ return put(s, id, SPV_VALUE_I32, (uint32_t)v, NULL); }
+{
+    return put(s, id, SPV_VALUE_I32, (uint32_t)v, NULL);
+}
 SPVJIT_API spvjit_status spvjit_spec_set_u32(spvjit_specs *s, uint32_t id, uint32_t v)
-{ return put(s, id, SPV_VALUE_U32, v, NULL); }
+{
+    return put(s, id, SPV_VALUE_U32, v, NULL);
+}
 SPVJIT_API spvjit_status spvjit_spec_set_i64(spvjit_specs *s, uint32_t id, int64_t v)
-{ return put(s, id, SPV_VALUE_I64, (uint64_t)v, NULL); }
+{
+    return put(s, id, SPV_VALUE_I64, (uint64_t)v, NULL);
+}
 SPVJIT_API spvjit_status spvjit_spec_set_u64(spvjit_specs *s, uint32_t id, uint64_t v)
-{ return put(s, id, SPV_VALUE_U64, v, NULL); }
+{
+    return put(s, id, SPV_VALUE_U64, v, NULL);
+}
 
 SPVJIT_API spvjit_status spvjit_spec_set_f32(spvjit_specs *s, uint32_t id, float v)
 {
@@ -80,8 +90,14 @@ SPVJIT_API spvjit_status spvjit_spec_set_f64(spvjit_specs *s, uint32_t id, doubl
     return put(s, id, SPV_VALUE_F64, b, NULL);
 }
 
-static bool is_int(spv_value_type t) { return t >= SPV_VALUE_I8 && t <= SPV_VALUE_U64; }
-static bool is_signed(spv_value_type t) { return t >= SPV_VALUE_I8 && t <= SPV_VALUE_I64; }
+static bool is_int(spv_value_type t)
+{
+    return t >= SPV_VALUE_I8 && t <= SPV_VALUE_U64;
+}
+static bool is_signed(spv_value_type t)
+{
+    return t >= SPV_VALUE_I8 && t <= SPV_VALUE_I64;
+}
 
 SPVJIT_API spvjit_status spvjit_spec_set(spvjit_specs *s, uint32_t id, spvjit_type type, uint64_t bits)
 {
@@ -90,8 +106,10 @@ SPVJIT_API spvjit_status spvjit_spec_set(spvjit_specs *s, uint32_t id, spvjit_ty
     if (!w)
         return api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "SpecId %u: %d is not an spvjit_type", id, (int)type);
     if (w < 64 && (bits >> w) != 0)
-        return api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "SpecId %u: bits 0x%" PRIx64 " do not fit a %s "
-                        "(give %u-bit values zero-extended)", id, bits, spv_value_type_name(t), w);
+        return api_fail(SPVJIT_ERROR_SPEC_CONSTANT,
+                        "SpecId %u: bits 0x%" PRIx64 " do not fit a %s "
+                        "(give %u-bit values zero-extended)",
+                        id, bits, spv_value_type_name(t), w);
     return put(s, id, t, bits, NULL);
 }
 
@@ -100,8 +118,10 @@ SPVJIT_API spvjit_status spvjit_spec_set_text(spvjit_specs *s, uint32_t id, cons
     if (!text)
         return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_spec_set_text: text is NULL");
     if (strchr(text, '='))
-        return api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "SpecId %u: value \"%s\": give the value alone "
-                        "(the SpecId is the argument)", id, text);
+        return api_fail(SPVJIT_ERROR_SPEC_CONSTANT,
+                        "SpecId %u: value \"%s\": give the value alone "
+                        "(the SpecId is the argument)",
+                        id, text);
     spv_spec_value v;
     spv_diag d;
     d.msg[0] = 0;
@@ -114,8 +134,7 @@ SPVJIT_API spvjit_status spvjit_spec_set_text(spvjit_specs *s, uint32_t id, cons
 /* Converts a user value to constant c's type: same class (bool / int /
  * float); integers of another width or signedness if the value fits; floats
  * of the same width only (a conversion could round). */
-static spvjit_status convert(const spvjit_module *m, const spv_spec_constant *c, const api_spec_value *v,
-                             uint64_t *out)
+static spvjit_status convert(const spvjit_module *m, const spv_spec_constant *c, const api_spec_value *v, uint64_t *out)
 {
     const char *src = m->m->source;
     const char *cname = c->name && *c->name ? c->name : "";
@@ -150,16 +169,15 @@ static spvjit_status convert(const spvjit_module *m, const spv_spec_constant *c,
         else
             fits = v->bits <= mask;
         if (!fits)
-            return api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "%s: SpecId %u%s%s is a %s; the %s value %s%" PRIu64
-                            " is out of its range", src, c->spec_id, *cname ? " " : "", cname,
-                            spv_value_type_name(c->type), spv_value_type_name(v->type), neg ? "-" : "",
-                            neg ? (uint64_t)0 - (uint64_t)sval : v->bits);
+            return api_fail(SPVJIT_ERROR_SPEC_CONSTANT,
+                            "%s: SpecId %u%s%s is a %s; the %s value %s%" PRIu64 " is out of its range", src,
+                            c->spec_id, *cname ? " " : "", cname, spv_value_type_name(c->type),
+                            spv_value_type_name(v->type), neg ? "-" : "", neg ? (uint64_t)0 - (uint64_t)sval : v->bits);
         *out = (neg ? (uint64_t)sval : v->bits) & mask;
         return SPVJIT_OK;
     }
-    return api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "%s: SpecId %u%s%s is a %s, but the value given is a %s",
-                    src, c->spec_id, *cname ? " " : "", cname, spv_value_type_name(c->type),
-                    spv_value_type_name(v->type));
+    return api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "%s: SpecId %u%s%s is a %s, but the value given is a %s", src,
+                    c->spec_id, *cname ? " " : "", cname, spv_value_type_name(c->type), spv_value_type_name(v->type));
 }
 
 spvjit_status api_resolve_specs(const spvjit_module *m, const spvjit_specs *s, uint64_t **out)

@@ -12,7 +12,7 @@ struct wg_item {
     spvjit_fiber fiber;
     uint32_t lid[3];
     uint32_t state;
-    uint32_t site;   /* barrier site while ITEM_WAITING */
+    uint32_t site; /* barrier site while ITEM_WAITING */
 };
 
 void spvjit_wg_sched_init(spvjit_wg_sched *s)
@@ -55,8 +55,10 @@ static int ensure_stacks(spvjit_wg_sched *s, uint32_t n, size_t size, spv_diag *
     while (s->nstacks < n) {
         int err = spvjit_fiber_stack_alloc(&s->stacks[s->nstacks], s->stack_size);
         if (err)
-            return spv_fail(diag, "executor: cannot map the stack of work-item fiber %u of %u "
-                            "(%zu bytes each): %s", s->nstacks, n, s->stack_size, strerror(err));
+            return spv_fail(diag,
+                            "executor: cannot map the stack of work-item fiber %u of %u "
+                            "(%zu bytes each): %s",
+                            s->nstacks, n, s->stack_size, strerror(err));
         /* The pool's size is what a stack was rounded up to. */
         s->stack_size = s->stacks[s->nstacks].size;
         s->nstacks++;
@@ -73,8 +75,7 @@ static void arrive(spvjit_wg_sched *s, wg_item *from, bool final)
         s->round_state = from->state;
         s->round_site = from->site;
         s->mismatch = false;
-    } else if (from->state != s->round_state ||
-               (from->state == ITEM_WAITING && from->site != s->round_site)) {
+    } else if (from->state != s->round_state || (from->state == ITEM_WAITING && from->site != s->round_site)) {
         s->mismatch = true;
     }
     if (s->cur + 1 < s->n) {
@@ -145,8 +146,8 @@ static void list_items(const spvjit_wg_sched *s, uint32_t state, uint32_t site, 
         if (s->items[i].state == state && (state != ITEM_WAITING || s->items[i].site == site))
             count++;
     if (state == ITEM_WAITING)
-        spv_diag_append(diag, "; %u work-item%s wait%s at barrier site %u:", count,
-                        count == 1 ? "" : "s", count == 1 ? "s" : "", site);
+        spv_diag_append(diag, "; %u work-item%s wait%s at barrier site %u:", count, count == 1 ? "" : "s",
+                        count == 1 ? "s" : "", site);
     else
         spv_diag_append(diag, "; %u work-item%s returned:", count, count == 1 ? "" : "s");
     uint32_t shown = 0;
@@ -164,11 +165,12 @@ static void list_items(const spvjit_wg_sched *s, uint32_t state, uint32_t site, 
 static void report_divergence(const spvjit_wg_sched *s, spv_diag *diag)
 {
     const spvjit_wg_ctx *c = s->ctx;
-    spv_fail(diag, "barrier divergence in work-group (%u,%u,%u) of local size %ux%ux%u "
+    spv_fail(diag,
+             "barrier divergence in work-group (%u,%u,%u) of local size %ux%ux%u "
              "after %llu completed barrier%s: not all work-items reached the same barrier",
-             c->group_id[0] + c->base_group[0], c->group_id[1] + c->base_group[1],
-             c->group_id[2] + c->base_group[2], c->local_size[0], c->local_size[1],
-             c->local_size[2], (unsigned long long)s->rounds, s->rounds == 1 ? "" : "s");
+             c->group_id[0] + c->base_group[0], c->group_id[1] + c->base_group[1], c->group_id[2] + c->base_group[2],
+             c->local_size[0], c->local_size[1], c->local_size[2], (unsigned long long)s->rounds,
+             s->rounds == 1 ? "" : "s");
     /* Sites in ascending order, each listed once. */
     uint32_t last = 0;
     bool any = false;
@@ -198,23 +200,22 @@ static void report_divergence(const spvjit_wg_sched *s, spv_diag *diag)
 static void report_bad_site(const spvjit_wg_sched *s, const uint32_t lid[3], spv_diag *diag)
 {
     const spvjit_wg_ctx *c = s->ctx;
-    spv_fail(diag, "barrier site %u called by work-item (%u,%u,%u) of work-group (%u,%u,%u), "
-             "but the kernel has only %u barrier site%s (0..%u)", s->bad_site,
-             lid[0], lid[1], lid[2], c->group_id[0] + c->base_group[0],
-             c->group_id[1] + c->base_group[1], c->group_id[2] + c->base_group[2],
-             s->nsites, s->nsites == 1 ? "" : "s", s->nsites - 1);
+    spv_fail(diag,
+             "barrier site %u called by work-item (%u,%u,%u) of work-group (%u,%u,%u), "
+             "but the kernel has only %u barrier site%s (0..%u)",
+             s->bad_site, lid[0], lid[1], lid[2], c->group_id[0] + c->base_group[0], c->group_id[1] + c->base_group[1],
+             c->group_id[2] + c->base_group[2], s->nsites, s->nsites == 1 ? "" : "s", s->nsites - 1);
 }
 
-int spvjit_wg_sched_run(spvjit_wg_sched *s, spvjit_item_fn fn, spvjit_wg_ctx *ctx,
-                        uint32_t nsites, size_t stack_size, spv_diag *diag)
+int spvjit_wg_sched_run(spvjit_wg_sched *s, spvjit_item_fn fn, spvjit_wg_ctx *ctx, uint32_t nsites, size_t stack_size,
+                        spv_diag *diag)
 {
     uint32_t lx = ctx->local_size[0], ly = ctx->local_size[1], lz = ctx->local_size[2];
     uint64_t n64 = (uint64_t)lx * ly * lz;
     if (n64 == 0)
         return 0;
     if (n64 > UINT32_MAX)
-        return spv_fail(diag, "executor: work-group of %ux%ux%u work-items is too large for fibers",
-                        lx, ly, lz);
+        return spv_fail(diag, "executor: work-group of %ux%ux%u work-items is too large for fibers", lx, ly, lz);
     s->item_fn = fn;
     s->ctx = ctx;
     s->n = (uint32_t)n64;

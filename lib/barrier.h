@@ -26,24 +26,24 @@
 typedef struct wg_item wg_item;
 
 typedef struct spvjit_wg_sched {
-    spvjit_fiber host;            /* the thread's own context */
-    wg_item *items;               /* per work-item fiber and state */
-    spvjit_fiber_stack *stacks;   /* stacks[i] belongs to items[i] */
-    uint32_t nstacks;             /* stacks mapped (all of stack_size bytes) */
-    uint32_t cap;                 /* items/stacks array capacity */
+    spvjit_fiber host;          /* the thread's own context */
+    wg_item *items;             /* per work-item fiber and state */
+    spvjit_fiber_stack *stacks; /* stacks[i] belongs to items[i] */
+    uint32_t nstacks;           /* stacks mapped (all of stack_size bytes) */
+    uint32_t cap;               /* items/stacks array capacity */
     size_t stack_size;
 
     /* --- the group being run ---------------------------------------------- */
     spvjit_item_fn item_fn;
     const spvjit_wg_ctx *ctx;
-    uint32_t n;                   /* work-items in the group */
-    uint32_t cur;                 /* index of the running work-item */
-    uint32_t nsites;              /* barrier sites the kernel has (0: unchecked) */
+    uint32_t n;                       /* work-items in the group */
+    uint32_t cur;                     /* index of the running work-item */
+    uint32_t nsites;                  /* barrier sites the kernel has (0: unchecked) */
     uint32_t round_state, round_site; /* what item 0 did this round */
-    bool mismatch;                /* some item did otherwise this round */
+    bool mismatch;                    /* some item did otherwise this round */
     int outcome;
     uint32_t bad_site;
-    uint64_t rounds;              /* barriers completed by the whole group */
+    uint64_t rounds; /* barriers completed by the whole group */
 } spvjit_wg_sched;
 
 void spvjit_wg_sched_init(spvjit_wg_sched *s);
@@ -55,7 +55,7 @@ void spvjit_wg_sched_destroy(spvjit_wg_sched *s);
  * `nsites` is the kernel's barrier-site count (0: sites are not checked);
  * `stack_size` the per-item stack wanted (rounded up to the safe minimum).
  * Returns 0, or -1 with diag naming the sites and work-items on divergence. */
-int spvjit_wg_sched_run(spvjit_wg_sched *s, spvjit_item_fn fn, spvjit_wg_ctx *ctx,
-                        uint32_t nsites, size_t stack_size, spv_diag *diag);
+int spvjit_wg_sched_run(spvjit_wg_sched *s, spvjit_item_fn fn, spvjit_wg_ctx *ctx, uint32_t nsites, size_t stack_size,
+                        spv_diag *diag);
 
 #endif

@@ -18,10 +18,14 @@ static int ffi_type_of(const spv_module *m, uint32_t type_id, ffi_type **t, api_
         return spv_fail(diag, "%s: %%%u is not a type", m->source, type_id);
     switch (ty->kind) {
     case SPV_TYPE_VOID:
-        *t = &ffi_type_void; *cls = API_FFI_VOID; *size = 0;
+        *t = &ffi_type_void;
+        *cls = API_FFI_VOID;
+        *size = 0;
         return 0;
     case SPV_TYPE_BOOL:
-        *t = &ffi_type_uint8; *cls = API_FFI_UINT; *size = 1;
+        *t = &ffi_type_uint8;
+        *cls = API_FFI_UINT;
+        *size = 1;
         return 0;
     case SPV_TYPE_INT: {
         /* Kernel modules have no signedness: their ints pass as unsigned bits. */
@@ -29,28 +33,46 @@ static int ffi_type_of(const spv_module *m, uint32_t type_id, ffi_type **t, api_
         *cls = s ? API_FFI_SINT : API_FFI_UINT;
         *size = ty->width / 8;
         switch (ty->width) {
-        case 8: *t = s ? &ffi_type_sint8 : &ffi_type_uint8; return 0;
-        case 16: *t = s ? &ffi_type_sint16 : &ffi_type_uint16; return 0;
-        case 32: *t = s ? &ffi_type_sint32 : &ffi_type_uint32; return 0;
-        case 64: *t = s ? &ffi_type_sint64 : &ffi_type_uint64; return 0;
+        case 8:
+            *t = s ? &ffi_type_sint8 : &ffi_type_uint8;
+            return 0;
+        case 16:
+            *t = s ? &ffi_type_sint16 : &ffi_type_uint16;
+            return 0;
+        case 32:
+            *t = s ? &ffi_type_sint32 : &ffi_type_uint32;
+            return 0;
+        case 64:
+            *t = s ? &ffi_type_sint64 : &ffi_type_uint64;
+            return 0;
         }
         break;
     }
     case SPV_TYPE_FLOAT:
         *cls = API_FFI_FLOAT;
         *size = ty->width / 8;
-        if (ty->width == 32) { *t = &ffi_type_float; return 0; }
-        if (ty->width == 64) { *t = &ffi_type_double; return 0; }
+        if (ty->width == 32) {
+            *t = &ffi_type_float;
+            return 0;
+        }
+        if (ty->width == 64) {
+            *t = &ffi_type_double;
+            return 0;
+        }
         break;
     case SPV_TYPE_POINTER:
-        *t = &ffi_type_pointer; *cls = API_FFI_PTR; *size = sizeof(void *);
+        *t = &ffi_type_pointer;
+        *cls = API_FFI_PTR;
+        *size = sizeof(void *);
         return 0;
     default:
         break;
     }
     spv_type_name(m, type_id, name, sizeof name);
-    return spv_fail(diag, "%s: exported functions taking or returning %s cannot be called from host C yet "
-                    "(scalars and pointers only)", m->source, name);
+    return spv_fail(diag,
+                    "%s: exported functions taking or returning %s cannot be called from host C yet "
+                    "(scalars and pointers only)",
+                    m->source, name);
 }
 
 int api_ffi_sig_make(const spv_module *m, uint32_t fn_type, api_ffi_sig *sig, spv_diag *diag)
@@ -60,8 +82,7 @@ int api_ffi_sig_make(const spv_module *m, uint32_t fn_type, api_ffi_sig *sig, sp
     if (!ft || ft->kind != SPV_TYPE_FUNCTION)
         return spv_fail(diag, "%s: %%%u is not an OpTypeFunction", m->source, fn_type);
     if (ft->nmembers > API_FFI_MAX_ARGS)
-        return spv_fail(diag, "%s: %u parameters, at most %u can be passed", m->source, ft->nmembers,
-                        API_FFI_MAX_ARGS);
+        return spv_fail(diag, "%s: %u parameters, at most %u can be passed", m->source, ft->nmembers, API_FFI_MAX_ARGS);
     if (ffi_type_of(m, ft->elem, &sig->ret, &sig->ret_class, &sig->ret_size, diag) != 0)
         return -1;
     sig->nargs = ft->nmembers;
@@ -86,9 +107,21 @@ static void store_result(const api_ffi_sig *sig, const void *raw, void *dst)
         ffi_arg v;
         memcpy(&v, raw, sizeof v);
         switch (sig->ret_size) {
-        case 1: { uint8_t x = (uint8_t)v; memcpy(dst, &x, 1); return; }
-        case 2: { uint16_t x = (uint16_t)v; memcpy(dst, &x, 2); return; }
-        case 4: { uint32_t x = (uint32_t)v; memcpy(dst, &x, 4); return; }
+        case 1: {
+            uint8_t x = (uint8_t)v;
+            memcpy(dst, &x, 1);
+            return;
+        }
+        case 2: {
+            uint16_t x = (uint16_t)v;
+            memcpy(dst, &x, 2);
+            return;
+        }
+        case 4: {
+            uint32_t x = (uint32_t)v;
+            memcpy(dst, &x, 4);
+            return;
+        }
         }
     }
     memcpy(dst, raw, sig->ret_size);
@@ -98,7 +131,13 @@ void api_ffi_call_lanes(const api_ffi_sig *sig, void (*fn)(void), unsigned lanes
                         void *results)
 {
     void *values[API_FFI_MAX_ARGS];
-    union { ffi_arg a; double d; uint64_t u; void *p; unsigned char bytes[16]; } raw;
+    union {
+        ffi_arg a;
+        double d;
+        uint64_t u;
+        void *p;
+        unsigned char bytes[16];
+    } raw;
     for (unsigned lane = 0; lane < lanes; lane++) {
         for (unsigned i = 0; i < sig->nargs; i++)
             values[i] = (void *)((const unsigned char *)args[i].data +
@@ -145,7 +184,7 @@ static void list_exports(const spv_module *m, char *buf, size_t len)
 typedef struct api_ffi_cached {
     struct api_ffi_cached *next;
     uint32_t func_id;
-    api_ffi_sig sig;               /* the cif points into it: never moved */
+    api_ffi_sig sig; /* the cif points into it: never moved */
 } api_ffi_cached;
 
 void api_ffi_cache_free(spvjit_module *m)
@@ -206,14 +245,16 @@ static void *build_export(void *user, size_t *est)
     d.msg[0] = 0;
     jit_kernel *owner = NULL;
     uint32_t fid = api_find_export(sm, b->name);
-    spvjit_options o = {.opt_level = 3};
+    spvjit_options o = { .opt_level = 3 };
     spvjit_native_fn fn = fid ? spvjit_compile_function(sm, fid, &o, &owner, &d) : NULL;
     api_compiled *c = fn ? calloc(1, sizeof *c) : NULL;
     if (!c) {
-        b->st = !fid ? api_fail(SPVJIT_ERROR_INVALID_MODULE, "%s: \"%s\" is no longer exported after "
-                                "specialization", b->mod->m->source, b->name)
-              : !fn ? api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s", d.msg)
-                    : api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
+        b->st = !fid  ? api_fail(SPVJIT_ERROR_INVALID_MODULE,
+                                 "%s: \"%s\" is no longer exported after "
+                                  "specialization",
+                                 b->mod->m->source, b->name)
+                : !fn ? api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s", d.msg)
+                      : api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
         spvjit_kernel_free(owner);
         spv_module_free(sm);
         return NULL;
@@ -228,8 +269,7 @@ static void *build_export(void *user, size_t *est)
 }
 
 /* The compiled function (a reference), or NULL with the error set. */
-static api_compiled *compiled_export(spvjit_module *mod, const char *name, const uint64_t *values,
-                                     spvjit_status *st)
+static api_compiled *compiled_export(spvjit_module *mod, const char *name, const uint64_t *values, spvjit_status *st)
 {
     size_t nlen = strlen(name) + 1, blen = 2 + nlen + mod->nspecs * 8;
     unsigned char *rest = malloc(blen);
@@ -242,9 +282,9 @@ static api_compiled *compiled_export(spvjit_module *mod, const char *name, const
     memcpy(rest + 2, name, nlen);
     if (mod->nspecs)
         memcpy(rest + 2 + nlen, values, mod->nspecs * 8);
-    kcache_key key = {.a = mod->m->words, .alen = mod->m->nwords * 4, .b = rest, .blen = blen};
+    kcache_key key = { .a = mod->m->words, .alen = mod->m->nwords * 4, .b = rest, .blen = blen };
     key.hash = kcache_key_hash(key.a, key.alen, key.b, key.blen);
-    export_build b = {.mod = mod, .name = name, .values = values, .st = SPVJIT_OK};
+    export_build b = { .mod = mod, .name = name, .values = values, .st = SPVJIT_OK };
     bool hit;
     api_compiled *c = kcache_get(mod->ctx->cache, &key, build_export, &b, &hit);
     free(rest);
@@ -264,8 +304,10 @@ SPVJIT_API spvjit_status spvjit_call_exported(spvjit_module *mod, const char *na
     if (!fid) {
         char list[1024];
         list_exports(m, list, sizeof list);
-        return api_fail(SPVJIT_ERROR_NOT_FOUND, "%s: no function exported as \"%s\" (Linkage Export); the module "
-                        "exports %s", m->source, name, *list ? list : "none");
+        return api_fail(SPVJIT_ERROR_NOT_FOUND,
+                        "%s: no function exported as \"%s\" (Linkage Export); the module "
+                        "exports %s",
+                        m->source, name, *list ? list : "none");
     }
     const spv_function *f = NULL;
     for (uint32_t i = 0; i < m->nfuncs && !f; i++)
@@ -283,11 +325,9 @@ SPVJIT_API spvjit_status spvjit_call_exported(spvjit_module *mod, const char *na
                         sig->nargs, sig->nargs == 1 ? "" : "s", nargs);
     for (unsigned i = 0; i < nargs; i++)
         if (!args[i].data)
-            return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "%s: \"%s\" argument %u: data is NULL", m->source,
-                            name, i);
+            return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "%s: \"%s\" argument %u: data is NULL", m->source, name, i);
     if (lanes && sig->ret_size && !results)
-        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "%s: \"%s\" returns a value: results is NULL", m->source,
-                        name);
+        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "%s: \"%s\" returns a value: results is NULL", m->source, name);
     uint64_t *values = NULL;
     spvjit_status st = api_resolve_specs(mod, specs, &values);
     if (st != SPVJIT_OK) {

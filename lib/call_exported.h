@@ -27,7 +27,7 @@ typedef struct api_ffi_sig {
     unsigned nargs;
     ffi_type *ret;
     api_ffi_class ret_class;
-    size_t ret_size;                     /* bytes of one result (0: void) */
+    size_t ret_size; /* bytes of one result (0: void) */
     ffi_type *args[API_FFI_MAX_ARGS];
     size_t arg_sizes[API_FFI_MAX_ARGS];
 } api_ffi_sig;

@@ -102,8 +102,7 @@ static uint64_t key_hash(const void *a, size_t alen, const void *b, size_t blen)
     return api_hash_bytes(h, strlen(h), api_hash_bytes(b, blen, api_hash_bytes(a, alen, 0xD15Cull)));
 }
 
-void disk_cache_path(const char *dir, const void *a, size_t alen, const void *b, size_t blen,
-                     char *buf, size_t len)
+void disk_cache_path(const char *dir, const void *a, size_t alen, const void *b, size_t blen, char *buf, size_t len)
 {
     snprintf(buf, len, "%s/%016" PRIx64 ".kobj", dir, key_hash(a, alen, b, blen));
 }
@@ -150,8 +149,8 @@ static uint64_t checksum(const file_header *h, const void *key, const void *payl
     return api_hash_bytes(payload, (size_t)h->payload_len, s);
 }
 
-int disk_cache_store(const char *dir, const void *a, size_t alen, const void *b, size_t blen,
-                     const void *payload, size_t n, spv_diag *diag)
+int disk_cache_store(const char *dir, const void *a, size_t alen, const void *b, size_t blen, const void *payload,
+                     size_t n, spv_diag *diag)
 {
     if (make_dirs(dir, diag) != 0)
         return -1;
@@ -213,8 +212,7 @@ static void *read_file(const char *path, size_t *len)
     return p;
 }
 
-int disk_cache_load(const char *dir, const void *a, size_t alen, const void *b, size_t blen,
-                    void **payload, size_t *n)
+int disk_cache_load(const char *dir, const void *a, size_t alen, const void *b, size_t blen, void **payload, size_t *n)
 {
     char path[4200];
     disk_cache_path(dir, a, alen, b, blen, path, sizeof path);
@@ -231,17 +229,16 @@ int disk_cache_load(const char *dir, const void *a, size_t alen, const void *b, 
     bool ok = len >= sizeof h;
     if (ok) {
         memcpy(&h, f, sizeof h);
-        ok = !memcmp(h.magic, MAGIC, 8) && h.format == FORMAT && h.header_bytes == sizeof h &&
-             h.key_len <= len && h.payload_len <= len &&
-             (uint64_t)sizeof h + h.key_len + h.payload_len == len;
+        ok = !memcmp(h.magic, MAGIC, 8) && h.format == FORMAT && h.header_bytes == sizeof h && h.key_len <= len &&
+             h.payload_len <= len && (uint64_t)sizeof h + h.key_len + h.payload_len == len;
     }
     const unsigned char *key = f + sizeof h;
     ok = ok && checksum(&h, key, key + h.key_len) == h.checksum;
     /* A valid file for another key with the same hash is a plain miss, kept. */
-    bool same_key = ok && h.key_len == alen + blen + hlen && !memcmp(key, a, alen) &&
-                    !memcmp(key + alen, b, blen) && !memcmp(key + alen + blen, host, hlen);
+    bool same_key = ok && h.key_len == alen + blen + hlen && !memcmp(key, a, alen) && !memcmp(key + alen, b, blen) &&
+                    !memcmp(key + alen + blen, host, hlen);
     if (!ok) {
-        unlink(path);   /* corrupt or truncated: never trusted, rebuilt by the next store */
+        unlink(path); /* corrupt or truncated: never trusted, rebuilt by the next store */
         free(f);
         return 0;
     }

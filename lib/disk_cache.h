@@ -35,16 +35,14 @@ const char *disk_cache_host_id(void);
 void disk_cache_set_host_id_for_tests(const char *id);
 
 /* Writes buf with the file path for the key (a, b) in dir. */
-void disk_cache_path(const char *dir, const void *a, size_t alen, const void *b, size_t blen,
-                     char *buf, size_t len);
+void disk_cache_path(const char *dir, const void *a, size_t alen, const void *b, size_t blen, char *buf, size_t len);
 
 /* Stores payload for key (a, b), creating dir as needed.  0, or -1 with diag. */
-int disk_cache_store(const char *dir, const void *a, size_t alen, const void *b, size_t blen,
-                     const void *payload, size_t n, spv_diag *diag);
+int disk_cache_store(const char *dir, const void *a, size_t alen, const void *b, size_t blen, const void *payload,
+                     size_t n, spv_diag *diag);
 
 /* Loads the payload for key (a, b): 1 with a malloc'd *payload on a hit,
  * 0 on a miss (no file, or a file that failed a check — it is removed). */
-int disk_cache_load(const char *dir, const void *a, size_t alen, const void *b, size_t blen,
-                    void **payload, size_t *n);
+int disk_cache_load(const char *dir, const void *a, size_t alen, const void *b, size_t blen, void **payload, size_t *n);
 
 #endif

@@ -83,8 +83,10 @@ static void *thread_wg_memory(exec_thread *t, size_t size, size_t align, spv_dia
     size_t rounded = (size + align - 1) / align * align;
     t->wg_mem = aligned_alloc(align, rounded);
     if (!t->wg_mem) {
-        spv_fail(diag, "executor: cannot allocate %zu bytes of work-group memory "
-                 "aligned to %zu", size, align);
+        spv_fail(diag,
+                 "executor: cannot allocate %zu bytes of work-group memory "
+                 "aligned to %zu",
+                 size, align);
         return NULL;
     }
     t->wg_mem_size = rounded;
@@ -96,11 +98,11 @@ static void *thread_wg_memory(exec_thread *t, size_t size, size_t align, spv_dia
 
 typedef struct dispatch {
     const spvjit_exec_kernel *kernel;
-    spvjit_wg_ctx tmpl;       /* the fields every group shares */
-    uint32_t last_size[3];    /* local size of the last group in each dimension */
+    spvjit_wg_ctx tmpl;    /* the fields every group shares */
+    uint32_t last_size[3]; /* local size of the last group in each dimension */
     size_t wg_size, wg_align;
-    atomic_bool failed;       /* stop: skip the groups not yet started */
-    atomic_flag err_claimed;  /* the first failing thread writes err */
+    atomic_bool failed;      /* stop: skip the groups not yet started */
+    atomic_flag err_claimed; /* the first failing thread writes err */
     spv_diag err;
 } dispatch;
 
@@ -157,15 +159,15 @@ static void report_region_divergence(const spvjit_wg_ctx *c, const uint32_t *res
     region_state *st = c->rt;
     spv_diag *diag = &st->diag;
     st->failed = true;
-    spv_fail(diag, "barrier divergence in work-group (%u,%u,%u) of local size %ux%ux%u "
+    spv_fail(diag,
+             "barrier divergence in work-group (%u,%u,%u) of local size %ux%ux%u "
              "after %llu completed barrier%s: not all work-items reached the same barrier",
-             c->group_id[0] + c->base_group[0], c->group_id[1] + c->base_group[1],
-             c->group_id[2] + c->base_group[2], c->local_size[0], c->local_size[1],
-             c->local_size[2], (unsigned long long)rounds, rounds == 1 ? "" : "s");
+             c->group_id[0] + c->base_group[0], c->group_id[1] + c->base_group[1], c->group_id[2] + c->base_group[2],
+             c->local_size[0], c->local_size[1], c->local_size[2], (unsigned long long)rounds, rounds == 1 ? "" : "s");
     uint32_t ex = c->enqueued_local_size[0], ey = c->enqueued_local_size[1];
     bool any = false, some_done = false;
     uint32_t last = 0;
-    for (;;) {   /* sites in ascending order, each once */
+    for (;;) { /* sites in ascending order, each once */
         bool found = false;
         uint32_t next = 0;
         for (uint32_t z = 0; z < c->local_size[2]; z++)
@@ -240,8 +242,7 @@ static bool run_groups(void *user, uint64_t begin, uint64_t end)
                 fail_dispatch(d, &regions.diag);
                 return false;
             }
-        } else if (spvjit_wg_sched_run(&t->sched, k->item_fn, &ctx, k->nbarrier_sites,
-                                       k->stack_size, &diag) != 0) {
+        } else if (spvjit_wg_sched_run(&t->sched, k->item_fn, &ctx, k->nbarrier_sites, k->stack_size, &diag) != 0) {
             fail_dispatch(d, &diag);
             return false;
         }
@@ -263,19 +264,21 @@ static int check_kernel(const spvjit_exec_kernel *k, spv_diag *diag)
     if (!k)
         return spv_fail(diag, "executor: no kernel given");
     if (!k->wg_fn == !k->item_fn)
-        return spv_fail(diag, "executor: the kernel must have exactly one of a work-group "
+        return spv_fail(diag,
+                        "executor: the kernel must have exactly one of a work-group "
                         "function (barrier-free) and a work-item function (barriers); it has %s",
                         k->wg_fn ? "both" : "neither");
     for (int d = 0; d < 3; d++)
         if (k->local_size[d] == 0)
-            return spv_fail(diag, "executor: the kernel's local size %ux%ux%u has a zero dimension",
-                            k->local_size[0], k->local_size[1], k->local_size[2]);
+            return spv_fail(diag, "executor: the kernel's local size %ux%ux%u has a zero dimension", k->local_size[0],
+                            k->local_size[1], k->local_size[2]);
     uint64_t align = k->wg_memory_align ? k->wg_memory_align : 16;
     if (align & (align - 1))
         return spv_fail(diag, "executor: work-group memory alignment %llu is not a power of two",
                         (unsigned long long)align);
     if (align > ((uint64_t)1 << 30) || k->wg_memory_size > ((uint64_t)1 << 40))
-        return spv_fail(diag, "executor: work-group memory of %llu bytes aligned to %llu is "
+        return spv_fail(diag,
+                        "executor: work-group memory of %llu bytes aligned to %llu is "
                         "beyond what the executor allocates",
                         (unsigned long long)k->wg_memory_size, (unsigned long long)align);
     return 0;
@@ -292,7 +295,8 @@ static int grid_from_groups(dispatch *d, const spvjit_exec_range *r, spv_diag *d
         if (r->group_count[i] == 0)
             empty = 1;
         else if ((uint64_t)r->base_group[i] + r->group_count[i] - 1 > UINT32_MAX)
-            return spv_fail(diag, "executor: base group %u + group count %u in dimension %c "
+            return spv_fail(diag,
+                            "executor: base group %u + group count %u in dimension %c "
                             "passes the 32-bit work-group id limit",
                             r->base_group[i], r->group_count[i], "XYZ"[i]);
         c->num_groups[i] = r->group_count[i];
@@ -323,23 +327,27 @@ static int grid_from_ndrange(dispatch *d, const spvjit_exec_range *r, spv_diag *
         uint64_t offset = i < wd ? r->global_offset[i] : 0;
         uint32_t local = k->local_size[i];
         if (i >= wd && local != 1)
-            return spv_fail(diag, "executor: NDRange of work_dim %u, but the kernel's local size "
-                            "%ux%ux%u is not 1 in dimension %u", wd, k->local_size[0],
-                            k->local_size[1], k->local_size[2], i);
+            return spv_fail(diag,
+                            "executor: NDRange of work_dim %u, but the kernel's local size "
+                            "%ux%ux%u is not 1 in dimension %u",
+                            wd, k->local_size[0], k->local_size[1], k->local_size[2], i);
         if (local_given && i < wd && r->local_size[i] != local)
-            return spv_fail(diag, "executor: NDRange local size %llu in dimension %u differs from "
+            return spv_fail(diag,
+                            "executor: NDRange local size %llu in dimension %u differs from "
                             "the kernel's local size %ux%ux%u it was compiled for",
-                            (unsigned long long)r->local_size[i], i, k->local_size[0],
-                            k->local_size[1], k->local_size[2]);
+                            (unsigned long long)r->local_size[i], i, k->local_size[0], k->local_size[1],
+                            k->local_size[2]);
         if (offset > UINT64_MAX - global)
-            return spv_fail(diag, "executor: NDRange global offset %llu + global size %llu in "
-                            "dimension %u overflows 64 bits", (unsigned long long)offset,
-                            (unsigned long long)global, i);
+            return spv_fail(diag,
+                            "executor: NDRange global offset %llu + global size %llu in "
+                            "dimension %u overflows 64 bits",
+                            (unsigned long long)offset, (unsigned long long)global, i);
         if (global == 0)
             empty = 1;
         uint64_t groups = global / local + (global % local != 0);
         if (groups > UINT32_MAX)
-            return spv_fail(diag, "executor: NDRange global size %llu with local size %u in "
+            return spv_fail(diag,
+                            "executor: NDRange global size %llu with local size %u in "
                             "dimension %u needs %llu work-groups, more than 2^32-1",
                             (unsigned long long)global, local, i, (unsigned long long)groups);
         c->num_groups[i] = (uint32_t)groups;
@@ -353,8 +361,8 @@ static int grid_from_ndrange(dispatch *d, const spvjit_exec_range *r, spv_diag *
     return empty;
 }
 
-int spvjit_exec_dispatch(const spvjit_exec_kernel *kernel, const spvjit_exec_range *range,
-                         const spvjit_exec_data *data, spv_diag *diag)
+int spvjit_exec_dispatch(const spvjit_exec_kernel *kernel, const spvjit_exec_range *range, const spvjit_exec_data *data,
+                         spv_diag *diag)
 {
     static const spvjit_exec_data no_data;
     if (!data)
@@ -384,9 +392,10 @@ int spvjit_exec_dispatch(const spvjit_exec_kernel *kernel, const spvjit_exec_ran
     for (int i = 0; i < 3; i++) {
         uint64_t n = d->tmpl.num_groups[i];
         if (total > UINT64_MAX / 2 / n)
-            return spv_fail(diag, "executor: %ux%ux%u work-groups are more than one dispatch "
-                            "can count", d->tmpl.num_groups[0], d->tmpl.num_groups[1],
-                            d->tmpl.num_groups[2]);
+            return spv_fail(diag,
+                            "executor: %ux%ux%u work-groups are more than one dispatch "
+                            "can count",
+                            d->tmpl.num_groups[0], d->tmpl.num_groups[1], d->tmpl.num_groups[2]);
         total *= n;
     }
 
@@ -395,11 +404,12 @@ int spvjit_exec_dispatch(const spvjit_exec_kernel *kernel, const spvjit_exec_ran
         const char *bad_env;
         nthreads = spvjit_pool_default_threads(&bad_env);
         if (nthreads == 0)
-            return spv_fail(diag, "executor: SPVJIT_THREADS=\"%s\" is not a thread count "
-                            "(a whole number from 1 to %u)", bad_env, SPVJIT_POOL_MAX_THREADS);
+            return spv_fail(diag,
+                            "executor: SPVJIT_THREADS=\"%s\" is not a thread count "
+                            "(a whole number from 1 to %u)",
+                            bad_env, SPVJIT_POOL_MAX_THREADS);
     } else if (nthreads > SPVJIT_POOL_MAX_THREADS) {
-        return spv_fail(diag, "executor: %u threads asked for, at most %u", nthreads,
-                        SPVJIT_POOL_MAX_THREADS);
+        return spv_fail(diag, "executor: %u threads asked for, at most %u", nthreads, SPVJIT_POOL_MAX_THREADS);
     }
 
     spvjit_wg_ctx *c = &d->tmpl;
@@ -434,8 +444,7 @@ static uint32_t divisor_at_most(uint64_t n, uint32_t cap)
     return 1;
 }
 
-void spvjit_exec_pick_local_size(uint32_t work_dim, const uint64_t global_size[3],
-                                 uint32_t local_size[3])
+void spvjit_exec_pick_local_size(uint32_t work_dim, const uint64_t global_size[3], uint32_t local_size[3])
 {
     /* At most 256 items, square-ish in 2D/3D, so tiles stay cache-sized. */
     static const uint32_t caps[3][3] = { { 256, 1, 1 }, { 16, 16, 1 }, { 8, 8, 4 } };

@@ -76,7 +76,7 @@ typedef struct spvjit_exec_data {
     const void *push_constants;
     const void *spec_values;
     void *printf_stream;
-    uint32_t nthreads;           /* threads to use, caller included (0: the default:
+    uint32_t nthreads; /* threads to use, caller included (0: the default:
                                     SPVJIT_THREADS, else one per CPU) */
 } spvjit_exec_data;
 
@@ -85,14 +85,13 @@ typedef struct spvjit_exec_data {
  * memory for stacks or work-group memory, barrier divergence, an
  * SPVJIT_THREADS value that is not a thread count).  Safe to call from
  * several threads at once; `data` may be NULL. */
-int spvjit_exec_dispatch(const spvjit_exec_kernel *kernel, const spvjit_exec_range *range,
-                         const spvjit_exec_data *data, spv_diag *diag);
+int spvjit_exec_dispatch(const spvjit_exec_kernel *kernel, const spvjit_exec_range *range, const spvjit_exec_data *data,
+                         spv_diag *diag);
 
 /* A local size for an NDRange enqueued without one (OpenCL's local size
  * NULL), to compile the kernel with: divides the global size in every
  * dimension, at most 256 work-items, widest in dimension 0. */
-void spvjit_exec_pick_local_size(uint32_t work_dim, const uint64_t global_size[3],
-                                 uint32_t local_size[3]);
+void spvjit_exec_pick_local_size(uint32_t work_dim, const uint64_t global_size[3], uint32_t local_size[3]);
 
 /* Frees the calling thread's stacks and work-group memory now (they are
  * otherwise freed when the thread exits). */

@@ -36,8 +36,7 @@ int spvjit_fiber_stack_alloc(spvjit_fiber_stack *s, size_t want)
     size_t size = (want + page - 1) / page * page;
     size_t len = size + page;
     /* NORESERVE: only the pages a work-item touches are ever committed. */
-    void *map = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (map == MAP_FAILED)
         return errno ? errno : ENOMEM;
     if (mprotect(map, page, PROT_NONE) != 0) {
@@ -97,8 +96,7 @@ static void fiber_start(void *arg)
     abort(); /* entry must end with spvjit_fiber_switch_final */
 }
 
-void spvjit_fiber_init(spvjit_fiber *f, const spvjit_fiber_stack *s,
-                       void (*entry)(void *arg), void *arg)
+void spvjit_fiber_init(spvjit_fiber *f, const spvjit_fiber_stack *s, void (*entry)(void *arg), void *arg)
 {
     f->stack_lo = s->lo;
     f->stack_size = s->size;
@@ -116,12 +114,12 @@ void spvjit_fiber_init(spvjit_fiber *f, const spvjit_fiber_stack *s,
     __asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
     __asm__ volatile("fnstcw %0" : "=m"(fpcw));
     frame[0] = (uint64_t)mxcsr | (uint64_t)fpcw << 32;
-    frame[1] = 0;                               /* r15 */
-    frame[2] = 0;                               /* r14 */
-    frame[3] = (uint64_t)(uintptr_t)f;          /* r13: argument */
-    frame[4] = (uint64_t)(uintptr_t)fiber_start;/* r12: function */
-    frame[5] = 0;                               /* rbx */
-    frame[6] = 0;                               /* rbp: ends backtraces */
+    frame[1] = 0;                                /* r15 */
+    frame[2] = 0;                                /* r14 */
+    frame[3] = (uint64_t)(uintptr_t)f;           /* r13: argument */
+    frame[4] = (uint64_t)(uintptr_t)fiber_start; /* r12: function */
+    frame[5] = 0;                                /* rbx */
+    frame[6] = 0;                                /* rbp: ends backtraces */
     frame[7] = (uint64_t)(uintptr_t)spvjit_fiber_trampoline;
     f->sp = frame;
 #else
@@ -130,9 +128,9 @@ void spvjit_fiber_init(spvjit_fiber *f, const spvjit_fiber_stack *s,
     memset(frame, 0, 176);
     uint64_t fpcr;
     __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
-    frame[0] = (uint64_t)(uintptr_t)fiber_start; /* x19: function */
-    frame[1] = (uint64_t)(uintptr_t)f;           /* x20: argument */
-    frame[10] = 0;                               /* x29: ends backtraces */
+    frame[0] = (uint64_t)(uintptr_t)fiber_start;              /* x19: function */
+    frame[1] = (uint64_t)(uintptr_t)f;                        /* x20: argument */
+    frame[10] = 0;                                            /* x29: ends backtraces */
     frame[11] = (uint64_t)(uintptr_t)spvjit_fiber_trampoline; /* x30 */
     frame[20] = fpcr;
     f->sp = frame;
@@ -144,7 +142,7 @@ void spvjit_fiber_init_thread(spvjit_fiber *f)
     memset(f, 0, sizeof *f);
 }
 
-void (spvjit_fiber_switch)(spvjit_fiber *from, spvjit_fiber *to)
+void(spvjit_fiber_switch)(spvjit_fiber *from, spvjit_fiber *to)
 {
 #if SPVJIT_FIBER_ASAN
     __sanitizer_start_switch_fiber(&from->asan_fake_stack, to->stack_lo, to->stack_size);

@@ -66,8 +66,7 @@ void spvjit_fiber_stack_forget(const spvjit_fiber_stack *s);
 /* Prepares `f` to run entry(arg) on stack `s` at its first switch-in.
  * entry must never return: it ends with spvjit_fiber_switch_final().
  * The fiber starts with the calling thread's current FP control state. */
-void spvjit_fiber_init(spvjit_fiber *f, const spvjit_fiber_stack *s,
-                       void (*entry)(void *arg), void *arg);
+void spvjit_fiber_init(spvjit_fiber *f, const spvjit_fiber_stack *s, void (*entry)(void *arg), void *arg);
 /* A fiber describing the calling thread's own context, to switch back to. */
 void spvjit_fiber_init_thread(spvjit_fiber *f);
 

@@ -9,23 +9,23 @@
 
 typedef struct kentry {
     struct kentry *next_in_bucket;
-    struct kentry *lru_prev, *lru_next;   /* only while ready */
+    struct kentry *lru_prev, *lru_next; /* only while ready */
     uint64_t hash;
-    unsigned char *key;                   /* the two parts, concatenated */
+    unsigned char *key; /* the two parts, concatenated */
     size_t alen, blen;
-    void *value;                          /* NULL while being built */
+    void *value; /* NULL while being built */
     size_t bytes;
     bool ready;
-    bool failed;                          /* build failed: waiters retry */
-    unsigned waiters;                     /* threads waiting on this entry */
+    bool failed;      /* build failed: waiters retry */
+    unsigned waiters; /* threads waiting on this entry */
 } kentry;
 
 struct kcache {
     pthread_mutex_t lock;
-    pthread_cond_t built;                 /* some build finished (or failed) */
+    pthread_cond_t built; /* some build finished (or failed) */
     kentry **buckets;
     size_t nbuckets, count;
-    kentry *lru_head, *lru_tail;          /* head: most recently used */
+    kentry *lru_head, *lru_tail; /* head: most recently used */
     size_t bytes, max_bytes;
     kcache_ref_fn retain, release;
 };
@@ -82,8 +82,8 @@ void kcache_destroy(kcache *c)
 
 static bool key_equal(const kentry *e, const kcache_key *k)
 {
-    return e->hash == k->hash && e->alen == k->alen && e->blen == k->blen &&
-           memcmp(e->key, k->a, k->alen) == 0 && memcmp(e->key + k->alen, k->b, k->blen) == 0;
+    return e->hash == k->hash && e->alen == k->alen && e->blen == k->blen && memcmp(e->key, k->a, k->alen) == 0 &&
+           memcmp(e->key + k->alen, k->b, k->blen) == 0;
 }
 
 static kentry *find(kcache *c, const kcache_key *k)
@@ -96,10 +96,14 @@ static kentry *find(kcache *c, const kcache_key *k)
 
 static void lru_unlink(kcache *c, kentry *e)
 {
-    if (e->lru_prev) e->lru_prev->lru_next = e->lru_next;
-    else c->lru_head = e->lru_next;
-    if (e->lru_next) e->lru_next->lru_prev = e->lru_prev;
-    else c->lru_tail = e->lru_prev;
+    if (e->lru_prev)
+        e->lru_prev->lru_next = e->lru_next;
+    else
+        c->lru_head = e->lru_next;
+    if (e->lru_next)
+        e->lru_next->lru_prev = e->lru_prev;
+    else
+        c->lru_tail = e->lru_prev;
     e->lru_prev = e->lru_next = NULL;
 }
 
@@ -107,9 +111,11 @@ static void lru_push_front(kcache *c, kentry *e)
 {
     e->lru_prev = NULL;
     e->lru_next = c->lru_head;
-    if (c->lru_head) c->lru_head->lru_prev = e;
+    if (c->lru_head)
+        c->lru_head->lru_prev = e;
     c->lru_head = e;
-    if (!c->lru_tail) c->lru_tail = e;
+    if (!c->lru_tail)
+        c->lru_tail = e;
 }
 
 static void unlink_bucket(kcache *c, kentry *e)
@@ -152,7 +158,7 @@ static void evict(kcache *c, kentry *keep)
     kentry *e = c->lru_tail;
     while (c->bytes > c->max_bytes && e) {
         kentry *prev = e->lru_prev;
-        if (e != keep && e->waiters == 0) {   /* a waiter still reads e after waking */
+        if (e != keep && e->waiters == 0) { /* a waiter still reads e after waking */
             lru_unlink(c, e);
             unlink_bucket(c, e);
             c->bytes -= e->bytes;
@@ -185,7 +191,7 @@ void *kcache_get(kcache *c, const kcache_key *k, kcache_build_fn build, void *us
             pthread_cond_wait(&c->built, &c->lock);
         e->waiters--;
         if (e->failed && e->waiters == 0)
-            free_entry(c, e);     /* already out of the table: the last waiter frees it */
+            free_entry(c, e); /* already out of the table: the last waiter frees it */
     }
 
     /* Miss: claim the key with a placeholder so concurrent askers wait. */
@@ -224,7 +230,7 @@ void *kcache_get(kcache *c, const kcache_key *k, kcache_build_fn build, void *us
     e->value = v;
     e->bytes = bytes;
     e->ready = true;
-    c->retain(v);                 /* one for the cache, one for the caller */
+    c->retain(v); /* one for the cache, one for the caller */
     lru_push_front(c, e);
     c->bytes += bytes;
     evict(c, e);

@@ -21,9 +21,11 @@
 typedef struct kcache kcache;
 
 typedef struct kcache_key {
-    uint64_t hash;          /* of both parts (api_hash_bytes) */
-    const void *a; size_t alen;
-    const void *b; size_t blen;
+    uint64_t hash; /* of both parts (api_hash_bytes) */
+    const void *a;
+    size_t alen;
+    const void *b;
+    size_t blen;
 } kcache_key;
 
 typedef void (*kcache_ref_fn)(void *value);

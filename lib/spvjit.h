@@ -44,29 +44,29 @@ extern "C" {
 
 typedef enum spvjit_status {
     SPVJIT_OK = 0,
-    SPVJIT_ERROR_INVALID_MODULE,    /* malformed or invalid SPIR-V */
-    SPVJIT_ERROR_UNSUPPORTED,       /* valid SPIR-V that spvjit cannot run (names the instruction) */
-    SPVJIT_ERROR_SPEC_CONSTANT,     /* unknown SpecId, wrong value type, out of range */
-    SPVJIT_ERROR_BINDING,           /* missing or too small buffer, bad argument index/size */
-    SPVJIT_ERROR_DISPATCH,          /* bad dispatch size, barrier divergence, ... */
-    SPVJIT_ERROR_NOT_FOUND,         /* entry point, file */
+    SPVJIT_ERROR_INVALID_MODULE, /* malformed or invalid SPIR-V */
+    SPVJIT_ERROR_UNSUPPORTED,    /* valid SPIR-V that spvjit cannot run (names the instruction) */
+    SPVJIT_ERROR_SPEC_CONSTANT,  /* unknown SpecId, wrong value type, out of range */
+    SPVJIT_ERROR_BINDING,        /* missing or too small buffer, bad argument index/size */
+    SPVJIT_ERROR_DISPATCH,       /* bad dispatch size, barrier divergence, ... */
+    SPVJIT_ERROR_NOT_FOUND,      /* entry point, file */
     SPVJIT_ERROR_IO,
     SPVJIT_ERROR_OUT_OF_MEMORY,
-    SPVJIT_ERROR_INVALID_ARGUMENT,  /* NULL where an object is needed, etc. */
+    SPVJIT_ERROR_INVALID_ARGUMENT, /* NULL where an object is needed, etc. */
 } spvjit_status;
 
-typedef struct spvjit_context spvjit_context;   /* thread pool, kernel cache */
-typedef struct spvjit_module spvjit_module;     /* a loaded, validated module */
-typedef struct spvjit_specs spvjit_specs;       /* a set of spec-constant values */
-typedef struct spvjit_kernel spvjit_kernel;     /* compiled entry point + its bindings */
-typedef struct spvjit_event spvjit_event;       /* an asynchronous dispatch */
+typedef struct spvjit_context spvjit_context; /* thread pool, kernel cache */
+typedef struct spvjit_module spvjit_module;   /* a loaded, validated module */
+typedef struct spvjit_specs spvjit_specs;     /* a set of spec-constant values */
+typedef struct spvjit_kernel spvjit_kernel;   /* compiled entry point + its bindings */
+typedef struct spvjit_event spvjit_event;     /* an asynchronous dispatch */
 
 /* --- context -------------------------------------------------------------- */
 
 typedef struct spvjit_context_options {
-    unsigned threads;             /* worker threads incl. the caller; 0: $SPVJIT_THREADS or all cores */
-    size_t cache_bytes;           /* in-memory kernel cache bound; 0: 256 MiB */
-    const char *disk_cache_dir;   /* NULL: $XDG_CACHE_HOME/spvjit (~/.cache/spvjit); "" disables */
+    unsigned threads;           /* worker threads incl. the caller; 0: $SPVJIT_THREADS or all cores */
+    size_t cache_bytes;         /* in-memory kernel cache bound; 0: 256 MiB */
+    const char *disk_cache_dir; /* NULL: $XDG_CACHE_HOME/spvjit (~/.cache/spvjit); "" disables */
 } spvjit_context_options;
 
 SPVJIT_API spvjit_status spvjit_context_create(const spvjit_context_options *opts, spvjit_context **out);
@@ -78,8 +78,8 @@ SPVJIT_API const char *spvjit_version(void);
 
 /* --- modules and their reflection ------------------------------------------- */
 
-SPVJIT_API spvjit_status spvjit_module_load(spvjit_context *ctx, const void *bytes, size_t nbytes,
-                                            const char *name, spvjit_module **out);
+SPVJIT_API spvjit_status spvjit_module_load(spvjit_context *ctx, const void *bytes, size_t nbytes, const char *name,
+                                            spvjit_module **out);
 SPVJIT_API spvjit_status spvjit_module_load_file(spvjit_context *ctx, const char *path, spvjit_module **out);
 SPVJIT_API void spvjit_module_destroy(spvjit_module *m);
 
@@ -91,36 +91,44 @@ SPVJIT_API const char *spvjit_module_entry_name(const spvjit_module *m, unsigned
 
 typedef enum spvjit_type {
     SPVJIT_TYPE_BOOL = 1,
-    SPVJIT_TYPE_I8, SPVJIT_TYPE_I16, SPVJIT_TYPE_I32, SPVJIT_TYPE_I64,
-    SPVJIT_TYPE_U8, SPVJIT_TYPE_U16, SPVJIT_TYPE_U32, SPVJIT_TYPE_U64,
-    SPVJIT_TYPE_F16, SPVJIT_TYPE_F32, SPVJIT_TYPE_F64,
+    SPVJIT_TYPE_I8,
+    SPVJIT_TYPE_I16,
+    SPVJIT_TYPE_I32,
+    SPVJIT_TYPE_I64,
+    SPVJIT_TYPE_U8,
+    SPVJIT_TYPE_U16,
+    SPVJIT_TYPE_U32,
+    SPVJIT_TYPE_U64,
+    SPVJIT_TYPE_F16,
+    SPVJIT_TYPE_F32,
+    SPVJIT_TYPE_F64,
 } spvjit_type;
 
 typedef struct spvjit_spec_info {
     uint32_t spec_id;
-    const char *name;             /* OpName or NULL */
+    const char *name; /* OpName or NULL */
     spvjit_type type;
-    uint64_t default_bits;        /* bool 0/1, ints zero-extended, floats IEEE bits */
+    uint64_t default_bits; /* bool 0/1, ints zero-extended, floats IEEE bits */
 } spvjit_spec_info;
 SPVJIT_API unsigned spvjit_module_spec_count(const spvjit_module *m);
 SPVJIT_API spvjit_status spvjit_module_spec_info(const spvjit_module *m, unsigned i, spvjit_spec_info *out);
 
 typedef enum spvjit_resource_kind {
-    SPVJIT_RES_ARG_POINTER,       /* Kernel: a global/constant pointer argument (bind a buffer) */
-    SPVJIT_RES_ARG_LOCAL,         /* Kernel: a local (work-group) pointer argument (give a size) */
-    SPVJIT_RES_ARG_VALUE,         /* Kernel: a by-value argument (give its bytes) */
-    SPVJIT_RES_STORAGE_BUFFER,    /* Shader */
-    SPVJIT_RES_UNIFORM_BUFFER,    /* Shader */
-    SPVJIT_RES_PUSH_CONSTANTS,    /* Shader */
+    SPVJIT_RES_ARG_POINTER,    /* Kernel: a global/constant pointer argument (bind a buffer) */
+    SPVJIT_RES_ARG_LOCAL,      /* Kernel: a local (work-group) pointer argument (give a size) */
+    SPVJIT_RES_ARG_VALUE,      /* Kernel: a by-value argument (give its bytes) */
+    SPVJIT_RES_STORAGE_BUFFER, /* Shader */
+    SPVJIT_RES_UNIFORM_BUFFER, /* Shader */
+    SPVJIT_RES_PUSH_CONSTANTS, /* Shader */
 } spvjit_resource_kind;
 
 typedef struct spvjit_resource_info {
     spvjit_resource_kind kind;
-    const char *name;             /* parameter / variable / block name, or NULL */
-    uint32_t index;               /* Kernel: argument index */
-    uint32_t set, binding;        /* Shader buffers */
-    uint64_t size;                /* by-value bytes; buffers: fixed part's bytes */
-    uint64_t stride;              /* buffers ending in a runtime array: its stride, else 0 */
+    const char *name;      /* parameter / variable / block name, or NULL */
+    uint32_t index;        /* Kernel: argument index */
+    uint32_t set, binding; /* Shader buffers */
+    uint64_t size;         /* by-value bytes; buffers: fixed part's bytes */
+    uint64_t stride;       /* buffers ending in a runtime array: its stride, else 0 */
 } spvjit_resource_info;
 /* Interface of entry point `entry` (NULL: the only/first compute entry). */
 SPVJIT_API unsigned spvjit_module_resource_count(const spvjit_module *m, const char *entry);
@@ -146,11 +154,11 @@ SPVJIT_API spvjit_status spvjit_spec_set_text(spvjit_specs *s, uint32_t spec_id,
 /* --- kernels ------------------------------------------------------------------------ */
 
 typedef struct spvjit_build_options {
-    uint32_t local_size[3];       /* where the module leaves it open (Kernel without
+    uint32_t local_size[3]; /* where the module leaves it open (Kernel without
                                      reqd_work_group_size); 0,0,0: chosen at dispatch */
-    bool unspecialized;           /* keep spec constants as run-time values (for measuring) */
-    int opt_level;                /* 0..3; default (0 in a zeroed struct means 3) */
-    bool no_opt;                  /* really -O0 */
+    bool unspecialized;     /* keep spec constants as run-time values (for measuring) */
+    int opt_level;          /* 0..3; default (0 in a zeroed struct means 3) */
+    bool no_opt;            /* really -O0 */
 } spvjit_build_options;
 
 /* Builds (or finds in the cache) entry point `entry` with `specs` (NULL: defaults). */
@@ -164,21 +172,20 @@ SPVJIT_API void spvjit_kernel_destroy(spvjit_kernel *k);
  * the disk cache reports its analysis as lower_ms, its linking as codegen_ms
  * and passes_ms 0; total_ms is the build (specialize + compile or load). */
 typedef struct spvjit_kernel_stats {
-    bool from_cache;              /* memory or disk cache hit */
+    bool from_cache; /* memory or disk cache hit */
     double lower_ms, passes_ms, codegen_ms, total_ms;
     uint64_t wg_memory_bytes;
     bool uses_barriers;
-    uint32_t local_size[3];       /* 0 when chosen at dispatch and not dispatched yet */
+    uint32_t local_size[3]; /* 0 when chosen at dispatch and not dispatched yet */
 } spvjit_kernel_stats;
 SPVJIT_API spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_kernel_stats *out);
 
 /* Bindings.  Buffers are used in place (not copied); they must stay valid
  * until the dispatches that use them finished. */
-SPVJIT_API spvjit_status spvjit_bind_buffer(spvjit_kernel *k, uint32_t set, uint32_t binding, void *data,
-                                            size_t bytes);
+SPVJIT_API spvjit_status spvjit_bind_buffer(spvjit_kernel *k, uint32_t set, uint32_t binding, void *data, size_t bytes);
 /* Element `element` of a descriptor array (spvjit_bind_buffer binds element 0). */
-SPVJIT_API spvjit_status spvjit_bind_buffer_element(spvjit_kernel *k, uint32_t set, uint32_t binding,
-                                                    uint32_t element, void *data, size_t bytes);
+SPVJIT_API spvjit_status spvjit_bind_buffer_element(spvjit_kernel *k, uint32_t set, uint32_t binding, uint32_t element,
+                                                    void *data, size_t bytes);
 SPVJIT_API spvjit_status spvjit_set_push_constants(spvjit_kernel *k, const void *data, size_t bytes);
 /* Kernel flavour: argument i as a buffer (pointer args), bytes (by-value args)
  * or a local-memory size (local pointer args). */
@@ -208,7 +215,7 @@ SPVJIT_API spvjit_status spvjit_event_wait(spvjit_event *ev);
  * uniform (one value for all lanes) or varying (an array of `lanes` values).
  * Results land in `results` (lanes * result size bytes). */
 typedef struct spvjit_call_arg {
-    const void *data;             /* the value (uniform) or the array of values (varying) */
+    const void *data; /* the value (uniform) or the array of values (varying) */
     bool varying;
 } spvjit_call_arg;
 SPVJIT_API spvjit_status spvjit_call_exported(spvjit_module *m, const char *name, const spvjit_specs *specs,

@@ -14,22 +14,22 @@ typedef struct pool_job {
     void *user;
     uint64_t count;
     uint64_t chunk;
-    _Atomic uint64_t next;   /* first index not yet handed out */
+    _Atomic uint64_t next; /* first index not yet handed out */
     atomic_bool stopped;
     /* Guarded by pool.lock: */
-    uint32_t max_helpers;    /* workers that may join (caller not counted) */
-    uint32_t helpers;        /* workers inside the job now */
-    bool listed;             /* on pool.jobs: workers may still join */
-    pthread_cond_t done;     /* signalled when helpers drops to 0 after unlisting */
+    uint32_t max_helpers; /* workers that may join (caller not counted) */
+    uint32_t helpers;     /* workers inside the job now */
+    bool listed;          /* on pool.jobs: workers may still join */
+    pthread_cond_t done;  /* signalled when helpers drops to 0 after unlisting */
     struct pool_job *prev, *next_job;
 } pool_job;
 
 static struct {
     pthread_mutex_t lock;
-    pthread_cond_t work;     /* workers sleep here while no job wants them */
-    pool_job *jobs;          /* runs that may take more helpers */
+    pthread_cond_t work; /* workers sleep here while no job wants them */
+    pool_job *jobs;      /* runs that may take more helpers */
     pthread_t *threads;
-    uint32_t nthreads;       /* workers started */
+    uint32_t nthreads; /* workers started */
     uint32_t cap;
     bool shutting_down;
 } pool = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER };
@@ -51,7 +51,10 @@ static uint32_t cpu_count_now(void)
 /* Asked once: the affinity query is a system call, too slow per dispatch. */
 static uint32_t cpus;
 static pthread_once_t cpus_once = PTHREAD_ONCE_INIT;
-static void count_cpus(void) { cpus = cpu_count_now(); }
+static void count_cpus(void)
+{
+    cpus = cpu_count_now();
+}
 
 static uint32_t cpu_count(void)
 {
@@ -97,8 +100,7 @@ static void run_chunks(pool_job *job)
 
 static bool job_wants_helper(const pool_job *job)
 {
-    return job->helpers < job->max_helpers &&
-           !atomic_load_explicit(&job->stopped, memory_order_relaxed) &&
+    return job->helpers < job->max_helpers && !atomic_load_explicit(&job->stopped, memory_order_relaxed) &&
            atomic_load_explicit(&job->next, memory_order_relaxed) < job->count;
 }
 
@@ -155,8 +157,7 @@ static void grow_workers(uint32_t want)
     if (have_attr)
         pthread_attr_setstacksize(&attr, (size_t)8 << 20);
     while (pool.nthreads < want) {
-        if (pthread_create(&pool.threads[pool.nthreads], have_attr ? &attr : NULL,
-                           worker_main, NULL) != 0)
+        if (pthread_create(&pool.threads[pool.nthreads], have_attr ? &attr : NULL, worker_main, NULL) != 0)
             break;
         pool.nthreads++;
     }
@@ -184,8 +185,7 @@ bool spvjit_pool_run(uint64_t count, uint32_t nthreads, spvjit_pool_chunk_fn fn,
     if (nthreads > SPVJIT_POOL_MAX_THREADS)
         nthreads = SPVJIT_POOL_MAX_THREADS;
 
-    pool_job job = { .fn = fn, .user = user, .count = count,
-                     .chunk = pick_chunk(count, nthreads) };
+    pool_job job = { .fn = fn, .user = user, .count = count, .chunk = pick_chunk(count, nthreads) };
     atomic_init(&job.next, 0);
     atomic_init(&job.stopped, false);
     uint64_t nchunks = (count - 1) / job.chunk + 1;

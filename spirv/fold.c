@@ -124,19 +124,57 @@ static uint64_t f32_bits(float f)
 bool spv_fold_supports(uint32_t op)
 {
     switch (op) {
-    case SpvOpSConvert: case SpvOpUConvert: case SpvOpFConvert: case SpvOpSNegate: case SpvOpNot:
-    case SpvOpIAdd: case SpvOpISub: case SpvOpIMul: case SpvOpUDiv: case SpvOpSDiv: case SpvOpUMod:
-    case SpvOpSRem: case SpvOpSMod: case SpvOpShiftRightLogical: case SpvOpShiftRightArithmetic:
-    case SpvOpShiftLeftLogical: case SpvOpBitwiseOr: case SpvOpBitwiseXor: case SpvOpBitwiseAnd:
-    case SpvOpVectorShuffle: case SpvOpCompositeExtract: case SpvOpCompositeInsert:
-    case SpvOpLogicalOr: case SpvOpLogicalAnd: case SpvOpLogicalNot: case SpvOpLogicalEqual:
-    case SpvOpLogicalNotEqual: case SpvOpSelect: case SpvOpIEqual: case SpvOpINotEqual:
-    case SpvOpULessThan: case SpvOpSLessThan: case SpvOpUGreaterThan: case SpvOpSGreaterThan:
-    case SpvOpULessThanEqual: case SpvOpSLessThanEqual: case SpvOpUGreaterThanEqual:
-    case SpvOpSGreaterThanEqual: case SpvOpQuantizeToF16:
-    case SpvOpConvertFToS: case SpvOpConvertFToU: case SpvOpConvertSToF: case SpvOpConvertUToF:
-    case SpvOpBitcast: case SpvOpFNegate: case SpvOpFAdd: case SpvOpFSub: case SpvOpFMul: case SpvOpFDiv:
-    case SpvOpFRem: case SpvOpFMod:
+    case SpvOpSConvert:
+    case SpvOpUConvert:
+    case SpvOpFConvert:
+    case SpvOpSNegate:
+    case SpvOpNot:
+    case SpvOpIAdd:
+    case SpvOpISub:
+    case SpvOpIMul:
+    case SpvOpUDiv:
+    case SpvOpSDiv:
+    case SpvOpUMod:
+    case SpvOpSRem:
+    case SpvOpSMod:
+    case SpvOpShiftRightLogical:
+    case SpvOpShiftRightArithmetic:
+    case SpvOpShiftLeftLogical:
+    case SpvOpBitwiseOr:
+    case SpvOpBitwiseXor:
+    case SpvOpBitwiseAnd:
+    case SpvOpVectorShuffle:
+    case SpvOpCompositeExtract:
+    case SpvOpCompositeInsert:
+    case SpvOpLogicalOr:
+    case SpvOpLogicalAnd:
+    case SpvOpLogicalNot:
+    case SpvOpLogicalEqual:
+    case SpvOpLogicalNotEqual:
+    case SpvOpSelect:
+    case SpvOpIEqual:
+    case SpvOpINotEqual:
+    case SpvOpULessThan:
+    case SpvOpSLessThan:
+    case SpvOpUGreaterThan:
+    case SpvOpSGreaterThan:
+    case SpvOpULessThanEqual:
+    case SpvOpSLessThanEqual:
+    case SpvOpUGreaterThanEqual:
+    case SpvOpSGreaterThanEqual:
+    case SpvOpQuantizeToF16:
+    case SpvOpConvertFToS:
+    case SpvOpConvertFToU:
+    case SpvOpConvertSToF:
+    case SpvOpConvertUToF:
+    case SpvOpBitcast:
+    case SpvOpFNegate:
+    case SpvOpFAdd:
+    case SpvOpFSub:
+    case SpvOpFMul:
+    case SpvOpFDiv:
+    case SpvOpFRem:
+    case SpvOpFMod:
         return true;
     default:
         return false;
@@ -168,11 +206,16 @@ static uint64_t int_binary(uint32_t op, uint64_t a, uint64_t b, unsigned w, unsi
     int64_t sa = spv_fold_sext(a, w), sb = spv_fold_sext(b, w);
     int64_t smin = w >= 64 ? INT64_MIN : -((int64_t)1 << (w - 1));
     switch (op) {
-    case SpvOpIAdd: return a + b;
-    case SpvOpISub: return a - b;
-    case SpvOpIMul: return a * b;
-    case SpvOpUDiv: return b ? a / b : 0;
-    case SpvOpUMod: return b ? a % b : 0;
+    case SpvOpIAdd:
+        return a + b;
+    case SpvOpISub:
+        return a - b;
+    case SpvOpIMul:
+        return a * b;
+    case SpvOpUDiv:
+        return b ? a / b : 0;
+    case SpvOpUMod:
+        return b ? a % b : 0;
     case SpvOpSDiv:
         if (sb == 0 || (sb == -1 && sa == smin))
             return 0;
@@ -189,9 +232,12 @@ static uint64_t int_binary(uint32_t op, uint64_t a, uint64_t b, unsigned w, unsi
             r += sb;
         return (uint64_t)r;
     }
-    case SpvOpBitwiseOr: return a | b;
-    case SpvOpBitwiseXor: return a ^ b;
-    case SpvOpBitwiseAnd: return a & b;
+    case SpvOpBitwiseOr:
+        return a | b;
+    case SpvOpBitwiseXor:
+        return a ^ b;
+    case SpvOpBitwiseAnd:
+        return a & b;
     case SpvOpShiftLeftLogical:
         /* b: the shift amount, unsigned in its own width bw */
         b = spv_fold_mask(b, bw);
@@ -204,7 +250,8 @@ static uint64_t int_binary(uint32_t op, uint64_t a, uint64_t b, unsigned w, unsi
         if (b >= w)
             return sa < 0 ? ~UINT64_C(0) : 0;
         return sa < 0 ? ~(~(uint64_t)sa >> b) : (uint64_t)sa >> b;
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
@@ -212,17 +259,28 @@ static bool int_compare(uint32_t op, uint64_t a, uint64_t b, unsigned w)
 {
     int64_t sa = spv_fold_sext(a, w), sb = spv_fold_sext(b, w);
     switch (op) {
-    case SpvOpIEqual: return a == b;
-    case SpvOpINotEqual: return a != b;
-    case SpvOpULessThan: return a < b;
-    case SpvOpSLessThan: return sa < sb;
-    case SpvOpUGreaterThan: return a > b;
-    case SpvOpSGreaterThan: return sa > sb;
-    case SpvOpULessThanEqual: return a <= b;
-    case SpvOpSLessThanEqual: return sa <= sb;
-    case SpvOpUGreaterThanEqual: return a >= b;
-    case SpvOpSGreaterThanEqual: return sa >= sb;
-    default: return false;
+    case SpvOpIEqual:
+        return a == b;
+    case SpvOpINotEqual:
+        return a != b;
+    case SpvOpULessThan:
+        return a < b;
+    case SpvOpSLessThan:
+        return sa < sb;
+    case SpvOpUGreaterThan:
+        return a > b;
+    case SpvOpSGreaterThan:
+        return sa > sb;
+    case SpvOpULessThanEqual:
+        return a <= b;
+    case SpvOpSLessThanEqual:
+        return sa <= sb;
+    case SpvOpUGreaterThanEqual:
+        return a >= b;
+    case SpvOpSGreaterThanEqual:
+        return sa >= sb;
+    default:
+        return false;
     }
 }
 
@@ -250,24 +308,48 @@ static uint64_t float_binary(uint32_t op, uint64_t a, uint64_t b, unsigned w)
         /* single precision in single precision: C float arithmetic is IEEE binary32 */
         float x = bits_f32(a), y = bits_f32(b), r;
         switch (op) {
-        case SpvOpFAdd: r = x + y; break;
-        case SpvOpFSub: r = x - y; break;
-        case SpvOpFMul: r = x * y; break;
-        case SpvOpFDiv: r = x / y; break;
-        case SpvOpFRem: r = fmodf(x, y); break;
-        default: r = fmodf_floor(x, y); break;
+        case SpvOpFAdd:
+            r = x + y;
+            break;
+        case SpvOpFSub:
+            r = x - y;
+            break;
+        case SpvOpFMul:
+            r = x * y;
+            break;
+        case SpvOpFDiv:
+            r = x / y;
+            break;
+        case SpvOpFRem:
+            r = fmodf(x, y);
+            break;
+        default:
+            r = fmodf_floor(x, y);
+            break;
         }
         return f32_bits(r);
     }
     /* double directly, or half computed in double and rounded once */
     double x = spv_float_bits_to_f64(a, w), y = spv_float_bits_to_f64(b, w), r;
     switch (op) {
-    case SpvOpFAdd: r = x + y; break;
-    case SpvOpFSub: r = x - y; break;
-    case SpvOpFMul: r = x * y; break;
-    case SpvOpFDiv: r = x / y; break;
-    case SpvOpFRem: r = fmod(x, y); break;
-    default: r = fmod_floor(x, y); break;
+    case SpvOpFAdd:
+        r = x + y;
+        break;
+    case SpvOpFSub:
+        r = x - y;
+        break;
+    case SpvOpFMul:
+        r = x * y;
+        break;
+    case SpvOpFDiv:
+        r = x / y;
+        break;
+    case SpvOpFRem:
+        r = fmod(x, y);
+        break;
+    default:
+        r = fmod_floor(x, y);
+        break;
     }
     return spv_f64_to_float_bits(r, w);
 }
@@ -347,8 +429,8 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
         if (rt.kind != SPV_FOLD_INT)
             return spv_fail(diag, "expected an integer result");
         for (unsigned i = 0; i < n; i++)
-            out->lane[i] = op == SpvOpSConvert ? (uint64_t)spv_fold_sext(args[0].lane[i], args[0].t.width)
-                                               : args[0].lane[i];
+            out->lane[i] =
+                op == SpvOpSConvert ? (uint64_t)spv_fold_sext(args[0].lane[i], args[0].t.width) : args[0].lane[i];
         break;
     case SpvOpFConvert:
         if (want(args, nargs, 0, SPV_FOLD_FLOAT, n, diag))
@@ -357,9 +439,9 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
             return spv_fail(diag, "expected a float result");
         for (unsigned i = 0; i < n; i++)
             out->lane[i] = args[0].t.width == w ? args[0].lane[i]
-                         : w == 32 && args[0].t.width == 64
-                             ? f32_bits((float)spv_float_bits_to_f64(args[0].lane[i], 64))
-                             : spv_f64_to_float_bits(spv_float_bits_to_f64(args[0].lane[i], args[0].t.width), w);
+                           : w == 32 && args[0].t.width == 64
+                               ? f32_bits((float)spv_float_bits_to_f64(args[0].lane[i], 64))
+                               : spv_f64_to_float_bits(spv_float_bits_to_f64(args[0].lane[i], args[0].t.width), w);
         break;
     case SpvOpConvertFToS:
     case SpvOpConvertFToU:
@@ -392,9 +474,20 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
         for (unsigned i = 0; i < n; i++)
             out->lane[i] = args[0].lane[i] ^ (UINT64_C(1) << (w - 1));
         break;
-    case SpvOpIAdd: case SpvOpISub: case SpvOpIMul: case SpvOpUDiv: case SpvOpSDiv: case SpvOpUMod:
-    case SpvOpSRem: case SpvOpSMod: case SpvOpBitwiseOr: case SpvOpBitwiseXor: case SpvOpBitwiseAnd:
-    case SpvOpShiftLeftLogical: case SpvOpShiftRightLogical: case SpvOpShiftRightArithmetic: {
+    case SpvOpIAdd:
+    case SpvOpISub:
+    case SpvOpIMul:
+    case SpvOpUDiv:
+    case SpvOpSDiv:
+    case SpvOpUMod:
+    case SpvOpSRem:
+    case SpvOpSMod:
+    case SpvOpBitwiseOr:
+    case SpvOpBitwiseXor:
+    case SpvOpBitwiseAnd:
+    case SpvOpShiftLeftLogical:
+    case SpvOpShiftRightLogical:
+    case SpvOpShiftRightArithmetic: {
         bool shift = op == SpvOpShiftLeftLogical || op == SpvOpShiftRightLogical || op == SpvOpShiftRightArithmetic;
         if (want(args, nargs, 0, SPV_FOLD_INT, n, diag) || want(args, nargs, 1, SPV_FOLD_INT, n, diag))
             return -1;
@@ -404,7 +497,12 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
             out->lane[i] = int_binary(op, args[0].lane[i], args[1].lane[i], w, args[1].t.width);
         break;
     }
-    case SpvOpFAdd: case SpvOpFSub: case SpvOpFMul: case SpvOpFDiv: case SpvOpFRem: case SpvOpFMod:
+    case SpvOpFAdd:
+    case SpvOpFSub:
+    case SpvOpFMul:
+    case SpvOpFDiv:
+    case SpvOpFRem:
+    case SpvOpFMod:
         if (want(args, nargs, 0, SPV_FOLD_FLOAT, n, diag) || want(args, nargs, 1, SPV_FOLD_FLOAT, n, diag))
             return -1;
         if (rt.kind != SPV_FOLD_FLOAT || args[0].t.width != w || args[1].t.width != w)
@@ -412,8 +510,15 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
         for (unsigned i = 0; i < n; i++)
             out->lane[i] = float_binary(op, args[0].lane[i], args[1].lane[i], w);
         break;
-    case SpvOpIEqual: case SpvOpINotEqual: case SpvOpULessThan: case SpvOpSLessThan: case SpvOpUGreaterThan:
-    case SpvOpSGreaterThan: case SpvOpULessThanEqual: case SpvOpSLessThanEqual: case SpvOpUGreaterThanEqual:
+    case SpvOpIEqual:
+    case SpvOpINotEqual:
+    case SpvOpULessThan:
+    case SpvOpSLessThan:
+    case SpvOpUGreaterThan:
+    case SpvOpSGreaterThan:
+    case SpvOpULessThanEqual:
+    case SpvOpSLessThanEqual:
+    case SpvOpUGreaterThanEqual:
     case SpvOpSGreaterThanEqual:
         if (want(args, nargs, 0, SPV_FOLD_INT, n, diag) || want(args, nargs, 1, SPV_FOLD_INT, n, diag))
             return -1;
@@ -428,15 +533,20 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
         for (unsigned i = 0; i < n; i++)
             out->lane[i] = !args[0].lane[i];
         break;
-    case SpvOpLogicalOr: case SpvOpLogicalAnd: case SpvOpLogicalEqual: case SpvOpLogicalNotEqual:
+    case SpvOpLogicalOr:
+    case SpvOpLogicalAnd:
+    case SpvOpLogicalEqual:
+    case SpvOpLogicalNotEqual:
         if (want(args, nargs, 0, SPV_FOLD_BOOL, n, diag) || want(args, nargs, 1, SPV_FOLD_BOOL, n, diag))
             return -1;
         if (rt.kind != SPV_FOLD_BOOL)
             return spv_fail(diag, "expected a bool result");
         for (unsigned i = 0; i < n; i++) {
             bool a = args[0].lane[i] != 0, b = args[1].lane[i] != 0;
-            out->lane[i] = op == SpvOpLogicalOr ? a || b : op == SpvOpLogicalAnd ? a && b
-                         : op == SpvOpLogicalEqual ? a == b : a != b;
+            out->lane[i] = op == SpvOpLogicalOr      ? a || b
+                           : op == SpvOpLogicalAnd   ? a && b
+                           : op == SpvOpLogicalEqual ? a == b
+                                                     : a != b;
         }
         break;
     case SpvOpSelect:

@@ -41,9 +41,9 @@ typedef enum spv_fold_kind {
 } spv_fold_kind;
 
 typedef struct spv_fold_type {
-    uint8_t kind;   /* spv_fold_kind */
-    uint8_t width;  /* bits: 1 for bool, 8..64 for ints, 16/32/64 for floats */
-    uint8_t lanes;  /* 1 for a scalar, 2..16 for a vector */
+    uint8_t kind;  /* spv_fold_kind */
+    uint8_t width; /* bits: 1 for bool, 8..64 for ints, 16/32/64 for floats */
+    uint8_t lanes; /* 1 for a scalar, 2..16 for a vector */
 } spv_fold_type;
 
 typedef struct spv_fold_value {
@@ -60,8 +60,8 @@ bool spv_fold_supports(uint32_t opcode);
  * literal operands `lits` (VectorShuffle components, CompositeExtract/Insert
  * indices).  Returns 0, or -1 with a message (no source prefix: the caller
  * adds where) when the operands do not fit the opcode. */
-int spv_fold(uint32_t opcode, spv_fold_type rt, const spv_fold_value *args, uint32_t nargs,
-             const uint32_t *lits, uint32_t nlits, spv_fold_value *out, spv_diag *diag);
+int spv_fold(uint32_t opcode, spv_fold_type rt, const spv_fold_value *args, uint32_t nargs, const uint32_t *lits,
+             uint32_t nlits, spv_fold_value *out, spv_diag *diag);
 
 /* Bits of the value masked to `width` (1..64). */
 static inline uint64_t spv_fold_mask(uint64_t v, unsigned width)

@@ -18,8 +18,12 @@ void spv_type_name(const spv_module *m, uint32_t type_id, char *buf, size_t len)
         return;
     }
     switch (t->kind) {
-    case SPV_TYPE_VOID: snprintf(buf, len, "void"); break;
-    case SPV_TYPE_BOOL: snprintf(buf, len, "bool"); break;
+    case SPV_TYPE_VOID:
+        snprintf(buf, len, "void");
+        break;
+    case SPV_TYPE_BOOL:
+        snprintf(buf, len, "bool");
+        break;
     case SPV_TYPE_INT:
         if (t->width == 32)
             snprintf(buf, len, "%s", t->is_signed || m->is_kernel ? "int" : "uint");
@@ -67,7 +71,9 @@ void spv_type_name(const spv_module *m, uint32_t type_id, char *buf, size_t len)
         snprintf(buf, len, "%s %s*", sc ? sc : "?", inner);
         break;
     }
-    case SPV_TYPE_FUNCTION: snprintf(buf, len, "function"); break;
+    case SPV_TYPE_FUNCTION:
+        snprintf(buf, len, "function");
+        break;
     default: {
         const char *op = spv_opcode_name(t->opaque_op);
         snprintf(buf, len, "%s", op ? op + 6 : "opaque"); /* skip "OpType" */
@@ -132,8 +138,9 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
     const spv_function *f = &m->funcs[e->func];
     for (uint32_t i = 0; i < f->nparams; i++) {
         uint32_t id = f->params[i];
-        spv_resource r = {.kind = SPV_RES_KERNEL_ARG, .id = id, .name = m->ids[id].name,
-                          .type_id = m->ids[id].type_id, .index = i};
+        spv_resource r = {
+            .kind = SPV_RES_KERNEL_ARG, .id = id, .name = m->ids[id].name, .type_id = m->ids[id].type_id, .index = i
+        };
         const spv_type *t = spv_type_get(m, r.type_id);
         if (t && t->kind == SPV_TYPE_POINTER) {
             r.is_pointer = true;
@@ -153,7 +160,7 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
         if (!pt || pt->kind != SPV_TYPE_POINTER)
             continue;
         uint32_t id = in->result_id, pointee = pt->elem;
-        spv_resource r = {.id = id, .name = m->ids[id].name, .type_id = pointee, .storage = pt->storage};
+        spv_resource r = { .id = id, .name = m->ids[id].name, .type_id = pointee, .storage = pt->storage };
         if (!r.name || !*r.name)
             r.name = m->ids[pointee].name;
         const spv_decoration *d;
@@ -169,7 +176,7 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
             break;
         case SpvStorageClassUniform:
             r.kind = spv_find_decoration(m, pointee, -1, SpvDecorationBufferBlock) ? SPV_RES_STORAGE_BUFFER
-                                                                                 : SPV_RES_UNIFORM_BUFFER;
+                                                                                   : SPV_RES_UNIFORM_BUFFER;
             break;
         case SpvStorageClassPushConstant:
             r.kind = SPV_RES_PUSH_CONSTANT;

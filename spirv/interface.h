@@ -10,26 +10,26 @@
 #include "module.h"
 
 typedef enum spv_resource_kind {
-    SPV_RES_KERNEL_ARG,        /* a kernel parameter (Kernel flavour) */
-    SPV_RES_STORAGE_BUFFER,    /* StorageBuffer, or Uniform + BufferBlock */
-    SPV_RES_UNIFORM_BUFFER,    /* Uniform + Block */
+    SPV_RES_KERNEL_ARG,     /* a kernel parameter (Kernel flavour) */
+    SPV_RES_STORAGE_BUFFER, /* StorageBuffer, or Uniform + BufferBlock */
+    SPV_RES_UNIFORM_BUFFER, /* Uniform + Block */
     SPV_RES_PUSH_CONSTANT,
-    SPV_RES_WORKGROUP,         /* a static Workgroup variable */
-    SPV_RES_OPAQUE,            /* UniformConstant images, samplers (not supported by the JIT) */
+    SPV_RES_WORKGROUP, /* a static Workgroup variable */
+    SPV_RES_OPAQUE,    /* UniformConstant images, samplers (not supported by the JIT) */
 } spv_resource_kind;
 
 typedef struct spv_resource {
     spv_resource_kind kind;
-    uint32_t id;               /* variable or parameter id */
-    const char *name;          /* OpName of the variable/parameter, else of its block type, or NULL */
-    uint32_t type_id;          /* parameter type; for variables the pointee type */
-    uint32_t storage;          /* SpvStorageClass (pointer parameters: their pointee's class) */
-    uint32_t set, binding;     /* Shader resources */
-    uint32_t index;            /* kernel parameter index */
-    uint64_t size;             /* bytes of the fixed part (0 for a pointer's pointee of unknown size) */
-    uint64_t stride;           /* element stride of a trailing runtime array, 0 if none */
-    bool is_pointer;           /* kernel argument passed as a pointer */
-    bool readonly, writeonly;  /* NonWritable / NonReadable */
+    uint32_t id;              /* variable or parameter id */
+    const char *name;         /* OpName of the variable/parameter, else of its block type, or NULL */
+    uint32_t type_id;         /* parameter type; for variables the pointee type */
+    uint32_t storage;         /* SpvStorageClass (pointer parameters: their pointee's class) */
+    uint32_t set, binding;    /* Shader resources */
+    uint32_t index;           /* kernel parameter index */
+    uint64_t size;            /* bytes of the fixed part (0 for a pointer's pointee of unknown size) */
+    uint64_t stride;          /* element stride of a trailing runtime array, 0 if none */
+    bool is_pointer;          /* kernel argument passed as a pointer */
+    bool readonly, writeonly; /* NonWritable / NonReadable */
 } spv_resource;
 
 /* Lists the interface of entry point `e` into a malloc'd array (free() it).

@@ -8,7 +8,10 @@
  */
 #include "module.h"
 
-static uint32_t scalar_bytes(const spv_type *t) { return t->kind == SPV_TYPE_BOOL ? 1 : t->width / 8; }
+static uint32_t scalar_bytes(const spv_type *t)
+{
+    return t->kind == SPV_TYPE_BOOL ? 1 : t->width / 8;
+}
 
 static uint64_t member_size(const spv_module *m, uint32_t st, uint32_t i, uint32_t type_id);
 
@@ -18,7 +21,9 @@ uint32_t spv_type_align(const spv_module *m, uint32_t type_id)
     if (!t)
         return 1;
     switch (t->kind) {
-    case SPV_TYPE_BOOL: case SPV_TYPE_INT: case SPV_TYPE_FLOAT:
+    case SPV_TYPE_BOOL:
+    case SPV_TYPE_INT:
+    case SPV_TYPE_FLOAT:
         return scalar_bytes(t) ? scalar_bytes(t) : 1;
     case SPV_TYPE_VECTOR: {
         uint32_t e = spv_type_align(m, t->elem);
@@ -27,7 +32,9 @@ uint32_t spv_type_align(const spv_module *m, uint32_t type_id)
         uint32_t n = t->count == 3 ? 4 : t->count;
         return e * n;
     }
-    case SPV_TYPE_MATRIX: case SPV_TYPE_ARRAY: case SPV_TYPE_RUNTIME_ARRAY:
+    case SPV_TYPE_MATRIX:
+    case SPV_TYPE_ARRAY:
+    case SPV_TYPE_RUNTIME_ARRAY:
         return spv_type_align(m, t->elem);
     case SPV_TYPE_STRUCT: {
         uint32_t a = 1;
@@ -47,7 +54,10 @@ uint32_t spv_type_align(const spv_module *m, uint32_t type_id)
     }
 }
 
-static uint64_t round_up(uint64_t x, uint64_t a) { return a ? (x + a - 1) / a * a : x; }
+static uint64_t round_up(uint64_t x, uint64_t a)
+{
+    return a ? (x + a - 1) / a * a : x;
+}
 
 uint64_t spv_type_size(const spv_module *m, uint32_t type_id)
 {
@@ -55,7 +65,9 @@ uint64_t spv_type_size(const spv_module *m, uint32_t type_id)
     if (!t)
         return 0;
     switch (t->kind) {
-    case SPV_TYPE_BOOL: case SPV_TYPE_INT: case SPV_TYPE_FLOAT:
+    case SPV_TYPE_BOOL:
+    case SPV_TYPE_INT:
+    case SPV_TYPE_FLOAT:
         return scalar_bytes(t);
     case SPV_TYPE_VECTOR: {
         uint64_t e = spv_type_size(m, t->elem);
@@ -65,8 +77,7 @@ uint64_t spv_type_size(const spv_module *m, uint32_t type_id)
         return spv_type_size(m, t->elem) * t->count;
     case SPV_TYPE_ARRAY: {
         const spv_decoration *d = spv_find_decoration(m, type_id, -1, SpvDecorationArrayStride);
-        uint64_t stride = d && d->nargs ? d->args[0]
-                                        : round_up(spv_type_size(m, t->elem), spv_type_align(m, t->elem));
+        uint64_t stride = d && d->nargs ? d->args[0] : round_up(spv_type_size(m, t->elem), spv_type_align(m, t->elem));
         return stride * t->count;
     }
     case SPV_TYPE_STRUCT: {

@@ -28,7 +28,10 @@ typedef struct loader {
     char where[160];
 } loader;
 
-static const char *src(const spv_module *m) { return m->source ? m->source : "<memory>"; }
+static const char *src(const spv_module *m)
+{
+    return m->source ? m->source : "<memory>";
+}
 
 static void set_where(loader *L, const spv_inst *in)
 {
@@ -60,8 +63,8 @@ static int read_header_and_insts(loader *L, const void *bytes, size_t nbytes)
     if (nbytes == 0)
         return spv_fail(L->diag, "%s: empty file, expected a SPIR-V module", src(m));
     if (nbytes % 4)
-        return spv_fail(L->diag, "%s: size %zu bytes is not a multiple of 4, expected whole 32-bit words",
-                        src(m), nbytes);
+        return spv_fail(L->diag, "%s: size %zu bytes is not a multiple of 4, expected whole 32-bit words", src(m),
+                        nbytes);
     if (nbytes / 4 < HEADER_WORDS)
         return spv_fail(L->diag, "%s: only %zu words, expected at least the 5-word header", src(m), nbytes / 4);
     m->nwords = nbytes / 4;
@@ -71,8 +74,8 @@ static int read_header_and_insts(loader *L, const void *bytes, size_t nbytes)
     memcpy(m->words, bytes, nbytes);
     if (m->words[0] != SpvMagicNumber) {
         if (__builtin_bswap32(m->words[0]) != SpvMagicNumber)
-            return spv_fail(L->diag, "%s: word 0: magic number 0x%08x, expected 0x%08x (SPIR-V)", src(m),
-                            m->words[0], SpvMagicNumber);
+            return spv_fail(L->diag, "%s: word 0: magic number 0x%08x, expected 0x%08x (SPIR-V)", src(m), m->words[0],
+                            SpvMagicNumber);
         for (size_t i = 0; i < m->nwords; i++)
             m->words[i] = __builtin_bswap32(m->words[i]);
     }
@@ -93,12 +96,13 @@ static int read_header_and_insts(loader *L, const void *bytes, size_t nbytes)
     for (size_t pos = HEADER_WORDS; pos < m->nwords;) {
         uint32_t wc = m->words[pos] >> 16;
         if (wc == 0)
-            return spv_fail(L->diag, "%s: word %zu: instruction word count 0 (opcode %u), expected at least 1",
-                            src(m), pos, m->words[pos] & 0xffff);
+            return spv_fail(L->diag, "%s: word %zu: instruction word count 0 (opcode %u), expected at least 1", src(m),
+                            pos, m->words[pos] & 0xffff);
         if (pos + wc > m->nwords)
-            return spv_fail(L->diag,
-                            "%s: word %zu: %s has word count %u but only %zu words remain (truncated module?)",
-                            src(m), pos, spv_opcode_name(m->words[pos] & 0xffff) ? spv_opcode_name(m->words[pos] & 0xffff) : "instruction",
+            return spv_fail(L->diag, "%s: word %zu: %s has word count %u but only %zu words remain (truncated module?)",
+                            src(m), pos,
+                            spv_opcode_name(m->words[pos] & 0xffff) ? spv_opcode_name(m->words[pos] & 0xffff)
+                                                                    : "instruction",
                             wc, m->nwords - pos);
         pos += wc;
         n++;
@@ -131,16 +135,36 @@ static int read_header_and_insts(loader *L, const void *bytes, size_t nbytes)
 static bool allows_forward_refs(uint32_t op)
 {
     switch (op) {
-    case SpvOpName: case SpvOpMemberName: case SpvOpDecorate: case SpvOpMemberDecorate:
-    case SpvOpDecorateId: case SpvOpDecorateString: case SpvOpMemberDecorateString:
-    case SpvOpGroupDecorate: case SpvOpGroupMemberDecorate: case SpvOpEntryPoint:
-    case SpvOpExecutionMode: case SpvOpExecutionModeId: case SpvOpTypePointer:
-    case SpvOpTypeStruct: case SpvOpBranch: case SpvOpBranchConditional: case SpvOpSwitch:
-    case SpvOpPhi: case SpvOpLoopMerge: case SpvOpSelectionMerge: case SpvOpFunctionCall:
-    case SpvOpEnqueueKernel: case SpvOpGetKernelNDrangeSubGroupCount:
-    case SpvOpGetKernelNDrangeMaxSubGroupSize: case SpvOpGetKernelWorkGroupSize:
-    case SpvOpGetKernelPreferredWorkGroupSizeMultiple: case SpvOpGetKernelLocalSizeForSubgroupCount:
-    case SpvOpGetKernelMaxNumSubgroups: case SpvOpLine: case SpvOpExtInst:
+    case SpvOpName:
+    case SpvOpMemberName:
+    case SpvOpDecorate:
+    case SpvOpMemberDecorate:
+    case SpvOpDecorateId:
+    case SpvOpDecorateString:
+    case SpvOpMemberDecorateString:
+    case SpvOpGroupDecorate:
+    case SpvOpGroupMemberDecorate:
+    case SpvOpEntryPoint:
+    case SpvOpExecutionMode:
+    case SpvOpExecutionModeId:
+    case SpvOpTypePointer:
+    case SpvOpTypeStruct:
+    case SpvOpBranch:
+    case SpvOpBranchConditional:
+    case SpvOpSwitch:
+    case SpvOpPhi:
+    case SpvOpLoopMerge:
+    case SpvOpSelectionMerge:
+    case SpvOpFunctionCall:
+    case SpvOpEnqueueKernel:
+    case SpvOpGetKernelNDrangeSubGroupCount:
+    case SpvOpGetKernelNDrangeMaxSubGroupSize:
+    case SpvOpGetKernelWorkGroupSize:
+    case SpvOpGetKernelPreferredWorkGroupSizeMultiple:
+    case SpvOpGetKernelLocalSizeForSubgroupCount:
+    case SpvOpGetKernelMaxNumSubgroups:
+    case SpvOpLine:
+    case SpvOpExtInst:
         return true;
     default:
         return false;
@@ -206,8 +230,8 @@ static int check_operands(loader *L)
                     continue;
                 }
                 if (o->kind == SPV_OPERAND_IdResultType && !(defined[id] && m->ids[id].kind == SPV_ID_TYPE)) {
-                    rc = spv_fail(L->diag, "%s: result type %%%u is %s, expected a type defined earlier",
-                                  L->where, id, defined[id] ? "not a type" : "not defined yet");
+                    rc = spv_fail(L->diag, "%s: result type %%%u is %s, expected a type defined earlier", L->where, id,
+                                  defined[id] ? "not a type" : "not defined yet");
                     break;
                 }
                 /* Types, constants and global variables may refer only backwards. */
@@ -263,10 +287,21 @@ static int build_type(loader *L, const spv_inst *in, spv_id *x)
     uint32_t nops = spv_inst_nops(in);
     const uint32_t *op = in->w + in->first_op;
     switch (in->opcode) {
-    case SpvOpTypeVoid: t->kind = SPV_TYPE_VOID; break;
-    case SpvOpTypeBool: t->kind = SPV_TYPE_BOOL; break;
-    case SpvOpTypeInt: t->kind = SPV_TYPE_INT; t->width = op[0]; t->is_signed = op[1] != 0; break;
-    case SpvOpTypeFloat: t->kind = SPV_TYPE_FLOAT; t->width = op[0]; break;
+    case SpvOpTypeVoid:
+        t->kind = SPV_TYPE_VOID;
+        break;
+    case SpvOpTypeBool:
+        t->kind = SPV_TYPE_BOOL;
+        break;
+    case SpvOpTypeInt:
+        t->kind = SPV_TYPE_INT;
+        t->width = op[0];
+        t->is_signed = op[1] != 0;
+        break;
+    case SpvOpTypeFloat:
+        t->kind = SPV_TYPE_FLOAT;
+        t->width = op[0];
+        break;
     case SpvOpTypeVector:
     case SpvOpTypeMatrix:
         t->kind = in->opcode == SpvOpTypeVector ? SPV_TYPE_VECTOR : SPV_TYPE_MATRIX;
@@ -284,8 +319,15 @@ static int build_type(loader *L, const spv_inst *in, spv_id *x)
             t->count = len->scalar > UINT32_MAX ? UINT32_MAX : (uint32_t)len->scalar;
         break;
     }
-    case SpvOpTypeRuntimeArray: t->kind = SPV_TYPE_RUNTIME_ARRAY; t->elem = op[0]; break;
-    case SpvOpTypeStruct: t->kind = SPV_TYPE_STRUCT; t->nmembers = nops; t->members = op; break;
+    case SpvOpTypeRuntimeArray:
+        t->kind = SPV_TYPE_RUNTIME_ARRAY;
+        t->elem = op[0];
+        break;
+    case SpvOpTypeStruct:
+        t->kind = SPV_TYPE_STRUCT;
+        t->nmembers = nops;
+        t->members = op;
+        break;
     case SpvOpTypePointer: {
         t->kind = SPV_TYPE_POINTER;
         t->storage = op[0];
@@ -313,8 +355,14 @@ static int build_constant(loader *L, const spv_inst *in, spv_id *x)
     spv_module *m = L->m;
     const spv_type *t = spv_type_get(m, in->type_id);
     switch (in->opcode) {
-    case SpvOpConstantTrue: case SpvOpSpecConstantTrue: x->scalar = 1; break;
-    case SpvOpConstantFalse: case SpvOpSpecConstantFalse: x->scalar = 0; break;
+    case SpvOpConstantTrue:
+    case SpvOpSpecConstantTrue:
+        x->scalar = 1;
+        break;
+    case SpvOpConstantFalse:
+    case SpvOpSpecConstantFalse:
+        x->scalar = 0;
+        break;
     case SpvOpConstant:
     case SpvOpSpecConstant:
         if (!t || (t->kind != SPV_TYPE_INT && t->kind != SPV_TYPE_FLOAT))
@@ -327,8 +375,11 @@ static int build_constant(loader *L, const spv_inst *in, spv_id *x)
         x->nparts = spv_inst_nops(in);
         x->parts = in->w + in->first_op;
         break;
-    case SpvOpConstantNull: x->is_null = true; break;
-    default: break; /* OpSpecConstantOp, OpConstantSampler, ...: no stored value */
+    case SpvOpConstantNull:
+        x->is_null = true;
+        break;
+    default:
+        break; /* OpSpecConstantOp, OpConstantSampler, ...: no stored value */
     }
     return 0;
 }
@@ -366,15 +417,19 @@ static int build_decorations(loader *L)
         const spv_inst *in = &m->insts[i];
         uint32_t n = in->nwords;
         switch (in->opcode) {
-        case SpvOpDecorate: case SpvOpDecorateId: case SpvOpDecorateString:
-            if (push_dec(L, &cap, (spv_decoration){in->w[1], -1, in->w[2], n - 3, in->w + 3, i}))
+        case SpvOpDecorate:
+        case SpvOpDecorateId:
+        case SpvOpDecorateString:
+            if (push_dec(L, &cap, (spv_decoration){ in->w[1], -1, in->w[2], n - 3, in->w + 3, i }))
                 return -1;
             break;
-        case SpvOpMemberDecorate: case SpvOpMemberDecorateString:
-            if (push_dec(L, &cap, (spv_decoration){in->w[1], (int32_t)in->w[2], in->w[3], n - 4, in->w + 4, i}))
+        case SpvOpMemberDecorate:
+        case SpvOpMemberDecorateString:
+            if (push_dec(L, &cap, (spv_decoration){ in->w[1], (int32_t)in->w[2], in->w[3], n - 4, in->w + 4, i }))
                 return -1;
             break;
-        default: break;
+        default:
+            break;
         }
     }
     uint32_t direct = m->ndecs;
@@ -476,7 +531,7 @@ static int build_functions(loader *L)
                 return spv_fail(L->diag, "%s: out of memory", src(m));
             f->blocks = b;
             cur_block = f->nblocks++;
-            f->blocks[cur_block] = (spv_block){in->result_id, i + 1, i + 1};
+            f->blocks[cur_block] = (spv_block){ in->result_id, i + 1, i + 1 };
             f->is_declaration = false;
             m->ids[in->result_id].kind = SPV_ID_LABEL;
             m->ids[in->result_id].func = m->nfuncs - 1;
@@ -496,8 +551,14 @@ static int build_functions(loader *L)
                 x->func = m->nfuncs - 1;
             }
             switch (in->opcode) {
-            case SpvOpBranch: case SpvOpBranchConditional: case SpvOpSwitch: case SpvOpReturn:
-            case SpvOpReturnValue: case SpvOpKill: case SpvOpUnreachable: case SpvOpTerminateInvocation:
+            case SpvOpBranch:
+            case SpvOpBranchConditional:
+            case SpvOpSwitch:
+            case SpvOpReturn:
+            case SpvOpReturnValue:
+            case SpvOpKill:
+            case SpvOpUnreachable:
+            case SpvOpTerminateInvocation:
                 f->blocks[cur_block].end = i + 1;
                 cur_block = SPV_NONE;
                 break;
@@ -565,9 +626,16 @@ static int build_entry_points(loader *L)
             md->args = in->w + 3;
             if (md->nargs >= 3) {
                 uint32_t *dst = NULL;
-                if (md->mode == SpvExecutionModeLocalSize) { dst = e->local_size; e->has_local_size = true; }
-                else if (md->mode == SpvExecutionModeLocalSizeId) { dst = e->local_size_id; e->has_local_size_id = true; }
-                else if (md->mode == SpvExecutionModeLocalSizeHint) { dst = e->local_size_hint; e->has_local_size_hint = true; }
+                if (md->mode == SpvExecutionModeLocalSize) {
+                    dst = e->local_size;
+                    e->has_local_size = true;
+                } else if (md->mode == SpvExecutionModeLocalSizeId) {
+                    dst = e->local_size_id;
+                    e->has_local_size_id = true;
+                } else if (md->mode == SpvExecutionModeLocalSizeHint) {
+                    dst = e->local_size_hint;
+                    e->has_local_size_hint = true;
+                }
                 if (dst)
                     memcpy(dst, md->args, 3 * sizeof *dst);
             }
@@ -618,9 +686,10 @@ static int build_model(loader *L)
         case SpvOpExtInstImport: {
             const char *name = (const char *)(in->w + 2);
             x->kind = SPV_ID_EXT_IMPORT;
-            x->ext_set = !strcmp(name, "GLSL.std.450") ? SPV_EXT_GLSL_STD_450
-                       : !strcmp(name, "OpenCL.std") ? SPV_EXT_OPENCL_STD
-                       : !strncmp(name, "NonSemantic.", 12) ? SPV_EXT_NONSEMANTIC : SPV_EXT_UNKNOWN;
+            x->ext_set = !strcmp(name, "GLSL.std.450")        ? SPV_EXT_GLSL_STD_450
+                         : !strcmp(name, "OpenCL.std")        ? SPV_EXT_OPENCL_STD
+                         : !strncmp(name, "NonSemantic.", 12) ? SPV_EXT_NONSEMANTIC
+                                                              : SPV_EXT_UNKNOWN;
             break;
         }
         case SpvOpName:
@@ -683,7 +752,7 @@ spv_module *spv_module_load(const void *bytes, size_t nbytes, const char *source
         return NULL;
     }
     m->source = strdup(source ? source : "<memory>");
-    loader L = {.m = m, .diag = diag};
+    loader L = { .m = m, .diag = diag };
     if (!m->source || read_header_and_insts(&L, bytes, nbytes) || check_operands(&L))
         goto fail;
     if (!(opts && opts->skip_validation) && !spv_validate_words(m->words, m->nwords, m->source, diag))

@@ -7,15 +7,15 @@
 typedef struct walker {
     const uint32_t *w;
     uint32_t nwords;
-    uint32_t pos;            /* next word */
+    uint32_t pos; /* next word */
     spv_operand *out;
     int n, max;
     spv_literal_words_fn width_of;
     void *ud;
     const char *where;
     spv_diag *diag;
-    uint32_t switch_width;   /* OpSwitch: literal words of the selector */
-    uint32_t value_width;    /* OpConstant: literal words of the result type */
+    uint32_t switch_width; /* OpSwitch: literal words of the selector */
+    uint32_t value_width;  /* OpConstant: literal words of the result type */
 } walker;
 
 int spv_operand_is_id(uint8_t kind)
@@ -30,7 +30,7 @@ static int emit(walker *wk, uint8_t kind, uint32_t nw)
                         spv_operand_kinds[kind].name);
     if (wk->n >= wk->max)
         return spv_fail(wk->diag, "%s: too many operands", wk->where);
-    wk->out[wk->n++] = (spv_operand){kind, (uint16_t)wk->pos, (uint16_t)nw};
+    wk->out[wk->n++] = (spv_operand){ kind, (uint16_t)wk->pos, (uint16_t)nw };
     wk->pos += nw;
     return 0;
 }
@@ -135,15 +135,22 @@ static int operand(walker *wk, uint8_t kind)
     }
 }
 
-int spv_split_operands(const uint32_t *w, uint32_t nwords, spv_literal_words_fn width_of, void *ud,
-                       spv_operand *out, int max, const char *where, spv_diag *diag)
+int spv_split_operands(const uint32_t *w, uint32_t nwords, spv_literal_words_fn width_of, void *ud, spv_operand *out,
+                       int max, const char *where, spv_diag *diag)
 {
     uint32_t opcode = w[0] & 0xffff;
     const spv_opcode_desc *d = spv_opcode_desc_get(opcode);
     if (!d)
         return spv_fail(diag, "%s: unknown opcode %u", where, opcode);
-    walker wk = {.w = w, .nwords = nwords, .pos = 1, .out = out, .max = max,
-                 .width_of = width_of, .ud = ud, .where = where, .diag = diag};
+    walker wk = { .w = w,
+                  .nwords = nwords,
+                  .pos = 1,
+                  .out = out,
+                  .max = max,
+                  .width_of = width_of,
+                  .ud = ud,
+                  .where = where,
+                  .diag = diag };
     if ((opcode == SpvOpConstant || opcode == SpvOpSpecConstant) && nwords >= 3)
         wk.value_width = width_of ? width_of(ud, w[1]) : 0;
     if (opcode == SpvOpSwitch && nwords >= 2)
@@ -164,7 +171,6 @@ int spv_split_operands(const uint32_t *w, uint32_t nwords, spv_literal_words_fn 
         }
     }
     if (wk.pos != nwords)
-        return spv_fail(diag, "%s: %u extra word(s) after the last operand of %s", where, nwords - wk.pos,
-                        d->name);
+        return spv_fail(diag, "%s: %u extra word(s) after the last operand of %s", where, nwords - wk.pos, d->name);
     return wk.n;
 }

@@ -15,8 +15,8 @@
 #include "spirv_grammar.h"
 
 typedef struct spv_operand {
-    uint8_t kind;      /* spv_operand_kind */
-    uint16_t word;     /* index of the first word in the instruction (0 = opcode word) */
+    uint8_t kind;  /* spv_operand_kind */
+    uint16_t word; /* index of the first word in the instruction (0 = opcode word) */
     uint16_t nwords;
 } spv_operand;
 
@@ -29,8 +29,8 @@ typedef uint32_t (*spv_literal_words_fn)(void *ud, uint32_t type_id);
  * `max` operands.  `selector_type` gives the literal width of OpSwitch labels
  * (the type of the selector id) and of OpConstant values.  Returns the operand
  * count, or -1 with diag set ("expected ...").  `where` prefixes messages. */
-int spv_split_operands(const uint32_t *w, uint32_t nwords, spv_literal_words_fn width_of, void *ud,
-                       spv_operand *out, int max, const char *where, spv_diag *diag);
+int spv_split_operands(const uint32_t *w, uint32_t nwords, spv_literal_words_fn width_of, void *ud, spv_operand *out,
+                       int max, const char *where, spv_diag *diag);
 
 /* True for operand kinds that hold an id (IdRef, IdResultType, IdScope, ...). */
 int spv_operand_is_id(uint8_t kind);

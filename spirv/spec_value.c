@@ -21,9 +21,9 @@ static const struct {
     const char *name;
     spv_value_type type;
 } type_names[] = {
-    {"bool", SPV_VALUE_BOOL}, {"i8", SPV_VALUE_I8},   {"i16", SPV_VALUE_I16}, {"i32", SPV_VALUE_I32},
-    {"i64", SPV_VALUE_I64},   {"u8", SPV_VALUE_U8},   {"u16", SPV_VALUE_U16}, {"u32", SPV_VALUE_U32},
-    {"u64", SPV_VALUE_U64},   {"f16", SPV_VALUE_F16}, {"f32", SPV_VALUE_F32}, {"f64", SPV_VALUE_F64},
+    { "bool", SPV_VALUE_BOOL }, { "i8", SPV_VALUE_I8 },   { "i16", SPV_VALUE_I16 }, { "i32", SPV_VALUE_I32 },
+    { "i64", SPV_VALUE_I64 },   { "u8", SPV_VALUE_U8 },   { "u16", SPV_VALUE_U16 }, { "u32", SPV_VALUE_U32 },
+    { "u64", SPV_VALUE_U64 },   { "f16", SPV_VALUE_F16 }, { "f32", SPV_VALUE_F32 }, { "f64", SPV_VALUE_F64 },
 };
 
 const char *spv_value_type_name(spv_value_type t)
@@ -37,18 +37,40 @@ const char *spv_value_type_name(spv_value_type t)
 unsigned spv_value_type_bits(spv_value_type t)
 {
     switch (t) {
-    case SPV_VALUE_BOOL: return 1;
-    case SPV_VALUE_I8: case SPV_VALUE_U8: return 8;
-    case SPV_VALUE_I16: case SPV_VALUE_U16: case SPV_VALUE_F16: return 16;
-    case SPV_VALUE_I32: case SPV_VALUE_U32: case SPV_VALUE_F32: return 32;
-    case SPV_VALUE_I64: case SPV_VALUE_U64: case SPV_VALUE_F64: return 64;
-    default: return 0;
+    case SPV_VALUE_BOOL:
+        return 1;
+    case SPV_VALUE_I8:
+    case SPV_VALUE_U8:
+        return 8;
+    case SPV_VALUE_I16:
+    case SPV_VALUE_U16:
+    case SPV_VALUE_F16:
+        return 16;
+    case SPV_VALUE_I32:
+    case SPV_VALUE_U32:
+    case SPV_VALUE_F32:
+        return 32;
+    case SPV_VALUE_I64:
+    case SPV_VALUE_U64:
+    case SPV_VALUE_F64:
+        return 64;
+    default:
+        return 0;
     }
 }
 
-static bool type_is_signed_int(spv_value_type t) { return t >= SPV_VALUE_I8 && t <= SPV_VALUE_I64; }
-static bool type_is_unsigned_int(spv_value_type t) { return t >= SPV_VALUE_U8 && t <= SPV_VALUE_U64; }
-static bool type_is_float(spv_value_type t) { return t >= SPV_VALUE_F16 && t <= SPV_VALUE_F64; }
+static bool type_is_signed_int(spv_value_type t)
+{
+    return t >= SPV_VALUE_I8 && t <= SPV_VALUE_I64;
+}
+static bool type_is_unsigned_int(spv_value_type t)
+{
+    return t >= SPV_VALUE_U8 && t <= SPV_VALUE_U64;
+}
+static bool type_is_float(spv_value_type t)
+{
+    return t >= SPV_VALUE_F16 && t <= SPV_VALUE_F64;
+}
 
 /* Integer text: optional sign, decimal or 0x hex digits, nothing else.
  * Returns 0, -1 if not an integer, -2 if the magnitude exceeds 64 bits. */
@@ -215,8 +237,10 @@ int spv_parse_spec_value(const char *text, spv_spec_value *v, spv_diag *diag)
             if (!strcmp(type_names[i].name, suffix))
                 t = type_names[i].type;
         if (t == SPV_VALUE_AUTO)
-            return spv_fail(diag, "\"%s\": unknown type suffix \":%s\", expected one of :bool :i8 :i16 :i32 :i64 "
-                                  ":u8 :u16 :u32 :u64 :f16 :f32 :f64", text, suffix);
+            return spv_fail(diag,
+                            "\"%s\": unknown type suffix \":%s\", expected one of :bool :i8 :i16 :i32 :i64 "
+                            ":u8 :u16 :u32 :u64 :f16 :f32 :f64",
+                            text, suffix);
         char buf[256];
         size_t n = (size_t)(colon - value);
         if (n >= sizeof buf)

@@ -43,8 +43,8 @@ typedef enum cv_kind {
 
 typedef struct cval {
     uint8_t kind;
-    spv_fold_value v;       /* CV_LANES */
-    uint32_t nparts;        /* CV_AGG: constituents; CV_LANES vector: lane constant ids once known */
+    spv_fold_value v; /* CV_LANES */
+    uint32_t nparts;  /* CV_AGG: constituents; CV_LANES vector: lane constant ids once known */
     const uint32_t *parts;
 } cval;
 
@@ -52,37 +52,49 @@ typedef struct cval {
 typedef struct new_const {
     uint32_t before;
     uint32_t id, type_id;
-    uint16_t opcode;        /* OpConstant, OpConstantTrue/False, OpConstantComposite, OpConstantNull */
-    uint64_t bits;          /* OpConstant */
-    uint32_t nparts;        /* OpConstantComposite */
+    uint16_t opcode; /* OpConstant, OpConstantTrue/False, OpConstantComposite, OpConstantNull */
+    uint64_t bits;   /* OpConstant */
+    uint32_t nparts; /* OpConstantComposite */
     const uint32_t *parts;
 } new_const;
 
 typedef struct scalar_key {
     uint32_t type_id;
-    uint32_t id;            /* 0: empty slot */
+    uint32_t id; /* 0: empty slot */
     uint64_t bits;
 } scalar_key;
 
 typedef struct spec_ctx {
     const spv_module *m;
     spv_diag *diag;
-    uint32_t bound;                 /* grows as constants are created */
-    uint32_t *vidx;                 /* [vcap] id -> index in vals (0: none) */
+    uint32_t bound; /* grows as constants are created */
+    uint32_t *vidx; /* [vcap] id -> index in vals (0: none) */
     uint32_t vcap;
-    cval *vals;       uint32_t nvals, capvals;
-    uint32_t **owned; uint32_t nowned, capowned;     /* parts arrays to free */
-    new_const *news;  uint32_t nnews, capnews;
-    scalar_key *scal; uint32_t scap, nscal;          /* open-addressing (type, bits) -> id */
+    cval *vals;
+    uint32_t nvals, capvals;
+    uint32_t **owned;
+    uint32_t nowned, capowned; /* parts arrays to free */
+    new_const *news;
+    uint32_t nnews, capnews;
+    scalar_key *scal;
+    uint32_t scap, nscal; /* open-addressing (type, bits) -> id */
     /* user values, per entry of the spec constant list */
-    spv_spec_constant *list; size_t nlist;
-    bool *ov_set; uint64_t *ov_bits;
-    uint32_t cur;                   /* instruction being evaluated */
+    spv_spec_constant *list;
+    size_t nlist;
+    bool *ov_set;
+    uint64_t *ov_bits;
+    uint32_t cur; /* instruction being evaluated */
 } spec_ctx;
 
-static const char *src(const spv_module *m) { return m->source ? m->source : "<memory>"; }
+static const char *src(const spv_module *m)
+{
+    return m->source ? m->source : "<memory>";
+}
 
-static int oom(spec_ctx *c) { return spv_fail(c->diag, "%s: out of memory while specializing", src(c->m)); }
+static int oom(spec_ctx *c)
+{
+    return spv_fail(c->diag, "%s: out of memory while specializing", src(c->m));
+}
 
 /* --- small tables ------------------------------------------------------------------ */
 
@@ -171,7 +183,7 @@ static int remember_scalar(spec_ctx *c, uint32_t type_id, uint64_t bits, uint32_
     }
     scalar_key *k = find_scalar_slot(c, type_id, bits);
     if (!k->id) {
-        *k = (scalar_key){type_id, id, bits};
+        *k = (scalar_key){ type_id, id, bits };
         c->nscal++;
     }
     return 0;
@@ -214,10 +226,17 @@ static bool fold_type_of(const spv_module *m, uint32_t type_id, spv_fold_type *f
             return false;
     }
     switch (t->kind) {
-    case SPV_TYPE_BOOL: *ft = (spv_fold_type){SPV_FOLD_BOOL, 1, (uint8_t)lanes}; return true;
-    case SPV_TYPE_INT: *ft = (spv_fold_type){SPV_FOLD_INT, (uint8_t)t->width, (uint8_t)lanes}; return true;
-    case SPV_TYPE_FLOAT: *ft = (spv_fold_type){SPV_FOLD_FLOAT, (uint8_t)t->width, (uint8_t)lanes}; return true;
-    default: return false;
+    case SPV_TYPE_BOOL:
+        *ft = (spv_fold_type){ SPV_FOLD_BOOL, 1, (uint8_t)lanes };
+        return true;
+    case SPV_TYPE_INT:
+        *ft = (spv_fold_type){ SPV_FOLD_INT, (uint8_t)t->width, (uint8_t)lanes };
+        return true;
+    case SPV_TYPE_FLOAT:
+        *ft = (spv_fold_type){ SPV_FOLD_FLOAT, (uint8_t)t->width, (uint8_t)lanes };
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -229,14 +248,16 @@ static spv_value_type value_type_of(const spv_module *m, uint32_t type_id)
     if (t->kind == SPV_TYPE_BOOL)
         return SPV_VALUE_BOOL;
     if (t->kind == SPV_TYPE_INT) {
-        static const spv_value_type s[] = {SPV_VALUE_I8, SPV_VALUE_I16, SPV_VALUE_I32, SPV_VALUE_I64};
-        static const spv_value_type u[] = {SPV_VALUE_U8, SPV_VALUE_U16, SPV_VALUE_U32, SPV_VALUE_U64};
+        static const spv_value_type s[] = { SPV_VALUE_I8, SPV_VALUE_I16, SPV_VALUE_I32, SPV_VALUE_I64 };
+        static const spv_value_type u[] = { SPV_VALUE_U8, SPV_VALUE_U16, SPV_VALUE_U32, SPV_VALUE_U64 };
         int k = t->width == 8 ? 0 : t->width == 16 ? 1 : t->width == 32 ? 2 : t->width == 64 ? 3 : -1;
         return k < 0 ? SPV_VALUE_AUTO : t->is_signed ? s[k] : u[k];
     }
     if (t->kind == SPV_TYPE_FLOAT)
-        return t->width == 16 ? SPV_VALUE_F16 : t->width == 32 ? SPV_VALUE_F32 : t->width == 64 ? SPV_VALUE_F64
-                                                                                                : SPV_VALUE_AUTO;
+        return t->width == 16   ? SPV_VALUE_F16
+               : t->width == 32 ? SPV_VALUE_F32
+               : t->width == 64 ? SPV_VALUE_F64
+                                : SPV_VALUE_AUTO;
     return SPV_VALUE_AUTO;
 }
 
@@ -264,8 +285,8 @@ size_t spv_spec_constants(const spv_module *m, spv_spec_constant **out)
             if (op != SpvOpSpecConstant && op != SpvOpSpecConstantTrue && op != SpvOpSpecConstantFalse)
                 continue;
             if (pass == 1)
-                (*out)[k] = (spv_spec_constant){x->spec_id, id, x->name, x->type_id, value_type_of(m, x->type_id),
-                                                x->scalar};
+                (*out)[k] =
+                    (spv_spec_constant){ x->spec_id, id, x->name, x->type_id, value_type_of(m, x->type_id), x->scalar };
             k++;
         }
         if (pass == 0) {
@@ -292,12 +313,21 @@ static void describe(const spec_ctx *c, const spv_spec_constant *k, char *buf, s
         snprintf(buf, len, "%s: spec id %u (%%%u, %s)", src(c->m), k->spec_id, k->id, spv_value_type_name(k->type));
 }
 
-static bool is_sint(spv_value_type t) { return t >= SPV_VALUE_I8 && t <= SPV_VALUE_I64; }
-static bool is_uint(spv_value_type t) { return t >= SPV_VALUE_U8 && t <= SPV_VALUE_U64; }
-static bool is_float(spv_value_type t) { return t >= SPV_VALUE_F16 && t <= SPV_VALUE_F64; }
+static bool is_sint(spv_value_type t)
+{
+    return t >= SPV_VALUE_I8 && t <= SPV_VALUE_I64;
+}
+static bool is_uint(spv_value_type t)
+{
+    return t >= SPV_VALUE_U8 && t <= SPV_VALUE_U64;
+}
+static bool is_float(spv_value_type t)
+{
+    return t >= SPV_VALUE_F16 && t <= SPV_VALUE_F64;
+}
 static unsigned vt_width(spv_value_type t)
 {
-    static const unsigned w[] = {0, 1, 8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64};
+    static const unsigned w[] = { 0, 1, 8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64 };
     return (unsigned)t < sizeof w / sizeof w[0] ? w[t] : 0;
 }
 /* The unsigned / signed type of the same width. */
@@ -342,8 +372,8 @@ static int value_bits(spec_ctx *c, const spv_spec_constant *k, const spv_spec_va
     /* signed value into an unsigned constant or the reverse: only if it fits */
     if (is_sint(v->type) && spv_fold_sext(v->bits, vw) < 0)
         return spv_fail(c->diag, "%s: value %lld (%s) is out of range for %s (0 to %llu)", what,
-                        (long long)spv_fold_sext(v->bits, vw), spv_value_type_name(v->type),
-                        spv_value_type_name(kt), (unsigned long long)spv_fold_mask(~0ull, kw));
+                        (long long)spv_fold_sext(v->bits, vw), spv_value_type_name(v->type), spv_value_type_name(kt),
+                        (unsigned long long)spv_fold_mask(~0ull, kw));
     if (is_uint(v->type) && spv_fold_sext(v->bits, vw) < 0)
         return spv_fail(c->diag, "%s: value %llu (%s) is out of range for %s (at most %llu)", what,
                         (unsigned long long)v->bits, spv_value_type_name(v->type), spv_value_type_name(kt),
@@ -379,9 +409,8 @@ static int apply_values(spec_ctx *c, const spv_spec_value *values, size_t n)
         for (size_t j = 0; j < i; j++)
             if (values[j].spec_id == v->spec_id && values[j].type != SPV_VALUE_AUTO && v->type != SPV_VALUE_AUTO &&
                 values[j].type != v->type)
-                return spv_fail(c->diag, "%s: spec id %u is set twice with different types (%s, then %s)",
-                                src(c->m), v->spec_id, spv_value_type_name(values[j].type),
-                                spv_value_type_name(v->type));
+                return spv_fail(c->diag, "%s: spec id %u is set twice with different types (%s, then %s)", src(c->m),
+                                v->spec_id, spv_value_type_name(values[j].type), spv_value_type_name(v->type));
         bool found = false;
         for (size_t k = 0; k < c->nlist; k++) {
             if (c->list[k].spec_id != v->spec_id)
@@ -416,7 +445,8 @@ static uint32_t member_type(const spec_ctx *c, uint32_t type_id, uint32_t k, uin
         *count = (uint32_t)len->v.lane[0];
         return t->elem;
     }
-    case SPV_TYPE_MATRIX: case SPV_TYPE_VECTOR:
+    case SPV_TYPE_MATRIX:
+    case SPV_TYPE_VECTOR:
         *count = t->count;
         return t->elem;
     default:
@@ -443,11 +473,11 @@ static int scalar_const(spec_ctx *c, uint32_t type_id, const spv_fold_type *st, 
             return 0;
         }
     }
-    new_const n = {.before = c->cur, .type_id = type_id, .bits = bits};
+    new_const n = { .before = c->cur, .type_id = type_id, .bits = bits };
     n.opcode = st->kind == SPV_FOLD_BOOL ? (bits ? SpvOpConstantTrue : SpvOpConstantFalse) : SpvOpConstant;
     if (fresh_id(c, &n.id) || push_new(c, &n))
         return -1;
-    cval v = {.kind = CV_LANES};
+    cval v = { .kind = CV_LANES };
     v.v.t = *st;
     v.v.t.lanes = 1;
     v.v.lane[0] = bits;
@@ -482,7 +512,7 @@ static int materialize(spec_ctx *c, cval *v, uint32_t type_id, uint32_t *id)
 {
     if (v->kind == CV_LANES && v->v.t.lanes == 1)
         return scalar_const(c, type_id, &v->v.t, v->v.lane[0], id);
-    new_const n = {.before = c->cur, .type_id = type_id};
+    new_const n = { .before = c->cur, .type_id = type_id };
     if (v->kind == CV_LANES) {
         if (vector_lane_ids(c, type_id, v))
             return -1;
@@ -548,8 +578,8 @@ static int extract(spec_ctx *c, const spv_inst *in, const cval *comp, const uint
 
 /* CompositeInsert of object `obj` into `comp` (of type comp_type) at idx[0..n). */
 /* Values are passed by copy: creating constants may move the value table. */
-static int insert(spec_ctx *c, const spv_inst *in, cval comp_copy, uint32_t comp_type, const uint32_t *idx,
-                  uint32_t n, uint32_t obj, cval *out)
+static int insert(spec_ctx *c, const spv_inst *in, cval comp_copy, uint32_t comp_type, const uint32_t *idx, uint32_t n,
+                  uint32_t obj, cval *out)
 {
     const cval *comp = &comp_copy;
     if (comp->kind == CV_OPAQUE) {
@@ -591,7 +621,7 @@ static int insert(spec_ctx *c, const spv_inst *in, cval comp_copy, uint32_t comp
                 parts[k] = parts[k - 1]; /* arrays: one null element serves all */
                 continue;
             }
-            cval z = {.kind = CV_NULL};
+            cval z = { .kind = CV_NULL };
             if (fold_type_of(c->m, mt, &z.v.t))
                 z.kind = CV_LANES;
             if (materialize(c, &z, mt, &parts[k]))
@@ -604,7 +634,7 @@ static int insert(spec_ctx *c, const spv_inst *in, cval comp_copy, uint32_t comp
         const cval *child = operand_val(c, parts[idx[0]]);
         if (!child)
             return op_error(c, in, "%s", "a constituent is not a constant");
-        cval sub = {0};
+        cval sub = { 0 };
         if (insert(c, in, *child, elem_type, idx + 1, n - 1, obj, &sub))
             return -1;
         if (sub.kind == CV_OPAQUE) {
@@ -614,15 +644,20 @@ static int insert(spec_ctx *c, const spv_inst *in, cval comp_copy, uint32_t comp
         if (materialize(c, &sub, elem_type, &parts[idx[0]]))
             return -1;
     }
-    *out = (cval){.kind = CV_AGG, .nparts = count, .parts = parts};
+    *out = (cval){ .kind = CV_AGG, .nparts = count, .parts = parts };
     return 0;
 }
 
 static bool is_pointer_op(uint32_t op)
 {
     switch (op) {
-    case SpvOpConvertPtrToU: case SpvOpConvertUToPtr: case SpvOpGenericCastToPtr: case SpvOpPtrCastToGeneric:
-    case SpvOpAccessChain: case SpvOpInBoundsAccessChain: case SpvOpPtrAccessChain:
+    case SpvOpConvertPtrToU:
+    case SpvOpConvertUToPtr:
+    case SpvOpGenericCastToPtr:
+    case SpvOpPtrCastToGeneric:
+    case SpvOpAccessChain:
+    case SpvOpInBoundsAccessChain:
+    case SpvOpPtrAccessChain:
     case SpvOpInBoundsPtrAccessChain:
         return true;
     default:
@@ -646,13 +681,12 @@ static int eval_spec_op(spec_ctx *c, const spv_inst *in, cval *out)
     }
     if (!spv_fold_supports(op))
         return op_error(c, in, "%s", "this opcode is not allowed in OpSpecConstantOp");
-    uint32_t nids = op == SpvOpVectorShuffle || op == SpvOpCompositeInsert ? 2 : op == SpvOpCompositeExtract ? 1
-                                                                                                             : nops;
+    uint32_t nids = op == SpvOpVectorShuffle || op == SpvOpCompositeInsert ? 2 : op == SpvOpCompositeExtract ? 1 : nops;
     if (nids > nops || nids > 3)
         return op_error(c, in, "%s", "wrong number of operands");
     spv_fold_value args[3];
     bool all_lanes = true;
-    const cval *vals[3] = {0};
+    const cval *vals[3] = { 0 };
     for (uint32_t k = 0; k < nids; k++) {
         vals[k] = operand_val(c, ops[k]);
         if (!vals[k]) {
@@ -730,13 +764,17 @@ static int evaluate(spec_ctx *c)
         c->cur = i;
         if (!in->result_id)
             continue;
-        cval v = {0};
+        cval v = { 0 };
         spv_fold_type ft;
         bool lanes = fold_type_of(m, in->type_id, &ft);
         const spv_id *x = &m->ids[in->result_id];
         switch (in->opcode) {
-        case SpvOpConstantTrue: case SpvOpConstantFalse: case SpvOpSpecConstantTrue: case SpvOpSpecConstantFalse:
-        case SpvOpConstant: case SpvOpSpecConstant: {
+        case SpvOpConstantTrue:
+        case SpvOpConstantFalse:
+        case SpvOpSpecConstantTrue:
+        case SpvOpSpecConstantFalse:
+        case SpvOpConstant:
+        case SpvOpSpecConstant: {
             if (!lanes || ft.lanes != 1)
                 return spv_fail(c->diag, "%s: word %u: constant %%%u is not of a scalar type", src(m), in->offset,
                                 in->result_id);
@@ -773,8 +811,8 @@ static int evaluate(spec_ctx *c)
                 }
                 if (lanes) {
                     if (p->kind != CV_LANES || p->v.t.lanes != 1 || k >= ft.lanes)
-                        return spv_fail(c->diag, "%s: word %u: constituent %%%u of vector %%%u is not a scalar",
-                                        src(m), in->offset, v.parts[k], in->result_id);
+                        return spv_fail(c->diag, "%s: word %u: constituent %%%u of vector %%%u is not a scalar", src(m),
+                                        in->offset, v.parts[k], in->result_id);
                     v.v.lane[k] = p->v.lane[0];
                 }
             }
@@ -837,8 +875,8 @@ static int check_arrays(spec_ctx *c)
             continue; /* a constant expression the validator already accepted */
         const spv_type *lt = spv_type_get(m, lx->type_id);
         if (v->kind != CV_LANES || v->v.t.kind != SPV_FOLD_INT || v->v.t.lanes != 1 || !lt)
-            return spv_fail(c->diag, "%s: array type %%%u: length %%%u is not an integer scalar", src(m),
-                            in->result_id, len_id);
+            return spv_fail(c->diag, "%s: array type %%%u: length %%%u is not an integer scalar", src(m), in->result_id,
+                            len_id);
         int64_t s = spv_fold_sext(v->v.lane[0], v->v.t.width);
         if (v->v.lane[0] == 0 || (lt->is_signed && s < 0)) {
             spv_fail(c->diag, "%s: array type %%%u: length %%%u is %lld after specialization, expected at least 1",
@@ -860,7 +898,7 @@ static int size_from_ids(spec_ctx *c, const uint32_t *ids, uint32_t out[3], cons
             return spv_fail(c->diag, "%s: %s: %%%u is not an integer constant", src(c->m), what, ids[k]);
         if (v->v.lane[0] == 0 || v->v.lane[0] > UINT32_MAX) {
             spv_fail(c->diag, "%s: %s: component %c (%%%u) is %llu after specialization, expected 1 to 4294967295",
-                     src(c->m), what, "xyz"[k], ids[k], (unsigned long long)v->v.lane[0]);
+                     src(c->m), what, "xyz"[k], ids[k], (unsigned long long)v -> v.lane[0]);
             append_origin(c, ids[k]);
             return -1;
         }
@@ -877,8 +915,8 @@ static int workgroup_size(spec_ctx *c, bool *has, uint32_t out[3])
         return 0;
     const cval *v = get_val(c, id);
     if (!v || v->kind != CV_LANES || v->v.t.kind != SPV_FOLD_INT || v->v.t.lanes != 3)
-        return spv_fail(c->diag, "%s: the WorkgroupSize constant %%%u is not a 3-component integer vector",
-                        src(c->m), id);
+        return spv_fail(c->diag, "%s: the WorkgroupSize constant %%%u is not a 3-component integer vector", src(c->m),
+                        id);
     const spv_inst *in = spv_def(c->m, id);
     if (in && in->opcode != SpvOpSpecConstantOp && spv_inst_nops(in) == 3) {
         if (size_from_ids(c, in->w + in->first_op, out, "the WorkgroupSize constant"))
@@ -886,9 +924,10 @@ static int workgroup_size(spec_ctx *c, bool *has, uint32_t out[3])
     } else {
         for (int k = 0; k < 3; k++) {
             if (v->v.lane[k] == 0 || v->v.lane[k] > UINT32_MAX)
-                return spv_fail(c->diag, "%s: the WorkgroupSize constant %%%u: component %c is %llu after "
-                                         "specialization, expected 1 to 4294967295",
-                                src(c->m), id, "xyz"[k], (unsigned long long)v->v.lane[k]);
+                return spv_fail(c->diag,
+                                "%s: the WorkgroupSize constant %%%u: component %c is %llu after "
+                                "specialization, expected 1 to 4294967295",
+                                src(c->m), id, "xyz"[k], (unsigned long long)v -> v.lane[k]);
             out[k] = (uint32_t)v->v.lane[k];
         }
     }
@@ -950,8 +989,8 @@ static void write_new(spv_writer *wr, const spv_module *m, const new_const *n)
 static bool takes_local_size(uint32_t model)
 {
     return model == SpvExecutionModelGLCompute || model == SpvExecutionModelKernel ||
-           model == SpvExecutionModelTaskNV || model == SpvExecutionModelMeshNV ||
-           model == SpvExecutionModelTaskEXT || model == SpvExecutionModelMeshEXT;
+           model == SpvExecutionModelTaskNV || model == SpvExecutionModelMeshNV || model == SpvExecutionModelTaskEXT ||
+           model == SpvExecutionModelMeshEXT;
 }
 
 static bool entry_has_size_mode(const spv_entry_point *e)
@@ -987,10 +1026,9 @@ static int write_exec_mode(spec_ctx *c, spv_writer *wr, const spv_inst *in, bool
     }
     if (is_id && mode == SpvExecutionModeSubgroupsPerWorkgroupId && nargs == 1) {
         const cval *v = get_val(c, args[0]);
-        if (!v || v->kind != CV_LANES || v->v.t.kind != SPV_FOLD_INT || v->v.t.lanes != 1 ||
-            v->v.lane[0] > UINT32_MAX)
-            return spv_fail(c->diag, "%s: SubgroupsPerWorkgroupId: %%%u is not a 32-bit integer constant",
-                            src(c->m), args[0]);
+        if (!v || v->kind != CV_LANES || v->v.t.kind != SPV_FOLD_INT || v->v.t.lanes != 1 || v->v.lane[0] > UINT32_MAX)
+            return spv_fail(c->diag, "%s: SubgroupsPerWorkgroupId: %%%u is not a 32-bit integer constant", src(c->m),
+                            args[0]);
         uint32_t n = (uint32_t)v->v.lane[0];
         write_mode(wr, in->w[1], SpvExecutionModeSubgroupsPerWorkgroup, &n, 1);
         return 0;
@@ -1039,7 +1077,9 @@ static int write_module(spec_ctx *c, uint32_t **out_words, size_t *out_nwords)
                 return -1;
             }
             break;
-        case SpvOpSpecConstantTrue: case SpvOpSpecConstantFalse: case SpvOpSpecConstant:
+        case SpvOpSpecConstantTrue:
+        case SpvOpSpecConstantFalse:
+        case SpvOpSpecConstant:
             if (!v) {
                 /* Only reachable for modules loaded without validation: a spec
                  * constant where none may be (inside a function). */
@@ -1076,8 +1116,10 @@ static int write_module(spec_ctx *c, uint32_t **out_words, size_t *out_nwords)
     }
     if (wr.failed) {
         spv_writer_free(&wr);
-        return spv_fail(c->diag, "%s: out of memory (or an instruction over 65535 words) writing the specialized "
-                                 "module", src(m));
+        return spv_fail(c->diag,
+                        "%s: out of memory (or an instruction over 65535 words) writing the specialized "
+                        "module",
+                        src(m));
     }
     wr.w[3] = c->bound;
     *out_words = spv_writer_take(&wr, out_nwords);
@@ -1093,7 +1135,7 @@ int spv_specialize(const spv_module *m, const spv_spec_value *values, size_t n, 
     *out_nwords = 0;
     if (n && !values)
         return spv_fail(diag, "%s: %zu spec values given but no array", src(m), n);
-    spec_ctx c = {.m = m, .diag = diag, .bound = m->bound};
+    spec_ctx c = { .m = m, .diag = diag, .bound = m->bound };
     int rc = -1;
     c.nlist = spv_spec_constants(m, &c.list);
     c.ov_set = calloc(c.nlist ? c.nlist : 1, sizeof *c.ov_set);

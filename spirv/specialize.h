@@ -18,27 +18,35 @@
 typedef enum spv_value_type {
     SPV_VALUE_AUTO = 0,
     SPV_VALUE_BOOL,
-    SPV_VALUE_I8, SPV_VALUE_I16, SPV_VALUE_I32, SPV_VALUE_I64,
-    SPV_VALUE_U8, SPV_VALUE_U16, SPV_VALUE_U32, SPV_VALUE_U64,
-    SPV_VALUE_F16, SPV_VALUE_F32, SPV_VALUE_F64,
+    SPV_VALUE_I8,
+    SPV_VALUE_I16,
+    SPV_VALUE_I32,
+    SPV_VALUE_I64,
+    SPV_VALUE_U8,
+    SPV_VALUE_U16,
+    SPV_VALUE_U32,
+    SPV_VALUE_U64,
+    SPV_VALUE_F16,
+    SPV_VALUE_F32,
+    SPV_VALUE_F64,
 } spv_value_type;
 
 /* One user-supplied value. */
 typedef struct spv_spec_value {
     uint32_t spec_id;
     spv_value_type type;
-    uint64_t bits;        /* bool 0/1; ints: two's complement, zero-extended; floats: IEEE bits */
-    const char *text;     /* for SPV_VALUE_AUTO: the text as the user wrote it (e.g. "1.5"); else NULL */
+    uint64_t bits;    /* bool 0/1; ints: two's complement, zero-extended; floats: IEEE bits */
+    const char *text; /* for SPV_VALUE_AUTO: the text as the user wrote it (e.g. "1.5"); else NULL */
 } spv_spec_value;
 
 /* A specialization constant as the module declares it (OpSpecConstant,
  * OpSpecConstantTrue/False with a SpecId decoration). */
 typedef struct spv_spec_constant {
     uint32_t spec_id;
-    uint32_t id;          /* result id */
-    const char *name;     /* OpName or NULL */
+    uint32_t id;      /* result id */
+    const char *name; /* OpName or NULL */
     uint32_t type_id;
-    spv_value_type type;  /* bool / int / float of the constant's width and signedness */
+    spv_value_type type; /* bool / int / float of the constant's width and signedness */
     uint64_t default_bits;
 } spv_spec_constant;
 
@@ -69,7 +77,7 @@ int spv_parse_value_as(const char *text, spv_value_type t, uint64_t *bits, spv_d
  * same id set twice with different types, a division by zero in a folded
  * OpSpecConstantOp is *not* an error: SPIR-V leaves the result undefined and
  * the specializer yields 0) return -1 with diag filled. */
-int spv_specialize(const spv_module *m, const spv_spec_value *values, size_t n,
-                   uint32_t **out_words, size_t *out_nwords, spv_diag *diag);
+int spv_specialize(const spv_module *m, const spv_spec_value *values, size_t n, uint32_t **out_words,
+                   size_t *out_nwords, spv_diag *diag);
 
 #endif

@@ -34,29 +34,36 @@ int spv_target_env_for(const uint32_t *w, size_t n)
 {
     uint32_t minor = n > 1 ? (w[1] >> 8) & 0xff : 0;
     if (module_has_capability(w, n, SpvCapabilityShader)) {
-        static const spv_target_env vk[] = {SPV_ENV_VULKAN_1_0, SPV_ENV_VULKAN_1_1, SPV_ENV_VULKAN_1_1,
-                                            SPV_ENV_VULKAN_1_1, SPV_ENV_VULKAN_1_1_SPIRV_1_4,
-                                            SPV_ENV_VULKAN_1_2, SPV_ENV_VULKAN_1_3};
+        static const spv_target_env vk[] = { SPV_ENV_VULKAN_1_0, SPV_ENV_VULKAN_1_1,           SPV_ENV_VULKAN_1_1,
+                                             SPV_ENV_VULKAN_1_1, SPV_ENV_VULKAN_1_1_SPIRV_1_4, SPV_ENV_VULKAN_1_2,
+                                             SPV_ENV_VULKAN_1_3 };
         return vk[minor > 6 ? 6 : minor];
     }
     if (module_has_capability(w, n, SpvCapabilityKernel) && minor <= 2)
         return SPV_ENV_OPENCL_2_2;
-    static const spv_target_env uni[] = {SPV_ENV_UNIVERSAL_1_0, SPV_ENV_UNIVERSAL_1_1, SPV_ENV_UNIVERSAL_1_2,
-                                         SPV_ENV_UNIVERSAL_1_3, SPV_ENV_UNIVERSAL_1_4, SPV_ENV_UNIVERSAL_1_5,
-                                         SPV_ENV_UNIVERSAL_1_6};
+    static const spv_target_env uni[] = { SPV_ENV_UNIVERSAL_1_0, SPV_ENV_UNIVERSAL_1_1, SPV_ENV_UNIVERSAL_1_2,
+                                          SPV_ENV_UNIVERSAL_1_3, SPV_ENV_UNIVERSAL_1_4, SPV_ENV_UNIVERSAL_1_5,
+                                          SPV_ENV_UNIVERSAL_1_6 };
     return uni[minor > 6 ? 6 : minor];
 }
 
 static const char *env_name(int env)
 {
     switch (env) {
-    case SPV_ENV_VULKAN_1_0: return "Vulkan 1.0";
-    case SPV_ENV_VULKAN_1_1: return "Vulkan 1.1";
-    case SPV_ENV_VULKAN_1_1_SPIRV_1_4: return "Vulkan 1.1 (SPIR-V 1.4)";
-    case SPV_ENV_VULKAN_1_2: return "Vulkan 1.2";
-    case SPV_ENV_VULKAN_1_3: return "Vulkan 1.3";
-    case SPV_ENV_OPENCL_2_2: return "OpenCL 2.2";
-    default: return "universal SPIR-V";
+    case SPV_ENV_VULKAN_1_0:
+        return "Vulkan 1.0";
+    case SPV_ENV_VULKAN_1_1:
+        return "Vulkan 1.1";
+    case SPV_ENV_VULKAN_1_1_SPIRV_1_4:
+        return "Vulkan 1.1 (SPIR-V 1.4)";
+    case SPV_ENV_VULKAN_1_2:
+        return "Vulkan 1.2";
+    case SPV_ENV_VULKAN_1_3:
+        return "Vulkan 1.3";
+    case SPV_ENV_OPENCL_2_2:
+        return "OpenCL 2.2";
+    default:
+        return "universal SPIR-V";
     }
 }
 
@@ -82,8 +89,9 @@ char *spv_disasm_words(const uint32_t *words, size_t nwords)
     spv_diagnostic d = NULL;
     char *out = NULL;
     if (spvBinaryToText(ctx, words, nwords,
-                        SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES | SPV_BINARY_TO_TEXT_OPTION_NO_HEADER,
-                        &text, &d) == SPV_SUCCESS && text) {
+                        SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES | SPV_BINARY_TO_TEXT_OPTION_NO_HEADER, &text,
+                        &d) == SPV_SUCCESS &&
+        text) {
         out = malloc(text->length + 1);
         if (out) {
             memcpy(out, text->str, text->length);
@@ -146,15 +154,16 @@ bool spv_validate_words(const uint32_t *words, size_t nwords, const char *source
     spvValidatorOptionsSetWorkgroupScalarBlockLayout(opt, true);
     spvValidatorOptionsSetAllowLocalSizeId(opt, true);
     spvValidatorOptionsSetFriendlyNames(opt, true);
-    spv_const_binary_t bin = {words, nwords};
+    spv_const_binary_t bin = { words, nwords };
     spv_diagnostic d = NULL;
     spv_result_t r = spvValidateWithOptions(ctx, opt, &bin, &d);
     /* The OpenCL environments reject capabilities that a profile need not
      * offer (Float16, Int8 in OpenCL 1.2, ...); spvjit offers them all, so a
      * Kernel module failing only that check is validated by the SPIR-V rules
      * of its version instead. */
-    if (r != SPV_SUCCESS && env == SPV_ENV_OPENCL_2_2 && d && d->error && strstr(d->error, "is not allowed by OpenCL")) {
-        static const spv_target_env uni[] = {SPV_ENV_UNIVERSAL_1_0, SPV_ENV_UNIVERSAL_1_1, SPV_ENV_UNIVERSAL_1_2};
+    if (r != SPV_SUCCESS && env == SPV_ENV_OPENCL_2_2 && d && d->error &&
+        strstr(d->error, "is not allowed by OpenCL")) {
+        static const spv_target_env uni[] = { SPV_ENV_UNIVERSAL_1_0, SPV_ENV_UNIVERSAL_1_1, SPV_ENV_UNIVERSAL_1_2 };
         uint32_t minor = (words[1] >> 8) & 0xff;
         env = uni[minor > 2 ? 2 : minor];
         spvDiagnosticDestroy(d);
@@ -185,8 +194,8 @@ bool spv_validate_words(const uint32_t *words, size_t nwords, const char *source
             k--;
         one[k] = 0;
         long idx = word ? inst_index_at(words, nwords, word) : -1;
-        spv_fail(diag, "%s: invalid SPIR-V (SPIRV-Tools, %s rules)%s: %s", source ? source : "<memory>",
-                 env_name(env), "", one);
+        spv_fail(diag, "%s: invalid SPIR-V (SPIRV-Tools, %s rules)%s: %s", source ? source : "<memory>", env_name(env),
+                 "", one);
         if (idx >= 0 && !strchr(msg, '\n')) {
             char line[512];
             char *text = spv_disasm_words(words, nwords);

@@ -5,7 +5,7 @@
 
 void spv_writer_init(spv_writer *wr)
 {
-    *wr = (spv_writer){.open = SIZE_MAX};
+    *wr = (spv_writer){ .open = SIZE_MAX };
 }
 
 void spv_writer_free(spv_writer *wr)

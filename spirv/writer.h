@@ -9,8 +9,8 @@
 typedef struct spv_writer {
     uint32_t *w;
     size_t n, cap;
-    bool failed;      /* out of memory, or an instruction longer than 65535 words */
-    size_t open;      /* start of the instruction being built (SIZE_MAX: none) */
+    bool failed; /* out of memory, or an instruction longer than 65535 words */
+    size_t open; /* start of the instruction being built (SIZE_MAX: none) */
 } spv_writer;
 
 void spv_writer_init(spv_writer *wr);

@@ -21,7 +21,7 @@ static inline __attribute__((always_inline)) void conv_row(const float K[9], con
     for (int j = 0; j < 3; ++j)
         r[j] = src + (size_t)clampi(y + j - 1, 0, h - 1) * (size_t)w;
     float *out = dst + (size_t)y * (size_t)w;
-    int edges[2] = {0, w - 1};  /* the edge columns clamp; equal when w == 1 */
+    int edges[2] = { 0, w - 1 }; /* the edge columns clamp; equal when w == 1 */
     for (int e = 0; e < 2; ++e) {
         int x = edges[e];
         float acc = 0.0f;
@@ -42,13 +42,11 @@ static inline __attribute__((always_inline)) void conv_row(const float K[9], con
     }
 }
 
-#define DEFINE_CONV(NAME, ...)                                                          \
-    static void conv_##NAME(const float *restrict src, float *restrict dst, int w, int h) \
-    {                                                                                   \
-        static const float K[9] = {__VA_ARGS__};                                        \
-        _Pragma("omp parallel for schedule(dynamic, 4)")                                \
-        for (int y = 0; y < h; ++y)                                                     \
-            conv_row(K, src, dst, w, h, y);                                             \
+#define DEFINE_CONV(NAME, ...)                                                                                         \
+    static void conv_##NAME(const float *restrict src, float *restrict dst, int w, int h)                              \
+    {                                                                                                                  \
+        static const float K[9] = { __VA_ARGS__ };                                                                     \
+        _Pragma("omp parallel for schedule(dynamic, 4)") for (int y = 0; y < h; ++y) conv_row(K, src, dst, w, h, y);   \
     }
 
 /* The same coefficients as the cases in problems.c (checked there by the

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#define GROUPS_PER_CHUNK 16  /* 16 x 256 floats = 16 KiB of input per scheduled unit */
+#define GROUPS_PER_CHUNK 16 /* 16 x 256 floats = 16 KiB of input per scheduled unit */
 
 static void reduce_wg256(const float *restrict src, float *restrict partial, uint32_t n)
 {
@@ -19,7 +19,7 @@ static void reduce_wg256(const float *restrict src, float *restrict partial, uin
         float s = 0.0f;
         if (len == WG) {
 #pragma omp simd reduction(+ : s)
-            for (size_t i = 0; i < WG; ++i)  /* literal trip count */
+            for (size_t i = 0; i < WG; ++i) /* literal trip count */
                 s += p[i];
         } else {
 #pragma omp simd reduction(+ : s)
@@ -40,7 +40,7 @@ bool ceiling_reduce(uint32_t wg, const float *src, float *partial, uint32_t n)
 
 static void saxpy_a2_5(const float *restrict x, float *restrict y, uint32_t n)
 {
-    const float a = 2.5f;  /* the spec value as a literal */
+    const float a = 2.5f; /* the spec value as a literal */
     enum { CHUNK = 64 * 256 };
 #pragma omp parallel for schedule(dynamic)
     for (uint32_t c = 0; c < (n + CHUNK - 1) / CHUNK; ++c) {
@@ -68,7 +68,7 @@ static void scan_wg256(const float *restrict src, float *restrict dst, float *re
         size_t base = (size_t)g * WG;
         size_t len = n - base < WG ? n - base : WG;
         float run = 0.0f;
-        for (size_t i = 0; i < len; ++i) {  /* a scan is a dependency chain */
+        for (size_t i = 0; i < len; ++i) { /* a scan is a dependency chain */
             run += src[base + i];
             dst[base + i] = run;
         }

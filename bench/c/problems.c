@@ -11,30 +11,34 @@
 /* The variants.  Spec values differ from the kernels' defaults on purpose, so a
  * runner that ignored them fails its check. */
 const bench_case bench_cases[] = {
-    {.kernel = BK_MM, .name = "mm", .variant = "bs8", .group = 8},
-    {.kernel = BK_MM, .name = "mm", .variant = "bs16", .group = 16},
-    {.kernel = BK_MM, .name = "mm", .variant = "bs32", .group = 32},
+    { .kernel = BK_MM, .name = "mm", .variant = "bs8", .group = 8 },
+    { .kernel = BK_MM, .name = "mm", .variant = "bs16", .group = 16 },
+    { .kernel = BK_MM, .name = "mm", .variant = "bs32", .group = 32 },
     /* dense: a sharpen filter, all nine taps non-zero */
-    {.kernel = BK_CONV3X3, .name = "conv3x3", .variant = "dense",
-     .conv_k = {-0.125f, -0.125f, -0.125f, -0.125f, 2.0f, -0.125f, -0.125f, -0.125f, -0.125f}},
+    { .kernel = BK_CONV3X3,
+      .name = "conv3x3",
+      .variant = "dense",
+      .conv_k = { -0.125f, -0.125f, -0.125f, -0.125f, 2.0f, -0.125f, -0.125f, -0.125f, -0.125f } },
     /* sparse: the four edge neighbours, five of nine taps (corners, centre) zero */
-    {.kernel = BK_CONV3X3, .name = "conv3x3", .variant = "sparse",
-     .conv_k = {0.0f, 0.25f, 0.0f, 0.25f, 0.0f, 0.25f, 0.0f, 0.25f, 0.0f}},
-    {.kernel = BK_REDUCE, .name = "reduce", .variant = "wg256", .group = 256},
-    {.kernel = BK_SAXPY, .name = "saxpy", .variant = "a2.5", .saxpy_a = 2.5f},
-    {.kernel = BK_SCAN, .name = "scan", .variant = "wg256", .group = 256},
+    { .kernel = BK_CONV3X3,
+      .name = "conv3x3",
+      .variant = "sparse",
+      .conv_k = { 0.0f, 0.25f, 0.0f, 0.25f, 0.0f, 0.25f, 0.0f, 0.25f, 0.0f } },
+    { .kernel = BK_REDUCE, .name = "reduce", .variant = "wg256", .group = 256 },
+    { .kernel = BK_SAXPY, .name = "saxpy", .variant = "a2.5", .saxpy_a = 2.5f },
+    { .kernel = BK_SCAN, .name = "scan", .variant = "wg256", .group = 256 },
 };
 const size_t bench_case_count = sizeof(bench_cases) / sizeof(bench_cases[0]);
 
 bool bench_sizes_named(const char *name, bench_sizes *out)
 {
     if (strcmp(name, "full") == 0) {
-        *out = (bench_sizes){.mm_n = 1024, .conv_w = 2048, .conv_h = 2048, .vec_n = 1u << 24};
+        *out = (bench_sizes){ .mm_n = 1024, .conv_w = 2048, .conv_h = 2048, .vec_n = 1u << 24 };
         return true;
     }
     if (strcmp(name, "small") == 0) {
         /* deliberately not multiples of the group sizes: exercises the edges */
-        *out = (bench_sizes){.mm_n = 100, .conv_w = 67, .conv_h = 45, .vec_n = 5000};
+        *out = (bench_sizes){ .mm_n = 100, .conv_w = 67, .conv_h = 45, .vec_n = 5000 };
         return true;
     }
     return false;
@@ -164,25 +168,36 @@ const bench_data *bench_data_for(const bench_case *c, const bench_sizes *s)
     return d;
 }
 
-bool bench_check(const bench_case *c, const bench_data *d, int which, const float *got,
-                 char *why, size_t why_len)
+bool bench_check(const bench_case *c, const bench_data *d, int which, const float *got, char *why, size_t why_len)
 {
     /* |got - ref| <= atol + rtol * |ref|.  Runners sum in other orders (SIMD
      * lanes, FMA contraction), so exact equality is not expected; an indexing
      * bug gives errors of the size of the inputs (~0.1 .. 1), far above these. */
     double atol, rtol;
     switch (c->kernel) {
-    case BK_MM: atol = 2e-3; rtol = 1e-5; break;       /* 1024-term dot products, |c| ~ 10 */
-    case BK_CONV3X3: atol = 1e-5; rtol = 1e-5; break;  /* nine terms */
-    case BK_SAXPY: atol = 1e-6; rtol = 1e-6; break;    /* one rounding more or less (FMA) */
-    default: atol = 2e-4; rtol = 1e-5; break;          /* reduce, scan: up to 256 terms */
+    case BK_MM:
+        atol = 2e-3;
+        rtol = 1e-5;
+        break; /* 1024-term dot products, |c| ~ 10 */
+    case BK_CONV3X3:
+        atol = 1e-5;
+        rtol = 1e-5;
+        break; /* nine terms */
+    case BK_SAXPY:
+        atol = 1e-6;
+        rtol = 1e-6;
+        break; /* one rounding more or less (FMA) */
+    default:
+        atol = 2e-4;
+        rtol = 1e-5;
+        break; /* reduce, scan: up to 256 terms */
     }
     const float *ref = d->ref[which];
     for (size_t i = 0; i < d->ref_len[which]; ++i) {
         double diff = fabs((double)got[i] - (double)ref[i]);
-        if (!(diff <= atol + rtol * fabs((double)ref[i]))) {  /* also catches NaN */
-            snprintf(why, why_len, "%s %s: output %d element %zu is %.9g, expected %.9g",
-                     c->name, c->variant, which, i, (double)got[i], (double)ref[i]);
+        if (!(diff <= atol + rtol * fabs((double)ref[i]))) { /* also catches NaN */
+            snprintf(why, why_len, "%s %s: output %d element %zu is %.9g, expected %.9g", c->name, c->variant, which, i,
+                     (double)got[i], (double)ref[i]);
             return false;
         }
     }
@@ -200,13 +215,13 @@ double bench_throughput(const bench_case *c, const bench_sizes *s, double ms, co
         *unit = "Mpixel/s";
         return (double)s->conv_w * s->conv_h / sec * 1e-6;
     case BK_REDUCE:
-        *unit = "GB/s";                                 /* bytes of input */
+        *unit = "GB/s"; /* bytes of input */
         return 4.0 * s->vec_n / sec * 1e-9;
     case BK_SAXPY:
-        *unit = "GB/s";                                 /* read x, read y, write y */
+        *unit = "GB/s"; /* read x, read y, write y */
         return 12.0 * s->vec_n / sec * 1e-9;
     case BK_SCAN:
-        *unit = "GB/s";                                 /* read src, write dst */
+        *unit = "GB/s"; /* read src, write dst */
         return 8.0 * s->vec_n / sec * 1e-9;
     default:
         *unit = "?";
@@ -234,25 +249,25 @@ void bench_launch_for(const bench_case *c, const bench_sizes *s, const bench_dat
     L->local[1] = 1;
     L->groups[1] = 1;
     switch (c->kernel) {
-    case BK_MM:   /* a, b, c, n;  spec 0 = BS = local size x and y */
+    case BK_MM: /* a, b, c, n;  spec 0 = BS = local size x and y */
         L->nbuf = 3;
-        L->buf[0] = (bench_buffer){d->in[0], d->in_len[0], -1};
-        L->buf[1] = (bench_buffer){d->in[1], d->in_len[1], -1};
-        L->buf[2] = (bench_buffer){NULL, d->ref_len[0], 0};
+        L->buf[0] = (bench_buffer){ d->in[0], d->in_len[0], -1 };
+        L->buf[1] = (bench_buffer){ d->in[1], d->in_len[1], -1 };
+        L->buf[2] = (bench_buffer){ NULL, d->ref_len[0], 0 };
         L->nspec = 1;
-        L->spec[0] = (bench_spec){0, c->group, false};
+        L->spec[0] = (bench_spec){ 0, c->group, false };
         L->npush = 1;
         L->push[0] = s->mm_n;
         L->local[0] = L->local[1] = c->group;
         L->groups[0] = L->groups[1] = div_up(s->mm_n, c->group);
         break;
-    case BK_CONV3X3:   /* src, dst, w, h;  spec 0..8 = taps;  local 16 x 16 */
+    case BK_CONV3X3: /* src, dst, w, h;  spec 0..8 = taps;  local 16 x 16 */
         L->nbuf = 2;
-        L->buf[0] = (bench_buffer){d->in[0], d->in_len[0], -1};
-        L->buf[1] = (bench_buffer){NULL, d->ref_len[0], 0};
+        L->buf[0] = (bench_buffer){ d->in[0], d->in_len[0], -1 };
+        L->buf[1] = (bench_buffer){ NULL, d->ref_len[0], 0 };
         L->nspec = 9;
         for (int i = 0; i < 9; ++i)
-            L->spec[i] = (bench_spec){(uint32_t)i, float_bits(c->conv_k[i]), true};
+            L->spec[i] = (bench_spec){ (uint32_t)i, float_bits(c->conv_k[i]), true };
         L->npush = 2;
         L->push[0] = s->conv_w;
         L->push[1] = s->conv_h;
@@ -260,29 +275,29 @@ void bench_launch_for(const bench_case *c, const bench_sizes *s, const bench_dat
         L->groups[0] = div_up(s->conv_w, 16);
         L->groups[1] = div_up(s->conv_h, 16);
         break;
-    case BK_REDUCE:   /* src, partial, n (, scratch);  spec 0 = WG (Vulkan) */
-    case BK_SCAN:     /* src, dst, sums, n (, scratch);  spec 0 = WG (Vulkan) */
-        L->buf[0] = (bench_buffer){d->in[0], d->in_len[0], -1};
-        L->buf[1] = (bench_buffer){NULL, d->ref_len[0], 0};
+    case BK_REDUCE: /* src, partial, n (, scratch);  spec 0 = WG (Vulkan) */
+    case BK_SCAN:   /* src, dst, sums, n (, scratch);  spec 0 = WG (Vulkan) */
+        L->buf[0] = (bench_buffer){ d->in[0], d->in_len[0], -1 };
+        L->buf[1] = (bench_buffer){ NULL, d->ref_len[0], 0 };
         L->nbuf = 2;
         if (c->kernel == BK_SCAN) {
-            L->buf[2] = (bench_buffer){NULL, d->ref_len[1], 1};
+            L->buf[2] = (bench_buffer){ NULL, d->ref_len[1], 1 };
             L->nbuf = 3;
         }
         L->nspec = 1;
-        L->spec[0] = (bench_spec){0, c->group, false};
+        L->spec[0] = (bench_spec){ 0, c->group, false };
         L->npush = 1;
         L->push[0] = s->vec_n;
         L->local[0] = c->group;
         L->groups[0] = div_up(s->vec_n, c->group);
         L->cl_scratch_floats = c->group;
         break;
-    case BK_SAXPY:   /* x, y, n;  spec 0 = a;  local 64 */
+    case BK_SAXPY: /* x, y, n;  spec 0 = a;  local 64 */
         L->nbuf = 2;
-        L->buf[0] = (bench_buffer){d->in[0], d->in_len[0], -1};
-        L->buf[1] = (bench_buffer){d->in[1], d->in_len[1], 0};
+        L->buf[0] = (bench_buffer){ d->in[0], d->in_len[0], -1 };
+        L->buf[1] = (bench_buffer){ d->in[1], d->in_len[1], 0 };
         L->nspec = 1;
-        L->spec[0] = (bench_spec){0, float_bits(c->saxpy_a), true};
+        L->spec[0] = (bench_spec){ 0, float_bits(c->saxpy_a), true };
         L->npush = 1;
         L->push[0] = s->vec_n;
         L->local[0] = 64;

@@ -15,31 +15,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum bench_kernel_id {
-    BK_MM,
-    BK_CONV3X3,
-    BK_REDUCE,
-    BK_SAXPY,
-    BK_SCAN,
-    BK_COUNT
-} bench_kernel_id;
+typedef enum bench_kernel_id { BK_MM, BK_CONV3X3, BK_REDUCE, BK_SAXPY, BK_SCAN, BK_COUNT } bench_kernel_id;
 
 typedef struct bench_case {
     bench_kernel_id kernel;
-    const char *name;      /* kernel name, also the source file stem: "mm" */
-    const char *variant;   /* "bs16", "dense", ... */
-    uint32_t group;        /* mm: block size BS; reduce, scan: work-group size */
-    float conv_k[9];       /* conv3x3 coefficients, row-major */
-    float saxpy_a;         /* saxpy factor */
+    const char *name;    /* kernel name, also the source file stem: "mm" */
+    const char *variant; /* "bs16", "dense", ... */
+    uint32_t group;      /* mm: block size BS; reduce, scan: work-group size */
+    float conv_k[9];     /* conv3x3 coefficients, row-major */
+    float saxpy_a;       /* saxpy factor */
 } bench_case;
 
 extern const bench_case bench_cases[];
 extern const size_t bench_case_count;
 
 typedef struct bench_sizes {
-    uint32_t mm_n;            /* N x N matrices */
-    uint32_t conv_w, conv_h;  /* image */
-    uint32_t vec_n;           /* reduce, saxpy, scan elements */
+    uint32_t mm_n;           /* N x N matrices */
+    uint32_t conv_w, conv_h; /* image */
+    uint32_t vec_n;          /* reduce, saxpy, scan elements */
 } bench_sizes;
 
 /* "full" is the benchmark (N=1024, 2048x2048, 2^24); "small" a quick smoke run. */
@@ -47,9 +40,9 @@ bool bench_sizes_named(const char *name, bench_sizes *out);
 
 /* Host data of one case: inputs and the reference outputs (all malloc'd). */
 typedef struct bench_data {
-    float *in[2];          /* mm: A, B; conv3x3/reduce/scan: src; saxpy: x, y0 */
-    size_t in_len[2];      /* floats; 0 when unused */
-    float *ref[2];         /* expected outputs (scan: dst, group sums) */
+    float *in[2];     /* mm: A, B; conv3x3/reduce/scan: src; saxpy: x, y0 */
+    size_t in_len[2]; /* floats; 0 when unused */
+    float *ref[2];    /* expected outputs (scan: dst, group sums) */
     size_t ref_len[2];
 } bench_data;
 
@@ -62,8 +55,7 @@ void bench_data_release(void);
 /* Compares got against the reference output `which` (0 or 1) with the
  * kernel's tolerance; on a mismatch writes the first bad index and values to
  * why and returns false. */
-bool bench_check(const bench_case *c, const bench_data *d, int which, const float *got,
-                 char *why, size_t why_len);
+bool bench_check(const bench_case *c, const bench_data *d, int which, const float *got, char *why, size_t why_len);
 
 /* Throughput of one run of ms milliseconds, and its unit. */
 double bench_throughput(const bench_case *c, const bench_sizes *s, double ms, const char **unit);
@@ -71,26 +63,26 @@ double bench_throughput(const bench_case *c, const bench_sizes *s, double ms, co
 /* --- launch description for the API peers ------------------------------ */
 
 typedef struct bench_buffer {
-    const float *init;     /* initial contents (len floats), NULL: zeros */
-    size_t len;            /* floats */
-    int ref_index;         /* which reference output it must equal, -1: none */
+    const float *init; /* initial contents (len floats), NULL: zeros */
+    size_t len;        /* floats */
+    int ref_index;     /* which reference output it must equal, -1: none */
 } bench_buffer;
 
 typedef struct bench_spec {
     uint32_t id;
-    uint32_t bits;         /* the 32-bit value (float bits when is_float) */
+    uint32_t bits; /* the 32-bit value (float bits when is_float) */
     bool is_float;
 } bench_spec;
 
 typedef struct bench_launch {
-    bench_buffer buf[3];   /* binding i = kernel argument i */
+    bench_buffer buf[3]; /* binding i = kernel argument i */
     int nbuf;
     bench_spec spec[9];
     int nspec;
-    uint32_t push[2];      /* push-constant words = the scalar kernel arguments after the buffers */
+    uint32_t push[2]; /* push-constant words = the scalar kernel arguments after the buffers */
     int npush;
-    uint32_t local[2];     /* local size x, y (z = 1) */
-    uint32_t groups[2];    /* work-groups x, y */
+    uint32_t local[2];          /* local size x, y (z = 1) */
+    uint32_t groups[2];         /* work-groups x, y */
     uint32_t cl_scratch_floats; /* OpenCL: a trailing __local float * argument of this many floats, 0: none */
 } bench_launch;
 

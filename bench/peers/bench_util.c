@@ -93,8 +93,7 @@ void bench_parse_args(int argc, char **argv, const char *runner, bench_opts *o)
 
 bool bench_selected(const bench_opts *o, const bench_case *c)
 {
-    return (!o->kernel || strcmp(o->kernel, c->name) == 0) &&
-           (!o->variant || strcmp(o->variant, c->variant) == 0);
+    return (!o->kernel || strcmp(o->kernel, c->name) == 0) && (!o->variant || strcmp(o->variant, c->variant) == 0);
 }
 
 bench_opts bench_warmup_opts(const bench_opts *o)
@@ -129,7 +128,7 @@ static int cmp_double(const void *a, const void *b)
 
 bench_stats bench_stats_of(double *ms, int n)
 {
-    bench_stats st = {0, 0, 0};
+    bench_stats st = { 0, 0, 0 };
     if (n <= 0)
         return st;
     qsort(ms, (size_t)n, sizeof(double), cmp_double);
@@ -140,15 +139,14 @@ bench_stats bench_stats_of(double *ms, int n)
     return st;
 }
 
-void bench_print_result(const bench_opts *o, const bench_case *c, const char *runner,
-                        bench_stats st, double build_ms, double first_ms, bool ok)
+void bench_print_result(const bench_opts *o, const bench_case *c, const char *runner, bench_stats st, double build_ms,
+                        double first_ms, bool ok)
 {
     bench_print_result_extra(o, c, runner, st, build_ms, first_ms, ok, NULL);
 }
 
-void bench_print_result_extra(const bench_opts *o, const bench_case *c, const char *runner,
-                              bench_stats st, double build_ms, double first_ms, bool ok,
-                              const char *extra)
+void bench_print_result_extra(const bench_opts *o, const bench_case *c, const char *runner, bench_stats st,
+                              double build_ms, double first_ms, bool ok, const char *extra)
 {
     if (o->quiet)
         return;
@@ -158,11 +156,11 @@ void bench_print_result_extra(const bench_opts *o, const bench_case *c, const ch
     if (ok && st.median_ms > 0)
         tp = bench_throughput(c, &o->sizes, st.median_ms, &unit);
     else if (!ok)
-        st = (bench_stats){0, 0, 0}, build_ms = 0, first_ms = 0;
+        st = (bench_stats){ 0, 0, 0 }, build_ms = 0, first_ms = 0;
     printf("kernel=%s variant=%s runner=%s threads=%d median_ms=%.3f spread_pct=%.1f "
            "build_ms=%.1f throughput=%.4g unit=%s check=%s first_ms=%.3f min_ms=%.3f%s\n",
-           c->name, c->variant, runner, o->threads, st.median_ms, st.spread_pct, build_ms, tp,
-           unit, ok ? "ok" : "FAIL", first_ms, st.min_ms, extra ? extra : "");
+           c->name, c->variant, runner, o->threads, st.median_ms, st.spread_pct, build_ms, tp, unit, ok ? "ok" : "FAIL",
+           first_ms, st.min_ms, extra ? extra : "");
     fflush(stdout);
 }
 

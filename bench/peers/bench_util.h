@@ -25,15 +25,15 @@
 #define BENCH_EXIT_SKIP 77
 
 typedef struct bench_opts {
-    int threads;              /* worker threads; default: all online cores */
-    int reps;                 /* timed repetitions (median of them) */
-    const char *kernel;       /* only this kernel (NULL: all) */
-    const char *variant;      /* only this variant (NULL: all) */
+    int threads;         /* worker threads; default: all online cores */
+    int reps;            /* timed repetitions (median of them) */
+    const char *kernel;  /* only this kernel (NULL: all) */
+    const char *variant; /* only this variant (NULL: all) */
     bench_sizes sizes;
-    const char *kernel_dir;   /* testdata/kernels (.cl, and .spv when built there) */
+    const char *kernel_dir;       /* testdata/kernels (.cl, and .spv when built there) */
     const char *bench_kernel_dir; /* bench/kernels (scan, the OpenCL prelude) */
-    const char *spv_dir;      /* where .spv files are looked up first (NULL: none) */
-    bool quiet;               /* print no result lines (the untimed warm-up pass) */
+    const char *spv_dir;          /* where .spv files are looked up first (NULL: none) */
+    bool quiet;                   /* print no result lines (the untimed warm-up pass) */
 } bench_opts;
 
 /* The options of the warm-up pass: one small run of the first selected case,
@@ -63,13 +63,12 @@ typedef struct bench_stats {
 bench_stats bench_stats_of(double *ms, int n);
 
 /* Prints the result line; stats/build/first are ignored (printed as 0) when !ok. */
-void bench_print_result(const bench_opts *o, const bench_case *c, const char *runner,
-                        bench_stats st, double build_ms, double first_ms, bool ok);
+void bench_print_result(const bench_opts *o, const bench_case *c, const char *runner, bench_stats st, double build_ms,
+                        double first_ms, bool ok);
 /* The same, with `extra` (NULL or " key=value ...") appended to the line:
  * runner-specific fields such as spvjit's compile-time split. */
-void bench_print_result_extra(const bench_opts *o, const bench_case *c, const char *runner,
-                              bench_stats st, double build_ms, double first_ms, bool ok,
-                              const char *extra);
+void bench_print_result_extra(const bench_opts *o, const bench_case *c, const char *runner, bench_stats st,
+                              double build_ms, double first_ms, bool ok, const char *extra);
 
 /* Reads a whole file, NUL-terminated (malloc'd); NULL with a message on stderr. */
 char *bench_read_file(const char *path, size_t *len);

@@ -23,7 +23,7 @@ static void reset_outputs(const bench_case *c, const bench_data *d, float *out[2
 static bool run_case(const bench_opts *o, const bench_case *c)
 {
     const bench_data *d = bench_data_for(c, &o->sizes);
-    float *out[2] = {NULL, NULL};
+    float *out[2] = { NULL, NULL };
     for (int i = 0; i < 2; ++i)
         if (d->ref_len[i]) {
             out[i] = calloc(d->ref_len[i], sizeof(float));
@@ -46,7 +46,7 @@ static bool run_case(const bench_opts *o, const bench_case *c)
             fprintf(stderr, "c_runner: check failed: %s\n", why);
             ok = false;
         }
-    bench_stats st = {0, 0, 0};
+    bench_stats st = { 0, 0, 0 };
     if (ok) {
         double *ms = malloc(sizeof(double) * (size_t)o->reps);
         if (!ms)
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
     omp_set_num_threads(o.threads);
     bool all_ok = true;
     const bench_case *first = bench_first_selected(&o);
-    if (first) {  /* starts OpenMP's thread pool outside the measurements */
+    if (first) { /* starts OpenMP's thread pool outside the measurements */
         bench_opts warm = bench_warmup_opts(&o);
         all_ok &= run_case(&warm, first);
     }

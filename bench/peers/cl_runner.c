@@ -33,13 +33,13 @@ typedef struct cl_env {
     size_t max_wg;
 } cl_env;
 
-#define CL_TRY(call)                                                                  \
-    do {                                                                              \
-        cl_int cl_try_e = (call);                                                     \
-        if (cl_try_e != CL_SUCCESS) {                                                 \
-            fprintf(stderr, "cl_runner: %s failed: error %d\n", #call, (int)cl_try_e); \
-            goto fail;                                                                \
-        }                                                                             \
+#define CL_TRY(call)                                                                                                   \
+    do {                                                                                                               \
+        cl_int cl_try_e = (call);                                                                                      \
+        if (cl_try_e != CL_SUCCESS) {                                                                                  \
+            fprintf(stderr, "cl_runner: %s failed: error %d\n", #call, (int)cl_try_e);                                 \
+            goto fail;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 
 /* 0: ready; BENCH_EXIT_SKIP: no OpenCL CPU device; 1: error. */
@@ -50,8 +50,7 @@ static int cl_env_init(cl_env *e)
     cl_uint nplat = 0;
     cl_int err = clGetPlatformIDs(16, plats, &nplat);
     if (err != CL_SUCCESS || nplat == 0) {
-        fprintf(stderr, "cl_runner: no OpenCL platform (error %d; PoCL: apt-get install pocl-opencl-icd)\n",
-                (int)err);
+        fprintf(stderr, "cl_runner: no OpenCL platform (error %d; PoCL: apt-get install pocl-opencl-icd)\n", (int)err);
         return BENCH_EXIT_SKIP;
     }
     if (nplat > 16)
@@ -117,8 +116,8 @@ static bool load_sources(const bench_opts *o, const char *name, char *src[2], ch
     bench_path(path, path_len, o->kernel_dir, file);
     if (access(path, R_OK) != 0)
         bench_path(path, path_len, o->bench_kernel_dir, file);
-    src[0] = bench_read_file(bench_path(prelude_path, sizeof(prelude_path), o->bench_kernel_dir, "spec_prelude.clh"),
-                             NULL);
+    src[0] =
+        bench_read_file(bench_path(prelude_path, sizeof(prelude_path), o->bench_kernel_dir, "spec_prelude.clh"), NULL);
     src[1] = bench_read_file(path, NULL);
     return src[0] && src[1];
 }
@@ -151,8 +150,8 @@ fail:
 
 static bool run_once(const cl_env *e, cl_kernel kern, const bench_launch *L, double *ms)
 {
-    size_t global[2] = {(size_t)L->groups[0] * L->local[0], (size_t)L->groups[1] * L->local[1]};
-    size_t local[2] = {L->local[0], L->local[1]};
+    size_t global[2] = { (size_t)L->groups[0] * L->local[0], (size_t)L->groups[1] * L->local[1] };
+    size_t local[2] = { L->local[0], L->local[1] };
     cl_uint dims = L->local[1] > 1 || L->groups[1] > 1 ? 2 : 1;
     double t0 = bench_now_ms();
     CL_TRY(clEnqueueNDRangeKernel(e->queue, kern, dims, NULL, global, local, 0, NULL, NULL));
@@ -170,13 +169,13 @@ static bool run_case(const cl_env *e, const bench_opts *o, const bench_case *c)
     bench_launch_for(c, &o->sizes, d, &L);
     bool ok = false;
     double build_ms = 0, first_ms = 0;
-    bench_stats st = {0, 0, 0};
+    bench_stats st = { 0, 0, 0 };
     double *ms = NULL;
-    char *src[2] = {NULL, NULL};
+    char *src[2] = { NULL, NULL };
     char path[512], opts[512];
     cl_program prog = NULL;
     cl_kernel kern = NULL;
-    cl_mem mem[3] = {NULL, NULL, NULL};
+    cl_mem mem[3] = { NULL, NULL, NULL };
     float *zeros = NULL, *host = NULL;
     cl_int err;
 
@@ -204,8 +203,8 @@ static bool run_case(const cl_env *e, const bench_opts *o, const bench_case *c)
 
     size_t max_len = 1;
     for (int i = 0; i < L.nbuf; ++i) {
-        mem[i] = clCreateBuffer(e->context, CL_MEM_READ_WRITE, sizeof(float) * (L.buf[i].len ? L.buf[i].len : 1),
-                                NULL, &err);
+        mem[i] = clCreateBuffer(e->context, CL_MEM_READ_WRITE, sizeof(float) * (L.buf[i].len ? L.buf[i].len : 1), NULL,
+                                &err);
         CL_TRY(err);
         CL_TRY(clSetKernelArg(kern, (cl_uint)i, sizeof(cl_mem), &mem[i]));
         if (L.buf[i].len > max_len)
@@ -276,8 +275,7 @@ int main(int argc, char **argv)
         cl_env_destroy(&e);
         return rc;
     }
-    fprintf(stderr, "cl_runner: %s, %u compute units (POCL_MAX_PTHREAD_COUNT=%s)\n", e.name, e.compute_units,
-            threads);
+    fprintf(stderr, "cl_runner: %s, %u compute units (POCL_MAX_PTHREAD_COUNT=%s)\n", e.name, e.compute_units, threads);
     bool all_ok = true;
     const bench_case *first = bench_first_selected(&o);
     if (first) {

@@ -36,7 +36,7 @@
 #include "lib/spvjit.h"
 
 typedef enum run_mode { MODE_SPECIALIZED, MODE_UNSPECIALIZED } run_mode;
-static const char *const mode_runner[] = {"spvjit", "spvjit-unspec"};
+static const char *const mode_runner[] = { "spvjit", "spvjit-unspec" };
 
 static void api_error(const bench_case *c, const char *what)
 {
@@ -76,7 +76,7 @@ static void remove_cache_dir(const char *dir)
  * module lavapipe loads). */
 static bool find_spv(const bench_opts *o, const char *name, char *path, size_t len)
 {
-    const char *dirs[3] = {o->spv_dir, o->kernel_dir, o->bench_kernel_dir};
+    const char *dirs[3] = { o->spv_dir, o->kernel_dir, o->bench_kernel_dir };
     char file[128];
     for (int i = 0; i < 3; ++i) {
         if (!dirs[i])
@@ -86,8 +86,8 @@ static bool find_spv(const bench_opts *o, const char *name, char *path, size_t l
         if (access(path, R_OK) == 0)
             return true;
     }
-    fprintf(stderr, "spvjit_runner: no %s.spv in --spv-dir nor %s.comp.spv in %s, %s\n", name, name,
-            o->kernel_dir, o->bench_kernel_dir);
+    fprintf(stderr, "spvjit_runner: no %s.spv in --spv-dir nor %s.comp.spv in %s, %s\n", name, name, o->kernel_dir,
+            o->bench_kernel_dir);
     return false;
 }
 
@@ -130,10 +130,10 @@ static bool bind_all(spvjit_kernel *k, const bench_launch *L, float *buf[3])
 /* --- compile-time measurements -------------------------------------------- */
 
 typedef struct build_times {
-    double build_ms;                       /* cold: module load + kernel build */
+    double build_ms;                        /* cold: module load + kernel build */
     double lower_ms, passes_ms, codegen_ms; /* the cold build's split */
-    double hit_us;                         /* memory-cache hit */
-    double disk_ms;                        /* disk-cache load; < 0: no disk hit */
+    double hit_us;                          /* memory-cache hit */
+    double disk_ms;                         /* disk-cache load; < 0: no disk hit */
 } build_times;
 
 static spvjit_status load_and_build(spvjit_context *ctx, const char *path, const spvjit_specs *specs,
@@ -147,14 +147,14 @@ static spvjit_status load_and_build(spvjit_context *ctx, const char *path, const
 
 /* The same build in a second fresh context on the cold build's disk folder:
  * a disk hit when the stats say from_cache (its memory cache is empty). */
-static double disk_load_ms(const bench_opts *o, const char *cache_dir, const char *path,
-                           const spvjit_specs *specs, const spvjit_build_options *bo)
+static double disk_load_ms(const bench_opts *o, const char *cache_dir, const char *path, const spvjit_specs *specs,
+                           const spvjit_build_options *bo)
 {
     spvjit_context *ctx = NULL;
     spvjit_module *m = NULL;
     spvjit_kernel *k = NULL;
     double ms = -1.0;
-    spvjit_context_options co = {.threads = (unsigned)o->threads, .disk_cache_dir = cache_dir};
+    spvjit_context_options co = { .threads = (unsigned)o->threads, .disk_cache_dir = cache_dir };
     if (spvjit_context_create(&co, &ctx) == SPVJIT_OK && spvjit_module_load_file(ctx, path, &m) == SPVJIT_OK) {
         double t0 = bench_now_ms();
         spvjit_status st = spvjit_kernel_build(m, "main", specs, bo, &k);
@@ -179,7 +179,7 @@ typedef struct mode_run {
     spvjit_kernel *k;
     build_times bt;
     double first_ms;
-    double *ms;             /* the timed repetitions */
+    double *ms; /* the timed repetitions */
     bool ok;
     bool have_dir;
     char cache_dir[512];
@@ -190,10 +190,10 @@ typedef struct mode_run {
 static bool build_cold(const bench_opts *o, const bench_case *c, const char *path, const spvjit_specs *specs,
                        mode_run *r)
 {
-    const spvjit_build_options bo = {.unspecialized = r->mode == MODE_UNSPECIALIZED};
+    const spvjit_build_options bo = { .unspecialized = r->mode == MODE_UNSPECIALIZED };
     if (!(r->have_dir = make_cache_dir(r->cache_dir, sizeof(r->cache_dir))))
         return false;
-    spvjit_context_options co = {.threads = (unsigned)o->threads, .disk_cache_dir = r->cache_dir};
+    spvjit_context_options co = { .threads = (unsigned)o->threads, .disk_cache_dir = r->cache_dir };
     if (spvjit_context_create(&co, &r->ctx) != SPVJIT_OK) {
         api_error(c, "context");
         return false;
@@ -206,7 +206,7 @@ static bool build_cold(const bench_opts *o, const bench_case *c, const char *pat
     r->bt.build_ms = bench_now_ms() - t0;
     spvjit_kernel_stats ks;
     if (spvjit_kernel_stats_get(r->k, &ks) == SPVJIT_OK) {
-        if (ks.from_cache)  /* cannot happen with an empty folder: say so if it does */
+        if (ks.from_cache) /* cannot happen with an empty folder: say so if it does */
             fprintf(stderr, "spvjit_runner: %s %s: the cold build was a cache hit\n", c->name, c->variant);
         r->bt.lower_ms = ks.lower_ms;
         r->bt.passes_ms = ks.passes_ms;
@@ -269,7 +269,7 @@ static bool timed_run(const bench_case *c, const bench_launch *L, float *buf[3],
 
 static void print_and_free(const bench_opts *o, const bench_case *c, mode_run *r)
 {
-    bench_stats stats = {0, 0, 0};
+    bench_stats stats = { 0, 0, 0 };
     if (r->ok)
         stats = bench_stats_of(r->ms, o->reps);
     char extra[256], disk[32];
@@ -296,13 +296,13 @@ static bool run_case(const bench_opts *o, const bench_case *c, const bool run[2]
     const bench_data *d = bench_data_for(c, &o->sizes);
     bench_launch L;
     bench_launch_for(c, &o->sizes, d, &L);
-    const spvjit_dispatch_info di = {.groups = {L.groups[0], L.groups[1], 1}};
+    const spvjit_dispatch_info di = { .groups = { L.groups[0], L.groups[1], 1 } };
     mode_run runs[2];
     int nrun = 0;
     for (int m = 0; m < 2; ++m)
         if (run[m])
-            runs[nrun++] = (mode_run){.mode = (run_mode)m, .bt = {.disk_ms = -1.0}};
-    float *buf[3] = {NULL, NULL, NULL};
+            runs[nrun++] = (mode_run){ .mode = (run_mode)m, .bt = { .disk_ms = -1.0 } };
+    float *buf[3] = { NULL, NULL, NULL };
     spvjit_specs *specs = NULL;
     char path[512];
     bool ready = find_spv(o, c->name, path, sizeof(path));
@@ -327,7 +327,7 @@ static bool run_case(const bench_opts *o, const bench_case *c, const bool run[2]
     }
     for (int rep = 0; rep < o->reps; ++rep)
         for (int j = 0; j < nrun; ++j) {
-            mode_run *r = &runs[rep % 2 ? nrun - 1 - j : j];  /* alternate the order */
+            mode_run *r = &runs[rep % 2 ? nrun - 1 - j : j]; /* alternate the order */
             if (r->ok)
                 r->ok = timed_run(c, &L, buf, &di, r, &r->ms[rep]);
         }
@@ -382,7 +382,7 @@ int main(int argc, char **argv)
     bench_parse_args(argc, argv, "spvjit (specialized and unspecialized)", &o);
     bool all_ok = true;
     const bench_case *first = bench_first_selected(&o);
-    if (first) {  /* LLVM's one-time initialisation, outside the measurements */
+    if (first) { /* LLVM's one-time initialisation, outside the measurements */
         bench_opts warm = bench_warmup_opts(&o);
         all_ok &= run_case(&warm, first, run);
     }

@@ -21,7 +21,7 @@
 #include "bench/peers/bench_util.h"
 
 #define RUNNER "lavapipe"
-#define LVP_ICD_GLOB "/usr/share/vulkan/icd.d/lvp_icd.*.json"  /* one per architecture */
+#define LVP_ICD_GLOB "/usr/share/vulkan/icd.d/lvp_icd.*.json" /* one per architecture */
 
 typedef struct vk_env {
     VkInstance instance;
@@ -34,13 +34,13 @@ typedef struct vk_env {
     VkCommandPool cmd_pool;
 } vk_env;
 
-#define VK_TRY(call)                                                                  \
-    do {                                                                              \
-        VkResult vk_try_r = (call);                                                   \
-        if (vk_try_r != VK_SUCCESS) {                                                 \
-            fprintf(stderr, "vk_runner: %s failed: VkResult %d\n", #call, (int)vk_try_r); \
-            goto fail;                                                                \
-        }                                                                             \
+#define VK_TRY(call)                                                                                                   \
+    do {                                                                                                               \
+        VkResult vk_try_r = (call);                                                                                    \
+        if (vk_try_r != VK_SUCCESS) {                                                                                  \
+            fprintf(stderr, "vk_runner: %s failed: VkResult %d\n", #call, (int)vk_try_r);                              \
+            goto fail;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 
 /* 0: ready; BENCH_EXIT_SKIP: no CPU Vulkan device; 1: error. */
@@ -52,7 +52,7 @@ static int vk_env_init(vk_env *e)
         .pApplicationName = "spvjit-bench-vk_runner",
         .apiVersion = VK_API_VERSION_1_1,
     };
-    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+    VkInstanceCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app };
     VkResult r = vkCreateInstance(&ici, NULL, &e->instance);
     if (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED) {
         fprintf(stderr, "vk_runner: no Vulkan driver (vkCreateInstance: VkResult %d)\n", (int)r);
@@ -134,7 +134,7 @@ typedef struct vk_buffer {
     VkBuffer buffer;
     VkDeviceMemory memory;
     float *map;
-    size_t len;  /* floats */
+    size_t len; /* floats */
 } vk_buffer;
 
 static bool vk_buffer_create(const vk_env *e, size_t len, vk_buffer *b)
@@ -190,7 +190,7 @@ static void vk_buffer_destroy(const vk_env *e, vk_buffer *b)
  * naming) in the kernel directories. */
 static uint32_t *load_spv(const bench_opts *o, const char *name, size_t *words, char *path, size_t path_len)
 {
-    const char *dirs[3] = {o->spv_dir, o->kernel_dir, o->bench_kernel_dir};
+    const char *dirs[3] = { o->spv_dir, o->kernel_dir, o->bench_kernel_dir };
     char file[128];
     for (int i = 0; i < 3; ++i) {
         if (!dirs[i])
@@ -211,7 +211,7 @@ static uint32_t *load_spv(const bench_opts *o, const char *name, size_t *words, 
         uint32_t *code = malloc(len);
         if (!code)
             exit(2);
-        memcpy(code, bytes, len);  /* SPIR-V words must be 4-byte aligned */
+        memcpy(code, bytes, len); /* SPIR-V words must be 4-byte aligned */
         free(bytes);
         *words = len / 4;
         return code;
@@ -237,13 +237,20 @@ typedef struct vk_case {
 static void vk_case_destroy(const vk_env *e, vk_case *k)
 {
     VkDevice d = e->device;
-    if (k->fence) vkDestroyFence(d, k->fence, NULL);
-    if (k->cmd) vkFreeCommandBuffers(d, e->cmd_pool, 1, &k->cmd);
-    if (k->desc_pool) vkDestroyDescriptorPool(d, k->desc_pool, NULL);
-    if (k->pipeline) vkDestroyPipeline(d, k->pipeline, NULL);
-    if (k->pipe_layout) vkDestroyPipelineLayout(d, k->pipe_layout, NULL);
-    if (k->set_layout) vkDestroyDescriptorSetLayout(d, k->set_layout, NULL);
-    if (k->module) vkDestroyShaderModule(d, k->module, NULL);
+    if (k->fence)
+        vkDestroyFence(d, k->fence, NULL);
+    if (k->cmd)
+        vkFreeCommandBuffers(d, e->cmd_pool, 1, &k->cmd);
+    if (k->desc_pool)
+        vkDestroyDescriptorPool(d, k->desc_pool, NULL);
+    if (k->pipeline)
+        vkDestroyPipeline(d, k->pipeline, NULL);
+    if (k->pipe_layout)
+        vkDestroyPipelineLayout(d, k->pipe_layout, NULL);
+    if (k->set_layout)
+        vkDestroyDescriptorSetLayout(d, k->set_layout, NULL);
+    if (k->module)
+        vkDestroyShaderModule(d, k->module, NULL);
     for (int i = 0; i < 3; ++i)
         vk_buffer_destroy(e, &k->buf[i]);
 }
@@ -261,7 +268,7 @@ static void reset_buffers(const bench_launch *L, vk_case *k)
 
 static bool submit_and_wait(const vk_env *e, vk_case *k, double *ms)
 {
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &k->cmd};
+    VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &k->cmd };
     double t0 = bench_now_ms();
     VK_TRY(vkQueueSubmit(e->queue, 1, &si, k->fence));
     VK_TRY(vkWaitForFences(e->device, 1, &k->fence, VK_TRUE, UINT64_MAX));
@@ -281,15 +288,15 @@ static bool run_case(const vk_env *e, const bench_opts *o, const bench_case *c)
     memset(&k, 0, sizeof(k));
     bool ok = false;
     double build_ms = 0, first_ms = 0;
-    bench_stats st = {0, 0, 0};
+    bench_stats st = { 0, 0, 0 };
     double *ms = NULL;
     uint32_t *code = NULL;
     size_t words = 0;
     char path[512];
 
     if ((uint64_t)L.local[0] * L.local[1] > e->props.limits.maxComputeWorkGroupInvocations) {
-        fprintf(stderr, "vk_runner: %s %s: local size %ux%u exceeds the device's %u invocations\n", c->name,
-                c->variant, L.local[0], L.local[1], e->props.limits.maxComputeWorkGroupInvocations);
+        fprintf(stderr, "vk_runner: %s %s: local size %ux%u exceeds the device's %u invocations\n", c->name, c->variant,
+                L.local[0], L.local[1], e->props.limits.maxComputeWorkGroupInvocations);
         goto fail;
     }
     code = load_spv(o, c->name, &words, path, sizeof(path));
@@ -365,7 +372,7 @@ static bool run_case(const vk_env *e, const bench_opts *o, const bench_case *c)
     VK_TRY(vkCreateComputePipelines(e->device, VK_NULL_HANDLE, 1, &cpci, NULL, &k.pipeline));
     build_ms = bench_now_ms() - t0;
 
-    VkDescriptorPoolSize dps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = (uint32_t)L.nbuf};
+    VkDescriptorPoolSize dps = { .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = (uint32_t)L.nbuf };
     VkDescriptorPoolCreateInfo dpci = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
         .maxSets = 1,
@@ -383,7 +390,7 @@ static bool run_case(const vk_env *e, const bench_opts *o, const bench_case *c)
     VkDescriptorBufferInfo dbi[3];
     VkWriteDescriptorSet wds[3];
     for (int i = 0; i < L.nbuf; ++i) {
-        dbi[i] = (VkDescriptorBufferInfo){.buffer = k.buf[i].buffer, .offset = 0, .range = VK_WHOLE_SIZE};
+        dbi[i] = (VkDescriptorBufferInfo){ .buffer = k.buf[i].buffer, .offset = 0, .range = VK_WHOLE_SIZE };
         wds[i] = (VkWriteDescriptorSet){
             .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
             .dstSet = k.set,
@@ -403,7 +410,7 @@ static bool run_case(const vk_env *e, const bench_opts *o, const bench_case *c)
         .commandBufferCount = 1,
     };
     VK_TRY(vkAllocateCommandBuffers(e->device, &cbai, &k.cmd));
-    VkCommandBufferBeginInfo cbbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VkCommandBufferBeginInfo cbbi = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO };
     VK_TRY(vkBeginCommandBuffer(k.cmd, &cbbi));
     vkCmdBindPipeline(k.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
     vkCmdBindDescriptorSets(k.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipe_layout, 0, 1, &k.set, 0, NULL);
@@ -416,10 +423,10 @@ static bool run_case(const vk_env *e, const bench_opts *o, const bench_case *c)
         .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
         .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
     };
-    vkCmdPipelineBarrier(k.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
-                         NULL, 0, NULL);
+    vkCmdPipelineBarrier(k.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0,
+                         NULL);
     VK_TRY(vkEndCommandBuffer(k.cmd));
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
     VK_TRY(vkCreateFence(e->device, &fci, NULL, &k.fence));
 
     /* first run: checked, not timed into the median */

@@ -28,7 +28,7 @@ static void specialize_and_check(const spv_module *m, const spv_spec_value *vals
     size_t nw = 0;
     spv_diag d;
     if (spv_specialize(m, vals, n, &w, &nw, &d) == 0) {
-        spv_module *s = spv_module_load(w, nw * 4, "specialized", &(spv_load_options){.skip_validation = true}, &d);
+        spv_module *s = spv_module_load(w, nw * 4, "specialized", &(spv_load_options){ .skip_validation = true }, &d);
         if (!s && valid) {
             fprintf(stderr, "specialized output of a valid module does not load: %s\n", d.msg);
             abort();
@@ -46,7 +46,7 @@ static void specialize_and_check(const spv_module *m, const spv_spec_value *vals
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     spv_diag d;
-    spv_module *raw = spv_module_load(data, size, "fuzz", &(spv_load_options){.skip_validation = true}, &d);
+    spv_module *raw = spv_module_load(data, size, "fuzz", &(spv_load_options){ .skip_validation = true }, &d);
     if (!raw) {
         if (!d.msg[0])
             abort();
@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < nsc && n < 8; i++) {
         uint64_t bits = 0;
         memcpy(&bits, data + (i * 8) % (size >= 8 ? size - 7 : 1), size >= 8 ? 8 : 0);
-        vals[n] = (spv_spec_value){.spec_id = sc[i].spec_id, .type = sc[i].type, .bits = bits};
+        vals[n] = (spv_spec_value){ .spec_id = sc[i].spec_id, .type = sc[i].type, .bits = bits };
         if (sc[i].type == SPV_VALUE_BOOL)
             vals[n].bits &= 1;
         else if (sc[i].type == SPV_VALUE_I8 || sc[i].type == SPV_VALUE_U8)

@@ -20,13 +20,14 @@
 #include <stdlib.h>
 
 /* The modules' default specialization values. */
-#define REF_MM_BS_DEFAULT      16u    /* mm: SpecId 0 */
-#define REF_REDUCE_WG_DEFAULT  256u   /* reduce.comp: SpecId 0 */
-#define REF_SAXPY_A_DEFAULT    2.0f   /* saxpy: SpecId 0 */
+#define REF_MM_BS_DEFAULT 16u      /* mm: SpecId 0 */
+#define REF_REDUCE_WG_DEFAULT 256u /* reduce.comp: SpecId 0 */
+#define REF_SAXPY_A_DEFAULT 2.0f   /* saxpy: SpecId 0 */
 /* conv3x3: SpecIds 0..8, K[j*3+i] = tap at row offset j-1, column offset i-1. */
-#define REF_CONV3X3_K_DEFAULT  { 0.0625f, 0.125f, 0.0625f, \
-                                 0.125f,  0.25f,  0.125f,  \
-                                 0.0625f, 0.125f, 0.0625f }
+#define REF_CONV3X3_K_DEFAULT                                                                                          \
+    {                                                                                                                  \
+        0.0625f, 0.125f, 0.0625f, 0.125f, 0.25f, 0.125f, 0.0625f, 0.125f, 0.0625f                                      \
+    }
 
 /* C = A * B, all n x n.  c[r*n+col] = sum over k = 0..n-1, in increasing k,
  * of a[r*n+k] * b[k*n+col], starting from 0.0f.  The tiled kernel adds the
@@ -55,8 +56,7 @@ static inline size_t ref_clamp_index(long v, long hi)
  * dst[y*w+x] = sum over j = 0..2 (outer), i = 0..2 (inner) of
  *   k[j*3+i] * src[clamp(y+j-1, 0, h-1) * w + clamp(x+i-1, 0, w-1)],
  * accumulated in that order from 0.0f. */
-static inline void ref_conv3x3(const float *src, float *dst, uint32_t w, uint32_t h,
-                               const float k[9])
+static inline void ref_conv3x3(const float *src, float *dst, uint32_t w, uint32_t h, const float k[9])
 {
     for (long y = 0; y < (long)h; ++y) {
         for (long x = 0; x < (long)w; ++x) {

@@ -13,7 +13,7 @@
 static inline spvjit_context *api_ctx(size_t cache_bytes)
 {
     spvjit_context *ctx = NULL;
-    spvjit_context_options o = {.cache_bytes = cache_bytes, .disk_cache_dir = ""};
+    spvjit_context_options o = { .cache_bytes = cache_bytes, .disk_cache_dir = "" };
     if (spvjit_context_create(&o, &ctx) != SPVJIT_OK)
         return NULL;
     return ctx;

@@ -7,7 +7,10 @@
 
 #define MAX_TESTS 4096
 
-static struct { const char *name; test_fn fn; } tests[MAX_TESTS];
+static struct {
+    const char *name;
+    test_fn fn;
+} tests[MAX_TESTS];
 static int ntests;
 static bool current_failed;
 static const char *current_name;
@@ -32,7 +35,10 @@ void test_fail(const char *file, int line, const char *fmt, ...)
     current_failed = true;
 }
 
-bool test_failed_now(void) { return current_failed; }
+bool test_failed_now(void)
+{
+    return current_failed;
+}
 
 uint64_t test_rand_u64(uint64_t *s)
 {
@@ -74,8 +80,11 @@ void *test_read_file(const char *path, size_t *len)
         n += r;
         if (n == cap) {
             char *q = realloc(p, cap *= 2);
-            if (!q) { free(p); p = NULL; }
-            else p = q;
+            if (!q) {
+                free(p);
+                p = NULL;
+            } else
+                p = q;
         }
     }
     fclose(f);

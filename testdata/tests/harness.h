@@ -19,16 +19,26 @@ void test_register(const char *name, test_fn fn);
 void test_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool test_failed_now(void);
 
-#define TEST(name)                                                            \
-    static void test_##name(void);                                            \
-    __attribute__((constructor)) static void test_reg_##name(void)            \
-    { test_register(#name, test_##name); }                                    \
+#define TEST(name)                                                                                                     \
+    static void test_##name(void);                                                                                     \
+    __attribute__((constructor)) static void test_reg_##name(void)                                                     \
+    {                                                                                                                  \
+        test_register(#name, test_##name);                                                                             \
+    }                                                                                                                  \
     static void test_##name(void)
 
-#define CHECK(cond, ...)                                                      \
-    do { if (!(cond)) test_fail(__FILE__, __LINE__, __VA_ARGS__); } while (0)
-#define REQUIRE(cond, ...)                                                    \
-    do { if (!(cond)) { test_fail(__FILE__, __LINE__, __VA_ARGS__); return; } } while (0)
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            test_fail(__FILE__, __LINE__, __VA_ARGS__);                                                                \
+    } while (0)
+#define REQUIRE(cond, ...)                                                                                             \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            test_fail(__FILE__, __LINE__, __VA_ARGS__);                                                                \
+            return;                                                                                                    \
+        }                                                                                                              \
+    } while (0)
 
 /* Deterministic random numbers for test inputs (xorshift64*), seedable. */
 uint64_t test_rand_u64(uint64_t *state);

@@ -39,12 +39,28 @@ static float buf_f32(const amber_buffer *b, size_t byte)
 
 TEST(amber_type_layouts_match_std430_std140)
 {
-    static const struct { const char *name; bool std140; size_t stride; unsigned comp; size_t off; } cases[] = {
-        {"float", false, 4, 0, 0},          {"float", true, 16, 0, 0},       {"int8", false, 1, 0, 0},
-        {"vec2<float>", false, 8, 1, 4},    {"vec3<float>", false, 16, 2, 8}, {"vec3<float>", true, 16, 2, 8},
-        {"vec4<double>", false, 32, 3, 24}, {"vec2<float>", true, 16, 1, 4}, {"mat2x2<float>", false, 16, 2, 8},
-        {"mat2x2<float>", true, 32, 2, 16}, {"mat4x3<float>", false, 64, 3, 16}, {"mat3x3<double>", false, 96, 4, 40},
-        {"vec3<uint16>", false, 8, 2, 4},   {"float16", false, 2, 0, 0},    {"R32G32B32A32_SFLOAT", false, 16, 3, 12},
+    static const struct {
+        const char *name;
+        bool std140;
+        size_t stride;
+        unsigned comp;
+        size_t off;
+    } cases[] = {
+        { "float", false, 4, 0, 0 },
+        { "float", true, 16, 0, 0 },
+        { "int8", false, 1, 0, 0 },
+        { "vec2<float>", false, 8, 1, 4 },
+        { "vec3<float>", false, 16, 2, 8 },
+        { "vec3<float>", true, 16, 2, 8 },
+        { "vec4<double>", false, 32, 3, 24 },
+        { "vec2<float>", true, 16, 1, 4 },
+        { "mat2x2<float>", false, 16, 2, 8 },
+        { "mat2x2<float>", true, 32, 2, 16 },
+        { "mat4x3<float>", false, 64, 3, 16 },
+        { "mat3x3<double>", false, 96, 4, 40 },
+        { "vec3<uint16>", false, 8, 2, 4 },
+        { "float16", false, 2, 0, 0 },
+        { "R32G32B32A32_SFLOAT", false, 16, 3, 12 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         amber_type t;
@@ -57,21 +73,32 @@ TEST(amber_type_layouts_match_std430_std140)
     }
     amber_type t;
     CHECK(amber_type_parse("vec5<float>", &t) && amber_type_parse("mat2x2<int32>", &t) &&
-          amber_type_parse("floaty", &t) && amber_type_parse("R8G8B8A8_UNORM", &t), "bad types accepted");
+              amber_type_parse("floaty", &t) && amber_type_parse("R8G8B8A8_UNORM", &t),
+          "bad types accepted");
 }
 
 TEST(amber_half_conversion_matches_known_bits)
 {
-    static const struct { double d; uint16_t h; } cases[] = {
-        {1.0, 0x3c00}, {-2.0, 0xc000}, {65504.0, 0x7bff}, {0.5, 0x3800}, {5.960464477539063e-08, 0x0001},
-        {1e6, 0x7c00}, {0.0, 0x0000}, {0.333251953125, 0x3555}, {2049.0, 0x6800} /* tie to even */,
+    static const struct {
+        double d;
+        uint16_t h;
+    } cases[] = {
+        { 1.0, 0x3c00 },
+        { -2.0, 0xc000 },
+        { 65504.0, 0x7bff },
+        { 0.5, 0x3800 },
+        { 5.960464477539063e-08, 0x0001 },
+        { 1e6, 0x7c00 },
+        { 0.0, 0x0000 },
+        { 0.333251953125, 0x3555 },
+        { 2049.0, 0x6800 } /* tie to even */,
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CHECK(f64_to_f16(cases[i].d) == cases[i].h, "%g → 0x%04x, want 0x%04x", cases[i].d, f64_to_f16(cases[i].d),
               cases[i].h);
         if (cases[i].h != 0x7c00)
-            CHECK(f16_to_f32(cases[i].h) == (float)cases[i].d || cases[i].d == 2049.0, "0x%04x back: %g",
-                  cases[i].h, f16_to_f32(cases[i].h));
+            CHECK(f16_to_f32(cases[i].h) == (float)cases[i].d || cases[i].d == 2049.0, "0x%04x back: %g", cases[i].h,
+                  f16_to_f32(cases[i].h));
     }
     /* round trip of every finite half */
     for (uint32_t h = 0; h < 0x7c00; h++)
@@ -145,7 +172,8 @@ TEST(amber_expect_evaluation_against_c_reference)
         REQUIRE(s.ncmds == 6, "%u commands", s.ncmds);
         CHECK(amber_expect_eval(&s, &s.cmds[0], msg, sizeof msg) == 0, "EQ: %s", msg);
         CHECK(amber_expect_eval(&s, &s.cmds[1], msg, sizeof msg) == 0, "GT/LE: %s", msg);
-        CHECK(amber_expect_eval(&s, &s.cmds[2], msg, sizeof msg) == 1 && strstr(msg, "line 6:") && strstr(msg, "got "), "a+1: %s", msg);
+        CHECK(amber_expect_eval(&s, &s.cmds[2], msg, sizeof msg) == 1 && strstr(msg, "line 6:") && strstr(msg, "got "),
+              "a+1: %s", msg);
         CHECK(amber_expect_eval(&s, &s.cmds[3], msg, sizeof msg) == 0, "tolerance: %s", msg);
         /* 2% off with a 1% tolerance fails unless f is tiny */
         CHECK(amber_expect_eval(&s, &s.cmds[4], msg, sizeof msg) == (fabsf(f) > 1e-3f ? 1 : 0), "percent: %s", msg);
@@ -197,16 +225,19 @@ TEST(amber_pipelines_bindings_specs_and_skips)
     REQUIRE(s.npipelines == 1 && s.nshaders == 1, "counts");
     amber_pipeline *p = &s.pipelines[0];
     CHECK(!strcmp(p->entry, "go") && p->nspecs == 2 && p->specs[0].id == 2 && p->specs[0].bits == 9 &&
-          p->specs[1].bits == 0x3fc00000, "specs");
+              p->specs[1].bits == 0x3fc00000,
+          "specs");
     CHECK(p->nbinds == 2 && p->binds[0].kind == AMBER_BIND_STORAGE_DYNAMIC && p->binds[0].set == 1 &&
-          p->binds[0].binding == 3 && p->binds[0].offset == 8, "bind");
+              p->binds[0].binding == 3 && p->binds[0].offset == 8,
+          "bind");
     CHECK(p->binds[1].kind == AMBER_BIND_KERNEL_ARG && !strcmp(p->binds[1].arg_name, "out"), "kernel bind");
     uint32_t inf;
     memcpy(&inf, p->kvals[0].bytes, 4);
     CHECK(p->nkvals == 1 && p->kvals[0].arg_number == 2 && inf == 0x7f800000, "SET KERNEL");
     CHECK(!strcmp(s.shaders[0].target_env, "spv1.3") && strstr(s.shaders[0].source, "OpCapability"), "shader");
     CHECK(s.ncmds == 3 && s.cmds[0].kind == AMBER_CMD_REPEAT && s.cmds[0].count == 3 && s.cmds[0].body == 2 &&
-          s.cmds[1].groups[2] == 6, "REPEAT");
+              s.cmds[1].groups[2] == 6,
+          "REPEAT");
     amber_script_free(&s);
 
     REQUIRE(!parse("#!amber\nPIPELINE graphics g\nEND\n", &s, err), "graphics: %s", err);
@@ -216,20 +247,25 @@ TEST(amber_pipelines_bindings_specs_and_skips)
 
 TEST(amber_errors_name_the_line)
 {
-    static const struct { const char *text; const char *want; } bad[] = {
-        {"#!amber\n\nBUFFER b DATA_TYPE int33 SIZE 2 FILL 0\n", "t.amber:3: BUFFER b: unknown data type 'int33'"},
-        {"#!amber\nBUFFER b DATA_TYPE int32 DATA 1 2.5 END\n", "t.amber:2: BUFFER b DATA: value 1 (2.5) is not an integer"},
-        {"#!amber\nBUFFER b DATA_TYPE int32 DATA 1 2\n", "t.amber:2: BUFFER DATA: missing END"},
-        {"#!amber\nEXPECT nope IDX 0 EQ 1\n", "t.amber:2: unknown buffer 'nope'"},
-        {"#!amber\nSHADER compute s GLSL\nvoid main(){}\n", "t.amber:2: missing END"},
-        {"#!amber\nBUFFER b DATA_TYPE int32 SIZE 1 FILL 0\nEXPECT b IDX 0 ABOUT 1\n",
-         "t.amber:3: EXPECT: expected a comparator"},
-        {"#!amber\nRUN p 1 1 1\n", "t.amber:2: unknown pipeline 'p'"},
-        {"#!amber\nFROB\n", "t.amber:2: unknown command 'FROB'"},
-        {"#!amber\nBUFFER b DATA_TYPE uint8 SIZE 2 FILL 0\nBUFFER b DATA_TYPE uint8 SIZE 2 FILL 0\n",
-         "t.amber:3: BUFFER b: already defined on line 2"},
-        {"[test]\nfrobnicate 1\n", "t.amber:2: [test]: unknown command 'frobnicate'"},
-        {"[compute shader]\nvoid main(){}\n[test]\nprobe ssbo float 0 0 =~ 1\n", "t.amber:4: probe ssbo: unknown comparator"},
+    static const struct {
+        const char *text;
+        const char *want;
+    } bad[] = {
+        { "#!amber\n\nBUFFER b DATA_TYPE int33 SIZE 2 FILL 0\n", "t.amber:3: BUFFER b: unknown data type 'int33'" },
+        { "#!amber\nBUFFER b DATA_TYPE int32 DATA 1 2.5 END\n",
+          "t.amber:2: BUFFER b DATA: value 1 (2.5) is not an integer" },
+        { "#!amber\nBUFFER b DATA_TYPE int32 DATA 1 2\n", "t.amber:2: BUFFER DATA: missing END" },
+        { "#!amber\nEXPECT nope IDX 0 EQ 1\n", "t.amber:2: unknown buffer 'nope'" },
+        { "#!amber\nSHADER compute s GLSL\nvoid main(){}\n", "t.amber:2: missing END" },
+        { "#!amber\nBUFFER b DATA_TYPE int32 SIZE 1 FILL 0\nEXPECT b IDX 0 ABOUT 1\n",
+          "t.amber:3: EXPECT: expected a comparator" },
+        { "#!amber\nRUN p 1 1 1\n", "t.amber:2: unknown pipeline 'p'" },
+        { "#!amber\nFROB\n", "t.amber:2: unknown command 'FROB'" },
+        { "#!amber\nBUFFER b DATA_TYPE uint8 SIZE 2 FILL 0\nBUFFER b DATA_TYPE uint8 SIZE 2 FILL 0\n",
+          "t.amber:3: BUFFER b: already defined on line 2" },
+        { "[test]\nfrobnicate 1\n", "t.amber:2: [test]: unknown command 'frobnicate'" },
+        { "[compute shader]\nvoid main(){}\n[test]\nprobe ssbo float 0 0 =~ 1\n",
+          "t.amber:4: probe ssbo: unknown comparator" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         amber_script s;
@@ -268,7 +304,8 @@ TEST(amber_vkscript_model)
     CHECK(s.cmds[2].kind == AMBER_CMD_SET_PUSH && s.cmds[2].offset == 4, "push");
     CHECK(s.cmds[3].kind == AMBER_CMD_RUN && s.cmds[3].groups[1] == 3, "compute");
     CHECK(s.cmds[4].kind == AMBER_CMD_EXPECT && s.cmds[4].ntol == 1 && s.cmds[4].tol[0].percent &&
-          s.cmds[4].tol[0].value == 2, "probe");
+              s.cmds[4].tol[0].value == 2,
+          "probe");
     CHECK(s.buffers[s.pipelines[0].binds[0].buffer].size == 64, "ssbo size");
     amber_script_free(&s);
 }

@@ -12,10 +12,16 @@
 
 /* --- the map alone ----------------------------------------------------------- */
 
-typedef struct fake { atomic_int refs; int id; } fake;
+typedef struct fake {
+    atomic_int refs;
+    int id;
+} fake;
 static atomic_int fakes_alive;
 
-static void fake_retain(void *p) { atomic_fetch_add(&((fake *)p)->refs, 1); }
+static void fake_retain(void *p)
+{
+    atomic_fetch_add(&((fake *)p)->refs, 1);
+}
 static void fake_release(void *p)
 {
     fake *f = p;
@@ -25,7 +31,12 @@ static void fake_release(void *p)
     }
 }
 
-typedef struct fake_build { int id; size_t bytes; atomic_int *builds; unsigned sleep_us; } fake_build;
+typedef struct fake_build {
+    int id;
+    size_t bytes;
+    atomic_int *builds;
+    unsigned sleep_us;
+} fake_build;
 
 static void *build_fake(void *user, size_t *est)
 {
@@ -35,7 +46,7 @@ static void *build_fake(void *user, size_t *est)
     if (b->builds)
         atomic_fetch_add(b->builds, 1);
     if (b->id < 0)
-        return NULL;      /* a failing build */
+        return NULL; /* a failing build */
     fake *f = calloc(1, sizeof *f);
     atomic_init(&f->refs, 1);
     f->id = b->id;
@@ -47,9 +58,9 @@ static void *build_fake(void *user, size_t *est)
 /* Gets key "name" (module part "mod"), building id on a miss; returns the id and *hit. */
 static int get(kcache *c, const char *name, int id, bool *hit)
 {
-    kcache_key k = {.a = "mod", .alen = 3, .b = name, .blen = strlen(name)};
+    kcache_key k = { .a = "mod", .alen = 3, .b = name, .blen = strlen(name) };
     k.hash = kcache_key_hash(k.a, k.alen, k.b, k.blen);
-    fake_build b = {.id = id, .bytes = 100};
+    fake_build b = { .id = id, .bytes = 100 };
     fake *f = kcache_get(c, &k, build_fake, &b, hit);
     int got = f ? f->id : -1;
     if (f)
@@ -65,11 +76,11 @@ TEST(api_cache_lru_order_and_bound)
     get(c, "A", 1, &hit);
     get(c, "B", 2, &hit);
     get(c, "C", 3, &hit);
-    CHECK(kcache_count(c) == 3 && kcache_bytes(c) == 300, "3 entries of 100 bytes: %zu, %zu bytes",
-          kcache_count(c), kcache_bytes(c));
-    CHECK(get(c, "A", 99, &hit) == 1 && hit, "A cached");       /* A is now the most recent */
-    get(c, "D", 4, &hit);                                       /* evicts B, the least recent */
-    CHECK(get(c, "B", 20, &hit) == 20 && !hit, "B was evicted and is rebuilt");   /* evicts C */
+    CHECK(kcache_count(c) == 3 && kcache_bytes(c) == 300, "3 entries of 100 bytes: %zu, %zu bytes", kcache_count(c),
+          kcache_bytes(c));
+    CHECK(get(c, "A", 99, &hit) == 1 && hit, "A cached");                       /* A is now the most recent */
+    get(c, "D", 4, &hit);                                                       /* evicts B, the least recent */
+    CHECK(get(c, "B", 20, &hit) == 20 && !hit, "B was evicted and is rebuilt"); /* evicts C */
     CHECK(get(c, "A", 99, &hit) == 1 && hit, "A survived");
     CHECK(get(c, "C", 30, &hit) == 30 && !hit, "C was evicted");
     CHECK(kcache_bytes(c) <= 300, "bound kept: %zu bytes", kcache_bytes(c));
@@ -82,9 +93,9 @@ TEST(api_cache_full_key_compare_and_failed_builds)
     atomic_store(&fakes_alive, 0);
     kcache *c = kcache_create(1 << 20, fake_retain, fake_release);
     /* Two different keys forced onto one hash stay two entries. */
-    kcache_key k1 = {.hash = 42, .a = "m", .alen = 1, .b = "x1", .blen = 2};
-    kcache_key k2 = {.hash = 42, .a = "m", .alen = 1, .b = "x2", .blen = 2};
-    fake_build b1 = {.id = 1, .bytes = 10}, b2 = {.id = 2, .bytes = 10};
+    kcache_key k1 = { .hash = 42, .a = "m", .alen = 1, .b = "x1", .blen = 2 };
+    kcache_key k2 = { .hash = 42, .a = "m", .alen = 1, .b = "x2", .blen = 2 };
+    fake_build b1 = { .id = 1, .bytes = 10 }, b2 = { .id = 2, .bytes = 10 };
     bool hit;
     fake *f1 = kcache_get(c, &k1, build_fake, &b1, &hit);
     fake *f2 = kcache_get(c, &k2, build_fake, &b2, &hit);
@@ -96,8 +107,8 @@ TEST(api_cache_full_key_compare_and_failed_builds)
     fake_release(f1b);
     /* A failed build leaves nothing behind; the next ask builds again. */
     atomic_int builds = 0;
-    fake_build bad = {.id = -1, .builds = &builds};
-    kcache_key k3 = {.hash = 7, .a = "m", .alen = 1, .b = "bad", .blen = 3};
+    fake_build bad = { .id = -1, .builds = &builds };
+    kcache_key k3 = { .hash = 7, .a = "m", .alen = 1, .b = "bad", .blen = 3 };
     CHECK(!kcache_get(c, &k3, build_fake, &bad, &hit) && !hit, "failed build returns NULL");
     CHECK(!kcache_get(c, &k3, build_fake, &bad, &hit), "failed again");
     CHECK(atomic_load(&builds) == 2 && kcache_count(c) == 2, "failures are not cached (%d builds, %zu entries)",
@@ -106,14 +117,18 @@ TEST(api_cache_full_key_compare_and_failed_builds)
     CHECK(atomic_load(&fakes_alive) == 0, "%d values leaked", atomic_load(&fakes_alive));
 }
 
-typedef struct racer { kcache *c; atomic_int *builds; fake *got; } racer;
+typedef struct racer {
+    kcache *c;
+    atomic_int *builds;
+    fake *got;
+} racer;
 
 static void *race(void *p)
 {
     racer *r = p;
-    kcache_key k = {.a = "m", .alen = 1, .b = "same", .blen = 4};
+    kcache_key k = { .a = "m", .alen = 1, .b = "same", .blen = 4 };
     k.hash = kcache_key_hash(k.a, k.alen, k.b, k.blen);
-    fake_build b = {.id = 5, .bytes = 10, .builds = r->builds, .sleep_us = 50000};
+    fake_build b = { .id = 5, .bytes = 10, .builds = r->builds, .sleep_us = 50000 };
     bool hit;
     r->got = kcache_get(r->c, &k, build_fake, &b, &hit);
     return NULL;
@@ -127,7 +142,7 @@ TEST(api_cache_one_build_under_contention)
     pthread_t th[4];
     racer r[4];
     for (int i = 0; i < 4; i++) {
-        r[i] = (racer){.c = c, .builds = &builds};
+        r[i] = (racer){ .c = c, .builds = &builds };
         pthread_create(&th[i], NULL, race, &r[i]);
     }
     for (int i = 0; i < 4; i++)
@@ -147,7 +162,7 @@ TEST(api_cache_one_build_under_contention)
 static spvjit_kernel *build(spvjit_module *m, spvjit_specs *s, bool unspecialized)
 {
     spvjit_kernel *k = NULL;
-    spvjit_build_options o = {.unspecialized = unspecialized};
+    spvjit_build_options o = { .unspecialized = unspecialized };
     spvjit_status st = spvjit_kernel_build(m, NULL, s, &o, &k);
     CHECK(st == SPVJIT_OK, "build: %s", spvjit_last_error());
     return k;
@@ -171,8 +186,8 @@ TEST(api_cache_same_values_same_object)
     spvjit_specs_create(&s16);
     spvjit_specs_create(&none);
     spvjit_spec_set_u32(s8, 0, 8);
-    spvjit_spec_set_text(t8, 0, "0x8");       /* the same value, as text */
-    spvjit_spec_set_u32(s16, 0, 16);          /* the module's default */
+    spvjit_spec_set_text(t8, 0, "0x8"); /* the same value, as text */
+    spvjit_spec_set_u32(s16, 0, 16);    /* the module's default */
 
     spvjit_kernel *a = build(m, s8, false), *b = build(m, t8, false), *c = build(m, s16, false);
     spvjit_kernel *d = build(m, NULL, false), *e = build(m, none, false);
@@ -191,7 +206,7 @@ TEST(api_cache_same_values_same_object)
     CHECK(from_cache(u8b) && u8b->compiled == u8->compiled, "unspecialized hit");
     CHECK(!from_cache(u16), "BS shapes the kernel: a new unspecialized compile");
 
-    spvjit_kernel *ks[] = {a, b, c, d, e, u8, u8b, u16};
+    spvjit_kernel *ks[] = { a, b, c, d, e, u8, u8b, u16 };
     for (int i = 0; i < 8; i++)
         spvjit_kernel_destroy(ks[i]);
     spvjit_specs_destroy(s8);
@@ -223,13 +238,13 @@ TEST(api_cache_unspecialized_runtime_values_share_code)
         x[i] = (float)i - 40.0f;
         y1[i] = y2[i] = 0.5f * (float)i;
     }
-    spvjit_kernel *ks[2] = {k1, k2};
-    float *ys[2] = {y1, y2};
+    spvjit_kernel *ks[2] = { k1, k2 };
+    float *ys[2] = { y1, y2 };
     for (int j = 0; j < 2; j++) {
         spvjit_bind_buffer(ks[j], 0, 0, x, sizeof x);
         spvjit_bind_buffer(ks[j], 0, 1, ys[j], sizeof y1);
         spvjit_set_push_constants(ks[j], &n, 4);
-        CHECK(spvjit_dispatch(ks[j], &(spvjit_dispatch_info){.groups = {2, 1, 1}}) == SPVJIT_OK, "dispatch: %s",
+        CHECK(spvjit_dispatch(ks[j], &(spvjit_dispatch_info){ .groups = { 2, 1, 1 } }) == SPVJIT_OK, "dispatch: %s",
               spvjit_last_error());
     }
     for (int i = 0; i < 100; i++) {
@@ -249,7 +264,7 @@ TEST(api_cache_unspecialized_runtime_values_share_code)
 
 TEST(api_cache_lru_eviction_tiny_bound)
 {
-    spvjit_context *ctx = api_ctx(1);       /* room for nothing but the latest */
+    spvjit_context *ctx = api_ctx(1); /* room for nothing but the latest */
     REQUIRE(ctx, "context: %s", spvjit_last_error());
     spvjit_module *m = api_load(ctx, "kernels/saxpy.comp.spv");
     REQUIRE(m, "load: %s", spvjit_last_error());
@@ -275,10 +290,10 @@ TEST(api_cache_lru_eviction_tiny_bound)
     spvjit_bind_buffer(a1, 0, 0, x, sizeof x);
     spvjit_bind_buffer(a1, 0, 1, y, sizeof y);
     spvjit_set_push_constants(a1, &n, 4);
-    CHECK(spvjit_dispatch(a1, &(spvjit_dispatch_info){.groups = {1, 1, 1}}) == SPVJIT_OK, "dispatch: %s",
+    CHECK(spvjit_dispatch(a1, &(spvjit_dispatch_info){ .groups = { 1, 1, 1 } }) == SPVJIT_OK, "dispatch: %s",
           spvjit_last_error());
     CHECK(y[63] == 64.0f && y[5] == 6.0f, "evicted kernel runs: y[63] = %g", y[63]);
-    spvjit_kernel *ks[] = {a1, b1, a2, a3};
+    spvjit_kernel *ks[] = { a1, b1, a2, a3 };
     for (int i = 0; i < 4; i++)
         spvjit_kernel_destroy(ks[i]);
     spvjit_specs_destroy(sa);
@@ -308,17 +323,17 @@ TEST(api_cache_local_size_chosen_at_dispatch)
     spvjit_set_arg_buffer(k, 0, x, sizeof x);
     spvjit_set_arg_buffer(k, 1, y, sizeof y);
     spvjit_set_arg_value(k, 2, &n, 4);
-    static const uint32_t locals[4] = {32, 64, 32, 0};
+    static const uint32_t locals[4] = { 32, 64, 32, 0 };
     for (int i = 0; i < 4; i++) {
-        CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){.work_dim = 1, .global_size = {n},
-                                                          .local_size = {locals[i]}}) == SPVJIT_OK,
+        CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){ .work_dim = 1,
+                                                          .global_size = { n },
+                                                          .local_size = { locals[i] } }) == SPVJIT_OK,
               "dispatch with local size %u: %s", locals[i], spvjit_last_error());
         for (int j = 0; j < 300; j++)
             w[j] = 2.0f * x[j] + w[j];
     }
     CHECK(api_first_mismatch(y, w, 300, 1e-6f, 1e-6f) < 0, "four saxpy passes");
-    CHECK(kcache_count(ctx->cache) == 3, "one compile per local size (32, 64, chosen): %zu",
-          kcache_count(ctx->cache));
+    CHECK(kcache_count(ctx->cache) == 3, "one compile per local size (32, 64, chosen): %zu", kcache_count(ctx->cache));
     spvjit_kernel_destroy(k);
     spvjit_module_destroy(m);
     spvjit_context_destroy(ctx);

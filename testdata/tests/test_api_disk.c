@@ -48,13 +48,13 @@ TEST(api_disk_cache_store_and_load)
     char *dir = temp_dir();
     REQUIRE(dir, "mkdtemp");
     char sub[600];
-    snprintf(sub, sizeof sub, "%s/nested/spvjit", dir);     /* created on demand */
+    snprintf(sub, sizeof sub, "%s/nested/spvjit", dir); /* created on demand */
     uint64_t seed = 31337;
     size_t n = 10000;
     unsigned char *payload = malloc(n);
     for (size_t i = 0; i < n; i++)
         payload[i] = (unsigned char)test_rand_u64(&seed);
-    static const uint32_t words[4] = {0x07230203, 0x10000, 7, 99};
+    static const uint32_t words[4] = { 0x07230203, 0x10000, 7, 99 };
     spv_diag d;
     CHECK(disk_cache_store(sub, words, sizeof words, "main;bs=16", 10, payload, n, &d) == 0, "store: %s", d.msg);
 
@@ -88,20 +88,19 @@ TEST(api_disk_cache_corruption_is_ignored)
     size_t got_n;
 
     /* One flipped byte anywhere (header, key, payload) is a miss and the file goes. */
-    static const long where[] = {0, 9, 30, 45, 60, -1};
+    static const long where[] = { 0, 9, 30, 45, 60, -1 };
     for (int i = 0; i < 6; i++) {
         REQUIRE(disk_cache_store(dir, mod, sizeof mod, "k", 1, payload, n, &d) == 0, "store: %s", d.msg);
         size_t size = file_size(path);
         long at = where[i] < 0 ? (long)size - 1 : where[i];
         flip_byte(path, at);
         got = NULL;
-        CHECK(disk_cache_load(dir, mod, sizeof mod, "k", 1, &got, &got_n) == 0 && !got, "flipped byte %ld: miss",
-              at);
+        CHECK(disk_cache_load(dir, mod, sizeof mod, "k", 1, &got, &got_n) == 0 && !got, "flipped byte %ld: miss", at);
         CHECK(access(path, F_OK) != 0, "flipped byte %ld: the file was removed", at);
         free(got);
     }
     /* Truncated files. */
-    static const size_t keep[] = {0, 10, 40, 100};
+    static const size_t keep[] = { 0, 10, 40, 100 };
     for (int i = 0; i < 4; i++) {
         REQUIRE(disk_cache_store(dir, mod, sizeof mod, "k", 1, payload, n, &d) == 0, "store: %s", d.msg);
         CHECK(truncate(path, (off_t)keep[i]) == 0, "truncate");
@@ -113,8 +112,8 @@ TEST(api_disk_cache_corruption_is_ignored)
     /* A rebuild after the corruption is trusted again. */
     REQUIRE(disk_cache_store(dir, mod, sizeof mod, "k", 1, payload, n, &d) == 0, "store: %s", d.msg);
     got = NULL;
-    CHECK(disk_cache_load(dir, mod, sizeof mod, "k", 1, &got, &got_n) == 1 && got_n == n &&
-          !memcmp(got, payload, n), "rebuilt file hits");
+    CHECK(disk_cache_load(dir, mod, sizeof mod, "k", 1, &got, &got_n) == 1 && got_n == n && !memcmp(got, payload, n),
+          "rebuilt file hits");
     free(got);
     free(payload);
     remove_dir(dir);
@@ -151,7 +150,7 @@ TEST(api_disk_cache_context)
     REQUIRE(dir, "mkdtemp");
     for (int round = 0; round < 2; round++) {
         spvjit_context *ctx = NULL;
-        REQUIRE(spvjit_context_create(&(spvjit_context_options){.disk_cache_dir = dir}, &ctx) == SPVJIT_OK,
+        REQUIRE(spvjit_context_create(&(spvjit_context_options){ .disk_cache_dir = dir }, &ctx) == SPVJIT_OK,
                 "context: %s", spvjit_last_error());
         spvjit_module *m = api_load(ctx, "kernels/saxpy.comp.spv");
         spvjit_kernel *k = NULL;

@@ -53,7 +53,7 @@ static int cache_files(const char *dir, char *first, size_t len)
 static spvjit_context *disk_ctx(const char *dir)
 {
     spvjit_context *ctx = NULL;
-    spvjit_context_options o = {.disk_cache_dir = dir};
+    spvjit_context_options o = { .disk_cache_dir = dir };
     return spvjit_context_create(&o, &ctx) == SPVJIT_OK ? ctx : NULL;
 }
 
@@ -69,18 +69,18 @@ static double now_ms(void)
 typedef enum { K_MM_COMP, K_REDUCE_CL, K_SAXPY_COMP, K_SAXPY_CL } kernel_case;
 
 typedef struct run_out {
-    float *out;              /* the result buffer (malloc'd) */
+    float *out; /* the result buffer (malloc'd) */
     size_t n;
     spvjit_kernel_stats stats;
-    double build_ms;         /* spvjit_kernel_build, wall */
+    double build_ms; /* spvjit_kernel_build, wall */
 } run_out;
 
 /* Builds and runs one case with spec value `v` (mm: BS, reduce: work-group
  * size, saxpy: a as float bits) on inputs from `seed`; checks the reference. */
 static bool run_case(spvjit_context *ctx, kernel_case kc, uint32_t v, uint64_t seed, run_out *r)
 {
-    static const char *files[] = {"kernels/mm.comp.spv", "kernels/reduce.cl.spv", "kernels/saxpy.comp.spv",
-                                  "kernels/saxpy.cl.spv"};
+    static const char *files[] = { "kernels/mm.comp.spv", "kernels/reduce.cl.spv", "kernels/saxpy.comp.spv",
+                                   "kernels/saxpy.cl.spv" };
     memset(r, 0, sizeof *r);
     spvjit_module *m = api_load(ctx, files[kc]);
     if (!m) {
@@ -113,7 +113,7 @@ static bool run_case(spvjit_context *ctx, kernel_case kc, uint32_t v, uint64_t s
         spvjit_bind_buffer(k, 0, 1, b, nn * 4);
         spvjit_bind_buffer(k, 0, 2, r->out, nn * 4);
         spvjit_set_push_constants(k, &n, 4);
-        st = spvjit_dispatch(k, &(spvjit_dispatch_info){.groups = {g, g, 1}});
+        st = spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { g, g, 1 } });
         bad = api_first_mismatch(r->out, want, nn, 1e-4f, 1e-5f);
         free(a);
         free(b);
@@ -128,8 +128,8 @@ static bool run_case(spvjit_context *ctx, kernel_case kc, uint32_t v, uint64_t s
         spvjit_set_arg_buffer(k, 1, r->out, (size_t)groups * 4);
         spvjit_set_arg_value(k, 2, &n, 4);
         spvjit_set_arg_local(k, 3, (size_t)v * 4);
-        st = spvjit_dispatch(k, &(spvjit_dispatch_info){.work_dim = 1, .global_size = {(uint64_t)groups * v},
-                                                          .local_size = {v}});
+        st = spvjit_dispatch(k, &(spvjit_dispatch_info){
+                                    .work_dim = 1, .global_size = { (uint64_t)groups * v }, .local_size = { v } });
         bad = api_first_mismatch(r->out, want, groups, 1e-5f, 1e-6f);
         free(src);
     } else if (ok) {
@@ -146,12 +146,12 @@ static bool run_case(spvjit_context *ctx, kernel_case kc, uint32_t v, uint64_t s
             spvjit_bind_buffer(k, 0, 0, x, n * 4);
             spvjit_bind_buffer(k, 0, 1, r->out, n * 4);
             spvjit_set_push_constants(k, &n, 4);
-            st = spvjit_dispatch(k, &(spvjit_dispatch_info){.groups = {(n + 63) / 64, 1, 1}});
+            st = spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { (n + 63) / 64, 1, 1 } });
         } else {
             spvjit_set_arg_buffer(k, 0, x, n * 4);
             spvjit_set_arg_buffer(k, 1, r->out, n * 4);
             spvjit_set_arg_value(k, 2, &n, 4);
-            st = spvjit_dispatch(k, &(spvjit_dispatch_info){.work_dim = 1, .global_size = {n}});
+            st = spvjit_dispatch(k, &(spvjit_dispatch_info){ .work_dim = 1, .global_size = { n } });
         }
         bad = api_first_mismatch(r->out, want, n, 1e-6f, 1e-6f);
         free(x);
@@ -160,7 +160,7 @@ static bool run_case(spvjit_context *ctx, kernel_case kc, uint32_t v, uint64_t s
         CHECK(st == SPVJIT_OK, "%s: dispatch: %s", files[kc], spvjit_last_error());
         CHECK(bad < 0, "%s (%u): out[%ld] = %g, expected %g", files[kc], v, bad, bad < 0 ? 0 : r->out[bad],
               bad < 0 ? 0 : want[bad]);
-        spvjit_kernel_stats_get(k, &r->stats);   /* after the dispatch: local sizes chosen there count */
+        spvjit_kernel_stats_get(k, &r->stats); /* after the dispatch: local sizes chosen there count */
         ok = st == SPVJIT_OK && bad < 0;
     }
     free(want);
@@ -183,35 +183,44 @@ TEST(api_disk_cache_fresh_context_loads_identical_code)
 {
     char *dir = temp_dir();
     REQUIRE(dir, "mkdtemp");
-    static const struct { kernel_case kc; const char *name; float v; bool barriers; } cases[] = {
-        {K_MM_COMP, "mm.comp (regions)", 16, true},
-        {K_REDUCE_CL, "reduce.cl (regions, local size at dispatch)", 32, true},
-        {K_SAXPY_COMP, "saxpy.comp (barrier-free)", 1.625f, false},
-        {K_SAXPY_CL, "saxpy.cl (barrier-free, local size at dispatch)", -0.75f, false},
+    static const struct {
+        kernel_case kc;
+        const char *name;
+        float v;
+        bool barriers;
+    } cases[] = {
+        { K_MM_COMP, "mm.comp (regions)", 16, true },
+        { K_REDUCE_CL, "reduce.cl (regions, local size at dispatch)", 32, true },
+        { K_SAXPY_COMP, "saxpy.comp (barrier-free)", 1.625f, false },
+        { K_SAXPY_CL, "saxpy.cl (barrier-free, local size at dispatch)", -0.75f, false },
     };
-    spvjit_context *plain = api_ctx(0);   /* no disk cache: the fresh compile to compare with */
+    spvjit_context *plain = api_ctx(0); /* no disk cache: the fresh compile to compare with */
     REQUIRE(plain, "context");
     for (int i = 0; i < 4; i++) {
-        uint32_t v = (cases[i].kc == K_SAXPY_COMP || cases[i].kc == K_SAXPY_CL) ? f32bits(cases[i].v)
-                                                                                : (uint32_t)cases[i].v;
+        uint32_t v =
+            (cases[i].kc == K_SAXPY_COMP || cases[i].kc == K_SAXPY_CL) ? f32bits(cases[i].v) : (uint32_t)cases[i].v;
         uint64_t seed = 1000 + (uint64_t)i;
         run_out cold, warm, fresh;
         spvjit_context *a = disk_ctx(dir), *b = disk_ctx(dir);
         REQUIRE(a && b, "contexts");
         bool ok = run_case(a, cases[i].kc, v, seed, &cold);
         CHECK(!cold.stats.from_cache && cold.stats.local_size[0] && cold.stats.total_ms > 0 &&
-              cold.stats.uses_barriers == cases[i].barriers, "%s: cold build stats (from_cache %d, local size %u)",
-              cases[i].name, cold.stats.from_cache, cold.stats.local_size[0]);
+                  cold.stats.uses_barriers == cases[i].barriers,
+              "%s: cold build stats (from_cache %d, local size %u)", cases[i].name, cold.stats.from_cache,
+              cold.stats.local_size[0]);
         CHECK(cache_files(dir, NULL, 0) == i + 1, "%s: %d cache files", cases[i].name, cache_files(dir, NULL, 0));
         ok = run_case(b, cases[i].kc, v, seed, &warm) && ok;
         CHECK(warm.stats.from_cache, "%s: a fresh context on the same directory compiled again", cases[i].name);
         CHECK(warm.stats.passes_ms == 0 && warm.stats.local_size[0] == cold.stats.local_size[0] &&
-              warm.stats.wg_memory_bytes == cold.stats.wg_memory_bytes, "%s: disk-loaded stats", cases[i].name);
+                  warm.stats.wg_memory_bytes == cold.stats.wg_memory_bytes,
+              "%s: disk-loaded stats", cases[i].name);
         ok = run_case(plain, cases[i].kc, v, seed, &fresh) && ok;
         if (ok)
             CHECK(warm.n == fresh.n && !memcmp(warm.out, fresh.out, warm.n * 4) &&
-                  !memcmp(cold.out, fresh.out, cold.n * 4), "%s: disk-loaded code computes other bits than a "
-                  "fresh compile", cases[i].name);
+                      !memcmp(cold.out, fresh.out, cold.n * 4),
+                  "%s: disk-loaded code computes other bits than a "
+                  "fresh compile",
+                  cases[i].name);
         free(cold.out);
         free(warm.out);
         free(fresh.out);
@@ -313,8 +322,8 @@ TEST(api_disk_cache_mm_timings)
     ok = run_case(b, K_MM_COMP, 16, 5, &disk) && ok;
     ok = run_case(b, K_MM_COMP, 16, 5, &mem) && ok;
     CHECK(ok && !cold.stats.from_cache && disk.stats.from_cache && mem.stats.from_cache, "cache path");
-    printf("  mm.comp BS=16: cold compile %.1f ms, disk load %.2f ms (link %.2f), memory hit %.1f us\n",
-           cold.build_ms, disk.build_ms, disk.stats.codegen_ms, mem.build_ms * 1e3);
+    printf("  mm.comp BS=16: cold compile %.1f ms, disk load %.2f ms (link %.2f), memory hit %.1f us\n", cold.build_ms,
+           disk.build_ms, disk.stats.codegen_ms, mem.build_ms * 1e3);
     free(cold.out);
     free(disk.out);
     free(mem.out);

@@ -65,8 +65,8 @@ TEST(api_embed_example_builds_and_runs)
         /* y = 3 * x + 1 with x[i] = i. */
         char want[128];
         snprintf(want, sizeof want, "y[0] = %g, y[999] = %g", 3.0f * 0.0f + 1.0f, 3.0f * 999.0f + 1.0f);
-        CHECK(rc == 0 && out && strstr(out, want), "the example printed (%d): %s; expected %s", rc,
-              out ? out : "", want);
+        CHECK(rc == 0 && out && strstr(out, want), "the example printed (%d): %s; expected %s", rc, out ? out : "",
+              want);
         free(out);
     }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);

@@ -29,11 +29,11 @@ TEST(api_reflection_mm_comp)
     CHECK(spvjit_module_spec_count(m) == 1, "one SpecId: %u", spvjit_module_spec_count(m));
     spvjit_spec_info si;
     CHECK(spvjit_module_spec_info(m, 0, &si) == SPVJIT_OK && si.spec_id == 0 && si.type == SPVJIT_TYPE_U32 &&
-          si.default_bits == 16, "BS: id %u type %d default %llu", si.spec_id, si.type,
-          (unsigned long long)si.default_bits);
+              si.default_bits == 16,
+          "BS: id %u type %d default %llu", si.spec_id, si.type, (unsigned long long)si.default_bits);
     unsigned nres = spvjit_module_resource_count(m, "main");
     CHECK(nres == 4, "A, B, C and the push constants: %u", nres);
-    bool seen[3] = {0}, push = false;
+    bool seen[3] = { 0 }, push = false;
     for (unsigned i = 0; i < nres; i++) {
         spvjit_resource_info r;
         spvjit_module_resource_info(m, "main", i, &r);
@@ -58,8 +58,8 @@ TEST(api_reflection_reduce_cl)
     REQUIRE(m, "load: %s", spvjit_last_error());
     CHECK(spvjit_module_flavour(m) == SPVJIT_FLAVOUR_KERNEL, "Kernel flavour");
     CHECK(spvjit_module_spec_count(m) == 0, "no spec constants");
-    static const spvjit_resource_kind want[4] = {SPVJIT_RES_ARG_POINTER, SPVJIT_RES_ARG_POINTER,
-                                                 SPVJIT_RES_ARG_VALUE, SPVJIT_RES_ARG_LOCAL};
+    static const spvjit_resource_kind want[4] = { SPVJIT_RES_ARG_POINTER, SPVJIT_RES_ARG_POINTER, SPVJIT_RES_ARG_VALUE,
+                                                  SPVJIT_RES_ARG_LOCAL };
     unsigned n = spvjit_module_resource_count(m, "reduce");
     CHECK(n == 4, "four arguments: %u", n);
     for (unsigned i = 0; i < n && i < 4; i++) {
@@ -80,7 +80,7 @@ TEST(api_load_errors)
     CHECK(spvjit_module_load_file(ctx, test_data_path("kernels/no_such.spv"), &m) == SPVJIT_ERROR_NOT_FOUND,
           "missing file");
     has(spvjit_last_error(), "no_such.spv");
-    static const uint32_t junk[5] = {0x07230203, 0x00010000, 0, 1, 0};   /* a header, then nothing */
+    static const uint32_t junk[5] = { 0x07230203, 0x00010000, 0, 1, 0 }; /* a header, then nothing */
     spvjit_status st = spvjit_module_load(ctx, junk, 6, "junk", &m);
     CHECK(st == SPVJIT_ERROR_INVALID_MODULE && !m, "6 bytes: %s", spvjit_status_name(st));
     CHECK(*spvjit_last_error(), "a message");
@@ -90,8 +90,9 @@ TEST(api_load_errors)
     CHECK(spvjit_kernel_build(m, "nope", NULL, NULL, &k) == SPVJIT_ERROR_NOT_FOUND, "unknown entry");
     has(spvjit_last_error(), "\"nope\"");
     has(spvjit_last_error(), "\"main\"");
-    CHECK(spvjit_kernel_build(m, NULL, NULL, &(spvjit_build_options){.opt_level = 7}, &k) ==
-          SPVJIT_ERROR_INVALID_ARGUMENT, "opt level 7");
+    CHECK(spvjit_kernel_build(m, NULL, NULL, &(spvjit_build_options){ .opt_level = 7 }, &k) ==
+              SPVJIT_ERROR_INVALID_ARGUMENT,
+          "opt level 7");
     spvjit_module_destroy(m);
     spvjit_context_destroy(ctx);
 }
@@ -108,24 +109,25 @@ TEST(api_spec_errors)
     spvjit_spec_set_f32(s, 12, 1.0f);
     CHECK(spvjit_kernel_build(m, NULL, s, NULL, &k) == SPVJIT_ERROR_SPEC_CONSTANT && !k, "unknown SpecId 12");
     has(spvjit_last_error(), "12");
-    has(spvjit_last_error(), "0, 1, 2, 3, 4, 5, 6, 7, 8");   /* the ids it has */
+    has(spvjit_last_error(), "0, 1, 2, 3, 4, 5, 6, 7, 8"); /* the ids it has */
     spvjit_specs_destroy(s);
 
     spvjit_specs_create(&s);
-    spvjit_spec_set_u32(s, 4, 3);                            /* K4 is a float */
+    spvjit_spec_set_u32(s, 4, 3); /* K4 is a float */
     CHECK(spvjit_kernel_build(m, NULL, s, NULL, &k) == SPVJIT_ERROR_SPEC_CONSTANT, "u32 for a float");
     has(spvjit_last_error(), "f32");
     has(spvjit_last_error(), "u32");
     spvjit_specs_destroy(s);
 
     spvjit_specs_create(&s);
-    spvjit_spec_set_f64(s, 4, 0.5);                          /* another width */
+    spvjit_spec_set_f64(s, 4, 0.5); /* another width */
     CHECK(spvjit_kernel_build(m, NULL, s, NULL, &k) == SPVJIT_ERROR_SPEC_CONSTANT, "f64 for a float");
     spvjit_specs_destroy(s);
 
     spvjit_specs_create(&s);
     CHECK(spvjit_spec_set_text(s, 4, "banana") == SPVJIT_ERROR_SPEC_CONSTANT ||
-          spvjit_kernel_build(m, NULL, s, NULL, &k) == SPVJIT_ERROR_SPEC_CONSTANT, "text that is no number");
+              spvjit_kernel_build(m, NULL, s, NULL, &k) == SPVJIT_ERROR_SPEC_CONSTANT,
+          "text that is no number");
     spvjit_specs_destroy(s);
     CHECK(spvjit_spec_set(NULL, 0, SPVJIT_TYPE_U8, 1) == SPVJIT_ERROR_INVALID_ARGUMENT, "NULL specs");
     spvjit_specs_create(&s);
@@ -143,7 +145,7 @@ TEST(api_spec_errors)
     spvjit_spec_set_u64(s, 0, 1ull << 32);
     CHECK(spvjit_kernel_build(m, NULL, s, NULL, &k) == SPVJIT_ERROR_SPEC_CONSTANT, "2^32 for a u32");
     spvjit_spec_set_text(s, 0, "8");
-    spvjit_spec_set_text(s, 0, "true");                      /* the later setting wins */
+    spvjit_spec_set_text(s, 0, "true"); /* the later setting wins */
     CHECK(spvjit_kernel_build(m, NULL, s, NULL, &k) == SPVJIT_ERROR_SPEC_CONSTANT, "bool text for a u32");
     spvjit_specs_destroy(s);
     spvjit_module_destroy(m);
@@ -159,7 +161,7 @@ TEST(api_binding_errors_shader)
     REQUIRE(spvjit_kernel_build(m, NULL, NULL, NULL, &k) == SPVJIT_OK, "build: %s", spvjit_last_error());
     float buf[64];
     uint32_t n = 8;
-    spvjit_dispatch_info d = {.groups = {1, 1, 1}};
+    spvjit_dispatch_info d = { .groups = { 1, 1, 1 } };
     CHECK(spvjit_bind_buffer(k, 1, 0, buf, sizeof buf) == SPVJIT_ERROR_BINDING, "set 1 does not exist");
     has(spvjit_last_error(), "set 1 binding 0");
     has(spvjit_last_error(), "0/2");
@@ -204,7 +206,7 @@ TEST(api_binding_errors_kernel)
     float buf[64];
     uint64_t n64 = 64;
     uint32_t n = 64;
-    spvjit_dispatch_info d = {.work_dim = 1, .global_size = {64}, .local_size = {64}};
+    spvjit_dispatch_info d = { .work_dim = 1, .global_size = { 64 }, .local_size = { 64 } };
     CHECK(spvjit_set_arg_value(k, 2, &n64, 8) == SPVJIT_ERROR_BINDING, "8 bytes for a uint");
     has(spvjit_last_error(), "argument 2 (n) is 4 bytes; 8 given");
     CHECK(spvjit_set_arg_buffer(k, 2, buf, sizeof buf) == SPVJIT_ERROR_BINDING, "buffer for a by-value arg");
@@ -223,13 +225,12 @@ TEST(api_binding_errors_kernel)
     has(spvjit_last_error(), "argument 3");
     has(spvjit_last_error(), "scratch");
     has(spvjit_last_error(), "not set");
-    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){.groups = {1, 1, 1}}) == SPVJIT_ERROR_BINDING,
-          "still unset");
+    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { 1, 1, 1 } }) == SPVJIT_ERROR_BINDING, "still unset");
     spvjit_set_arg_local(k, 3, 64 * 4);
-    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){.groups = {1, 1, 1}}) == SPVJIT_ERROR_DISPATCH,
+    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { 1, 1, 1 } }) == SPVJIT_ERROR_DISPATCH,
           "group counts without a fixed local size");
     has(spvjit_last_error(), "no fixed work-group size");
-    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){.work_dim = 4}) == SPVJIT_ERROR_DISPATCH, "work_dim 4");
+    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){ .work_dim = 4 }) == SPVJIT_ERROR_DISPATCH, "work_dim 4");
     CHECK(spvjit_dispatch(k, NULL) == SPVJIT_ERROR_INVALID_ARGUMENT, "NULL info");
     spvjit_kernel_destroy(k);
     spvjit_module_destroy(m);
@@ -255,7 +256,7 @@ TEST(api_destroy_in_any_order)
     spvjit_set_arg_buffer(k, 0, x, sizeof x);
     spvjit_set_arg_buffer(k, 1, y, sizeof y);
     spvjit_set_arg_value(k, 2, &n, 4);
-    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){.work_dim = 1, .global_size = {10}}) == SPVJIT_OK,
+    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){ .work_dim = 1, .global_size = { 10 } }) == SPVJIT_OK,
           "dispatch: %s", spvjit_last_error());
     CHECK(y[9] == 19.0f, "y[9] = %g", y[9]);
     spvjit_kernel_destroy(k);
@@ -264,9 +265,9 @@ TEST(api_destroy_in_any_order)
 TEST(api_threads_option)
 {
     spvjit_context *ctx = NULL;
-    CHECK(spvjit_context_create(&(spvjit_context_options){.threads = 100000}, &ctx) ==
-          SPVJIT_ERROR_INVALID_ARGUMENT, "100000 threads");
-    CHECK(spvjit_context_create(&(spvjit_context_options){.threads = 1, .disk_cache_dir = ""}, &ctx) == SPVJIT_OK,
+    CHECK(spvjit_context_create(&(spvjit_context_options){ .threads = 100000 }, &ctx) == SPVJIT_ERROR_INVALID_ARGUMENT,
+          "100000 threads");
+    CHECK(spvjit_context_create(&(spvjit_context_options){ .threads = 1, .disk_cache_dir = "" }, &ctx) == SPVJIT_OK,
           "one thread");
     spvjit_module *m = api_load(ctx, "kernels/saxpy.comp.spv");
     spvjit_kernel *k = NULL;
@@ -280,7 +281,7 @@ TEST(api_threads_option)
     spvjit_bind_buffer(k, 0, 0, x, sizeof x);
     spvjit_bind_buffer(k, 0, 1, y, sizeof y);
     spvjit_set_push_constants(k, &n, 4);
-    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){.groups = {4, 1, 1}}) == SPVJIT_OK, "dispatch: %s",
+    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { 4, 1, 1 } }) == SPVJIT_OK, "dispatch: %s",
           spvjit_last_error());
     CHECK(y[199] == 399.0f, "y[199] = %g", y[199]);
     spvjit_kernel_destroy(k);
@@ -322,14 +323,14 @@ TEST(api_binding_errors_fixed_part)
     spvjit_kernel *k = NULL;
     if (rc == 0 && spvjit_module_load_file(ctx, spv, &m) == SPVJIT_OK &&
         spvjit_kernel_build(m, NULL, NULL, NULL, &k) == SPVJIT_OK) {
-        float params[8] = {1.0f, 2.5f, 3.0f, 4.0f};
+        float params[8] = { 1.0f, 2.5f, 3.0f, 4.0f };
         uint32_t count = 13;
         memcpy(&params[4], &count, 4);
         unsigned char outbuf[16 + 13 * 4];
         memset(outbuf, 0, sizeof outbuf);
-        spvjit_dispatch_info d = {.groups = {2, 1, 1}};
-        spvjit_bind_buffer(k, 0, 3, params, 8);             /* 8 bytes: too small */
-        spvjit_bind_buffer(k, 1, 0, outbuf, 8);             /* less than the 16-byte header */
+        spvjit_dispatch_info d = { .groups = { 2, 1, 1 } };
+        spvjit_bind_buffer(k, 0, 3, params, 8); /* 8 bytes: too small */
+        spvjit_bind_buffer(k, 1, 0, outbuf, 8); /* less than the 16-byte header */
         CHECK(spvjit_dispatch(k, &d) == SPVJIT_ERROR_BINDING, "too small uniform block");
         has(spvjit_last_error(), "set 0 binding 3");
         has(spvjit_last_error(), "(p)");

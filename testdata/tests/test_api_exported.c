@@ -16,12 +16,35 @@
 #define EXPORTS "jit/exports.cl.spv"
 
 /* The C counterparts. */
-static float c_axpb(float a, float x, float b) { float m = a * x; return m + b; }
-static int32_t c_clampi(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
-static uint64_t c_mix64(uint64_t x) { x ^= x >> 31; x *= 0x7fb5d329728ea185ull; return x ^ (x >> 27); }
-static uint64_t c_hash2(uint64_t a, uint32_t b) { return c_mix64(a + b); }
-static double c_lerp(double a, double b, double t) { double d = b - a; double m = d * t; return a + m; }
-static uint8_t c_addsat8(uint8_t a, uint8_t b) { return a + b > 255 ? 255 : (uint8_t)(a + b); }
+static float c_axpb(float a, float x, float b)
+{
+    float m = a * x;
+    return m + b;
+}
+static int32_t c_clampi(int32_t v, int32_t lo, int32_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+static uint64_t c_mix64(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0x7fb5d329728ea185ull;
+    return x ^ (x >> 27);
+}
+static uint64_t c_hash2(uint64_t a, uint32_t b)
+{
+    return c_mix64(a + b);
+}
+static double c_lerp(double a, double b, double t)
+{
+    double d = b - a;
+    double m = d * t;
+    return a + m;
+}
+static uint8_t c_addsat8(uint8_t a, uint8_t b)
+{
+    return a + b > 255 ? 255 : (uint8_t)(a + b);
+}
 
 static uint32_t export_id(const spv_module *m, const char *name)
 {
@@ -38,18 +61,18 @@ TEST(jit_compile_function_c_signatures)
     REQUIRE(m, "load");
     spv_diag d;
     jit_kernel *o1 = NULL, *o2 = NULL, *o3 = NULL, *o4 = NULL, *o5 = NULL;
-    spvjit_options o = {.opt_level = 3};
-    float (*axpb)(float, float, float) = (float (*)(float, float, float))spvjit_compile_function(
-        m, export_id(m, "axpb"), &o, &o1, &d);
+    spvjit_options o = { .opt_level = 3 };
+    float (*axpb)(float, float, float) =
+        (float (*)(float, float, float))spvjit_compile_function(m, export_id(m, "axpb"), &o, &o1, &d);
     REQUIRE(axpb && o1, "axpb: %s", d.msg);
-    int32_t (*clampi)(int32_t, int32_t, int32_t) = (int32_t (*)(int32_t, int32_t, int32_t))spvjit_compile_function(
-        m, export_id(m, "clampi"), &o, &o2, &d);
+    int32_t (*clampi)(int32_t, int32_t, int32_t) =
+        (int32_t(*)(int32_t, int32_t, int32_t))spvjit_compile_function(m, export_id(m, "clampi"), &o, &o2, &d);
     REQUIRE(clampi, "clampi: %s", d.msg);
-    uint64_t (*hash2)(uint64_t, uint32_t) = (uint64_t (*)(uint64_t, uint32_t))spvjit_compile_function(
-        m, export_id(m, "hash2"), &o, &o3, &d);
+    uint64_t (*hash2)(uint64_t, uint32_t) =
+        (uint64_t(*)(uint64_t, uint32_t))spvjit_compile_function(m, export_id(m, "hash2"), &o, &o3, &d);
     REQUIRE(hash2, "hash2: %s", d.msg);
-    int32_t (*pick)(bool, int32_t, int32_t) = (int32_t (*)(bool, int32_t, int32_t))spvjit_compile_function(
-        m, export_id(m, "pick"), &o, &o4, &d);
+    int32_t (*pick)(bool, int32_t, int32_t) =
+        (int32_t(*)(bool, int32_t, int32_t))spvjit_compile_function(m, export_id(m, "pick"), &o, &o4, &d);
     REQUIRE(pick, "pick: %s", d.msg);
     bool (*is_neg)(float) = (bool (*)(float))spvjit_compile_function(m, export_id(m, "is_neg"), &o, &o5, &d);
     REQUIRE(is_neg, "is_neg: %s", d.msg);
@@ -88,11 +111,13 @@ TEST(jit_compile_function_refusals)
     spv_diag d;
     jit_kernel *owner = (jit_kernel *)1;
     d.msg[0] = 0;
-    CHECK(!spvjit_compile_function(m, export_id(m, "vscale"), NULL, &owner, &d) && !owner &&
-          strstr(d.msg, "vscale") && strstr(d.msg, "host C cannot pass"), "vector: %s", d.msg);
+    CHECK(!spvjit_compile_function(m, export_id(m, "vscale"), NULL, &owner, &d) && !owner && strstr(d.msg, "vscale") &&
+              strstr(d.msg, "host C cannot pass"),
+          "vector: %s", d.msg);
     d.msg[0] = 0;
     CHECK(!spvjit_compile_function(m, export_id(m, "sync_store"), NULL, &owner, &d) && !owner &&
-          strstr(d.msg, "sync_store") && strstr(d.msg, "barrier"), "barrier: %s", d.msg);
+              strstr(d.msg, "sync_store") && strstr(d.msg, "barrier"),
+          "barrier: %s", d.msg);
     d.msg[0] = 0;
     CHECK(!spvjit_compile_function(m, 3, NULL, &owner, &d) && strstr(d.msg, "is not a function"), "id 3: %s", d.msg);
     spv_module_free(m);
@@ -123,11 +148,12 @@ TEST(api_call_exported_lanes_against_c)
         x[i] = test_rand_float(&seed, -10, 10);
     }
     r[N] = 12345.0f;
-    spvjit_call_arg fa[3] = {{a, true}, {x, true}, {&b, false}};
+    spvjit_call_arg fa[3] = { { a, true }, { x, true }, { &b, false } };
     st = spvjit_call_exported(m, "axpb", NULL, N, fa, 3, r);
     REQUIRE(st == SPVJIT_OK, "axpb: %s", spvjit_last_error());
     int bad = 0;
-    for (int i = 0; i < N; i++) bad += r[i] != c_axpb(a[i], x[i], b);
+    for (int i = 0; i < N; i++)
+        bad += r[i] != c_axpb(a[i], x[i], b);
     CHECK(bad == 0 && r[N] == 12345.0f, "axpb: %d lanes differ (or wrote past the results)", bad);
 
     /* clampi: v varying, lo/hi uniform; then everything varying */
@@ -137,15 +163,17 @@ TEST(api_call_exported_lanes_against_c)
         lo[i] = -(int32_t)(test_rand_u64(&seed) % 1000);
         hi[i] = (int32_t)(test_rand_u64(&seed) % 1000);
     }
-    spvjit_call_arg ca[3] = {{v, true}, {&ulo, false}, {&uhi, false}};
+    spvjit_call_arg ca[3] = { { v, true }, { &ulo, false }, { &uhi, false } };
     CHECK(spvjit_call_exported(m, "clampi", NULL, N, ca, 3, ri) == SPVJIT_OK, "clampi: %s", spvjit_last_error());
     bad = 0;
-    for (int i = 0; i < N; i++) bad += ri[i] != c_clampi(v[i], ulo, uhi);
+    for (int i = 0; i < N; i++)
+        bad += ri[i] != c_clampi(v[i], ulo, uhi);
     CHECK(bad == 0, "clampi uniform bounds: %d lanes differ", bad);
-    spvjit_call_arg cv[3] = {{v, true}, {lo, true}, {hi, true}};
+    spvjit_call_arg cv[3] = { { v, true }, { lo, true }, { hi, true } };
     CHECK(spvjit_call_exported(m, "clampi", NULL, N, cv, 3, ri) == SPVJIT_OK, "clampi: %s", spvjit_last_error());
     bad = 0;
-    for (int i = 0; i < N; i++) bad += ri[i] != c_clampi(v[i], lo[i], hi[i]);
+    for (int i = 0; i < N; i++)
+        bad += ri[i] != c_clampi(v[i], lo[i], hi[i]);
     CHECK(bad == 0, "clampi varying: %d lanes differ", bad);
 
     /* scale: a varying pointer (one element per lane), a uniform factor; then a
@@ -157,13 +185,14 @@ TEST(api_call_exported_lanes_against_c)
         want[i] = want[i] * s;
         ptrs[i] = &p[i];
     }
-    spvjit_call_arg sa[2] = {{ptrs, true}, {&s, false}};
+    spvjit_call_arg sa[2] = { { ptrs, true }, { &s, false } };
     CHECK(spvjit_call_exported(m, "scale", NULL, N, sa, 2, NULL) == SPVJIT_OK, "scale: %s", spvjit_last_error());
     CHECK(!memcmp(p, want, sizeof p), "scale through varying pointers");
     float one = 3.0f, two = 2.0f, expect = 3.0f;
     float *onep = &one;
-    for (int i = 0; i < 5; i++) expect *= two;
-    spvjit_call_arg su[2] = {{&onep, false}, {&two, false}};
+    for (int i = 0; i < 5; i++)
+        expect *= two;
+    spvjit_call_arg su[2] = { { &onep, false }, { &two, false } };
     CHECK(spvjit_call_exported(m, "scale", NULL, 5, su, 2, NULL) == SPVJIT_OK && one == expect,
           "scale through a uniform pointer: %g, expected %g", one, expect);
 
@@ -182,15 +211,14 @@ TEST(api_call_exported_lanes_against_c)
         cond[i] = test_rand_u64(&seed) & 1;
         pb[i] = (int32_t)test_rand_u64(&seed);
     }
-    spvjit_call_arg hargs[2] = {{ha, true}, {&hb, false}};
-    spvjit_call_arg largs[3] = {{la, true}, {&lb, false}, {lt, true}};
-    spvjit_call_arg uargs[2] = {{u8a, true}, {u8b, true}};
-    spvjit_call_arg pargs[3] = {{cond, true}, {&pa, false}, {pb, true}};
-    spvjit_call_arg nargs[1] = {{a, true}};
+    spvjit_call_arg hargs[2] = { { ha, true }, { &hb, false } };
+    spvjit_call_arg largs[3] = { { la, true }, { &lb, false }, { lt, true } };
+    spvjit_call_arg uargs[2] = { { u8a, true }, { u8b, true } };
+    spvjit_call_arg pargs[3] = { { cond, true }, { &pa, false }, { pb, true } };
+    spvjit_call_arg nargs[1] = { { a, true } };
     CHECK(spvjit_call_exported(m, "hash2", NULL, N, hargs, 2, hr) == SPVJIT_OK, "hash2: %s", spvjit_last_error());
     CHECK(spvjit_call_exported(m, "lerp", NULL, N, largs, 3, lr) == SPVJIT_OK, "lerp: %s", spvjit_last_error());
-    CHECK(spvjit_call_exported(m, "addsat8", NULL, N, uargs, 2, u8r) == SPVJIT_OK, "addsat8: %s",
-          spvjit_last_error());
+    CHECK(spvjit_call_exported(m, "addsat8", NULL, N, uargs, 2, u8r) == SPVJIT_OK, "addsat8: %s", spvjit_last_error());
     CHECK(spvjit_call_exported(m, "pick", NULL, N, pargs, 3, pr) == SPVJIT_OK, "pick: %s", spvjit_last_error());
     CHECK(spvjit_call_exported(m, "is_neg", NULL, N, nargs, 1, neg) == SPVJIT_OK, "is_neg: %s", spvjit_last_error());
     int bh = 0, bl = 0, bu = 0, bp = 0, bn = 0;
@@ -201,13 +229,16 @@ TEST(api_call_exported_lanes_against_c)
         bp += pr[i] != (cond[i] ? pa : pb[i]);
         bn += neg[i] != (a[i] < 0);
     }
-    CHECK(!bh && !bl && !bu && !bp && !bn, "lanes differing from C: hash2 %d, lerp %d, addsat8 %d, pick %d, "
-          "is_neg %d", bh, bl, bu, bp, bn);
+    CHECK(!bh && !bl && !bu && !bp && !bn,
+          "lanes differing from C: hash2 %d, lerp %d, addsat8 %d, pick %d, "
+          "is_neg %d",
+          bh, bl, bu, bp, bn);
 
     /* what host C cannot call, and values for spec constants the module lacks */
-    spvjit_call_arg sync_args[2] = {{&onep, false}, {&two, false}};
+    spvjit_call_arg sync_args[2] = { { &onep, false }, { &two, false } };
     CHECK(spvjit_call_exported(m, "sync_store", NULL, 1, sync_args, 2, NULL) == SPVJIT_ERROR_UNSUPPORTED &&
-          strstr(spvjit_last_error(), "barrier"), "sync_store: %s", spvjit_last_error());
+              strstr(spvjit_last_error(), "barrier"),
+          "sync_store: %s", spvjit_last_error());
     spvjit_specs *sp;
     spvjit_specs_create(&sp);
     spvjit_spec_set_u32(sp, 7, 1);
@@ -236,17 +267,18 @@ TEST(api_two_kernels_in_one_module)
     REQUIRE(spvjit_kernel_build(m, "scale_all", NULL, NULL, &k) == SPVJIT_OK, "scale_all: %s", spvjit_last_error());
     spvjit_set_arg_buffer(k, 0, p, sizeof p);
     spvjit_set_arg_value(k, 1, &s, 4);
-    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){.work_dim = 1, .global_size = {N}}) == SPVJIT_OK, "dispatch: %s",
-          spvjit_last_error());
+    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){ .work_dim = 1, .global_size = { N } }) == SPVJIT_OK,
+          "dispatch: %s", spvjit_last_error());
     CHECK(!memcmp(p, want, sizeof p), "scale_all");
     spvjit_kernel_destroy(k);
     REQUIRE(spvjit_kernel_build(m, "fill", NULL, NULL, &k) == SPVJIT_OK, "fill: %s", spvjit_last_error());
     spvjit_set_arg_buffer(k, 0, p, sizeof p);
     spvjit_set_arg_value(k, 1, &v, 4);
-    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){.work_dim = 1, .global_size = {N - 1}}) == SPVJIT_OK,
+    CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){ .work_dim = 1, .global_size = { N - 1 } }) == SPVJIT_OK,
           "dispatch: %s", spvjit_last_error());
     int bad = 0;
-    for (int i = 0; i < N - 1; i++) bad += p[i] != v;
+    for (int i = 0; i < N - 1; i++)
+        bad += p[i] != v;
     CHECK(bad == 0 && p[N - 1] == want[N - 1], "fill: %d wrong", bad);
     spvjit_kernel_destroy(k);
     spvjit_module_destroy(m);

@@ -14,58 +14,57 @@
 #include "lib/call_exported.h"
 #include "spirv/module.h"
 
-static const char *exports_asm =
-    "OpCapability Addresses\n"
-    "OpCapability Linkage\n"
-    "OpCapability Kernel\n"
-    "OpCapability Int8\n"
-    "OpCapability Int16\n"
-    "OpCapability Int64\n"
-    "OpCapability Float64\n"
-    "OpMemoryModel Physical64 OpenCL\n"
-    "OpDecorate %f LinkageAttributes \"axpb\" Export\n"
-    "OpDecorate %g LinkageAttributes \"mix16\" Export\n"
-    "OpDecorate %h LinkageAttributes \"scale\" Export\n"
-    "%void = OpTypeVoid\n"
-    "%float = OpTypeFloat 32\n"
-    "%double = OpTypeFloat 64\n"
-    "%uint = OpTypeInt 32 0\n"
-    "%ushort = OpTypeInt 16 0\n"
-    "%uchar = OpTypeInt 8 0\n"
-    "%ulong = OpTypeInt 64 0\n"
-    "%pdouble = OpTypePointer CrossWorkgroup %double\n"
-    "%ft = OpTypeFunction %float %float %float %uint\n"
-    "%gt = OpTypeFunction %ushort %ushort %uchar\n"
-    "%ht = OpTypeFunction %void %pdouble %ulong %double\n"
-    "%f = OpFunction %float None %ft\n"
-    "%a = OpFunctionParameter %float\n"
-    "%b = OpFunctionParameter %float\n"
-    "%c = OpFunctionParameter %uint\n"
-    "%fl = OpLabel\n"
-    "%cf = OpConvertUToF %float %c\n"
-    "%m = OpFMul %float %a %b\n"
-    "%r = OpFAdd %float %m %cf\n"
-    "OpReturnValue %r\n"
-    "OpFunctionEnd\n"
-    "%g = OpFunction %ushort None %gt\n"
-    "%x = OpFunctionParameter %ushort\n"
-    "%y = OpFunctionParameter %uchar\n"
-    "%gl = OpLabel\n"
-    "%y16 = OpUConvert %ushort %y\n"
-    "%s = OpIAdd %ushort %x %y16\n"
-    "OpReturnValue %s\n"
-    "OpFunctionEnd\n"
-    "%h = OpFunction %void None %ht\n"
-    "%p = OpFunctionParameter %pdouble\n"
-    "%i = OpFunctionParameter %ulong\n"
-    "%k = OpFunctionParameter %double\n"
-    "%hl = OpLabel\n"
-    "%e = OpInBoundsPtrAccessChain %pdouble %p %i\n"
-    "%v = OpLoad %double %e\n"
-    "%vk = OpFMul %double %v %k\n"
-    "OpStore %e %vk\n"
-    "OpReturn\n"
-    "OpFunctionEnd\n";
+static const char *exports_asm = "OpCapability Addresses\n"
+                                 "OpCapability Linkage\n"
+                                 "OpCapability Kernel\n"
+                                 "OpCapability Int8\n"
+                                 "OpCapability Int16\n"
+                                 "OpCapability Int64\n"
+                                 "OpCapability Float64\n"
+                                 "OpMemoryModel Physical64 OpenCL\n"
+                                 "OpDecorate %f LinkageAttributes \"axpb\" Export\n"
+                                 "OpDecorate %g LinkageAttributes \"mix16\" Export\n"
+                                 "OpDecorate %h LinkageAttributes \"scale\" Export\n"
+                                 "%void = OpTypeVoid\n"
+                                 "%float = OpTypeFloat 32\n"
+                                 "%double = OpTypeFloat 64\n"
+                                 "%uint = OpTypeInt 32 0\n"
+                                 "%ushort = OpTypeInt 16 0\n"
+                                 "%uchar = OpTypeInt 8 0\n"
+                                 "%ulong = OpTypeInt 64 0\n"
+                                 "%pdouble = OpTypePointer CrossWorkgroup %double\n"
+                                 "%ft = OpTypeFunction %float %float %float %uint\n"
+                                 "%gt = OpTypeFunction %ushort %ushort %uchar\n"
+                                 "%ht = OpTypeFunction %void %pdouble %ulong %double\n"
+                                 "%f = OpFunction %float None %ft\n"
+                                 "%a = OpFunctionParameter %float\n"
+                                 "%b = OpFunctionParameter %float\n"
+                                 "%c = OpFunctionParameter %uint\n"
+                                 "%fl = OpLabel\n"
+                                 "%cf = OpConvertUToF %float %c\n"
+                                 "%m = OpFMul %float %a %b\n"
+                                 "%r = OpFAdd %float %m %cf\n"
+                                 "OpReturnValue %r\n"
+                                 "OpFunctionEnd\n"
+                                 "%g = OpFunction %ushort None %gt\n"
+                                 "%x = OpFunctionParameter %ushort\n"
+                                 "%y = OpFunctionParameter %uchar\n"
+                                 "%gl = OpLabel\n"
+                                 "%y16 = OpUConvert %ushort %y\n"
+                                 "%s = OpIAdd %ushort %x %y16\n"
+                                 "OpReturnValue %s\n"
+                                 "OpFunctionEnd\n"
+                                 "%h = OpFunction %void None %ht\n"
+                                 "%p = OpFunctionParameter %pdouble\n"
+                                 "%i = OpFunctionParameter %ulong\n"
+                                 "%k = OpFunctionParameter %double\n"
+                                 "%hl = OpLabel\n"
+                                 "%e = OpInBoundsPtrAccessChain %pdouble %p %i\n"
+                                 "%v = OpLoad %double %e\n"
+                                 "%vk = OpFMul %double %v %k\n"
+                                 "OpStore %e %vk\n"
+                                 "OpReturn\n"
+                                 "OpFunctionEnd\n";
 
 static void *assemble(const char *text, size_t *nbytes)
 {
@@ -87,9 +86,19 @@ static void *assemble(const char *text, size_t *nbytes)
 }
 
 /* The C counterparts of the exported functions. */
-static float c_axpb(float a, float b, uint32_t c) { float m = a * b; return m + (float)c; }
-static uint16_t c_mix16(uint16_t x, uint8_t y) { return (uint16_t)(x + y); }
-static void c_scale(double *p, uint64_t i, double k) { p[i] *= k; }
+static float c_axpb(float a, float b, uint32_t c)
+{
+    float m = a * b;
+    return m + (float)c;
+}
+static uint16_t c_mix16(uint16_t x, uint8_t y)
+{
+    return (uint16_t)(x + y);
+}
+static void c_scale(double *p, uint64_t i, double k)
+{
+    p[i] *= k;
+}
 
 static const spv_function *func_of(const spv_module *m, uint32_t id)
 {
@@ -124,7 +133,7 @@ TEST(api_ffi_lanes_against_c)
         a[i] = test_rand_float(&seed, -10, 10);
         c[i] = (uint32_t)(test_rand_u64(&seed) % 1000);
     }
-    spvjit_call_arg fa[3] = {{a, true}, {&b, false}, {c, true}};
+    spvjit_call_arg fa[3] = { { a, true }, { &b, false }, { c, true } };
     api_ffi_call_lanes(&fs, (void (*)(void))c_axpb, LANES, fa, r);
     for (int i = 0; i < LANES; i++)
         if (r[i] != c_axpb(a[i], b, c[i])) {
@@ -134,10 +143,10 @@ TEST(api_ffi_lanes_against_c)
 
     uint16_t x[LANES], r16[LANES + 1];
     uint8_t y = 200;
-    r16[LANES] = 0xBEEF;                       /* results must not spill past lanes * 2 bytes */
+    r16[LANES] = 0xBEEF; /* results must not spill past lanes * 2 bytes */
     for (int i = 0; i < LANES; i++)
         x[i] = (uint16_t)test_rand_u64(&seed);
-    spvjit_call_arg ga[2] = {{x, true}, {&y, false}};
+    spvjit_call_arg ga[2] = { { x, true }, { &y, false } };
     api_ffi_call_lanes(&gs, (void (*)(void))c_mix16, LANES, ga, r16);
     for (int i = 0; i < LANES; i++)
         CHECK(r16[i] == c_mix16(x[i], y), "mix16 lane %d: %u, expected %u", i, r16[i], c_mix16(x[i], y));
@@ -151,7 +160,7 @@ TEST(api_ffi_lanes_against_c)
         idx[i] = (uint64_t)i;
         want[i] *= k;
     }
-    spvjit_call_arg ha[3] = {{&base, false}, {idx, true}, {&k, false}};
+    spvjit_call_arg ha[3] = { { &base, false }, { idx, true }, { &k, false } };
     api_ffi_call_lanes(&hs, (void (*)(void))c_scale, LANES, ha, NULL);
     CHECK(!memcmp(data, want, sizeof data), "scale through a uniform pointer");
     spv_module_free(m);
@@ -168,20 +177,20 @@ TEST(api_call_exported_reports)
     REQUIRE(spvjit_module_load(ctx, bytes, nbytes, "exports", &m) == SPVJIT_OK, "load: %s", spvjit_last_error());
     float a = 1, b = 2, r;
     uint32_t c = 3;
-    spvjit_call_arg args[3] = {{&a, false}, {&b, false}, {&c, false}};
+    spvjit_call_arg args[3] = { { &a, false }, { &b, false }, { &c, false } };
     CHECK(spvjit_call_exported(m, "nope", NULL, 1, args, 3, &r) == SPVJIT_ERROR_NOT_FOUND, "unknown name");
-    CHECK(strstr(spvjit_last_error(), "\"axpb\"") && strstr(spvjit_last_error(), "\"mix16\""),
-          "lists the exports: %s", spvjit_last_error());
+    CHECK(strstr(spvjit_last_error(), "\"axpb\"") && strstr(spvjit_last_error(), "\"mix16\""), "lists the exports: %s",
+          spvjit_last_error());
     CHECK(spvjit_call_exported(m, "axpb", NULL, 1, args, 2, &r) == SPVJIT_ERROR_INVALID_ARGUMENT, "2 of 3 args");
     CHECK(strstr(spvjit_last_error(), "takes 3 arguments"), "%s", spvjit_last_error());
     spvjit_status st = spvjit_call_exported(m, "axpb", NULL, 1, args, 3, &r);
     CHECK(st == SPVJIT_OK && r == 5.0f, "axpb: %s %s (%g)", spvjit_status_name(st), spvjit_last_error(), r);
     uint16_t x = 65000, r16 = 0;
     uint8_t y = 200;
-    spvjit_call_arg margs[2] = {{&x, false}, {&y, false}};
+    spvjit_call_arg margs[2] = { { &x, false }, { &y, false } };
     st = spvjit_call_exported(m, "mix16", NULL, 1, margs, 2, &r16);
-    CHECK(st == SPVJIT_OK && r16 == (uint16_t)(x + y), "mix16: %s %s (%u)", spvjit_status_name(st),
-          spvjit_last_error(), r16);
+    CHECK(st == SPVJIT_OK && r16 == (uint16_t)(x + y), "mix16: %s %s (%u)", spvjit_status_name(st), spvjit_last_error(),
+          r16);
     spvjit_module_destroy(m);
     spvjit_context_destroy(ctx);
     free(bytes);

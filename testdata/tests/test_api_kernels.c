@@ -18,7 +18,7 @@ static void run_saxpy(spvjit_context *ctx, const char *file, bool unspecialized,
     spvjit_specs_create(&s);
     spvjit_spec_set_f32(s, 0, a);
     spvjit_kernel *k = NULL;
-    spvjit_build_options o = {.unspecialized = unspecialized};
+    spvjit_build_options o = { .unspecialized = unspecialized };
     spvjit_status st = spvjit_kernel_build(m, NULL, s, &o, &k);
     CHECK(st == SPVJIT_OK, "%s: build: %s", file, spvjit_last_error());
     float *x = api_rand_floats(&seed, n, -4, 4), *y = api_rand_floats(&seed, n, -4, 4);
@@ -30,17 +30,17 @@ static void run_saxpy(spvjit_context *ctx, const char *file, bool unspecialized,
             spvjit_bind_buffer(k, 0, 0, x, n * 4);
             spvjit_bind_buffer(k, 0, 1, y, n * 4);
             spvjit_set_push_constants(k, &n, 4);
-            st = spvjit_dispatch(k, &(spvjit_dispatch_info){.groups = {(n + 63) / 64, 1, 1}});
+            st = spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { (n + 63) / 64, 1, 1 } });
         } else {
             spvjit_set_arg_buffer(k, 0, x, n * 4);
             spvjit_set_arg_buffer(k, 1, y, n * 4);
             spvjit_set_arg_value(k, 2, &n, 4);
-            st = spvjit_dispatch(k, &(spvjit_dispatch_info){.work_dim = 1, .global_size = {n}});
+            st = spvjit_dispatch(k, &(spvjit_dispatch_info){ .work_dim = 1, .global_size = { n } });
         }
         CHECK(st == SPVJIT_OK, "%s: dispatch: %s", file, spvjit_last_error());
         long bad = api_first_mismatch(y, want, n, 1e-6f, 1e-6f);
-        CHECK(bad < 0, "%s (a=%g, n=%u, unspecialized=%d): y[%ld] = %g, expected %g", file, a, n, unspecialized,
-              bad, bad < 0 ? 0 : y[bad], bad < 0 ? 0 : want[bad]);
+        CHECK(bad < 0, "%s (a=%g, n=%u, unspecialized=%d): y[%ld] = %g, expected %g", file, a, n, unspecialized, bad,
+              bad < 0 ? 0 : y[bad], bad < 0 ? 0 : want[bad]);
     }
     free(x);
     free(y);
@@ -54,7 +54,7 @@ TEST(api_saxpy_both_flavours)
 {
     spvjit_context *ctx = api_ctx(0);
     REQUIRE(ctx, "context: %s", spvjit_last_error());
-    static const char *files[] = {"kernels/saxpy.comp.spv", "kernels/saxpy.cl.spv"};
+    static const char *files[] = { "kernels/saxpy.comp.spv", "kernels/saxpy.cl.spv" };
     for (int f = 0; f < 2; f++)
         for (int u = 0; u < 2; u++) {
             run_saxpy(ctx, files[f], u, 1.75f, 1000, 11);
@@ -73,7 +73,7 @@ static void run_mm(spvjit_context *ctx, const char *file, uint32_t bs, uint32_t 
     spvjit_specs_create(&s);
     spvjit_spec_set_u32(s, 0, bs);
     spvjit_kernel *k = NULL;
-    spvjit_build_options o = {.unspecialized = unspecialized};
+    spvjit_build_options o = { .unspecialized = unspecialized };
     spvjit_status st = spvjit_kernel_build(m, NULL, s, &o, &k);
     CHECK(st == SPVJIT_OK, "%s BS=%u: build: %s", file, bs, spvjit_last_error());
     uint64_t seed = 0x1234 + bs * 7 + n;
@@ -88,14 +88,15 @@ static void run_mm(spvjit_context *ctx, const char *file, uint32_t bs, uint32_t 
             spvjit_bind_buffer(k, 0, 1, b, nn * 4);
             spvjit_bind_buffer(k, 0, 2, c, nn * 4);
             spvjit_set_push_constants(k, &n, 4);
-            st = spvjit_dispatch(k, &(spvjit_dispatch_info){.groups = {groups, groups, 1}});
+            st = spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { groups, groups, 1 } });
         } else {
             spvjit_set_arg_buffer(k, 0, a, nn * 4);
             spvjit_set_arg_buffer(k, 1, b, nn * 4);
             spvjit_set_arg_buffer(k, 2, c, nn * 4);
             spvjit_set_arg_value(k, 3, &n, 4);
-            st = spvjit_dispatch(k, &(spvjit_dispatch_info){.work_dim = 2,
-                                     .global_size = {groups * bs, groups * bs}, .local_size = {bs, bs}});
+            st = spvjit_dispatch(k, &(spvjit_dispatch_info){ .work_dim = 2,
+                                                             .global_size = { groups * bs, groups * bs },
+                                                             .local_size = { bs, bs } });
         }
         CHECK(st == SPVJIT_OK, "%s BS=%u: dispatch: %s", file, bs, spvjit_last_error());
         spvjit_kernel_stats ks;
@@ -104,8 +105,8 @@ static void run_mm(spvjit_context *ctx, const char *file, uint32_t bs, uint32_t 
             CHECK(ks.local_size[0] == bs && ks.local_size[1] == bs && ks.local_size[2] == 1,
                   "%s BS=%u: local size %ux%ux%u", file, bs, ks.local_size[0], ks.local_size[1], ks.local_size[2]);
         long bad = api_first_mismatch(c, want, nn, 1e-4f, 1e-5f);
-        CHECK(bad < 0, "%s BS=%u n=%u unspecialized=%d: c[%ld] = %g, expected %g", file, bs, n, unspecialized,
-              bad, bad < 0 ? 0 : c[bad], bad < 0 ? 0 : want[bad]);
+        CHECK(bad < 0, "%s BS=%u n=%u unspecialized=%d: c[%ld] = %g, expected %g", file, bs, n, unspecialized, bad,
+              bad < 0 ? 0 : c[bad], bad < 0 ? 0 : want[bad]);
     }
     free(a);
     free(b);
@@ -120,7 +121,7 @@ TEST(api_mm_shader_block_sizes)
 {
     spvjit_context *ctx = api_ctx(0);
     REQUIRE(ctx, "context: %s", spvjit_last_error());
-    static const uint32_t bss[] = {4, 8, 16};
+    static const uint32_t bss[] = { 4, 8, 16 };
     for (int i = 0; i < 3; i++) {
         run_mm(ctx, "kernels/mm.comp.spv", bss[i], 45, false);
         run_mm(ctx, "kernels/mm.comp.spv", bss[i], 32, true);
@@ -132,7 +133,7 @@ TEST(api_mm_kernel_block_sizes)
 {
     spvjit_context *ctx = api_ctx(0);
     REQUIRE(ctx, "context: %s", spvjit_last_error());
-    static const uint32_t bss[] = {4, 8, 16};
+    static const uint32_t bss[] = { 4, 8, 16 };
     for (int i = 0; i < 3; i++) {
         run_mm(ctx, "kernels/mm.cl.spv", bss[i], 45, false);
         run_mm(ctx, "kernels/mm.cl.spv", bss[i], 33, true);
@@ -152,29 +153,29 @@ static void run_conv(spvjit_context *ctx, const char *file, uint32_t w, uint32_t
     spvjit_specs *s;
     spvjit_specs_create(&s);
     for (uint32_t i = 0; i < 9; i++) {
-        kc[i] = (i % 4 == 1) ? 0.0f : test_rand_float(&seed, -1, 1);   /* some zero taps */
+        kc[i] = (i % 4 == 1) ? 0.0f : test_rand_float(&seed, -1, 1); /* some zero taps */
         spvjit_spec_set_f32(s, i, kc[i]);
     }
     spvjit_kernel *k = NULL;
-    spvjit_build_options o = {.unspecialized = unspecialized};
+    spvjit_build_options o = { .unspecialized = unspecialized };
     spvjit_status st = spvjit_kernel_build(m, NULL, s, &o, &k);
     CHECK(st == SPVJIT_OK, "%s: build: %s", file, spvjit_last_error());
     size_t np = (size_t)w * h;
     float *src = api_rand_floats(&seed, np, -2, 2), *dst = calloc(np, 4), *want = calloc(np, 4);
     ref_conv3x3(src, want, w, h, kc);
     if (k) {
-        uint32_t wh[2] = {w, h};
+        uint32_t wh[2] = { w, h };
         if (spvjit_module_flavour(m) == SPVJIT_FLAVOUR_SHADER) {
             spvjit_bind_buffer(k, 0, 0, src, np * 4);
             spvjit_bind_buffer(k, 0, 1, dst, np * 4);
             spvjit_set_push_constants(k, wh, 8);
-            st = spvjit_dispatch(k, &(spvjit_dispatch_info){.groups = {(w + 15) / 16, (h + 15) / 16, 1}});
+            st = spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { (w + 15) / 16, (h + 15) / 16, 1 } });
         } else {
             spvjit_set_arg_buffer(k, 0, src, np * 4);
             spvjit_set_arg_buffer(k, 1, dst, np * 4);
             spvjit_set_arg_value(k, 2, &w, 4);
             spvjit_set_arg_value(k, 3, &h, 4);
-            spvjit_dispatch_info d = {.work_dim = 2, .global_size = {w, h}};
+            spvjit_dispatch_info d = { .work_dim = 2, .global_size = { w, h } };
             if (local) {
                 d.local_size[0] = local[0];
                 d.local_size[1] = local[1];
@@ -198,11 +199,11 @@ TEST(api_conv3x3_both_flavours)
 {
     spvjit_context *ctx = api_ctx(0);
     REQUIRE(ctx, "context: %s", spvjit_last_error());
-    static const uint32_t l88[2] = {8, 8}, l41[2] = {4, 1};
+    static const uint32_t l88[2] = { 8, 8 }, l41[2] = { 4, 1 };
     run_conv(ctx, "kernels/conv3x3.comp.spv", 37, 23, false, NULL);
     run_conv(ctx, "kernels/conv3x3.comp.spv", 16, 48, true, NULL);
-    run_conv(ctx, "kernels/conv3x3.cl.spv", 37, 23, false, NULL);   /* local size chosen by spvjit */
-    run_conv(ctx, "kernels/conv3x3.cl.spv", 37, 23, false, l88);    /* smaller last groups */
+    run_conv(ctx, "kernels/conv3x3.cl.spv", 37, 23, false, NULL); /* local size chosen by spvjit */
+    run_conv(ctx, "kernels/conv3x3.cl.spv", 37, 23, false, l88);  /* smaller last groups */
     run_conv(ctx, "kernels/conv3x3.cl.spv", 30, 7, true, l41);
     spvjit_context_destroy(ctx);
 }
@@ -219,7 +220,7 @@ static void run_reduce(spvjit_context *ctx, const char *file, uint32_t wg, uint3
     if (shader)
         spvjit_spec_set_u32(s, 0, wg);
     spvjit_kernel *k = NULL;
-    spvjit_build_options o = {.unspecialized = unspecialized};
+    spvjit_build_options o = { .unspecialized = unspecialized };
     spvjit_status st = spvjit_kernel_build(m, NULL, s, &o, &k);
     CHECK(st == SPVJIT_OK, "%s: build: %s", file, spvjit_last_error());
     uint64_t seed = 5 + wg + n;
@@ -231,19 +232,20 @@ static void run_reduce(spvjit_context *ctx, const char *file, uint32_t wg, uint3
             spvjit_bind_buffer(k, 0, 0, src, (size_t)n * 4);
             spvjit_bind_buffer(k, 0, 1, part, (size_t)groups * 4);
             spvjit_set_push_constants(k, &n, 4);
-            st = spvjit_dispatch(k, &(spvjit_dispatch_info){.groups = {groups, 1, 1}});
+            st = spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { groups, 1, 1 } });
         } else {
             spvjit_set_arg_buffer(k, 0, src, (size_t)n * 4);
             spvjit_set_arg_buffer(k, 1, part, (size_t)groups * 4);
             spvjit_set_arg_value(k, 2, &n, 4);
             spvjit_set_arg_local(k, 3, (size_t)wg * 4);
-            st = spvjit_dispatch(k, &(spvjit_dispatch_info){.work_dim = 1, .global_size = {(uint64_t)groups * wg},
-                                                              .local_size = {wg}});
+            st =
+                spvjit_dispatch(k, &(spvjit_dispatch_info){
+                                       .work_dim = 1, .global_size = { (uint64_t)groups * wg }, .local_size = { wg } });
         }
         CHECK(st == SPVJIT_OK, "%s WG=%u: dispatch: %s", file, wg, spvjit_last_error());
         long bad = api_first_mismatch(part, want, groups, 1e-5f, 1e-6f);
-        CHECK(bad < 0, "%s WG=%u n=%u unspecialized=%d: partial[%ld] = %g, expected %g", file, wg, n,
-              unspecialized, bad, bad < 0 ? 0 : part[bad], bad < 0 ? 0 : want[bad]);
+        CHECK(bad < 0, "%s WG=%u n=%u unspecialized=%d: partial[%ld] = %g, expected %g", file, wg, n, unspecialized,
+              bad, bad < 0 ? 0 : part[bad], bad < 0 ? 0 : want[bad]);
     }
     free(src);
     free(part);
@@ -299,7 +301,7 @@ static void *thread_main(void *p)
         spvjit_bind_buffer(k, 0, 0, x, n * 4);
         spvjit_bind_buffer(k, 0, 1, y, n * 4);
         spvjit_set_push_constants(k, &n, 4);
-        if (spvjit_dispatch(k, &(spvjit_dispatch_info){.groups = {(n + 63) / 64, 1, 1}}) != SPVJIT_OK) {
+        if (spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { (n + 63) / 64, 1, 1 } }) != SPVJIT_OK) {
             snprintf(j->msg, sizeof j->msg, "dispatch: %s", spvjit_last_error());
             j->failures++;
         } else if (api_first_mismatch(y, want, n, 1e-6f, 1e-6f) >= 0) {
@@ -324,7 +326,7 @@ TEST(api_concurrent_dispatch_from_4_threads)
     pthread_t th[4];
     thread_job jobs[4];
     for (int i = 0; i < 4; i++) {
-        jobs[i] = (thread_job){.m = m, .id = i % 2};   /* two pairs share values: cache hits under contention */
+        jobs[i] = (thread_job){ .m = m, .id = i % 2 }; /* two pairs share values: cache hits under contention */
         pthread_create(&th[i], NULL, thread_main, &jobs[i]);
     }
     for (int i = 0; i < 4; i++) {
@@ -359,13 +361,13 @@ TEST(api_async_dispatch_and_rebind)
     spvjit_set_arg_buffer(k, 1, y1, n1 * 4);
     spvjit_set_arg_value(k, 2, &n1, 4);
     spvjit_event *ev = NULL;
-    spvjit_status st = spvjit_dispatch_async(k, &(spvjit_dispatch_info){.work_dim = 1, .global_size = {n1}}, &ev);
+    spvjit_status st = spvjit_dispatch_async(k, &(spvjit_dispatch_info){ .work_dim = 1, .global_size = { n1 } }, &ev);
     CHECK(st == SPVJIT_OK && ev, "dispatch_async: %s", spvjit_last_error());
     /* Rebinding while the first dispatch runs must not disturb it. */
     spvjit_set_arg_buffer(k, 0, x2, n2 * 4);
     spvjit_set_arg_buffer(k, 1, y2, n2 * 4);
     spvjit_set_arg_value(k, 2, &n2, 4);
-    st = spvjit_dispatch(k, &(spvjit_dispatch_info){.work_dim = 1, .global_size = {n2}});
+    st = spvjit_dispatch(k, &(spvjit_dispatch_info){ .work_dim = 1, .global_size = { n2 } });
     CHECK(st == SPVJIT_OK, "dispatch: %s", spvjit_last_error());
     if (ev)
         CHECK(spvjit_event_wait(ev) == SPVJIT_OK, "event_wait: %s", spvjit_last_error());
@@ -374,14 +376,23 @@ TEST(api_async_dispatch_and_rebind)
 
     /* An async dispatch that fails reports through the event. */
     spvjit_event *bad = NULL;
-    st = spvjit_dispatch_async(k, &(spvjit_dispatch_info){.work_dim = 1, .global_size = {64}, .local_size = {7},
-                                                          .global_offset = {UINT64_MAX}}, &bad);
+    st = spvjit_dispatch_async(k,
+                               &(spvjit_dispatch_info){ .work_dim = 1,
+                                                        .global_size = { 64 },
+                                                        .local_size = { 7 },
+                                                        .global_offset = { UINT64_MAX } },
+                               &bad);
     if (st == SPVJIT_OK)
         st = spvjit_event_wait(bad);
     CHECK(st == SPVJIT_ERROR_DISPATCH, "overflowing offset: got %s", spvjit_status_name(st));
     CHECK(strstr(spvjit_last_error(), "offset") != NULL, "message: %s", spvjit_last_error());
 
-    free(x1); free(y1); free(x2); free(y2); free(w1); free(w2);
+    free(x1);
+    free(y1);
+    free(x2);
+    free(y2);
+    free(w1);
+    free(w2);
     spvjit_kernel_destroy(k);
     spvjit_module_destroy(m);
     spvjit_context_destroy(ctx);
@@ -414,7 +425,8 @@ TEST(api_local_args_after_static_memory)
     REQUIRE(f, "cannot write %s", src);
     fputs(local_args_cl, f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "clang-15 -cc1 -triple spir64-unknown-unknown -cl-std=CL2.0 -finclude-default-header "
+    snprintf(cmd, sizeof cmd,
+             "clang-15 -cc1 -triple spir64-unknown-unknown -cl-std=CL2.0 -finclude-default-header "
              "-O2 -emit-llvm-bc -o '%s/mix.bc' '%s' && llvm-spirv-15 --spirv-max-version=1.2 -o '%s' '%s/mix.bc'",
              dir, src, spv, dir);
     int rc = test_run_capture(cmd, &out);
@@ -425,15 +437,16 @@ TEST(api_local_args_after_static_memory)
     spvjit_kernel *k = NULL;
     if (rc == 0 && spvjit_module_load_file(ctx, spv, &m) == SPVJIT_OK &&
         spvjit_kernel_build(m, "mix", NULL, NULL, &k) == SPVJIT_OK) {
-        static const uint32_t locals[] = {64, 16, 7};
+        static const uint32_t locals[] = { 64, 16, 7 };
         for (int t = 0; t < 3; t++) {
             uint32_t l = locals[t], groups = 5, n = l * groups;
             float res[64 * 5];
             spvjit_set_arg_buffer(k, 0, res, sizeof res);
             spvjit_set_arg_local(k, 1, l * 4);
-            spvjit_set_arg_local(k, 2, l * 4 + 4);    /* odd sizes still get aligned blocks */
-            CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){.work_dim = 1, .global_size = {n},
-                                                              .local_size = {l}}) == SPVJIT_OK,
+            spvjit_set_arg_local(k, 2, l * 4 + 4); /* odd sizes still get aligned blocks */
+            CHECK(spvjit_dispatch(k, &(spvjit_dispatch_info){ .work_dim = 1,
+                                                              .global_size = { n },
+                                                              .local_size = { l } }) == SPVJIT_OK,
                   "local size %u: %s", l, spvjit_last_error());
             for (uint32_t i = 0; i < n; i++) {
                 uint32_t lid = i % l, g = i / l;

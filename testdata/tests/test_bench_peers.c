@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SMOKE_CASES 8  /* mm x3, conv3x3 x2, reduce, saxpy, scan */
+#define SMOKE_CASES 8 /* mm x3, conv3x3 x2, reduce, saxpy, scan */
 
 static const char *src_root(void)
 {
@@ -37,8 +37,8 @@ static bool have_library(const char *lib)
  * Returns whether it says check=ok. */
 static bool line_ok(const char *line, size_t len, const char *runner)
 {
-    static const char *keys[] = {"kernel=", " variant=", " runner=", " threads=", " median_ms=",
-                                 " spread_pct=", " build_ms=", " throughput=", " unit=", " check="};
+    static const char *keys[] = { "kernel=",      " variant=",  " runner=",     " threads=", " median_ms=",
+                                  " spread_pct=", " build_ms=", " throughput=", " unit=",    " check=" };
     char l[512];
     if (len >= sizeof l)
         return false;
@@ -54,8 +54,8 @@ static bool line_ok(const char *line, size_t len, const char *runner)
 
 /* Runs bin on the small sizes, counting result lines and check=ok lines.
  * Returns false when the runner skipped (exit 77: no device). */
-static bool run_runner(const char *dir, const char *bin, const char *runner, const char *extra,
-                       int *lines, int *ok_lines, int *rc_out)
+static bool run_runner(const char *dir, const char *bin, const char *runner, const char *extra, int *lines,
+                       int *ok_lines, int *rc_out)
 {
     char cmd[4096], *out = NULL;
     /* caches inside the temporary folder: HOME may not be writable */
@@ -108,15 +108,17 @@ TEST(bench_peers_smoke)
     CHECK(rc == 0, "building the peers failed (%d):\n%s", rc, out ? out : "");
     free(out);
 
-    struct { const char *bin, *runner; bool built; } runners[] = {
-        {"c_runner", "c", true},
-        {"vk_runner", "lavapipe", have_vk},
-        {"cl_runner", "pocl", have_cl},
+    struct {
+        const char *bin, *runner;
+        bool built;
+    } runners[] = {
+        { "c_runner", "c", true },
+        { "vk_runner", "lavapipe", have_vk },
+        { "cl_runner", "pocl", have_cl },
     };
     for (size_t i = 0; rc == 0 && i < sizeof runners / sizeof runners[0]; ++i) {
         if (!runners[i].built) {
-            fprintf(stderr, "  (test_bench_peers: %s: headers/libraries not installed, skipped)\n",
-                    runners[i].runner);
+            fprintf(stderr, "  (test_bench_peers: %s: headers/libraries not installed, skipped)\n", runners[i].runner);
             continue;
         }
         int lines, ok_lines, rrc;
@@ -142,8 +144,8 @@ TEST(bench_peers_smoke)
         int lines, ok_lines, rrc;
         if (mk == 0 && run_runner(dir, "cl_runner", "pocl", extra, &lines, &ok_lines, &rrc)) {
             CHECK(rrc == 1, "cl_runner on a wrong kernel exited with %d, expected 1", rrc);
-            CHECK(lines == 1 && ok_lines == 0, "cl_runner on a wrong kernel: %d lines, %d ok (expected 1, 0)",
-                  lines, ok_lines);
+            CHECK(lines == 1 && ok_lines == 0, "cl_runner on a wrong kernel: %d lines, %d ok (expected 1, 0)", lines,
+                  ok_lines);
         }
     }
 

@@ -53,8 +53,8 @@ TEST(cli_help_and_version)
 
 TEST(cli_info_lists_entry_points_and_spec_constants_like_spirv_dis)
 {
-    static const char *const kernels[] = {"mm.comp.spv", "mm.cl.spv", "conv3x3.comp.spv", "conv3x3.cl.spv",
-                                          "reduce.comp.spv", "saxpy.comp.spv", "saxpy.cl.spv"};
+    static const char *const kernels[] = { "mm.comp.spv",     "mm.cl.spv",      "conv3x3.comp.spv", "conv3x3.cl.spv",
+                                           "reduce.comp.spv", "saxpy.comp.spv", "saxpy.cl.spv" };
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         char rel[256];
         snprintf(rel, sizeof rel, "kernels/%s", kernels[i]);
@@ -67,10 +67,10 @@ TEST(cli_info_lists_entry_points_and_spec_constants_like_spirv_dis)
             entries++;
         for (char *p = out; (p = strstr(p, "  SpecId ")); p++)
             specs++;
-        CHECK(entries == dis_count(path, "OpEntryPoint"), "%s: %d entry points listed, spirv-dis has %d",
-              kernels[i], entries, dis_count(path, "OpEntryPoint"));
-        CHECK(specs == dis_count(path, " SpecId "), "%s: %d spec constants listed, spirv-dis has %d", kernels[i],
-              specs, dis_count(path, " SpecId "));
+        CHECK(entries == dis_count(path, "OpEntryPoint"), "%s: %d entry points listed, spirv-dis has %d", kernels[i],
+              entries, dis_count(path, "OpEntryPoint"));
+        CHECK(specs == dis_count(path, " SpecId "), "%s: %d spec constants listed, spirv-dis has %d", kernels[i], specs,
+              dis_count(path, " SpecId "));
         CHECK(strstr(out, strstr(kernels[i], ".cl.") ? "Kernel (OpenCL)" : "Shader (Vulkan)"),
               "%s: flavour missing: %s", kernels[i], out);
         free(out);

@@ -28,7 +28,8 @@ static int compile(char **out, const char *args)
 static int count(const char *text, const char *needle)
 {
     int n = 0;
-    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
     return n;
 }
 
@@ -38,7 +39,8 @@ static bool k_phi(const char *ir)
     for (const char *p = ir; (p = strstr(p, "%k.")); p++) {
         const char *eol = strchr(p, '\n');
         const char *phi = strstr(p, " = phi ");
-        if (phi && (!eol || phi < eol)) return true;
+        if (phi && (!eol || phi < eol))
+            return true;
     }
     return false;
 }
@@ -63,7 +65,9 @@ TEST(cli_compile_mm_specialized_unrolls_inner_loop)
     CHECK(count(spec, "fmul float") >= 16, "specialized: %d fmul, expected the 16 of the unrolled loop",
           count(spec, "fmul float"));
     CHECK(k_phi(unspec), "--no-specialize: no k loop in the optimized IR");
-    free(spec); free(unspec); free(lowered);
+    free(spec);
+    free(unspec);
+    free(lowered);
 }
 
 TEST(cli_compile_asm_and_output_file)
@@ -72,8 +76,8 @@ TEST(cli_compile_asm_and_output_file)
     int fd = mkstemp(tmpl);
     REQUIRE(fd >= 0, "mkstemp");
     char args[2048], *out = NULL;
-    snprintf(args, sizeof args, "'%s' -e saxpy --local 32 --emit asm -o %s",
-             test_data_path("kernels/saxpy.cl.spv"), tmpl);
+    snprintf(args, sizeof args, "'%s' -e saxpy --local 32 --emit asm -o %s", test_data_path("kernels/saxpy.cl.spv"),
+             tmpl);
     int st = compile(&out, args);
     CHECK(st == 0 && out && !out[0], "compile -o: status %d, output '%s'", st, out ? out : "");
     size_t len = 0;
@@ -81,7 +85,8 @@ TEST(cli_compile_asm_and_output_file)
     REQUIRE(text, "no output file");
     /* the work-group function (the entry's symbol) is defined in the assembly */
     CHECK(strstr(text, "spvjit_wg:") && strstr(text, ".text"), "asm lacks the entry's symbol: %.200s", text);
-    free(text); free(out);
+    free(text);
+    free(out);
     unlink(tmpl);
     close(fd);
 }
@@ -89,12 +94,12 @@ TEST(cli_compile_asm_and_output_file)
 TEST(cli_compile_errors_are_one_line)
 {
     const char *cases[][2] = {
-        {"'%s' --emit llvm -e nosuch", "nosuch"},
-        {"'%s' --emit bitcode", "bitcode"},
-        {"'%s' -D 7=3 --emit llvm", "7"},
-        {"'%s' --local 0,1 --emit llvm", "--local"},
-        {"'%s'", "usage"},
-        {"/nonexistent/x.spv --emit llvm", "nonexistent"},
+        { "'%s' --emit llvm -e nosuch", "nosuch" },
+        { "'%s' --emit bitcode", "bitcode" },
+        { "'%s' -D 7=3 --emit llvm", "7" },
+        { "'%s' --local 0,1 --emit llvm", "--local" },
+        { "'%s'", "usage" },
+        { "/nonexistent/x.spv --emit llvm", "nonexistent" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[2048], *out = NULL;
@@ -102,7 +107,8 @@ TEST(cli_compile_errors_are_one_line)
         int st = compile(&out, args);
         CHECK(st == 1, "'%s': status %d", args, st);
         CHECK(out && !strncmp(out, "spvjit: ", 8) && strchr(out, '\n') == out + strlen(out) - 1 &&
-              strstr(out, cases[i][1]), "'%s': not one line naming '%s': %s", args, cases[i][1], out ? out : "");
+                  strstr(out, cases[i][1]),
+              "'%s': not one line naming '%s': %s", args, cases[i][1], out ? out : "");
         free(out);
     }
 }

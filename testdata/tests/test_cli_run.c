@@ -32,7 +32,7 @@ TEST(run_fill_forms_match_c)
     char err[512];
     fill_data f;
     REQUIRE(!fill_parse("f32:1,2.5,-3", &f, err, sizeof err), "%s", err);
-    float want[3] = {1, 2.5f, -3};
+    float want[3] = { 1, 2.5f, -3 };
     CHECK(f.size == 12 && !memcmp(f.bytes, want, 12) && f.type == SPVJIT_TYPE_F32, "inline f32");
     fill_free(&f);
     REQUIRE(!fill_parse("iota:i16:100:-50", &f, err, sizeof err), "%s", err);
@@ -57,7 +57,8 @@ TEST(run_fill_forms_match_c)
     fill_free(&f);
     /* random: deterministic per seed, in range, not constant */
     fill_data g;
-    REQUIRE(!fill_parse("random:f32:1000:9", &f, err, sizeof err) && !fill_parse("random:f32:1000:9", &g, err, sizeof err),
+    REQUIRE(!fill_parse("random:f32:1000:9", &f, err, sizeof err) &&
+                !fill_parse("random:f32:1000:9", &g, err, sizeof err),
             "%s", err);
     CHECK(!memcmp(f.bytes, g.bytes, f.size), "same seed, same data");
     float lo = 1, hi = -1;
@@ -73,8 +74,10 @@ TEST(run_fill_forms_match_c)
     REQUIRE(!fill_parse("u8:255,0,0x7f", &f, err, sizeof err), "%s", err);
     CHECK(f.size == 3 && f.bytes[0] == 255 && f.bytes[2] == 0x7f, "u8");
     fill_free(&f);
-    static const char *const bad[] = {"u8:256", "i8:-129", "f32:1,x", "zero:", "const:f32:1", "iota:q32:4",
-                                      "f16:70000", "i32:1.5", "@/nonexistent/file.bin", "random:f32:-1"};
+    static const char *const bad[] = { "u8:256",       "i8:-129",     "f32:1,x",
+                                       "zero:",        "const:f32:1", "iota:q32:4",
+                                       "f16:70000",    "i32:1.5",     "@/nonexistent/file.bin",
+                                       "random:f32:-1" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK(fill_parse(bad[i], &f, err, sizeof err) == -1 && strchr(err, '\n') == NULL && err[0],
               "'%s' accepted or bad message '%s'", bad[i], err);
@@ -85,30 +88,54 @@ TEST(run_options_parse_and_reject)
 {
     run_options o;
     char err[512];
-    static const char *const ok[] = {"k.spv", "-e", "main", "-D", "0=16", "-D1=2.5:f64", "--groups=4,2",
-                                     "--buffer", "0:1=iota:u32:16", "--push", "f32:1.5", "--arg", "3=local:256",
-                                     "--print", "0:1", "--out", "push=p.bin", "--repeat", "5", "--no-specialize"};
+    static const char *const ok[] = { "k.spv",
+                                      "-e",
+                                      "main",
+                                      "-D",
+                                      "0=16",
+                                      "-D1=2.5:f64",
+                                      "--groups=4,2",
+                                      "--buffer",
+                                      "0:1=iota:u32:16",
+                                      "--push",
+                                      "f32:1.5",
+                                      "--arg",
+                                      "3=local:256",
+                                      "--print",
+                                      "0:1",
+                                      "--out",
+                                      "push=p.bin",
+                                      "--repeat",
+                                      "5",
+                                      "--no-specialize" };
     REQUIRE(!parse_args(&o, err, ok, (int)(sizeof ok / sizeof ok[0])), "%s", err);
     CHECK(!strcmp(o.file, "k.spv") && !strcmp(o.entry, "main") && o.ndefines == 2 && o.groups[0] == 4 &&
-          o.groups[1] == 2 && o.groups[2] == 1 && o.repeat == 5 && o.no_specialize, "fields");
+              o.groups[1] == 2 && o.groups[2] == 1 && o.repeat == 5 && o.no_specialize,
+          "fields");
     CHECK(o.ndata == 3 && o.data[0].target.kind == RUN_TARGET_BINDING && o.data[0].target.binding == 1 &&
-          o.data[2].local && o.data[2].local_bytes == 256, "data");
+              o.data[2].local && o.data[2].local_bytes == 256,
+          "data");
     CHECK(o.noutputs == 2 && o.outputs[0].type == SPVJIT_TYPE_U32 && o.outputs[1].type == SPVJIT_TYPE_F32 &&
-          !strcmp(o.outputs[1].file, "p.bin"), "outputs");
+              !strcmp(o.outputs[1].file, "p.bin"),
+          "outputs");
     run_options_free(&o);
 
-    static const struct { const char *args[6]; int n; const char *want; } bad[] = {
-        {{"k.spv", "--groups", "0"}, 3, "--groups 0"},
-        {{"k.spv", "--groups", "1", "--global", "64"}, 5, "exclude"},
-        {{"k.spv", "--local", "8"}, 3, "--local goes with --global"},
-        {{"k.spv", "--buffer", "0:1"}, 3, "expected SET:BINDING=DATA"},
-        {{"k.spv", "--buffer", "0:1=f32:1", "--buffer", "0:1=f32:2"}, 5, "given twice"},
-        {{"k.spv", "--print", "0:2"}, 3, "no data is bound"},
-        {{"k.spv", "--frob"}, 2, "unknown option '--frob'"},
-        {{"--groups", "2"}, 2, "no module"},
-        {{"k.spv", "-D", "5"}, 3, "expected ID=VALUE"},
-        {{"k.spv", "--arg", "1=local:0"}, 3, "positive byte count"},
-        {{"k.spv", "--buffer", "0:1=u8:300"}, 3, "out of range"},
+    static const struct {
+        const char *args[6];
+        int n;
+        const char *want;
+    } bad[] = {
+        { { "k.spv", "--groups", "0" }, 3, "--groups 0" },
+        { { "k.spv", "--groups", "1", "--global", "64" }, 5, "exclude" },
+        { { "k.spv", "--local", "8" }, 3, "--local goes with --global" },
+        { { "k.spv", "--buffer", "0:1" }, 3, "expected SET:BINDING=DATA" },
+        { { "k.spv", "--buffer", "0:1=f32:1", "--buffer", "0:1=f32:2" }, 5, "given twice" },
+        { { "k.spv", "--print", "0:2" }, 3, "no data is bound" },
+        { { "k.spv", "--frob" }, 2, "unknown option '--frob'" },
+        { { "--groups", "2" }, 2, "no module" },
+        { { "k.spv", "-D", "5" }, 3, "expected ID=VALUE" },
+        { { "k.spv", "--arg", "1=local:0" }, 3, "positive byte count" },
+        { { "k.spv", "--buffer", "0:1=u8:300" }, 3, "out of range" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
@@ -144,8 +171,9 @@ TEST(run_saxpy_comp_matches_c)
     int fd = mkstemp(outpath);
     REQUIRE(fd >= 0, "mkstemp");
     char cmd[20000], *out = NULL;
-    snprintf(cmd, sizeof cmd, "%s run %s -D 0=%.9g --groups 5 --buffer 0:0=%s --buffer 0:1=%s --push u32:%d --out 0:1=%s",
-             bin(), test_data_path("kernels/saxpy.comp.spv"), a, xs, ys, N, outpath);
+    snprintf(cmd, sizeof cmd,
+             "%s run %s -D 0=%.9g --groups 5 --buffer 0:0=%s --buffer 0:1=%s --push u32:%d --out 0:1=%s", bin(),
+             test_data_path("kernels/saxpy.comp.spv"), a, xs, ys, N, outpath);
     int st = test_run_capture(cmd, &out);
     CHECK(st == 0, "exit %d: %s", st, out);
     size_t len = 0;
@@ -154,8 +182,8 @@ TEST(run_saxpy_comp_matches_c)
     for (int i = 0; i < CAP; i++) {
         float want = i < N ? a * x[i] + y[i] : y[i];
         /* fma contraction may differ in the last bit */
-        CHECK(got[i] == want || (got[i] - want < 1e-5f && want - got[i] < 1e-5f), "y[%d] = %.9g, want %.9g", i,
-              got[i], want);
+        CHECK(got[i] == want || (got[i] - want < 1e-5f && want - got[i] < 1e-5f), "y[%d] = %.9g, want %.9g", i, got[i],
+              want);
         if (test_failed_now())
             break;
     }
@@ -166,12 +194,15 @@ TEST(run_saxpy_comp_matches_c)
 
 TEST(run_checks_sizes_before_running)
 {
-    static const struct { const char *args; const char *want; } cases[] = {
-        {"--buffer 0:0=zero:64 --push u32:1", "binding 0:1 ('Y')"},
-        {"--buffer 0:0=zero:64 --buffer 0:1=zero:6 --push u32:1", "not 0 plus whole 4-byte array elements"},
-        {"--buffer 0:0=zero:64 --buffer 0:1=zero:64 --push u8:1", "push constants"},
-        {"--buffer 0:0=zero:64 --buffer 0:1=zero:64 --push u32:1 --buffer 0:9=zero:4", "has no binding 0:9"},
-        {"--buffer 0:0=zero:64 --buffer 0:1=zero:64 --push u32:1 -D 7=1", "SpecId 7"},
+    static const struct {
+        const char *args;
+        const char *want;
+    } cases[] = {
+        { "--buffer 0:0=zero:64 --push u32:1", "binding 0:1 ('Y')" },
+        { "--buffer 0:0=zero:64 --buffer 0:1=zero:6 --push u32:1", "not 0 plus whole 4-byte array elements" },
+        { "--buffer 0:0=zero:64 --buffer 0:1=zero:64 --push u8:1", "push constants" },
+        { "--buffer 0:0=zero:64 --buffer 0:1=zero:64 --push u32:1 --buffer 0:9=zero:4", "has no binding 0:9" },
+        { "--buffer 0:0=zero:64 --buffer 0:1=zero:64 --push u32:1 -D 7=1", "SpecId 7" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char cmd[2048], *out = NULL;
@@ -180,8 +211,8 @@ TEST(run_checks_sizes_before_running)
         int lines = 0;
         for (char *p = out; p && *p; p++)
             lines += *p == '\n';
-        CHECK(st == 1 && out && strstr(out, cases[i].want) && lines == 1, "case %zu: exit %d, '%s' (want '%s')", i,
-              st, out ? out : "", cases[i].want);
+        CHECK(st == 1 && out && strstr(out, cases[i].want) && lines == 1, "case %zu: exit %d, '%s' (want '%s')", i, st,
+              out ? out : "", cases[i].want);
         free(out);
     }
 }
@@ -189,11 +220,14 @@ TEST(run_checks_sizes_before_running)
 TEST(run_saxpy_cl_args_print_and_repeat)
 {
     char cmd[2048], *out = NULL;
-    snprintf(cmd, sizeof cmd, "%s run %s --global 64 --arg 0=iota:f32:64 --arg 1=const:f32:1:64 --arg 2=u32:5 "
-             "-D 0=10 --print 1 --repeat 3", bin(), test_data_path("kernels/saxpy.cl.spv"));
+    snprintf(cmd, sizeof cmd,
+             "%s run %s --global 64 --arg 0=iota:f32:64 --arg 1=const:f32:1:64 --arg 2=u32:5 "
+             "-D 0=10 --print 1 --repeat 3",
+             bin(), test_data_path("kernels/saxpy.cl.spv"));
     int st = test_run_capture(cmd, &out);
     /* three dispatches on the same buffers: y = 1 + 3*10*i for i < 5, else 1 */
     CHECK(st == 0 && out && strstr(out, "argument 1 (64 x f32):\n  1 31 61 91 121 1 1 1\n") &&
-          strstr(out, "compile: ") && strstr(out, "dispatch: median "), "exit %d: %s", st, out ? out : "");
+              strstr(out, "compile: ") && strstr(out, "dispatch: median "),
+          "exit %d: %s", st, out ? out : "");
     free(out);
 }

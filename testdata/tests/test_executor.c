@@ -21,12 +21,11 @@
 /* OpenCL get_global_id / Vulkan GlobalInvocationId of a work-item. */
 static uint64_t global_id(const spvjit_wg_ctx *c, int d, uint32_t lid)
 {
-    return c->global_offset[d] +
-           (uint64_t)(c->group_id[d] + c->base_group[d]) * c->enqueued_local_size[d] + lid;
+    return c->global_offset[d] + (uint64_t)(c->group_id[d] + c->base_group[d]) * c->enqueued_local_size[d] + lid;
 }
 
-static int dispatch_groups(const spvjit_exec_kernel *k, uint32_t gx, uint32_t gy, uint32_t gz,
-                           void *const *args, uint32_t nthreads, spv_diag *diag)
+static int dispatch_groups(const spvjit_exec_kernel *k, uint32_t gx, uint32_t gy, uint32_t gz, void *const *args,
+                           uint32_t nthreads, spv_diag *diag)
 {
     spvjit_exec_range r = { .kind = SPVJIT_RANGE_GROUPS, .group_count = { gx, gy, gz } };
     spvjit_exec_data data = { .args = args, .nthreads = nthreads };
@@ -77,8 +76,8 @@ static void check_saxpy(uint32_t n, uint32_t local, uint32_t nthreads, uint64_t 
 TEST(executor_saxpy_many_groups)
 {
     check_saxpy(100003, 64, 0, 11);
-    check_saxpy(4096, 1, 0, 12);       /* 4096 groups of one item */
-    check_saxpy(777, 1024, 0, 13);     /* one group */
+    check_saxpy(4096, 1, 0, 12);   /* 4096 groups of one item */
+    check_saxpy(777, 1024, 0, 13); /* one group */
     check_saxpy(50000, 32, 1, 14);
     check_saxpy(50000, 32, 8, 15);
 }
@@ -86,10 +85,10 @@ TEST(executor_saxpy_many_groups)
 /* --- NDRange: every work-item exactly once, smaller last groups ------------------------- */
 
 typedef struct nd_info {
-    _Atomic uint32_t *hits;      /* per global item (relative to the offset) */
+    _Atomic uint32_t *hits; /* per global item (relative to the offset) */
     uint64_t global[3], offset[3];
     uint32_t enq[3];
-    atomic_int bad;              /* items outside the range or wrong ctx fields */
+    atomic_int bad; /* items outside the range or wrong ctx fields */
 } nd_info;
 
 static void count_item(const spvjit_wg_ctx *c, nd_info *info, uint32_t lx, uint32_t ly, uint32_t lz)
@@ -102,9 +101,9 @@ static void count_item(const spvjit_wg_ctx *c, nd_info *info, uint32_t lx, uint3
         /* The last group in a dimension holds what is left over. */
         if (c->group_id[d] + 1 == c->num_groups[d] && info->global[d] % info->enq[d])
             expect_local = (uint32_t)(info->global[d] % info->enq[d]);
-        if (g < info->offset[d] || g - info->offset[d] >= info->global[d] ||
-            c->local_size[d] != expect_local || c->enqueued_local_size[d] != info->enq[d] ||
-            c->global_size[d] != info->global[d] || c->global_offset[d] != info->offset[d]) {
+        if (g < info->offset[d] || g - info->offset[d] >= info->global[d] || c->local_size[d] != expect_local ||
+            c->enqueued_local_size[d] != info->enq[d] || c->global_size[d] != info->global[d] ||
+            c->global_offset[d] != info->offset[d]) {
             atomic_fetch_add(&info->bad, 1);
             return;
         }
@@ -133,8 +132,8 @@ static void nd_item(const spvjit_wg_ctx *c, uint32_t lx, uint32_t ly, uint32_t l
     c->barrier(c, 1);
 }
 
-static void check_ndrange(uint32_t wd, const uint64_t global[3], const uint32_t local[3],
-                          const uint64_t offset[3], bool give_local, bool fibers, uint32_t nthreads)
+static void check_ndrange(uint32_t wd, const uint64_t global[3], const uint32_t local[3], const uint64_t offset[3],
+                          bool give_local, bool fibers, uint32_t nthreads)
 {
     nd_info info = { .bad = 0 };
     uint64_t total = 1;
@@ -168,10 +167,10 @@ static void check_ndrange(uint32_t wd, const uint64_t global[3], const uint32_t 
         wrong += atomic_load(&info.hits[i]) != 1;
     CHECK(wrong == 0 && atomic_load(&info.bad) == 0,
           "ndrange dim %u global %llux%llux%llu local %ux%ux%u (%s): %llu items not run exactly "
-          "once, %d with wrong ids/sizes", wd, (unsigned long long)info.global[0],
-          (unsigned long long)info.global[1], (unsigned long long)info.global[2], local[0],
-          local[1], local[2], fibers ? "fibers" : "wg_fn", (unsigned long long)wrong,
-          atomic_load(&info.bad));
+          "once, %d with wrong ids/sizes",
+          wd, (unsigned long long)info.global[0], (unsigned long long)info.global[1],
+          (unsigned long long)info.global[2], local[0], local[1], local[2], fibers ? "fibers" : "wg_fn",
+          (unsigned long long)wrong, atomic_load(&info.bad));
     free(info.hits);
 }
 
@@ -186,8 +185,8 @@ TEST(executor_ndrange_remainder_groups)
             if (d < wd) {
                 local[d] = 1 + (uint32_t)(test_rand_u64(&seed) % (wd == 1 ? 64 : 7));
                 /* Deliberately not a multiple of the local size. */
-                global[d] = local[d] * (1 + test_rand_u64(&seed) % (wd == 1 ? 50 : 9)) +
-                            test_rand_u64(&seed) % local[d];
+                global[d] =
+                    local[d] * (1 + test_rand_u64(&seed) % (wd == 1 ? 50 : 9)) + test_rand_u64(&seed) % local[d];
                 if (global[d] % local[d] == 0 && local[d] > 1)
                     global[d]++;
                 offset[d] = test_rand_u64(&seed) % 1000;
@@ -243,8 +242,10 @@ static void check_reduction(uint32_t n, uint32_t local, uint32_t nthreads, uint6
     for (uint32_t g = 0; g < groups; g++)
         out[g] = NAN;
     void *args[] = { &in, &out, &n };
-    spvjit_exec_kernel k = { .item_fn = reduce_item, .local_size = { local, 1, 1 },
-                             .wg_memory_size = sizeof(float) * local, .wg_memory_align = 64,
+    spvjit_exec_kernel k = { .item_fn = reduce_item,
+                             .local_size = { local, 1, 1 },
+                             .wg_memory_size = sizeof(float) * local,
+                             .wg_memory_align = 64,
                              .nbarrier_sites = 2 };
     spv_diag diag;
     int rc = dispatch_groups(&k, groups, 1, 1, args, nthreads, &diag);
@@ -260,8 +261,7 @@ static void check_reduction(uint32_t n, uint32_t local, uint32_t nthreads, uint6
         total += out[g];
         ref_total += ref;
     }
-    CHECK(bad == 0, "reduction n=%u local=%u threads=%u: %u of %u group sums wrong", n, local,
-          nthreads, bad, groups);
+    CHECK(bad == 0, "reduction n=%u local=%u threads=%u: %u of %u group sums wrong", n, local, nthreads, bad, groups);
     CHECK(fabs(total - ref_total) <= 1e-3 * groups, "total %f vs %f", total, ref_total);
     free(in);
     free(out);
@@ -270,10 +270,10 @@ static void check_reduction(uint32_t n, uint32_t local, uint32_t nthreads, uint6
 TEST(executor_reduction_barriers)
 {
     check_reduction(10000, 128, 0, 31);
-    check_reduction(4096 * 64, 64, 0, 32);   /* many groups in parallel */
+    check_reduction(4096 * 64, 64, 0, 32); /* many groups in parallel */
     check_reduction(1000, 256, 1, 33);
     check_reduction(1000, 2, 8, 34);
-    check_reduction(333, 1, 0, 35);          /* one-item groups: no fibers */
+    check_reduction(333, 1, 0, 35); /* one-item groups: no fibers */
 }
 
 /* --- 2D tiled matrix multiply, two barriers per tile --------------------------------------- */
@@ -290,8 +290,8 @@ static void matmul_item(const spvjit_wg_ctx *c, uint32_t lx, uint32_t ly, uint32
     float *C = ARG_PTR(c, 2, float);
     const uint32_t *dims = ARG_PTR(c, 3, const uint32_t);
     uint32_t M = dims[0], N = dims[1], K = dims[2];
-    float (*As)[TILE] = c->wg_memory;
-    float (*Bs)[TILE] = (float (*)[TILE])((float *)c->wg_memory + TILE * TILE);
+    float(*As)[TILE] = c->wg_memory;
+    float(*Bs)[TILE] = (float(*)[TILE])((float *)c->wg_memory + TILE * TILE);
     uint64_t col = global_id(c, 0, lx), row = global_id(c, 1, ly);
     float acc = 0;
     for (uint32_t t = 0; t < K; t += TILE) {
@@ -320,9 +320,11 @@ static void check_matmul(uint32_t M, uint32_t N, uint32_t K, uint32_t nthreads, 
     uint32_t dims[3] = { M, N, K };
     uint32_t *dimsp = dims;
     void *args[] = { &A, &B, &C, &dimsp };
-    spvjit_exec_kernel k = { .item_fn = matmul_item, .local_size = { TILE, TILE, 1 },
+    spvjit_exec_kernel k = { .item_fn = matmul_item,
+                             .local_size = { TILE, TILE, 1 },
                              .wg_memory_size = 2 * TILE * TILE * sizeof(float),
-                             .wg_memory_align = 32, .nbarrier_sites = 2 };
+                             .wg_memory_align = 32,
+                             .nbarrier_sites = 2 };
     spv_diag diag;
     int rc = dispatch_groups(&k, (N + TILE - 1) / TILE, (M + TILE - 1) / TILE, 1, args, nthreads, &diag);
     REQUIRE(rc == 0, "matmul dispatch failed: %s", diag.msg);
@@ -351,8 +353,8 @@ TEST(executor_tiled_matmul_barriers)
 /* --- barrier divergence --------------------------------------------------------------- */
 
 typedef struct div_info {
-    uint32_t bad_group;           /* the group that diverges (others are fine) */
-    atomic_int after_barrier;     /* items of bad_group that ran past the barrier */
+    uint32_t bad_group;       /* the group that diverges (others are fine) */
+    atomic_int after_barrier; /* items of bad_group that ran past the barrier */
     atomic_int groups_started;
 } div_info;
 
@@ -403,8 +405,8 @@ static void loop_count_item(const spvjit_wg_ctx *c, uint32_t lx, uint32_t ly, ui
         atomic_fetch_add(&info->after_barrier, 1);
 }
 
-static int run_divergent(spvjit_item_fn fn, uint32_t groups, uint32_t bad_group, uint32_t local,
-                         div_info *info, spv_diag *diag)
+static int run_divergent(spvjit_item_fn fn, uint32_t groups, uint32_t bad_group, uint32_t local, div_info *info,
+                         spv_diag *diag)
 {
     memset(info, 0, sizeof *info);
     info->bad_group = bad_group;
@@ -423,8 +425,7 @@ TEST(executor_divergence_early_return)
     CHECK(strstr(diag.msg, "work-group (37,0,0)"), "no group id in: %s", diag.msg);
     CHECK(strstr(diag.msg, "32 work-items wait at barrier site 0: (0,0,0) (1,0,0) (2,0,0) (3,0,0) and 28 more"),
           "waiting items not named in: %s", diag.msg);
-    CHECK(strstr(diag.msg, "32 work-items returned: (32,0,0) (33,0,0)"),
-          "returned items not named in: %s", diag.msg);
+    CHECK(strstr(diag.msg, "32 work-items returned: (32,0,0) (33,0,0)"), "returned items not named in: %s", diag.msg);
     CHECK(atomic_load(&info.after_barrier) == 0, "%d items ran past the barrier after divergence",
           atomic_load(&info.after_barrier));
     CHECK(atomic_load(&info.groups_started) <= 200, "more groups than dispatched");
@@ -434,7 +435,8 @@ TEST(executor_divergence_early_return)
     /* A group with every other item in one group diverging: still reported. */
     rc = run_divergent(early_return_item, 1, 0, 2, &info, &diag);
     CHECK(rc != 0 && strstr(diag.msg, "1 work-item waits at barrier site 0: (0,0,0)") &&
-          strstr(diag.msg, "1 work-item returned: (1,0,0)"), "two-item divergence: %s", diag.msg);
+              strstr(diag.msg, "1 work-item returned: (1,0,0)"),
+          "two-item divergence: %s", diag.msg);
 }
 
 TEST(executor_divergence_if_else_sites)
@@ -455,12 +457,14 @@ TEST(executor_divergence_if_else_sites)
     rc = run_divergent(loop_count_item, 16, 9, 8, &info, &diag);
     REQUIRE(rc != 0, "uneven barrier counts reported success");
     CHECK(strstr(diag.msg, "work-group (9,0,0)") && strstr(diag.msg, "after 1 completed barrier:") &&
-          strstr(diag.msg, "4 work-items wait at barrier site 2: (1,0,0) (3,0,0) (5,0,0) (7,0,0)") &&
-          strstr(diag.msg, "4 work-items returned: (0,0,0) (2,0,0) (4,0,0) (6,0,0)"),
+              strstr(diag.msg, "4 work-items wait at barrier site 2: (1,0,0) (3,0,0) (5,0,0) (7,0,0)") &&
+              strstr(diag.msg, "4 work-items returned: (0,0,0) (2,0,0) (4,0,0) (6,0,0)"),
           "uneven barrier counts: %s", diag.msg);
     /* The even items legitimately finished; the odd ones must never resume. */
-    CHECK(atomic_load(&info.after_barrier) == 4, "%d items of the diverged group finished, "
-          "expected the 4 even ones", atomic_load(&info.after_barrier));
+    CHECK(atomic_load(&info.after_barrier) == 4,
+          "%d items of the diverged group finished, "
+          "expected the 4 even ones",
+          atomic_load(&info.after_barrier));
 }
 
 /* A barrier site number beyond the kernel's count is reported, not followed. */
@@ -477,7 +481,8 @@ TEST(executor_barrier_site_out_of_range)
     spv_diag diag;
     int rc = dispatch_groups(&k, 4, 1, 1, NULL, 0, &diag);
     CHECK(rc != 0 && strstr(diag.msg, "barrier site 7") && strstr(diag.msg, "(3,0,0)") &&
-          strstr(diag.msg, "only 2 barrier sites"), "bad site: %s", diag.msg);
+              strstr(diag.msg, "only 2 barrier sites"),
+          "bad site: %s", diag.msg);
 }
 
 /* --- concurrency, thread counts --------------------------------------------------------- */
@@ -500,8 +505,10 @@ static void *host_thread(void *arg)
         for (uint32_t i = 0; i < n; i++)
             in[i] = test_rand_float(&seed, 0.0f, 1.0f);
         void *args[] = { &in, &out, &n };
-        spvjit_exec_kernel k = { .item_fn = reduce_item, .local_size = { local, 1, 1 },
-                                 .wg_memory_size = sizeof(float) * local, .nbarrier_sites = 2 };
+        spvjit_exec_kernel k = { .item_fn = reduce_item,
+                                 .local_size = { local, 1, 1 },
+                                 .wg_memory_size = sizeof(float) * local,
+                                 .nbarrier_sites = 2 };
         spv_diag diag;
         if (dispatch_groups(&k, groups, 1, 1, args, 0, &diag) != 0) {
             job->failures++;
@@ -521,8 +528,7 @@ static void *host_thread(void *arg)
         /* Thread 3 also runs a divergent dispatch between good ones. */
         if (job->index == 3) {
             div_info info;
-            if (run_divergent(if_else_item, 32, 7, 16, &info, &diag) == 0 ||
-                !strstr(diag.msg, "work-group (7,0,0)")) {
+            if (run_divergent(if_else_item, 32, 7, 16, &info, &diag) == 0 || !strstr(diag.msg, "work-group (7,0,0)")) {
                 job->failures++;
                 snprintf(job->msg, sizeof job->msg, "divergence not reported: %.200s", diag.msg);
             }
@@ -543,8 +549,7 @@ TEST(executor_concurrent_host_threads)
     }
     for (int i = 0; i < 4; i++) {
         pthread_join(threads[i], NULL);
-        CHECK(jobs[i].failures == 0, "host thread %d: %d failures, last: %s", i,
-              jobs[i].failures, jobs[i].msg);
+        CHECK(jobs[i].failures == 0, "host thread %d: %d failures, last: %s", i, jobs[i].failures, jobs[i].msg);
     }
 }
 
@@ -627,9 +632,8 @@ static void probe_wg(const spvjit_wg_ctx *c)
     ctx_probe *p = ARG_PTR(c, 0, ctx_probe);
     uint32_t *ids = ARG_PTR(c, 1, uint32_t);
     const unsigned char *mem = c->wg_memory;
-    bool ok = c->push_constants == p->push && c->spec_values == p->spec &&
-              c->printf_stream == p->stream && c->arg_sizes == p->sizes && c->barrier == NULL &&
-              c->work_dim == 3 && ((uintptr_t)mem % 256) == 0;
+    bool ok = c->push_constants == p->push && c->spec_values == p->spec && c->printf_stream == p->stream &&
+              c->arg_sizes == p->sizes && c->barrier == NULL && c->work_dim == 3 && ((uintptr_t)mem % 256) == 0;
     for (int i = 0; i < 256; i++)
         ok &= mem[i] == 0;
     if (!ok)
@@ -652,23 +656,27 @@ TEST(executor_ctx_passthrough_and_base_group)
     ctx_probe probe = { .push = &push, .spec = &spec, .stream = stderr, .sizes = sizes };
     ctx_probe *pp = &probe;
     void *args[] = { &pp, &ids };
-    spvjit_exec_kernel k = { .wg_fn = probe_wg, .local_size = { 4, 2, 1 }, .wg_memory_size = 256,
-                             .wg_memory_align = 256, .wg_memory_init = probe_init };
-    spvjit_exec_range r = { .kind = SPVJIT_RANGE_GROUPS, .group_count = { gc[0], gc[1], gc[2] },
+    spvjit_exec_kernel k = { .wg_fn = probe_wg,
+                             .local_size = { 4, 2, 1 },
+                             .wg_memory_size = 256,
+                             .wg_memory_align = 256,
+                             .wg_memory_init = probe_init };
+    spvjit_exec_range r = { .kind = SPVJIT_RANGE_GROUPS,
+                            .group_count = { gc[0], gc[1], gc[2] },
                             .base_group = { base[0], base[1], base[2] } };
-    spvjit_exec_data data = { .args = args, .arg_sizes = sizes, .push_constants = &push,
-                              .spec_values = &spec, .printf_stream = stderr };
+    spvjit_exec_data data = {
+        .args = args, .arg_sizes = sizes, .push_constants = &push, .spec_values = &spec, .printf_stream = stderr
+    };
     spv_diag diag = { .msg = "" };
     REQUIRE(spvjit_exec_dispatch(&k, &r, &data, &diag) == 0, "dispatch failed: %s", diag.msg);
     CHECK(atomic_load(&probe.bad) == 0, "%d groups saw wrong ctx fields", atomic_load(&probe.bad));
-    CHECK(atomic_load(&probe.inits) == (int)n, "init ran %d times for %u groups",
-          atomic_load(&probe.inits), n);
+    CHECK(atomic_load(&probe.inits) == (int)n, "init ran %d times for %u groups", atomic_load(&probe.inits), n);
     uint32_t wrong = 0;
     for (uint32_t z = 0; z < gc[2]; z++)
         for (uint32_t y = 0; y < gc[1]; y++)
             for (uint32_t x = 0; x < gc[0]; x++)
-                wrong += ids[x + gc[0] * (y + gc[1] * z)] !=
-                         (x + base[0]) + 1000 * (y + base[1]) + 1000000 * (z + base[2]);
+                wrong +=
+                    ids[x + gc[0] * (y + gc[1] * z)] != (x + base[0]) + 1000 * (y + base[1]) + 1000000 * (z + base[2]);
     CHECK(wrong == 0, "%u groups with a wrong WorkgroupId", wrong);
     free(ids);
 }
@@ -781,8 +789,9 @@ TEST(executor_fiber_stack_hint)
     uint32_t out[32];
     uint32_t *outp = out;
     void *args[] = { &outp };
-    spvjit_exec_kernel k = { .item_fn = deep_stack_item, .local_size = { 8, 1, 1 },
-                             .stack_size = 256 * 1024, .nbarrier_sites = 1 };
+    spvjit_exec_kernel k = {
+        .item_fn = deep_stack_item, .local_size = { 8, 1, 1 }, .stack_size = 256 * 1024, .nbarrier_sites = 1
+    };
     spv_diag diag;
     REQUIRE(dispatch_groups(&k, 4, 1, 1, args, 0, &diag) == 0, "dispatch failed: %s", diag.msg);
     for (uint32_t g = 0; g < 32; g++) {
@@ -800,20 +809,19 @@ TEST(executor_invalid_dispatches)
     spv_diag diag = { .msg = "" };
     spvjit_exec_kernel k = { .wg_fn = saxpy_wg, .local_size = { 8, 1, 1 } };
     spvjit_exec_range r = { .kind = SPVJIT_RANGE_NDRANGE, .work_dim = 4, .global_size = { 8, 1, 1 } };
-    CHECK(spvjit_exec_dispatch(&k, &r, NULL, &diag) != 0 && strstr(diag.msg, "work_dim 4"),
-          "work_dim 4: %s", diag.msg);
+    CHECK(spvjit_exec_dispatch(&k, &r, NULL, &diag) != 0 && strstr(diag.msg, "work_dim 4"), "work_dim 4: %s", diag.msg);
     r.work_dim = 1;
     r.local_size[0] = 4;
-    CHECK(spvjit_exec_dispatch(&k, &r, NULL, &diag) != 0 && strstr(diag.msg, "local size 4"),
-          "local size mismatch: %s", diag.msg);
+    CHECK(spvjit_exec_dispatch(&k, &r, NULL, &diag) != 0 && strstr(diag.msg, "local size 4"), "local size mismatch: %s",
+          diag.msg);
     r.local_size[0] = 0;
     r.global_size[0] = (uint64_t)1 << 40;
-    CHECK(spvjit_exec_dispatch(&k, &r, NULL, &diag) != 0 && strstr(diag.msg, "2^32-1"),
-          "too many groups: %s", diag.msg);
+    CHECK(spvjit_exec_dispatch(&k, &r, NULL, &diag) != 0 && strstr(diag.msg, "2^32-1"), "too many groups: %s",
+          diag.msg);
     r.global_size[0] = 8;
     r.global_offset[0] = UINT64_MAX - 3;
-    CHECK(spvjit_exec_dispatch(&k, &r, NULL, &diag) != 0 && strstr(diag.msg, "overflows"),
-          "offset overflow: %s", diag.msg);
+    CHECK(spvjit_exec_dispatch(&k, &r, NULL, &diag) != 0 && strstr(diag.msg, "overflows"), "offset overflow: %s",
+          diag.msg);
     spvjit_exec_kernel k2 = { .wg_fn = saxpy_wg, .local_size = { 8, 2, 1 } };
     r.global_offset[0] = 0;
     CHECK(spvjit_exec_dispatch(&k2, &r, NULL, &diag) != 0 && strstr(diag.msg, "dimension 1"),
@@ -821,19 +829,21 @@ TEST(executor_invalid_dispatches)
 
     spvjit_exec_kernel both = { .wg_fn = saxpy_wg, .item_fn = reduce_item, .local_size = { 1, 1, 1 } };
     spvjit_exec_range g = { .kind = SPVJIT_RANGE_GROUPS, .group_count = { 1, 1, 1 } };
-    CHECK(spvjit_exec_dispatch(&both, &g, NULL, &diag) != 0 && strstr(diag.msg, "both"),
-          "both functions: %s", diag.msg);
+    CHECK(spvjit_exec_dispatch(&both, &g, NULL, &diag) != 0 && strstr(diag.msg, "both"), "both functions: %s",
+          diag.msg);
     spvjit_exec_kernel zero = { .wg_fn = saxpy_wg, .local_size = { 4, 0, 1 } };
     CHECK(spvjit_exec_dispatch(&zero, &g, NULL, &diag) != 0 && strstr(diag.msg, "zero dimension"),
           "zero local size: %s", diag.msg);
-    spvjit_exec_kernel align = { .wg_fn = saxpy_wg, .local_size = { 1, 1, 1 }, .wg_memory_size = 4,
-                                 .wg_memory_align = 12 };
-    CHECK(spvjit_exec_dispatch(&align, &g, NULL, &diag) != 0 && strstr(diag.msg, "power of two"),
-          "bad alignment: %s", diag.msg);
-    spvjit_exec_range base = { .kind = SPVJIT_RANGE_GROUPS, .group_count = { 2, 1, 1 },
+    spvjit_exec_kernel align = {
+        .wg_fn = saxpy_wg, .local_size = { 1, 1, 1 }, .wg_memory_size = 4, .wg_memory_align = 12
+    };
+    CHECK(spvjit_exec_dispatch(&align, &g, NULL, &diag) != 0 && strstr(diag.msg, "power of two"), "bad alignment: %s",
+          diag.msg);
+    spvjit_exec_range base = { .kind = SPVJIT_RANGE_GROUPS,
+                               .group_count = { 2, 1, 1 },
                                .base_group = { UINT32_MAX, 0, 0 } };
-    CHECK(spvjit_exec_dispatch(&k, &base, NULL, &diag) != 0 && strstr(diag.msg, "32-bit"),
-          "base overflow: %s", diag.msg);
+    CHECK(spvjit_exec_dispatch(&k, &base, NULL, &diag) != 0 && strstr(diag.msg, "32-bit"), "base overflow: %s",
+          diag.msg);
 
     /* Empty dispatches run nothing and succeed. */
     spvjit_exec_range empty = { .kind = SPVJIT_RANGE_GROUPS, .group_count = { 5, 0, 3 } };
@@ -875,9 +885,8 @@ TEST(executor_pick_local_size)
         bool ok = items >= 1 && items <= 256;
         for (uint32_t d = 0; d < 3; d++)
             ok &= d < wd ? local[d] >= 1 && global[d] % local[d] == 0 : local[d] == 1;
-        CHECK(ok, "dim %u global %llux%llux%llu -> local %ux%ux%u", wd,
-              (unsigned long long)global[0], (unsigned long long)global[1],
-              (unsigned long long)global[2], local[0], local[1], local[2]);
+        CHECK(ok, "dim %u global %llux%llux%llu -> local %ux%ux%u", wd, (unsigned long long)global[0],
+              (unsigned long long)global[1], (unsigned long long)global[2], local[0], local[1], local[2]);
     }
     uint64_t g[3] = { 1024, 1, 1 };
     uint32_t l[3];

@@ -56,15 +56,23 @@ static uint16_t d2h(double x, int mode)
         return sign;
     int e;
     frexp(a, &e);
-    e -= 1; /* a = m * 2^e, m in [1, 2) */
+    e -= 1;                            /* a = m * 2^e, m in [1, 2) */
     int qe = (e < -14 ? -14 : e) - 10; /* the quantum of halves near a */
     double n = ldexp(a, -qe), fl = floor(n), fr = n - fl;
     bool up;
     switch (mode) {
-    case RTE: up = fr > 0.5 || (fr == 0.5 && fmod(fl, 2.0) == 1.0); break;
-    case RTZ: up = false; break;
-    case RTP: up = fr > 0 && !sign; break;
-    default: up = fr > 0 && sign; break;
+    case RTE:
+        up = fr > 0.5 || (fr == 0.5 && fmod(fl, 2.0) == 1.0);
+        break;
+    case RTZ:
+        up = false;
+        break;
+    case RTP:
+        up = fr > 0 && !sign;
+        break;
+    default:
+        up = fr > 0 && sign;
+        break;
     }
     double v = ldexp(fl + (up ? 1 : 0), qe);
     if (v > 65504.0) {
@@ -84,16 +92,33 @@ static uint16_t d2h(double x, int mode)
 
 static long double get_fp(const void *buf, unsigned i, int bits)
 {
-    if (bits == 16) { uint16_t h; memcpy(&h, (const char *)buf + 2 * i, 2); return h2d(h); }
-    if (bits == 32) { float f; memcpy(&f, (const char *)buf + 4 * i, 4); return f; }
-    double d; memcpy(&d, (const char *)buf + 8 * i, 8); return d;
+    if (bits == 16) {
+        uint16_t h;
+        memcpy(&h, (const char *)buf + 2 * i, 2);
+        return h2d(h);
+    }
+    if (bits == 32) {
+        float f;
+        memcpy(&f, (const char *)buf + 4 * i, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, (const char *)buf + 8 * i, 8);
+    return d;
 }
 
 static void put_fp(void *buf, unsigned i, int bits, long double v)
 {
-    if (bits == 16) { uint16_t h = d2h((double)v, RTE); memcpy((char *)buf + 2 * i, &h, 2); }
-    else if (bits == 32) { float f = (float)v; memcpy((char *)buf + 4 * i, &f, 4); }
-    else { double d = (double)v; memcpy((char *)buf + 8 * i, &d, 8); }
+    if (bits == 16) {
+        uint16_t h = d2h((double)v, RTE);
+        memcpy((char *)buf + 2 * i, &h, 2);
+    } else if (bits == 32) {
+        float f = (float)v;
+        memcpy((char *)buf + 4 * i, &f, 4);
+    } else {
+        double d = (double)v;
+        memcpy((char *)buf + 8 * i, &d, 8);
+    }
 }
 
 /* v rounded to the type (what put_fp stores) */
@@ -116,7 +141,10 @@ static void put_int(void *buf, unsigned i, int bits, uint64_t v)
     memcpy((char *)buf + (size_t)i * (unsigned)bits / 8, &v, (size_t)bits / 8);
 }
 
-static uint64_t mask_of(int bits) { return bits == 64 ? ~0ull : (1ull << bits) - 1; }
+static uint64_t mask_of(int bits)
+{
+    return bits == 64 ? ~0ull : (1ull << bits) - 1;
+}
 static int64_t sx(uint64_t v, int bits)
 {
     v &= mask_of(bits);
@@ -170,7 +198,11 @@ static bool close_to(long double got, long double ref, int bits, double ulps, lo
 typedef void (*kern_fn)(void *a0, void *a1, void *a2, void *a3, void *out, const void *wg_ctx);
 
 typedef enum { A_VAL, A_PTR, A_LIT } akind;
-typedef struct { akind kind; LLVMTypeRef type; uint64_t lit; } argspec;
+typedef struct {
+    akind kind;
+    LLVMTypeRef type;
+    uint64_t lit;
+} argspec;
 
 typedef struct {
     LLVMOrcThreadSafeContextRef tsc;
@@ -204,8 +236,9 @@ static void jt_begin(jt *j)
 
 static LLVMTypeRef ty_fp(jt *j, int bits, unsigned lanes)
 {
-    LLVMTypeRef e = bits == 16 ? LLVMHalfTypeInContext(j->ctx) : bits == 32 ? LLVMFloatTypeInContext(j->ctx)
-                                                                            : LLVMDoubleTypeInContext(j->ctx);
+    LLVMTypeRef e = bits == 16   ? LLVMHalfTypeInContext(j->ctx)
+                    : bits == 32 ? LLVMFloatTypeInContext(j->ctx)
+                                 : LLVMDoubleTypeInContext(j->ctx);
     return lanes ? LLVMVectorType(e, lanes) : e;
 }
 
@@ -218,7 +251,8 @@ static LLVMTypeRef ty_int(jt *j, int bits, unsigned lanes)
 static unsigned packed_size(LLVMTypeRef t)
 {
     switch (LLVMGetTypeKind(t)) {
-    case LLVMArrayTypeKind: return (unsigned)LLVMGetArrayLength2(t) * packed_size(LLVMGetElementType(t));
+    case LLVMArrayTypeKind:
+        return (unsigned)LLVMGetArrayLength2(t) * packed_size(LLVMGetElementType(t));
     case LLVMStructTypeKind: {
         unsigned n = LLVMCountStructElementTypes(t), s = 0;
         for (unsigned i = 0; i < n; i++)
@@ -276,7 +310,7 @@ static int jt_add(jt *j, int set, uint32_t inst, const argspec *args, unsigned n
                   const char *printf_fmt)
 {
     LLVMTypeRef ptr = LLVMPointerTypeInContext(j->ctx, 0);
-    LLVMTypeRef params[6] = {ptr, ptr, ptr, ptr, ptr, ptr};
+    LLVMTypeRef params[6] = { ptr, ptr, ptr, ptr, ptr, ptr };
     char name[32];
     snprintf(name, sizeof name, "f%d", j->nfn);
     LLVMValueRef fn = LLVMAddFunction(j->mod, name, LLVMFunctionType(LLVMVoidTypeInContext(j->ctx), params, 6, 0));
@@ -287,15 +321,27 @@ static int jt_add(jt *j, int set, uint32_t inst, const argspec *args, unsigned n
         LLVMValueRef param = LLVMGetParam(fn, i < 4 ? i : 3);
         pointees[i] = NULL;
         switch (args[i].kind) {
-        case A_VAL: vals[i] = load_packed(j, args[i].type, i < 4 ? param : byte_gep(j, param, 64 * (i - 3))); break;
-        case A_PTR: vals[i] = param; pointees[i] = args[i].type; break;
-        case A_LIT: vals[i] = LLVMConstInt(LLVMInt32TypeInContext(j->ctx), args[i].lit, 0); break;
+        case A_VAL:
+            vals[i] = load_packed(j, args[i].type, i < 4 ? param : byte_gep(j, param, 64 * (i - 3)));
+            break;
+        case A_PTR:
+            vals[i] = param;
+            pointees[i] = args[i].type;
+            break;
+        case A_LIT:
+            vals[i] = LLVMConstInt(LLVMInt32TypeInContext(j->ctx), args[i].lit, 0);
+            break;
         }
     }
-    ext_lower_ctx c = {.ctx = j->ctx, .mod = j->mod, .b = j->b, .result_type = result,
-                       .pointee_types = pointees, .printf_format = printf_fmt, .wg_ctx = LLVMGetParam(fn, 5)};
-    LLVMValueRef r = set == GL ? lower_glsl450(&c, inst, vals, nargs, &j->diag)
-                               : lower_opencl_std(&c, inst, vals, nargs, &j->diag);
+    ext_lower_ctx c = { .ctx = j->ctx,
+                        .mod = j->mod,
+                        .b = j->b,
+                        .result_type = result,
+                        .pointee_types = pointees,
+                        .printf_format = printf_fmt,
+                        .wg_ctx = LLVMGetParam(fn, 5) };
+    LLVMValueRef r =
+        set == GL ? lower_glsl450(&c, inst, vals, nargs, &j->diag) : lower_opencl_std(&c, inst, vals, nargs, &j->diag);
     if (!r) {
         LLVMDeleteFunction(fn);
         return -1;
@@ -332,10 +378,9 @@ static bool jt_compile(jt *j)
         LLVMConsumeError(err);
     /* run_tests is not linked with -rdynamic: its own symbols are not in the
      * dynamic table, so the runtime's printf is defined explicitly. */
-    LLVMOrcCSymbolMapPair sym = {
-        LLVMOrcLLJITMangleAndIntern(j->jit, "spvjit_rt_printf"),
-        {(LLVMOrcExecutorAddress)(uintptr_t)&spvjit_rt_printf,
-         {LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0}}};
+    LLVMOrcCSymbolMapPair sym = { LLVMOrcLLJITMangleAndIntern(j->jit, "spvjit_rt_printf"),
+                                  { (LLVMOrcExecutorAddress)(uintptr_t)&spvjit_rt_printf,
+                                    { LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0 } } };
     err = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(&sym, 1));
     if (err)
         LLVMConsumeError(err);
@@ -379,7 +424,10 @@ static void jt_end(jt *j)
     LLVMOrcDisposeThreadSafeContext(j->tsc);
 }
 
-static const char *set_name(int set) { return set == GL ? "GLSL.std.450" : "OpenCL.std"; }
+static const char *set_name(int set)
+{
+    return set == GL ? "GLSL.std.450" : "OpenCL.std";
+}
 static const char *inst_name(int set, uint32_t inst)
 {
     const char *n = set == GL ? xi_glsl450_info(inst, NULL) : xi_opencl_info(inst, NULL, NULL);
@@ -393,55 +441,89 @@ static const char *inst_name(int set, uint32_t inst)
 typedef long double (*ref_fn)(long double x, long double y, long double z);
 
 #define PI_L 3.141592653589793238462643383279502884L
-#define R(name, expr) \
-    static long double name(long double x, long double y, long double z) { (void)x; (void)y; (void)z; return (expr); }
+#define R(name, expr)                                                                                                  \
+    static long double name(long double x, long double y, long double z)                                               \
+    {                                                                                                                  \
+        (void)x;                                                                                                       \
+        (void)y;                                                                                                       \
+        (void)z;                                                                                                       \
+        return (expr);                                                                                                 \
+    }
 
 /* sin(pi x), cos(pi x) with exact reduction (so exact zeros stay exact) */
 static void sincospi_l(long double x, long double *s, long double *c)
 {
     long double n = rintl(2 * x), f = x - n / 2, q = n - 4 * floorl(n / 4);
     long double sf = sinl(PI_L * f), cf = cosl(PI_L * f);
-    if (q == 0) { *s = sf; *c = cf; }
-    else if (q == 1) { *s = cf; *c = -sf; }
-    else if (q == 2) { *s = -sf; *c = -cf; }
-    else { *s = -cf; *c = sf; }
+    if (q == 0) {
+        *s = sf;
+        *c = cf;
+    } else if (q == 1) {
+        *s = cf;
+        *c = -sf;
+    } else if (q == 2) {
+        *s = -sf;
+        *c = -cf;
+    } else {
+        *s = -cf;
+        *c = sf;
+    }
     if (*s == 0) /* OpenCL: sinpi(n) = copysign(0, n), cospi(n + 0.5) = +0 */
         *s = copysignl(0, x);
     if (*c == 0)
         *c = 0;
 }
-static long double sinpi_l(long double x) { long double s, c; sincospi_l(x, &s, &c); return s; }
-static long double cospi_l(long double x) { long double s, c; sincospi_l(x, &s, &c); return c; }
+static long double sinpi_l(long double x)
+{
+    long double s, c;
+    sincospi_l(x, &s, &c);
+    return s;
+}
+static long double cospi_l(long double x)
+{
+    long double s, c;
+    sincospi_l(x, &s, &c);
+    return c;
+}
 
-R(r_round, roundl(x)) R(r_rint, rintl(x)) R(r_trunc, truncl(x)) R(r_fabs, fabsl(x))
-R(r_fsign, x > 0 ? 1 : x < 0 ? -1 : x) R(r_floor, floorl(x)) R(r_ceil, ceill(x))
-R(r_fract, x - floorl(x)) R(r_radians, x * PI_L / 180) R(r_degrees, x * 180 / PI_L)
-R(r_sin, sinl(x)) R(r_cos, cosl(x)) R(r_tan, tanl(x)) R(r_asin, asinl(x)) R(r_acos, acosl(x))
-R(r_atan, atanl(x)) R(r_sinh, sinhl(x)) R(r_cosh, coshl(x)) R(r_tanh, tanhl(x))
-R(r_asinh, asinhl(x)) R(r_acosh, acoshl(x)) R(r_atanh, atanhl(x)) R(r_atan2, atan2l(x, y))
-R(r_pow, powl(x, y)) R(r_exp, expl(x)) R(r_log, logl(x)) R(r_exp2, exp2l(x)) R(r_log2, log2l(x))
-R(r_sqrt, sqrtl(x)) R(r_rsqrt, 1 / sqrtl(x))
-R(r_gl_fmin, y < x ? y : x) R(r_gl_fmax, x < y ? y : x)
-R(r_gl_fclamp, r_gl_fmin(r_gl_fmax(x, y, 0), z, 0)) R(r_gl_mix, x * (1 - z) + y * z)
-R(r_step, y < x ? 0 : 1) R(r_fma, fmal(x, y, z)) R(r_fmin, fminl(x, y)) R(r_fmax, fmaxl(x, y))
-R(r_clamp, fminl(fmaxl(x, y), z))
-static long double r_smoothstep(long double e0, long double e1, long double x)
+R(r_round, roundl(x))
+R(r_rint, rintl(x)) R(r_trunc, truncl(x)) R(r_fabs, fabsl(x)) R(r_fsign, x > 0   ? 1
+                                                                         : x < 0 ? -1
+                                                                                 : x) R(r_floor, floorl(x))
+    R(r_ceil, ceill(x)) R(r_fract, x - floorl(x)) R(r_radians, x *PI_L / 180) R(r_degrees, x * 180 / PI_L)
+        R(r_sin, sinl(x)) R(r_cos, cosl(x)) R(r_tan, tanl(x)) R(r_asin, asinl(x)) R(r_acos, acosl(x))
+            R(r_atan, atanl(x)) R(r_sinh, sinhl(x)) R(r_cosh, coshl(x)) R(r_tanh, tanhl(x)) R(r_asinh, asinhl(x))
+                R(r_acosh, acoshl(x)) R(r_atanh, atanhl(x)) R(r_atan2, atan2l(x, y)) R(r_pow, powl(x, y))
+                    R(r_exp, expl(x)) R(r_log, logl(x)) R(r_exp2, exp2l(x)) R(r_log2, log2l(x)) R(r_sqrt, sqrtl(x))
+                        R(r_rsqrt, 1 / sqrtl(x)) R(r_gl_fmin, y < x ? y : x) R(r_gl_fmax, x < y ? y : x)
+                            R(r_gl_fclamp, r_gl_fmin(r_gl_fmax(x, y, 0), z, 0)) R(r_gl_mix, x *(1 - z) + y * z)
+                                R(r_step, y < x ? 0 : 1) R(r_fma, fmal(x, y, z)) R(r_fmin, fminl(x, y)) R(r_fmax,
+                                                                                                          fmaxl(x, y))
+                                    R(r_clamp, fminl(fmaxl(x, y), z)) static long double r_smoothstep(long double e0,
+                                                                                                      long double e1,
+                                                                                                      long double x)
 {
     long double t = fminl(fmaxl((x - e0) / (e1 - e0), 0), 1);
     return t * t * (3 - 2 * t);
 }
-R(r_acospi, acosl(x) / PI_L) R(r_asinpi, asinl(x) / PI_L) R(r_atanpi, atanl(x) / PI_L)
-R(r_atan2pi, atan2l(x, y) / PI_L) R(r_cbrt, cbrtl(x)) R(r_copysign, copysignl(x, y))
-R(r_cospi, cospi_l(x)) R(r_sinpi, sinpi_l(x)) R(r_tanpi, sinpi_l(x) / cospi_l(x))
-R(r_erfc, erfcl(x)) R(r_erf, erfl(x)) R(r_exp10, exp10l(x)) R(r_expm1, expm1l(x))
-R(r_fdim, fdiml(x, y)) R(r_fmod, fmodl(x, y)) R(r_hypot, hypotl(x, y)) R(r_lgamma, lgammal(x))
-R(r_log10, log10l(x)) R(r_log1p, log1pl(x)) R(r_logb, logbl(x)) R(r_mad, x * y + z)
-R(r_maxmag, fabsl(x) > fabsl(y) ? x : fabsl(y) > fabsl(x) ? y : fmaxl(x, y))
-R(r_minmag, fabsl(x) < fabsl(y) ? x : fabsl(y) < fabsl(x) ? y : fminl(x, y))
-R(r_remainder, remainderl(x, y)) R(r_tgamma, tgammal(x)) R(r_div, x / y) R(r_recip, 1 / x)
-R(r_cl_mix, x + (y - x) * z) R(r_sign, isnan(x) ? 0 : x > 0 ? 1 : x < 0 ? -1 : x)
+R(r_acospi, acosl(x) / PI_L)
+R(r_asinpi, asinl(x) / PI_L) R(r_atanpi, atanl(x) / PI_L) R(r_atan2pi, atan2l(x, y) / PI_L) R(r_cbrt, cbrtl(x))
+    R(r_copysign, copysignl(x, y)) R(r_cospi, cospi_l(x)) R(r_sinpi, sinpi_l(x)) R(r_tanpi, sinpi_l(x) / cospi_l(x))
+        R(r_erfc, erfcl(x)) R(r_erf, erfl(x)) R(r_exp10, exp10l(x)) R(r_expm1, expm1l(x)) R(r_fdim, fdiml(x, y))
+            R(r_fmod, fmodl(x, y)) R(r_hypot, hypotl(x, y)) R(r_lgamma, lgammal(x)) R(r_log10, log10l(x))
+                R(r_log1p, log1pl(x)) R(r_logb, logbl(x)) R(r_mad, x *y + z)
+                    R(r_maxmag, fabsl(x) > fabsl(y)   ? x
+                                : fabsl(y) > fabsl(x) ? y
+                                                      : fmaxl(x, y)) R(r_minmag, fabsl(x) < fabsl(y)   ? x
+                                                                                 : fabsl(y) < fabsl(x) ? y
+                                                                                                       : fminl(x, y))
+                        R(r_remainder, remainderl(x, y)) R(r_tgamma, tgammal(x)) R(r_div, x / y) R(r_recip, 1 / x)
+                            R(r_cl_mix, x + (y - x) * z) R(r_sign, isnan(x) ? 0
+                                                                   : x > 0  ? 1
+                                                                   : x < 0  ? -1
+                                                                            : x)
 
-typedef struct {
+                                typedef struct {
     int set;
     uint32_t inst;
     unsigned nargs;
@@ -451,155 +533,174 @@ typedef struct {
     bool scaled;            /* measure in ulps of max(|ref|, |inputs|) (formulas with cancellation) */
 } fcase;
 
-#define U1(lo_, hi_) {lo_, 0, 0}, {hi_, 0, 0}
-#define U2(l0, h0, l1, h1) {l0, l1, 0}, {h0, h1, 0}
-#define U3(l0, h0, l1, h1, l2, h2) {l0, l1, l2}, {h0, h1, h2}
+#define U1(lo_, hi_)                                                                                                   \
+    { lo_, 0, 0 },                                                                                                     \
+    {                                                                                                                  \
+        hi_, 0, 0                                                                                                      \
+    }
+#define U2(l0, h0, l1, h1)                                                                                             \
+    { l0, l1, 0 },                                                                                                     \
+    {                                                                                                                  \
+        h0, h1, 0                                                                                                      \
+    }
+#define U3(l0, h0, l1, h1, l2, h2)                                                                                     \
+    { l0, l1, l2 },                                                                                                    \
+    {                                                                                                                  \
+        h0, h1, h2                                                                                                     \
+    }
 #define SYM(r) U3(-(r), (r), -(r), (r), -(r), (r))
 
 static const fcase fcases[] = {
-    {GL, 1, 1, r_round, 0, 0, SYM(100), false},
-    {GL, 2, 1, r_rint, 0, 0, SYM(100), false},
-    {GL, 3, 1, r_trunc, 0, 0, SYM(100), false},
-    {GL, 4, 1, r_fabs, 0, 0, SYM(100), false},
-    {GL, 6, 1, r_fsign, 0, 0, SYM(100), false},
-    {GL, 8, 1, r_floor, 0, 0, SYM(100), false},
-    {GL, 9, 1, r_ceil, 0, 0, SYM(100), false},
-    {GL, 10, 1, r_fract, 0, 0, SYM(100), false},
-    {GL, 11, 1, r_radians, 2, 2, SYM(360), false},
-    {GL, 12, 1, r_degrees, 2, 2, SYM(7), false},
-    {GL, 13, 1, r_sin, 4, 2, SYM(10), false},
-    {GL, 14, 1, r_cos, 4, 2, SYM(10), false},
-    {GL, 15, 1, r_tan, 4, 2, SYM(1.5), false},
-    {GL, 16, 1, r_asin, 4, 2, SYM(1), false},
-    {GL, 17, 1, r_acos, 4, 2, SYM(1), false},
-    {GL, 18, 1, r_atan, 4, 2, SYM(10), false},
-    {GL, 19, 1, r_sinh, 4, 2, SYM(5), false},
-    {GL, 20, 1, r_cosh, 4, 2, SYM(5), false},
-    {GL, 21, 1, r_tanh, 4, 2, SYM(5), false},
-    {GL, 22, 1, r_asinh, 4, 2, SYM(10), false},
-    {GL, 23, 1, r_acosh, 4, 2, U1(1, 10), false},
-    {GL, 24, 1, r_atanh, 4, 2, SYM(0.99), false},
-    {GL, 25, 2, r_atan2, 4, 2, SYM(10), false},
-    {GL, 26, 2, r_pow, 4, 2, U2(0.1, 10, -3, 3), false},
-    {GL, 27, 1, r_exp, 4, 2, SYM(10), false},
-    {GL, 28, 1, r_log, 4, 2, U1(0.01, 100), false},
-    {GL, 29, 1, r_exp2, 4, 2, SYM(10), false},
-    {GL, 30, 1, r_log2, 4, 2, U1(0.01, 100), false},
-    {GL, 31, 1, r_sqrt, 0.5, 0.5, U1(0, 100), false},
-    {GL, 32, 1, r_rsqrt, 2, 1, U1(0.01, 100), false},
-    {GL, 37, 2, r_gl_fmin, 0, 0, SYM(10), false},
-    {GL, 40, 2, r_gl_fmax, 0, 0, SYM(10), false},
-    {GL, 43, 3, r_gl_fclamp, 0, 0, U3(-10, 10, -5, 0, 0, 5), false},
-    {GL, 46, 3, r_gl_mix, 4, 4, U3(-10, 10, -10, 10, 0, 1), true},
-    {GL, 48, 2, r_step, 0, 0, SYM(5), false},
-    {GL, 49, 3, r_smoothstep, 8, 8, U3(-5, -1, 1, 5, -6, 6), true},
-    {GL, 50, 3, r_fma, 1, 1, SYM(10), true},
-    {GL, 79, 2, r_fmin, 0, 0, SYM(10), false},
-    {GL, 80, 2, r_fmax, 0, 0, SYM(10), false},
-    {GL, 81, 3, r_clamp, 0, 0, U3(-10, 10, -5, 0, 0, 5), false},
+    { GL, 1, 1, r_round, 0, 0, SYM(100), false },
+    { GL, 2, 1, r_rint, 0, 0, SYM(100), false },
+    { GL, 3, 1, r_trunc, 0, 0, SYM(100), false },
+    { GL, 4, 1, r_fabs, 0, 0, SYM(100), false },
+    { GL, 6, 1, r_fsign, 0, 0, SYM(100), false },
+    { GL, 8, 1, r_floor, 0, 0, SYM(100), false },
+    { GL, 9, 1, r_ceil, 0, 0, SYM(100), false },
+    { GL, 10, 1, r_fract, 0, 0, SYM(100), false },
+    { GL, 11, 1, r_radians, 2, 2, SYM(360), false },
+    { GL, 12, 1, r_degrees, 2, 2, SYM(7), false },
+    { GL, 13, 1, r_sin, 4, 2, SYM(10), false },
+    { GL, 14, 1, r_cos, 4, 2, SYM(10), false },
+    { GL, 15, 1, r_tan, 4, 2, SYM(1.5), false },
+    { GL, 16, 1, r_asin, 4, 2, SYM(1), false },
+    { GL, 17, 1, r_acos, 4, 2, SYM(1), false },
+    { GL, 18, 1, r_atan, 4, 2, SYM(10), false },
+    { GL, 19, 1, r_sinh, 4, 2, SYM(5), false },
+    { GL, 20, 1, r_cosh, 4, 2, SYM(5), false },
+    { GL, 21, 1, r_tanh, 4, 2, SYM(5), false },
+    { GL, 22, 1, r_asinh, 4, 2, SYM(10), false },
+    { GL, 23, 1, r_acosh, 4, 2, U1(1, 10), false },
+    { GL, 24, 1, r_atanh, 4, 2, SYM(0.99), false },
+    { GL, 25, 2, r_atan2, 4, 2, SYM(10), false },
+    { GL, 26, 2, r_pow, 4, 2, U2(0.1, 10, -3, 3), false },
+    { GL, 27, 1, r_exp, 4, 2, SYM(10), false },
+    { GL, 28, 1, r_log, 4, 2, U1(0.01, 100), false },
+    { GL, 29, 1, r_exp2, 4, 2, SYM(10), false },
+    { GL, 30, 1, r_log2, 4, 2, U1(0.01, 100), false },
+    { GL, 31, 1, r_sqrt, 0.5, 0.5, U1(0, 100), false },
+    { GL, 32, 1, r_rsqrt, 2, 1, U1(0.01, 100), false },
+    { GL, 37, 2, r_gl_fmin, 0, 0, SYM(10), false },
+    { GL, 40, 2, r_gl_fmax, 0, 0, SYM(10), false },
+    { GL, 43, 3, r_gl_fclamp, 0, 0, U3(-10, 10, -5, 0, 0, 5), false },
+    { GL, 46, 3, r_gl_mix, 4, 4, U3(-10, 10, -10, 10, 0, 1), true },
+    { GL, 48, 2, r_step, 0, 0, SYM(5), false },
+    { GL, 49, 3, r_smoothstep, 8, 8, U3(-5, -1, 1, 5, -6, 6), true },
+    { GL, 50, 3, r_fma, 1, 1, SYM(10), true },
+    { GL, 79, 2, r_fmin, 0, 0, SYM(10), false },
+    { GL, 80, 2, r_fmax, 0, 0, SYM(10), false },
+    { GL, 81, 3, r_clamp, 0, 0, U3(-10, 10, -5, 0, 0, 5), false },
 
-    {CL, 0, 1, r_acos, 4, 2, SYM(1), false},
-    {CL, 1, 1, r_acosh, 4, 2, U1(1, 10), false},
-    {CL, 2, 1, r_acospi, 4, 2, SYM(1), false},
-    {CL, 3, 1, r_asin, 4, 2, SYM(1), false},
-    {CL, 4, 1, r_asinh, 4, 2, SYM(10), false},
-    {CL, 5, 1, r_asinpi, 4, 2, SYM(1), false},
-    {CL, 6, 1, r_atan, 4, 2, SYM(10), false},
-    {CL, 7, 2, r_atan2, 4, 2, SYM(10), false},
-    {CL, 8, 1, r_atanh, 4, 2, SYM(0.99), false},
-    {CL, 9, 1, r_atanpi, 4, 2, SYM(10), false},
-    {CL, 10, 2, r_atan2pi, 4, 2, SYM(10), false},
-    {CL, 11, 1, r_cbrt, 4, 2, SYM(100), false},
-    {CL, 12, 1, r_ceil, 0, 0, SYM(100), false},
-    {CL, 13, 2, r_copysign, 0, 0, SYM(100), false},
-    {CL, 14, 1, r_cos, 4, 2, SYM(10), false},
-    {CL, 15, 1, r_cosh, 4, 2, SYM(5), false},
-    {CL, 16, 1, r_cospi, 4, 2, SYM(100), false},
-    {CL, 17, 1, r_erfc, 4, 2, U1(-3, 3), false},
-    {CL, 18, 1, r_erf, 4, 2, SYM(3), false},
-    {CL, 19, 1, r_exp, 4, 2, SYM(10), false},
-    {CL, 20, 1, r_exp2, 4, 2, SYM(10), false},
-    {CL, 21, 1, r_exp10, 4, 2, SYM(4), false},
-    {CL, 22, 1, r_expm1, 4, 2, SYM(2), false},
-    {CL, 23, 1, r_fabs, 0, 0, SYM(100), false},
-    {CL, 24, 2, r_fdim, 0, 0, SYM(100), false},
-    {CL, 25, 1, r_floor, 0, 0, SYM(100), false},
-    {CL, 26, 3, r_fma, 1, 1, SYM(10), true},
-    {CL, 27, 2, r_fmax, 0, 0, SYM(10), false},
-    {CL, 28, 2, r_fmin, 0, 0, SYM(10), false},
-    {CL, 29, 2, r_fmod, 0, 0, U2(-100, 100, 0.5, 10), false},
-    {CL, 32, 2, r_hypot, 4, 2, SYM(100), false},
-    {CL, 35, 1, r_lgamma, 4, 2, U1(-4.9, 10), true},
-    {CL, 37, 1, r_log, 4, 2, U1(0.01, 100), false},
-    {CL, 38, 1, r_log2, 4, 2, U1(0.01, 100), false},
-    {CL, 39, 1, r_log10, 4, 2, U1(0.01, 100), false},
-    {CL, 40, 1, r_log1p, 4, 2, U1(-0.9, 10), false},
-    {CL, 41, 1, r_logb, 0, 0, SYM(1000), false},
-    {CL, 42, 3, r_mad, 2, 2, SYM(10), true},
-    {CL, 43, 2, r_maxmag, 0, 0, SYM(10), false},
-    {CL, 44, 2, r_minmag, 0, 0, SYM(10), false},
-    {CL, 48, 2, r_pow, 4, 2, U2(0.1, 10, -3, 3), false},
-    {CL, 50, 2, r_pow, 4, 2, U2(0, 10, -3, 3), false}, /* powr */
-    {CL, 51, 2, r_remainder, 0, 0, U2(-100, 100, 0.5, 10), false},
-    {CL, 53, 1, r_rint, 0, 0, SYM(100), false},
-    {CL, 55, 1, r_round, 0, 0, SYM(100), false},
-    {CL, 56, 1, r_rsqrt, 2, 1, U1(0.01, 100), false},
-    {CL, 57, 1, r_sin, 4, 2, SYM(10), false},
-    {CL, 59, 1, r_sinh, 4, 2, SYM(5), false},
-    {CL, 60, 1, r_sinpi, 4, 2, SYM(100), false},
-    {CL, 61, 1, r_sqrt, 0.5, 0.5, U1(0, 100), false},
-    {CL, 62, 1, r_tan, 4, 2, SYM(1.5), false},
-    {CL, 63, 1, r_tanh, 4, 2, SYM(5), false},
-    {CL, 64, 1, r_tanpi, 6, 2, SYM(10), false},
-    {CL, 65, 1, r_tgamma, 8, 2, U1(0.1, 6), false},
-    {CL, 66, 1, r_trunc, 0, 0, SYM(100), false},
-    {CL, 67, 1, r_cos, 4, 2, SYM(10), false},
-    {CL, 68, 2, r_div, 0.5, 0.5, U2(-10, 10, 0.5, 10), false},
-    {CL, 69, 1, r_exp, 4, 2, SYM(10), false},
-    {CL, 70, 1, r_exp2, 4, 2, SYM(10), false},
-    {CL, 71, 1, r_exp10, 4, 2, SYM(4), false},
-    {CL, 72, 1, r_log, 4, 2, U1(0.01, 100), false},
-    {CL, 73, 1, r_log2, 4, 2, U1(0.01, 100), false},
-    {CL, 74, 1, r_log10, 4, 2, U1(0.01, 100), false},
-    {CL, 75, 2, r_pow, 4, 2, U2(0.1, 10, -3, 3), false},
-    {CL, 76, 1, r_recip, 0.5, 0.5, U1(0.1, 100), false},
-    {CL, 77, 1, r_rsqrt, 2, 1, U1(0.01, 100), false},
-    {CL, 78, 1, r_sin, 4, 2, SYM(10), false},
-    {CL, 79, 1, r_sqrt, 0.5, 0.5, U1(0, 100), false},
-    {CL, 80, 1, r_tan, 4, 2, SYM(1.5), false},
-    {CL, 81, 1, r_cos, 4, 2, SYM(10), false},
-    {CL, 82, 2, r_div, 0.5, 0.5, U2(-10, 10, 0.5, 10), false},
-    {CL, 83, 1, r_exp, 4, 2, SYM(10), false},
-    {CL, 84, 1, r_exp2, 4, 2, SYM(10), false},
-    {CL, 85, 1, r_exp10, 4, 2, SYM(4), false},
-    {CL, 86, 1, r_log, 4, 2, U1(0.01, 100), false},
-    {CL, 87, 1, r_log2, 4, 2, U1(0.01, 100), false},
-    {CL, 88, 1, r_log10, 4, 2, U1(0.01, 100), false},
-    {CL, 89, 2, r_pow, 4, 2, U2(0.1, 10, -3, 3), false},
-    {CL, 90, 1, r_recip, 0.5, 0.5, U1(0.1, 100), false},
-    {CL, 91, 1, r_rsqrt, 2, 1, U1(0.01, 100), false},
-    {CL, 92, 1, r_sin, 4, 2, SYM(10), false},
-    {CL, 93, 1, r_sqrt, 0.5, 0.5, U1(0, 100), false},
-    {CL, 94, 1, r_tan, 4, 2, SYM(1.5), false},
-    {CL, 95, 3, r_clamp, 0, 0, U3(-10, 10, -5, 0, 0, 5), false},
-    {CL, 96, 1, r_degrees, 2, 2, SYM(7), false},
-    {CL, 97, 2, r_fmax, 0, 0, SYM(10), false},
-    {CL, 98, 2, r_fmin, 0, 0, SYM(10), false},
-    {CL, 99, 3, r_cl_mix, 4, 4, U3(-10, 10, -10, 10, 0, 1), true},
-    {CL, 100, 1, r_radians, 2, 2, SYM(360), false},
-    {CL, 101, 2, r_step, 0, 0, SYM(5), false},
-    {CL, 102, 3, r_smoothstep, 8, 8, U3(-5, -1, 1, 5, -6, 6), true},
-    {CL, 103, 1, r_sign, 0, 0, SYM(10), false},
+    { CL, 0, 1, r_acos, 4, 2, SYM(1), false },
+    { CL, 1, 1, r_acosh, 4, 2, U1(1, 10), false },
+    { CL, 2, 1, r_acospi, 4, 2, SYM(1), false },
+    { CL, 3, 1, r_asin, 4, 2, SYM(1), false },
+    { CL, 4, 1, r_asinh, 4, 2, SYM(10), false },
+    { CL, 5, 1, r_asinpi, 4, 2, SYM(1), false },
+    { CL, 6, 1, r_atan, 4, 2, SYM(10), false },
+    { CL, 7, 2, r_atan2, 4, 2, SYM(10), false },
+    { CL, 8, 1, r_atanh, 4, 2, SYM(0.99), false },
+    { CL, 9, 1, r_atanpi, 4, 2, SYM(10), false },
+    { CL, 10, 2, r_atan2pi, 4, 2, SYM(10), false },
+    { CL, 11, 1, r_cbrt, 4, 2, SYM(100), false },
+    { CL, 12, 1, r_ceil, 0, 0, SYM(100), false },
+    { CL, 13, 2, r_copysign, 0, 0, SYM(100), false },
+    { CL, 14, 1, r_cos, 4, 2, SYM(10), false },
+    { CL, 15, 1, r_cosh, 4, 2, SYM(5), false },
+    { CL, 16, 1, r_cospi, 4, 2, SYM(100), false },
+    { CL, 17, 1, r_erfc, 4, 2, U1(-3, 3), false },
+    { CL, 18, 1, r_erf, 4, 2, SYM(3), false },
+    { CL, 19, 1, r_exp, 4, 2, SYM(10), false },
+    { CL, 20, 1, r_exp2, 4, 2, SYM(10), false },
+    { CL, 21, 1, r_exp10, 4, 2, SYM(4), false },
+    { CL, 22, 1, r_expm1, 4, 2, SYM(2), false },
+    { CL, 23, 1, r_fabs, 0, 0, SYM(100), false },
+    { CL, 24, 2, r_fdim, 0, 0, SYM(100), false },
+    { CL, 25, 1, r_floor, 0, 0, SYM(100), false },
+    { CL, 26, 3, r_fma, 1, 1, SYM(10), true },
+    { CL, 27, 2, r_fmax, 0, 0, SYM(10), false },
+    { CL, 28, 2, r_fmin, 0, 0, SYM(10), false },
+    { CL, 29, 2, r_fmod, 0, 0, U2(-100, 100, 0.5, 10), false },
+    { CL, 32, 2, r_hypot, 4, 2, SYM(100), false },
+    { CL, 35, 1, r_lgamma, 4, 2, U1(-4.9, 10), true },
+    { CL, 37, 1, r_log, 4, 2, U1(0.01, 100), false },
+    { CL, 38, 1, r_log2, 4, 2, U1(0.01, 100), false },
+    { CL, 39, 1, r_log10, 4, 2, U1(0.01, 100), false },
+    { CL, 40, 1, r_log1p, 4, 2, U1(-0.9, 10), false },
+    { CL, 41, 1, r_logb, 0, 0, SYM(1000), false },
+    { CL, 42, 3, r_mad, 2, 2, SYM(10), true },
+    { CL, 43, 2, r_maxmag, 0, 0, SYM(10), false },
+    { CL, 44, 2, r_minmag, 0, 0, SYM(10), false },
+    { CL, 48, 2, r_pow, 4, 2, U2(0.1, 10, -3, 3), false },
+    { CL, 50, 2, r_pow, 4, 2, U2(0, 10, -3, 3), false }, /* powr */
+    { CL, 51, 2, r_remainder, 0, 0, U2(-100, 100, 0.5, 10), false },
+    { CL, 53, 1, r_rint, 0, 0, SYM(100), false },
+    { CL, 55, 1, r_round, 0, 0, SYM(100), false },
+    { CL, 56, 1, r_rsqrt, 2, 1, U1(0.01, 100), false },
+    { CL, 57, 1, r_sin, 4, 2, SYM(10), false },
+    { CL, 59, 1, r_sinh, 4, 2, SYM(5), false },
+    { CL, 60, 1, r_sinpi, 4, 2, SYM(100), false },
+    { CL, 61, 1, r_sqrt, 0.5, 0.5, U1(0, 100), false },
+    { CL, 62, 1, r_tan, 4, 2, SYM(1.5), false },
+    { CL, 63, 1, r_tanh, 4, 2, SYM(5), false },
+    { CL, 64, 1, r_tanpi, 6, 2, SYM(10), false },
+    { CL, 65, 1, r_tgamma, 8, 2, U1(0.1, 6), false },
+    { CL, 66, 1, r_trunc, 0, 0, SYM(100), false },
+    { CL, 67, 1, r_cos, 4, 2, SYM(10), false },
+    { CL, 68, 2, r_div, 0.5, 0.5, U2(-10, 10, 0.5, 10), false },
+    { CL, 69, 1, r_exp, 4, 2, SYM(10), false },
+    { CL, 70, 1, r_exp2, 4, 2, SYM(10), false },
+    { CL, 71, 1, r_exp10, 4, 2, SYM(4), false },
+    { CL, 72, 1, r_log, 4, 2, U1(0.01, 100), false },
+    { CL, 73, 1, r_log2, 4, 2, U1(0.01, 100), false },
+    { CL, 74, 1, r_log10, 4, 2, U1(0.01, 100), false },
+    { CL, 75, 2, r_pow, 4, 2, U2(0.1, 10, -3, 3), false },
+    { CL, 76, 1, r_recip, 0.5, 0.5, U1(0.1, 100), false },
+    { CL, 77, 1, r_rsqrt, 2, 1, U1(0.01, 100), false },
+    { CL, 78, 1, r_sin, 4, 2, SYM(10), false },
+    { CL, 79, 1, r_sqrt, 0.5, 0.5, U1(0, 100), false },
+    { CL, 80, 1, r_tan, 4, 2, SYM(1.5), false },
+    { CL, 81, 1, r_cos, 4, 2, SYM(10), false },
+    { CL, 82, 2, r_div, 0.5, 0.5, U2(-10, 10, 0.5, 10), false },
+    { CL, 83, 1, r_exp, 4, 2, SYM(10), false },
+    { CL, 84, 1, r_exp2, 4, 2, SYM(10), false },
+    { CL, 85, 1, r_exp10, 4, 2, SYM(4), false },
+    { CL, 86, 1, r_log, 4, 2, U1(0.01, 100), false },
+    { CL, 87, 1, r_log2, 4, 2, U1(0.01, 100), false },
+    { CL, 88, 1, r_log10, 4, 2, U1(0.01, 100), false },
+    { CL, 89, 2, r_pow, 4, 2, U2(0.1, 10, -3, 3), false },
+    { CL, 90, 1, r_recip, 0.5, 0.5, U1(0.1, 100), false },
+    { CL, 91, 1, r_rsqrt, 2, 1, U1(0.01, 100), false },
+    { CL, 92, 1, r_sin, 4, 2, SYM(10), false },
+    { CL, 93, 1, r_sqrt, 0.5, 0.5, U1(0, 100), false },
+    { CL, 94, 1, r_tan, 4, 2, SYM(1.5), false },
+    { CL, 95, 3, r_clamp, 0, 0, U3(-10, 10, -5, 0, 0, 5), false },
+    { CL, 96, 1, r_degrees, 2, 2, SYM(7), false },
+    { CL, 97, 2, r_fmax, 0, 0, SYM(10), false },
+    { CL, 98, 2, r_fmin, 0, 0, SYM(10), false },
+    { CL, 99, 3, r_cl_mix, 4, 4, U3(-10, 10, -10, 10, 0, 1), true },
+    { CL, 100, 1, r_radians, 2, 2, SYM(360), false },
+    { CL, 101, 2, r_step, 0, 0, SYM(5), false },
+    { CL, 102, 3, r_smoothstep, 8, 8, U3(-5, -1, 1, 5, -6, 6), true },
+    { CL, 103, 1, r_sign, 0, 0, SYM(10), false },
 };
 
-typedef struct { int fn, bits; unsigned lanes; int kase; } fjob;
+typedef struct {
+    int fn, bits;
+    unsigned lanes;
+    int kase;
+} fjob;
 
 /* Runs the cases of one set for the given (bits, lanes) shapes. */
 static void run_fcases(int set)
 {
-    static const struct { int bits; unsigned lanes; } shapes[] = {
-        {32, 0}, {32, 3}, {32, 16}, {64, 0}, {64, 4}, {16, 0}, {16, 8}, {32, 2}, {64, 8}, {16, 3},
-        {32, 4}, {32, 8}, {64, 2}, {64, 3}, {64, 16}, {16, 2}, {16, 4}, {16, 16},
+    static const struct {
+        int bits;
+        unsigned lanes;
+    } shapes[] = {
+        { 32, 0 }, { 32, 3 }, { 32, 16 }, { 64, 0 }, { 64, 4 }, { 16, 0 },  { 16, 8 }, { 32, 2 }, { 64, 8 },
+        { 16, 3 }, { 32, 4 }, { 32, 8 },  { 64, 2 }, { 64, 3 }, { 64, 16 }, { 16, 2 }, { 16, 4 }, { 16, 16 },
     };
     const unsigned nshapes = sizeof shapes / sizeof shapes[0];
     jt j;
@@ -619,11 +720,11 @@ static void run_fcases(int set)
             argspec a[3];
             LLVMTypeRef t = ty_fp(&j, shapes[s].bits, shapes[s].lanes);
             for (unsigned i = 0; i < fc->nargs; i++)
-                a[i] = (argspec){A_VAL, t, 0};
+                a[i] = (argspec){ A_VAL, t, 0 };
             int fn = jt_add(&j, set, fc->inst, a, fc->nargs, t, NULL);
             CHECK(fn >= 0, "%s %s: lowering failed: %s", set_name(set), inst_name(set, fc->inst), j.diag.msg);
             if (fn >= 0)
-                jobs[njobs++] = (fjob){fn, shapes[s].bits, shapes[s].lanes, (int)k};
+                jobs[njobs++] = (fjob){ fn, shapes[s].bits, shapes[s].lanes, (int)k };
         }
     }
     if (!jt_compile(&j))
@@ -656,7 +757,10 @@ static void run_fcases(int set)
                 if (!close_to(got, ref, jb->bits, tol, scale)) {
                     bad++;
                     CHECK(0, "%s %s (%s x%u, lane %u): f(%.17Lg, %.17Lg, %.17Lg) = %.17Lg, expected %.17Lg (%g ulp)",
-                          set_name(set), inst_name(set, fc->inst), jb->bits == 16 ? "half" : jb->bits == 32 ? "float" : "double",
+                          set_name(set), inst_name(set, fc->inst),
+                          jb->bits == 16   ? "half"
+                          : jb->bits == 32 ? "float"
+                                           : "double",
                           jb->lanes, l, a0, a1, a2, got, ref, tol);
                 }
             }
@@ -667,8 +771,14 @@ out:
     jt_end(&j);
 }
 
-TEST(extinst_glsl_float_elementwise) { run_fcases(GL); }
-TEST(extinst_opencl_float_elementwise) { run_fcases(CL); }
+TEST(extinst_glsl_float_elementwise)
+{
+    run_fcases(GL);
+}
+TEST(extinst_opencl_float_elementwise)
+{
+    run_fcases(CL);
+}
 
 /* ---------------------------------------------------------------------------------------------
  * The instruction tables against the grammar files; unknown numbers and bad operands
@@ -699,8 +809,8 @@ static void check_grammar(const char *path, int set)
         unsigned want = 0;
         bool variadic = false;
         const char *mine = set == GL ? xi_glsl450_info(opcode, &want) : xi_opencl_info(opcode, &want, &variadic);
-        CHECK(mine && !strcmp(mine, name), "%s opcode %u: grammar says %s, table says %s", set_name(set), opcode,
-              name, mine ? mine : "(nothing)");
+        CHECK(mine && !strcmp(mine, name), "%s opcode %u: grammar says %s, table says %s", set_name(set), opcode, name,
+              mine ? mine : "(nothing)");
         CHECK(want == nops - star, "%s %s: grammar has %u operands (%u optional), table %u", set_name(set), name, nops,
               star, want);
         CHECK(variadic == (star > 0), "%s %s: variadic mismatch", set_name(set), name);
@@ -728,19 +838,25 @@ TEST(extinst_errors)
     jt j;
     jt_begin(&j);
     LLVMTypeRef f32 = ty_fp(&j, 32, 0), v4 = ty_fp(&j, 32, 4), i32 = ty_int(&j, 32, 0);
-    argspec one_f[3] = {{A_VAL, f32, 0}, {A_VAL, f32, 0}, {A_VAL, f32, 0}};
-    struct { int set; uint32_t inst; unsigned nargs; const argspec *a; const char *must; } bad[] = {
-        {GL, 0, 1, one_f, "unknown instruction number"},
-        {GL, 82, 1, one_f, "GLSL.std.450 instruction 82: unknown"},
-        {GL, 100000, 1, one_f, "unknown"},
-        {CL, 111, 1, one_f, "OpenCL.std instruction 111: unknown"},
-        {CL, 140, 1, one_f, "unknown"},
-        {CL, 205, 1, one_f, "unknown"},
-        {GL, 13, 2, one_f, "Sin (instruction 13): expected 1 operand, got 2"},
-        {CL, 7, 1, one_f, "atan2 (instruction 7): expected 2 operands, got 1"},
-        {GL, 76, 1, one_f, "InterpolationFunction"},
-        {GL, 77, 2, one_f, "InterpolationFunction"},
-        {GL, 78, 2, one_f, "InterpolationFunction"},
+    argspec one_f[3] = { { A_VAL, f32, 0 }, { A_VAL, f32, 0 }, { A_VAL, f32, 0 } };
+    struct {
+        int set;
+        uint32_t inst;
+        unsigned nargs;
+        const argspec *a;
+        const char *must;
+    } bad[] = {
+        { GL, 0, 1, one_f, "unknown instruction number" },
+        { GL, 82, 1, one_f, "GLSL.std.450 instruction 82: unknown" },
+        { GL, 100000, 1, one_f, "unknown" },
+        { CL, 111, 1, one_f, "OpenCL.std instruction 111: unknown" },
+        { CL, 140, 1, one_f, "unknown" },
+        { CL, 205, 1, one_f, "unknown" },
+        { GL, 13, 2, one_f, "Sin (instruction 13): expected 1 operand, got 2" },
+        { CL, 7, 1, one_f, "atan2 (instruction 7): expected 2 operands, got 1" },
+        { GL, 76, 1, one_f, "InterpolationFunction" },
+        { GL, 77, 2, one_f, "InterpolationFunction" },
+        { GL, 78, 2, one_f, "InterpolationFunction" },
     };
     for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         j.diag.msg[0] = 0;
@@ -749,29 +865,29 @@ TEST(extinst_errors)
         CHECK(strstr(j.diag.msg, bad[k].must), "case %u: message \"%s\" lacks \"%s\"", k, j.diag.msg, bad[k].must);
     }
     /* wrong operand types */
-    argspec int_arg[1] = {{A_VAL, i32, 0}};
+    argspec int_arg[1] = { { A_VAL, i32, 0 } };
     CHECK(jt_add(&j, GL, 13, int_arg, 1, i32, NULL) < 0 && strstr(j.diag.msg, "must be a floating-point"),
           "Sin of an int: %s", j.diag.msg);
     CHECK(jt_add(&j, CL, 57, int_arg, 1, i32, NULL) < 0 && strstr(j.diag.msg, "sin (instruction 57): operand 1"),
           "sin of an int: %s", j.diag.msg);
-    argspec mixed[2] = {{A_VAL, f32, 0}, {A_VAL, ty_fp(&j, 64, 0), 0}};
+    argspec mixed[2] = { { A_VAL, f32, 0 }, { A_VAL, ty_fp(&j, 64, 0), 0 } };
     CHECK(jt_add(&j, CL, 27, mixed, 2, f32, NULL) < 0 && strstr(j.diag.msg, "same floating-point type"),
           "fmax(float, double): %s", j.diag.msg);
-    argspec fp_to_int[2] = {{A_VAL, v4, 0}, {A_VAL, v4, 0}};
+    argspec fp_to_int[2] = { { A_VAL, v4, 0 }, { A_VAL, v4, 0 } };
     CHECK(jt_add(&j, CL, 156, fp_to_int, 2, v4, NULL) < 0 && strstr(j.diag.msg, "integer"), "s_max(float4): %s",
           j.diag.msg);
-    argspec not_matrix[1] = {{A_VAL, v4, 0}};
+    argspec not_matrix[1] = { { A_VAL, v4, 0 } };
     CHECK(jt_add(&j, GL, 33, not_matrix, 1, f32, NULL) < 0 && strstr(j.diag.msg, "matrix"), "Determinant(vec4): %s",
           j.diag.msg);
     CHECK(jt_add(&j, GL, 68, fp_to_int, 2, v4, NULL) < 0 && strstr(j.diag.msg, "3-component"), "Cross(vec4): %s",
           j.diag.msg);
-    argspec lit_needed[3] = {{A_VAL, f32, 0}, {A_VAL, i32, 0}, {A_PTR, ty_fp(&j, 16, 0), 0}};
-    argspec vs_r[4] = {{A_VAL, f32, 0}, {A_VAL, i32, 0}, {A_PTR, ty_fp(&j, 16, 0), 0}, {A_LIT, NULL, 7}};
+    argspec lit_needed[3] = { { A_VAL, f32, 0 }, { A_VAL, i32, 0 }, { A_PTR, ty_fp(&j, 16, 0), 0 } };
+    argspec vs_r[4] = { { A_VAL, f32, 0 }, { A_VAL, i32, 0 }, { A_PTR, ty_fp(&j, 16, 0), 0 }, { A_LIT, NULL, 7 } };
     CHECK(jt_add(&j, CL, 176, lit_needed, 3, NULL, NULL) < 0, "vstore_half_r without a mode should fail");
     CHECK(jt_add(&j, CL, 176, vs_r, 4, NULL, NULL) < 0 && strstr(j.diag.msg, "rounding mode 7"),
           "vstore_half_r mode 7: %s", j.diag.msg);
     /* printf: a format that does not fit its arguments */
-    argspec pf[3] = {{A_PTR, ty_int(&j, 8, 0), 0}, {A_VAL, f32, 0}, {A_VAL, v4, 0}};
+    argspec pf[3] = { { A_PTR, ty_int(&j, 8, 0), 0 }, { A_VAL, f32, 0 }, { A_VAL, v4, 0 } };
     LLVMTypeRef pr = i32;
     CHECK(jt_add(&j, CL, 184, pf, 2, pr, NULL) < 0 && strstr(j.diag.msg, "constant string"), "printf no fmt: %s",
           j.diag.msg);
@@ -783,8 +899,8 @@ TEST(extinst_errors)
           "printf missing argument: %s", j.diag.msg);
     CHECK(jt_add(&j, CL, 184, pf, 2, pr, "%f %q\n") < 0 && strstr(j.diag.msg, "unknown conversion"),
           "printf bad conversion: %s", j.diag.msg);
-    CHECK(jt_add(&j, CL, 184, pf, 3, pr, "%f %v5f\n") < 0 && strstr(j.diag.msg, "v2, v3"),
-          "printf %%v5f: %s", j.diag.msg);
+    CHECK(jt_add(&j, CL, 184, pf, 3, pr, "%f %v5f\n") < 0 && strstr(j.diag.msg, "v2, v3"), "printf %%v5f: %s",
+          j.diag.msg);
     jt_end(&j);
 }
 
@@ -792,33 +908,43 @@ TEST(extinst_errors)
  * Special values (signed zeros, NaN, infinities, halfway cases), scalar and 4-lane
  * ------------------------------------------------------------------------------------------- */
 
-typedef struct { int set; uint32_t inst; unsigned nargs; long double in[3]; long double want; } special;
+typedef struct {
+    int set;
+    uint32_t inst;
+    unsigned nargs;
+    long double in[3];
+    long double want;
+} special;
 
 TEST(extinst_special_values)
 {
     const long double inf = INFINITY, nan = NAN;
     const special sp[] = {
-        {GL, 6, 1, {-0.0L}, -0.0L}, {GL, 6, 1, {0.0L}, 0.0L}, {GL, 6, 1, {-inf}, -1},
-        {GL, 79, 2, {nan, 2}, 2}, {GL, 79, 2, {2, nan}, 2}, {GL, 80, 2, {nan, 3}, 3}, {GL, 81, 3, {nan, 1, 2}, 1},
-        {GL, 1, 1, {2.5L}, 3}, {GL, 1, 1, {-2.5L}, -3}, {GL, 2, 1, {2.5L}, 2}, {GL, 2, 1, {-3.5L}, -4},
-        {GL, 10, 1, {-0.25L}, 0.75L}, {GL, 48, 2, {1, 1}, 1}, {GL, 48, 2, {1, 0.5L}, 0},
-        {CL, 103, 1, {nan}, 0}, {CL, 103, 1, {-0.0L}, -0.0L}, {CL, 103, 1, {-inf}, -1},
-        {CL, 27, 2, {nan, 1}, 1}, {CL, 28, 2, {1, nan}, 1}, {CL, 27, 2, {nan, nan}, nan},
-        {CL, 60, 1, {1}, 0.0L}, {CL, 60, 1, {-1}, -0.0L}, {CL, 60, 1, {0.5L}, 1}, {CL, 60, 1, {-0.0L}, -0.0L},
-        {CL, 60, 1, {inf}, nan}, {CL, 16, 1, {0.5L}, 0.0L}, {CL, 16, 1, {1}, -1}, {CL, 16, 1, {-1.5L}, 0.0L},
-        {CL, 64, 1, {0.5L}, inf}, {CL, 64, 1, {1.5L}, -inf}, {CL, 64, 1, {-0.0L}, -0.0L}, {CL, 64, 1, {1}, -0.0L},
-        {CL, 64, 1, {2}, 0.0L},
-        {CL, 50, 2, {-1, 2}, nan}, {CL, 50, 2, {0, 0}, nan}, {CL, 50, 2, {1, inf}, nan}, {CL, 50, 2, {0, -1}, inf},
-        {CL, 50, 2, {-0.0L, -3}, inf}, {CL, 50, 2, {inf, 0}, nan}, {CL, 50, 2, {2, 10}, 1024}, {CL, 50, 2, {1, nan}, nan},
-        {CL, 41, 1, {0}, -inf}, {CL, 41, 1, {-inf}, inf}, {CL, 41, 1, {nan}, nan}, {CL, 41, 1, {0.1L}, -4},
-        {CL, 24, 2, {1, nan}, nan}, {CL, 24, 2, {1, 2}, 0}, {CL, 24, 2, {5, 2}, 3},
-        {CL, 43, 2, {-3, 2}, -3}, {CL, 44, 2, {-3, 2}, 2}, {CL, 43, 2, {-2, 2}, 2}, {CL, 44, 2, {-2, 2}, -2},
-        {CL, 13, 2, {1, -0.0L}, -1}, {CL, 29, 2, {-7, 3}, -1}, {CL, 51, 2, {7, 2}, -1}, {CL, 51, 2, {5, 2}, 1},
-        {CL, 56, 1, {4}, 0.5L}, {CL, 56, 1, {0}, inf}, {CL, 101, 2, {1, 1}, 1}, {CL, 55, 1, {-0.5L}, -1},
-        {CL, 53, 1, {-0.5L}, -0.0L}, {CL, 2, 1, {-1}, 1}, {CL, 5, 1, {1}, 0.5L}, {CL, 10, 2, {1, -1}, 0.75L},
-        {CL, 35, 1, {1}, 0}, {CL, 65, 1, {5}, 24}, {CL, 47, 2, {1, 1}, 1},
+        { GL, 6, 1, { -0.0L }, -0.0L },   { GL, 6, 1, { 0.0L }, 0.0L },      { GL, 6, 1, { -inf }, -1 },
+        { GL, 79, 2, { nan, 2 }, 2 },     { GL, 79, 2, { 2, nan }, 2 },      { GL, 80, 2, { nan, 3 }, 3 },
+        { GL, 81, 3, { nan, 1, 2 }, 1 },  { GL, 1, 1, { 2.5L }, 3 },         { GL, 1, 1, { -2.5L }, -3 },
+        { GL, 2, 1, { 2.5L }, 2 },        { GL, 2, 1, { -3.5L }, -4 },       { GL, 10, 1, { -0.25L }, 0.75L },
+        { GL, 48, 2, { 1, 1 }, 1 },       { GL, 48, 2, { 1, 0.5L }, 0 },     { CL, 103, 1, { nan }, 0 },
+        { CL, 103, 1, { -0.0L }, -0.0L }, { CL, 103, 1, { -inf }, -1 },      { CL, 27, 2, { nan, 1 }, 1 },
+        { CL, 28, 2, { 1, nan }, 1 },     { CL, 27, 2, { nan, nan }, nan },  { CL, 60, 1, { 1 }, 0.0L },
+        { CL, 60, 1, { -1 }, -0.0L },     { CL, 60, 1, { 0.5L }, 1 },        { CL, 60, 1, { -0.0L }, -0.0L },
+        { CL, 60, 1, { inf }, nan },      { CL, 16, 1, { 0.5L }, 0.0L },     { CL, 16, 1, { 1 }, -1 },
+        { CL, 16, 1, { -1.5L }, 0.0L },   { CL, 64, 1, { 0.5L }, inf },      { CL, 64, 1, { 1.5L }, -inf },
+        { CL, 64, 1, { -0.0L }, -0.0L },  { CL, 64, 1, { 1 }, -0.0L },       { CL, 64, 1, { 2 }, 0.0L },
+        { CL, 50, 2, { -1, 2 }, nan },    { CL, 50, 2, { 0, 0 }, nan },      { CL, 50, 2, { 1, inf }, nan },
+        { CL, 50, 2, { 0, -1 }, inf },    { CL, 50, 2, { -0.0L, -3 }, inf }, { CL, 50, 2, { inf, 0 }, nan },
+        { CL, 50, 2, { 2, 10 }, 1024 },   { CL, 50, 2, { 1, nan }, nan },    { CL, 41, 1, { 0 }, -inf },
+        { CL, 41, 1, { -inf }, inf },     { CL, 41, 1, { nan }, nan },       { CL, 41, 1, { 0.1L }, -4 },
+        { CL, 24, 2, { 1, nan }, nan },   { CL, 24, 2, { 1, 2 }, 0 },        { CL, 24, 2, { 5, 2 }, 3 },
+        { CL, 43, 2, { -3, 2 }, -3 },     { CL, 44, 2, { -3, 2 }, 2 },       { CL, 43, 2, { -2, 2 }, 2 },
+        { CL, 44, 2, { -2, 2 }, -2 },     { CL, 13, 2, { 1, -0.0L }, -1 },   { CL, 29, 2, { -7, 3 }, -1 },
+        { CL, 51, 2, { 7, 2 }, -1 },      { CL, 51, 2, { 5, 2 }, 1 },        { CL, 56, 1, { 4 }, 0.5L },
+        { CL, 56, 1, { 0 }, inf },        { CL, 101, 2, { 1, 1 }, 1 },       { CL, 55, 1, { -0.5L }, -1 },
+        { CL, 53, 1, { -0.5L }, -0.0L },  { CL, 2, 1, { -1 }, 1 },           { CL, 5, 1, { 1 }, 0.5L },
+        { CL, 10, 2, { 1, -1 }, 0.75L },  { CL, 35, 1, { 1 }, 0 },           { CL, 65, 1, { 5 }, 24 },
+        { CL, 47, 2, { 1, 1 }, 1 },
     };
-    static const int bitss[3] = {16, 32, 64};
+    static const int bitss[3] = { 16, 32, 64 };
     jt j;
     jt_begin(&j);
     int fns[sizeof sp / sizeof sp[0]][3][2];
@@ -826,7 +952,7 @@ TEST(extinst_special_values)
         for (int b = 0; b < 3; b++)
             for (int v = 0; v < 2; v++) {
                 LLVMTypeRef t = ty_fp(&j, bitss[b], v ? 4 : 0);
-                argspec a[3] = {{A_VAL, t, 0}, {A_VAL, t, 0}, {A_VAL, t, 0}};
+                argspec a[3] = { { A_VAL, t, 0 }, { A_VAL, t, 0 }, { A_VAL, t, 0 } };
                 fns[k][b][v] = jt_add(&j, sp[k].set, sp[k].inst, a, sp[k].nargs, t, NULL);
                 CHECK(fns[k][b][v] >= 0, "lowering %s: %s", inst_name(sp[k].set, sp[k].inst), j.diag.msg);
             }
@@ -845,11 +971,10 @@ TEST(extinst_special_values)
                 f(in[0], in[1], in[2], NULL, out, NULL);
                 for (unsigned l = 0; l < (v ? 4u : 1u); l++) {
                     long double got = get_fp(out, l, bitss[b]);
-                    bool ok = isnan(sp[k].want) ? isnan(got)
-                                                : got == sp[k].want && signbit(got) == signbit(sp[k].want);
+                    bool ok = isnan(sp[k].want) ? isnan(got) : got == sp[k].want && signbit(got) == signbit(sp[k].want);
                     CHECK(ok, "%s %s(%Lg, %Lg, %Lg) bits %d lanes %d = %Lg, expected %Lg", set_name(sp[k].set),
-                          inst_name(sp[k].set, sp[k].inst), sp[k].in[0], sp[k].in[1], sp[k].in[2], bitss[b],
-                          v ? 4 : 0, got, sp[k].want);
+                          inst_name(sp[k].set, sp[k].inst), sp[k].in[0], sp[k].in[1], sp[k].in[2], bitss[b], v ? 4 : 0,
+                          got, sp[k].want);
                 }
             }
 out:
@@ -876,13 +1001,13 @@ static long double next_ref(long double x, long double y, int bits)
 
 TEST(extinst_nextafter)
 {
-    static const int bitss[3] = {16, 32, 64};
+    static const int bitss[3] = { 16, 32, 64 };
     jt j;
     jt_begin(&j);
     int fns[3];
     for (int b = 0; b < 3; b++) {
         LLVMTypeRef t = ty_fp(&j, bitss[b], 8);
-        argspec a[2] = {{A_VAL, t, 0}, {A_VAL, t, 0}};
+        argspec a[2] = { { A_VAL, t, 0 }, { A_VAL, t, 0 } };
         fns[b] = jt_add(&j, CL, 47, a, 2, t, NULL);
     }
     if (!jt_compile(&j))
@@ -892,8 +1017,8 @@ TEST(extinst_nextafter)
         kern_fn f = jt_fn(&j, fns[b]);
         for (int it = 0; f && it < 20; it++) {
             _Alignas(16) unsigned char in[2][64], out[64];
-            const long double fixed[][2] = {{0, 1}, {-0.0L, -1}, {1, 1}, {NAN, 1}, {INFINITY, 0}, {-1, 2}, {1, -0.0L},
-                                            {0, -0.0L}};
+            const long double fixed[][2] = { { 0, 1 },        { -0.0L, -1 }, { 1, 1 },     { NAN, 1 },
+                                             { INFINITY, 0 }, { -1, 2 },     { 1, -0.0L }, { 0, -0.0L } };
             for (unsigned l = 0; l < 8; l++) {
                 long double x = rand_in(&seed, -10, 10), y = rand_in(&seed, -10, 10);
                 if (it == 0) {
@@ -921,80 +1046,120 @@ out:
  * ------------------------------------------------------------------------------------------- */
 
 typedef uint64_t (*iref_fn)(uint64_t x, uint64_t y, uint64_t z, int n);
-#define IR(name, expr)                                                                                      \
-    static uint64_t name(uint64_t x, uint64_t y, uint64_t z, int n)                                       \
-    {                                                                                                       \
-        (void)x; (void)y; (void)z; (void)n;                                                                 \
-        return (uint64_t)(expr) & mask_of(n);                                                               \
+#define IR(name, expr)                                                                                                 \
+    static uint64_t name(uint64_t x, uint64_t y, uint64_t z, int n)                                                    \
+    {                                                                                                                  \
+        (void)x;                                                                                                       \
+        (void)y;                                                                                                       \
+        (void)z;                                                                                                       \
+        (void)n;                                                                                                       \
+        return (uint64_t)(expr)&mask_of(n);                                                                            \
     }
 #define S(v) sx((v), n)
-#define U(v) ((v) & mask_of(n))
+#define U(v) ((v)&mask_of(n))
 #define SMAX ((int64_t)(mask_of(n) >> 1))
 #define SMIN (-SMAX - 1)
 typedef __int128 i128;
 typedef unsigned __int128 u128;
-static int64_t clamp_s(i128 v, int n) { return v > SMAX ? SMAX : v < SMIN ? SMIN : (int64_t)v; }
-static uint64_t clamp_u(u128 v, int n) { return v > mask_of(n) ? mask_of(n) : (uint64_t)v; }
-static int clz_ref(uint64_t x, int n) { int c = 0; for (int i = n - 1; i >= 0 && !((x >> i) & 1); i--) c++; return c; }
-static int ctz_ref(uint64_t x, int n) { int c = 0; for (int i = 0; i < n && !((x >> i) & 1); i++) c++; return c; }
-static int64_t s24(uint64_t v) { return sx(v & 0xffffff, 24); }
+static int64_t clamp_s(i128 v, int n)
+{
+    return v > SMAX ? SMAX : v < SMIN ? SMIN : (int64_t)v;
+}
+static uint64_t clamp_u(u128 v, int n)
+{
+    return v > mask_of(n) ? mask_of(n) : (uint64_t)v;
+}
+static int clz_ref(uint64_t x, int n)
+{
+    int c = 0;
+    for (int i = n - 1; i >= 0 && !((x >> i) & 1); i--)
+        c++;
+    return c;
+}
+static int ctz_ref(uint64_t x, int n)
+{
+    int c = 0;
+    for (int i = 0; i < n && !((x >> i) & 1); i++)
+        c++;
+    return c;
+}
+static int64_t s24(uint64_t v)
+{
+    return sx(v & 0xffffff, 24);
+}
 
 IR(i_sabs, S(x) < 0 ? -(u128)(i128)S(x) : (u128)S(x))
 IR(i_ssign, S(x) > 0 ? 1 : S(x) < 0 ? -1 : 0)
-IR(i_umin, U(x) < U(y) ? U(x) : U(y)) IR(i_smin, S(x) < S(y) ? S(x) : S(y))
-IR(i_umax, U(x) > U(y) ? U(x) : U(y)) IR(i_smax, S(x) > S(y) ? S(x) : S(y))
-IR(i_uclamp, i_umin(i_umax(x, y, 0, n), z, 0, n)) IR(i_sclamp, i_smin(i_smax(x, y, 0, n), z, 0, n))
-IR(i_imix, x * (1 - z) + y * z)
-IR(i_findilsb, U(x) ? ctz_ref(x, n) : -1) IR(i_findumsb, n - 1 - clz_ref(U(x), n))
-IR(i_findsmsb, n - 1 - clz_ref(U(S(x) < 0 ? ~x : x), n))
-IR(i_sabsdiff, S(x) > S(y) ? (i128)S(x) - S(y) : (i128)S(y) - S(x))
-IR(i_sadd_sat, clamp_s((i128)S(x) + S(y), n)) IR(i_uadd_sat, clamp_u((u128)U(x) + U(y), n))
-IR(i_shadd, ((i128)S(x) + S(y)) >> 1) IR(i_uhadd, ((u128)U(x) + U(y)) >> 1)
-IR(i_srhadd, ((i128)S(x) + S(y) + 1) >> 1) IR(i_urhadd, ((u128)U(x) + U(y) + 1) >> 1)
-IR(i_clz, clz_ref(U(x), n)) IR(i_ctz, ctz_ref(U(x), n))
-IR(i_smulhi, ((i128)S(x) * S(y)) >> n) IR(i_umulhi, ((u128)U(x) * U(y)) >> n)
-IR(i_smadhi, i_smulhi(x, y, 0, n) + z) IR(i_umadhi, i_umulhi(x, y, 0, n) + z)
-IR(i_umadsat, clamp_u((u128)U(x) * U(y) + U(z), n)) IR(i_smadsat, clamp_s((i128)S(x) * S(y) + S(z), n))
-IR(i_rotate, (U(x) << (U(y) % n)) | (U(y) % n ? U(x) >> (n - U(y) % n) : 0))
-IR(i_ssub_sat, clamp_s((i128)S(x) - S(y), n)) IR(i_usub_sat, U(x) > U(y) ? U(x) - U(y) : 0)
-IR(i_popcount, __builtin_popcountll(U(x)))
-IR(i_smad24, s24(x) * s24(y) + z) IR(i_umad24, (x & 0xffffff) * (y & 0xffffff) + z)
-IR(i_smul24, s24(x) * s24(y)) IR(i_umul24, (x & 0xffffff) * (y & 0xffffff))
-IR(i_uabs, x) IR(i_uabsdiff, U(x) > U(y) ? U(x) - U(y) : U(y) - U(x))
+IR(i_umin, U(x) < U(y) ? U(x) : U(y))
+IR(i_smin, S(x) < S(y) ? S(x) : S(y)) IR(i_umax, U(x) > U(y) ? U(x) : U(y)) IR(i_smax, S(x) > S(y) ? S(x) : S(y))
+    IR(i_uclamp, i_umin(i_umax(x, y, 0, n), z, 0, n)) IR(i_sclamp, i_smin(i_smax(x, y, 0, n), z, 0, n))
+        IR(i_imix, x *(1 - z) + y * z) IR(i_findilsb, U(x) ? ctz_ref(x, n) : -1)
+            IR(i_findumsb, n - 1 - clz_ref(U(x), n)) IR(i_findsmsb, n - 1 - clz_ref(U(S(x) < 0 ? ~x : x), n))
+                IR(i_sabsdiff, S(x) > S(y) ? (i128)S(x) - S(y) : (i128)S(y) - S(x)) IR(i_sadd_sat,
+                                                                                       clamp_s((i128)S(x) + S(y), n))
+                    IR(i_uadd_sat, clamp_u((u128)U(x) + U(y), n)) IR(i_shadd, ((i128)S(x) + S(y)) >> 1)
+                        IR(i_uhadd, ((u128)U(x) + U(y)) >> 1) IR(i_srhadd, ((i128)S(x) + S(y) + 1) >> 1)
+                            IR(i_urhadd, ((u128)U(x) + U(y) + 1) >> 1) IR(i_clz, clz_ref(U(x), n)) IR(i_ctz,
+                                                                                                      ctz_ref(U(x), n))
+                                IR(i_smulhi, ((i128)S(x) * S(y)) >> n) IR(i_umulhi, ((u128)U(x) * U(y)) >> n)
+                                    IR(i_smadhi, i_smulhi(x, y, 0, n) + z) IR(i_umadhi, i_umulhi(x, y, 0, n) + z)
+                                        IR(i_umadsat, clamp_u((u128)U(x) * U(y) + U(z),
+                                                              n)) IR(i_smadsat, clamp_s((i128)S(x) * S(y) + S(z), n))
+                                            IR(i_rotate, (U(x) << (U(y) % n)) | (U(y) % n ? U(x) >> (n - U(y) % n) : 0))
+                                                IR(i_ssub_sat, clamp_s((i128)S(x) - S(y), n))
+                                                    IR(i_usub_sat, U(x) > U(y) ? U(x) - U(y) : 0)
+                                                        IR(i_popcount,
+                                                           __builtin_popcountll(U(x))) IR(i_smad24, s24(x) * s24(y) + z)
+                                                            IR(i_umad24, (x & 0xffffff) * (y & 0xffffff) + z)
+                                                                IR(i_smul24, s24(x) * s24(y))
+                                                                    IR(i_umul24, (x & 0xffffff) * (y & 0xffffff))
+                                                                        IR(i_uabs, x)
+                                                                            IR(i_uabsdiff,
+                                                                               U(x) > U(y) ? U(x) - U(y) : U(y) - U(x))
 
-typedef struct { int set; uint32_t inst; unsigned nargs; iref_fn ref; int clamp; int only_bits; } icase;
+                                                                                typedef struct {
+    int set;
+    uint32_t inst;
+    unsigned nargs;
+    iref_fn ref;
+    int clamp;
+    int only_bits;
+} icase;
 static const icase icases[] = {
-    {GL, 5, 1, i_sabs, 0, 0}, {GL, 7, 1, i_ssign, 0, 0}, {GL, 38, 2, i_umin, 0, 0}, {GL, 39, 2, i_smin, 0, 0},
-    {GL, 41, 2, i_umax, 0, 0}, {GL, 42, 2, i_smax, 0, 0}, {GL, 44, 3, i_uclamp, 'u', 0}, {GL, 45, 3, i_sclamp, 's', 0},
-    {GL, 47, 3, i_imix, 0, 0}, {GL, 73, 1, i_findilsb, 0, 0}, {GL, 74, 1, i_findsmsb, 0, 0},
-    {GL, 75, 1, i_findumsb, 0, 0},
-    {CL, 141, 1, i_sabs, 0, 0}, {CL, 142, 2, i_sabsdiff, 0, 0}, {CL, 143, 2, i_sadd_sat, 0, 0},
-    {CL, 144, 2, i_uadd_sat, 0, 0}, {CL, 145, 2, i_shadd, 0, 0}, {CL, 146, 2, i_uhadd, 0, 0},
-    {CL, 147, 2, i_srhadd, 0, 0}, {CL, 148, 2, i_urhadd, 0, 0}, {CL, 149, 3, i_sclamp, 's', 0},
-    {CL, 150, 3, i_uclamp, 'u', 0}, {CL, 151, 1, i_clz, 0, 0}, {CL, 152, 1, i_ctz, 0, 0},
-    {CL, 153, 3, i_smadhi, 0, 0}, {CL, 154, 3, i_umadsat, 0, 0}, {CL, 155, 3, i_smadsat, 0, 0},
-    {CL, 156, 2, i_smax, 0, 0}, {CL, 157, 2, i_umax, 0, 0}, {CL, 158, 2, i_smin, 0, 0}, {CL, 159, 2, i_umin, 0, 0},
-    {CL, 160, 2, i_smulhi, 0, 0}, {CL, 161, 2, i_rotate, 0, 0}, {CL, 162, 2, i_ssub_sat, 0, 0},
-    {CL, 163, 2, i_usub_sat, 0, 0}, {CL, 166, 1, i_popcount, 0, 0}, {CL, 167, 3, i_smad24, 0, 32},
-    {CL, 168, 3, i_umad24, 0, 32}, {CL, 169, 2, i_smul24, 0, 32}, {CL, 170, 2, i_umul24, 0, 32},
-    {CL, 201, 1, i_uabs, 0, 0}, {CL, 202, 2, i_uabsdiff, 0, 0}, {CL, 203, 2, i_umulhi, 0, 0},
-    {CL, 204, 3, i_umadhi, 0, 0},
+    { GL, 5, 1, i_sabs, 0, 0 },       { GL, 7, 1, i_ssign, 0, 0 },      { GL, 38, 2, i_umin, 0, 0 },
+    { GL, 39, 2, i_smin, 0, 0 },      { GL, 41, 2, i_umax, 0, 0 },      { GL, 42, 2, i_smax, 0, 0 },
+    { GL, 44, 3, i_uclamp, 'u', 0 },  { GL, 45, 3, i_sclamp, 's', 0 },  { GL, 47, 3, i_imix, 0, 0 },
+    { GL, 73, 1, i_findilsb, 0, 0 },  { GL, 74, 1, i_findsmsb, 0, 0 },  { GL, 75, 1, i_findumsb, 0, 0 },
+    { CL, 141, 1, i_sabs, 0, 0 },     { CL, 142, 2, i_sabsdiff, 0, 0 }, { CL, 143, 2, i_sadd_sat, 0, 0 },
+    { CL, 144, 2, i_uadd_sat, 0, 0 }, { CL, 145, 2, i_shadd, 0, 0 },    { CL, 146, 2, i_uhadd, 0, 0 },
+    { CL, 147, 2, i_srhadd, 0, 0 },   { CL, 148, 2, i_urhadd, 0, 0 },   { CL, 149, 3, i_sclamp, 's', 0 },
+    { CL, 150, 3, i_uclamp, 'u', 0 }, { CL, 151, 1, i_clz, 0, 0 },      { CL, 152, 1, i_ctz, 0, 0 },
+    { CL, 153, 3, i_smadhi, 0, 0 },   { CL, 154, 3, i_umadsat, 0, 0 },  { CL, 155, 3, i_smadsat, 0, 0 },
+    { CL, 156, 2, i_smax, 0, 0 },     { CL, 157, 2, i_umax, 0, 0 },     { CL, 158, 2, i_smin, 0, 0 },
+    { CL, 159, 2, i_umin, 0, 0 },     { CL, 160, 2, i_smulhi, 0, 0 },   { CL, 161, 2, i_rotate, 0, 0 },
+    { CL, 162, 2, i_ssub_sat, 0, 0 }, { CL, 163, 2, i_usub_sat, 0, 0 }, { CL, 166, 1, i_popcount, 0, 0 },
+    { CL, 167, 3, i_smad24, 0, 32 },  { CL, 168, 3, i_umad24, 0, 32 },  { CL, 169, 2, i_smul24, 0, 32 },
+    { CL, 170, 2, i_umul24, 0, 32 },  { CL, 201, 1, i_uabs, 0, 0 },     { CL, 202, 2, i_uabsdiff, 0, 0 },
+    { CL, 203, 2, i_umulhi, 0, 0 },   { CL, 204, 3, i_umadhi, 0, 0 },
 };
 
 static uint64_t rand_int(uint64_t *seed, int n)
 {
     uint64_t r = test_rand_u64(seed);
     switch (r % 4) { /* small values and extremes are where the edge cases live */
-    case 0: return (uint64_t)((int64_t)(r >> 8) % 9 - 4) & mask_of(n);
-    case 1: return (r >> 8) % 2 ? mask_of(n) >> 1 : (mask_of(n) >> 1) + 1 - ((r >> 9) % 3);
-    default: return test_rand_u64(seed) & mask_of(n);
+    case 0:
+        return (uint64_t)((int64_t)(r >> 8) % 9 - 4) & mask_of(n);
+    case 1:
+        return (r >> 8) % 2 ? mask_of(n) >> 1 : (mask_of(n) >> 1) + 1 - ((r >> 9) % 3);
+    default:
+        return test_rand_u64(seed) & mask_of(n);
     }
 }
 
 TEST(extinst_integer)
 {
-    static const unsigned lanes_list[] = {0, 2, 3, 4, 8, 16};
-    static const int bits_list[] = {8, 16, 32, 64};
+    static const unsigned lanes_list[] = { 0, 2, 3, 4, 8, 16 };
+    static const int bits_list[] = { 8, 16, 32, 64 };
     jt j;
     jt_begin(&j);
     enum { NC = sizeof icases / sizeof icases[0] };
@@ -1006,7 +1171,7 @@ TEST(extinst_integer)
                 if (icases[k].only_bits && icases[k].only_bits != bits_list[b])
                     continue;
                 LLVMTypeRef t = ty_int(&j, bits_list[b], lanes_list[l]);
-                argspec a[3] = {{A_VAL, t, 0}, {A_VAL, t, 0}, {A_VAL, t, 0}};
+                argspec a[3] = { { A_VAL, t, 0 }, { A_VAL, t, 0 }, { A_VAL, t, 0 } };
                 fns[k][b][l] = jt_add(&j, icases[k].set, icases[k].inst, a, icases[k].nargs, t, NULL);
                 CHECK(fns[k][b][l] >= 0, "lowering %s: %s", inst_name(icases[k].set, icases[k].inst), j.diag.msg);
             }
@@ -1026,10 +1191,14 @@ TEST(extinst_integer)
                         for (int i = 0; i < 3; i++)
                             v[i][q] = rand_int(&seed, n);
                         if (icases[k].clamp == 's' && sx(v[1][q], n) > sx(v[2][q], n)) {
-                            uint64_t t = v[1][q]; v[1][q] = v[2][q]; v[2][q] = t;
+                            uint64_t t = v[1][q];
+                            v[1][q] = v[2][q];
+                            v[2][q] = t;
                         }
                         if (icases[k].clamp == 'u' && v[1][q] > v[2][q]) {
-                            uint64_t t = v[1][q]; v[1][q] = v[2][q]; v[2][q] = t;
+                            uint64_t t = v[1][q];
+                            v[1][q] = v[2][q];
+                            v[2][q] = t;
                         }
                         for (int i = 0; i < 3; i++)
                             put_int(in[i], q, n, v[i][q]);
@@ -1041,8 +1210,8 @@ TEST(extinst_integer)
                             bad++;
                             CHECK(0, "%s %s i%d x%u: f(%#llx, %#llx, %#llx) = %#llx, expected %#llx",
                                   set_name(icases[k].set), inst_name(icases[k].set, icases[k].inst), n, lanes_list[l],
-                                  (unsigned long long)v[0][q], (unsigned long long)v[1][q],
-                                  (unsigned long long)v[2][q], (unsigned long long)got, (unsigned long long)want);
+                                  (unsigned long long)v[0][q], (unsigned long long)v[1][q], (unsigned long long)v[2][q],
+                                  (unsigned long long)got, (unsigned long long)want);
                         }
                     }
                 }
@@ -1061,11 +1230,11 @@ TEST(extinst_upsample)
         for (int b = 0; b < 3; b++)
             for (int l = 0; l < 2; l++) {
                 int n = 8 << b;
-                argspec a[2] = {{A_VAL, ty_int(&j, n, l ? 4 : 0), 0}, {A_VAL, ty_int(&j, n, l ? 4 : 0), 0}};
+                argspec a[2] = { { A_VAL, ty_int(&j, n, l ? 4 : 0), 0 }, { A_VAL, ty_int(&j, n, l ? 4 : 0), 0 } };
                 fns[s][b][l] = jt_add(&j, CL, s ? 165 : 164, a, 2, ty_int(&j, 2 * n, l ? 4 : 0), NULL);
                 CHECK(fns[s][b][l] >= 0, "upsample: %s", j.diag.msg);
             }
-    argspec bad[2] = {{A_VAL, ty_int(&j, 8, 0), 0}, {A_VAL, ty_int(&j, 8, 0), 0}};
+    argspec bad[2] = { { A_VAL, ty_int(&j, 8, 0), 0 }, { A_VAL, ty_int(&j, 8, 0), 0 } };
     CHECK(jt_add(&j, CL, 164, bad, 2, ty_int(&j, 32, 0), NULL) < 0 && strstr(j.diag.msg, "twice the width"),
           "upsample to the wrong width: %s", j.diag.msg);
     if (!jt_compile(&j))
@@ -1101,13 +1270,30 @@ out:
  * remquo, sincos, ilogb, pown, rootn, nan (GLSL and OpenCL)
  * ------------------------------------------------------------------------------------------- */
 
-enum { M_GL_MODF, M_GL_MODFS, M_GL_FREXP, M_GL_FREXPS, M_GL_LDEXP, M_CL_FRACT, M_CL_FREXP, M_CL_LGR, M_CL_MODF,
-       M_CL_REMQUO, M_CL_SINCOS, M_CL_ILOGB, M_CL_LDEXP, M_CL_POWN, M_CL_ROOTN, M_CL_NAN, M_COUNT };
+enum {
+    M_GL_MODF,
+    M_GL_MODFS,
+    M_GL_FREXP,
+    M_GL_FREXPS,
+    M_GL_LDEXP,
+    M_CL_FRACT,
+    M_CL_FREXP,
+    M_CL_LGR,
+    M_CL_MODF,
+    M_CL_REMQUO,
+    M_CL_SINCOS,
+    M_CL_ILOGB,
+    M_CL_LDEXP,
+    M_CL_POWN,
+    M_CL_ROOTN,
+    M_CL_NAN,
+    M_COUNT
+};
 
 TEST(extinst_pointer_and_int_operands)
 {
-    static const int bitss[3] = {16, 32, 64};
-    static const unsigned lanes_list[3] = {0, 3, 4};
+    static const int bitss[3] = { 16, 32, 64 };
+    static const unsigned lanes_list[3] = { 0, 3, 4 };
     jt j;
     jt_begin(&j);
     int fns[M_COUNT][3][3];
@@ -1117,33 +1303,68 @@ TEST(extinst_pointer_and_int_operands)
                 int n = bitss[b];
                 unsigned ln = lanes_list[l];
                 LLVMTypeRef t = ty_fp(&j, n, ln), i32 = ty_int(&j, 32, ln), in = ty_int(&j, n, ln);
-                LLVMTypeRef two[2] = {t, t}, mi[2] = {t, i32};
-                argspec a[3] = {{A_VAL, t, 0}, {A_PTR, t, 0}, {A_VAL, t, 0}};
+                LLVMTypeRef two[2] = { t, t }, mi[2] = { t, i32 };
+                argspec a[3] = { { A_VAL, t, 0 }, { A_PTR, t, 0 }, { A_VAL, t, 0 } };
                 int fn = -1;
                 switch (m) {
-                case M_GL_MODF: fn = jt_add(&j, GL, 35, a, 2, t, NULL); break;
-                case M_GL_MODFS: fn = jt_add(&j, GL, 36, a, 1, LLVMStructTypeInContext(j.ctx, two, 2, 0), NULL); break;
-                case M_GL_FREXP: a[1].type = i32; fn = jt_add(&j, GL, 51, a, 2, t, NULL); break;
-                case M_GL_FREXPS: fn = jt_add(&j, GL, 52, a, 1, LLVMStructTypeInContext(j.ctx, mi, 2, 0), NULL); break;
-                case M_GL_LDEXP: a[1] = (argspec){A_VAL, i32, 0}; fn = jt_add(&j, GL, 53, a, 2, t, NULL); break;
-                case M_CL_FRACT: fn = jt_add(&j, CL, 30, a, 2, t, NULL); break;
-                case M_CL_FREXP: a[1].type = i32; fn = jt_add(&j, CL, 31, a, 2, t, NULL); break;
-                case M_CL_LGR: a[1].type = i32; fn = jt_add(&j, CL, 36, a, 2, t, NULL); break;
-                case M_CL_MODF: fn = jt_add(&j, CL, 45, a, 2, t, NULL); break;
+                case M_GL_MODF:
+                    fn = jt_add(&j, GL, 35, a, 2, t, NULL);
+                    break;
+                case M_GL_MODFS:
+                    fn = jt_add(&j, GL, 36, a, 1, LLVMStructTypeInContext(j.ctx, two, 2, 0), NULL);
+                    break;
+                case M_GL_FREXP:
+                    a[1].type = i32;
+                    fn = jt_add(&j, GL, 51, a, 2, t, NULL);
+                    break;
+                case M_GL_FREXPS:
+                    fn = jt_add(&j, GL, 52, a, 1, LLVMStructTypeInContext(j.ctx, mi, 2, 0), NULL);
+                    break;
+                case M_GL_LDEXP:
+                    a[1] = (argspec){ A_VAL, i32, 0 };
+                    fn = jt_add(&j, GL, 53, a, 2, t, NULL);
+                    break;
+                case M_CL_FRACT:
+                    fn = jt_add(&j, CL, 30, a, 2, t, NULL);
+                    break;
+                case M_CL_FREXP:
+                    a[1].type = i32;
+                    fn = jt_add(&j, CL, 31, a, 2, t, NULL);
+                    break;
+                case M_CL_LGR:
+                    a[1].type = i32;
+                    fn = jt_add(&j, CL, 36, a, 2, t, NULL);
+                    break;
+                case M_CL_MODF:
+                    fn = jt_add(&j, CL, 45, a, 2, t, NULL);
+                    break;
                 case M_CL_REMQUO:
-                    a[1] = (argspec){A_VAL, t, 0};
-                    a[2] = (argspec){A_PTR, i32, 0};
+                    a[1] = (argspec){ A_VAL, t, 0 };
+                    a[2] = (argspec){ A_PTR, i32, 0 };
                     fn = jt_add(&j, CL, 52, a, 3, t, NULL);
                     break;
-                case M_CL_SINCOS: fn = jt_add(&j, CL, 58, a, 2, t, NULL); break;
-                case M_CL_ILOGB: fn = jt_add(&j, CL, 33, a, 1, i32, NULL); break;
+                case M_CL_SINCOS:
+                    fn = jt_add(&j, CL, 58, a, 2, t, NULL);
+                    break;
+                case M_CL_ILOGB:
+                    fn = jt_add(&j, CL, 33, a, 1, i32, NULL);
+                    break;
                 case M_CL_LDEXP: /* OpenCL allows a scalar k with a vector x */
-                    a[1] = (argspec){A_VAL, ty_int(&j, 32, 0), 0};
+                    a[1] = (argspec){ A_VAL, ty_int(&j, 32, 0), 0 };
                     fn = jt_add(&j, CL, 34, a, 2, t, NULL);
                     break;
-                case M_CL_POWN: a[1] = (argspec){A_VAL, i32, 0}; fn = jt_add(&j, CL, 49, a, 2, t, NULL); break;
-                case M_CL_ROOTN: a[1] = (argspec){A_VAL, i32, 0}; fn = jt_add(&j, CL, 54, a, 2, t, NULL); break;
-                case M_CL_NAN: a[0] = (argspec){A_VAL, in, 0}; fn = jt_add(&j, CL, 46, a, 1, t, NULL); break;
+                case M_CL_POWN:
+                    a[1] = (argspec){ A_VAL, i32, 0 };
+                    fn = jt_add(&j, CL, 49, a, 2, t, NULL);
+                    break;
+                case M_CL_ROOTN:
+                    a[1] = (argspec){ A_VAL, i32, 0 };
+                    fn = jt_add(&j, CL, 54, a, 2, t, NULL);
+                    break;
+                case M_CL_NAN:
+                    a[0] = (argspec){ A_VAL, in, 0 };
+                    fn = jt_add(&j, CL, 46, a, 1, t, NULL);
+                    break;
                 }
                 CHECK(fn >= 0, "case %d: %s", m, j.diag.msg);
                 fns[m][b][l] = fn;
@@ -1163,7 +1384,7 @@ TEST(extinst_pointer_and_int_operands)
                     for (unsigned q = 0; q < lanes; q++) {
                         double v = rand_in(&seed, -50, 50);
                         if (it == 0) { /* special values first */
-                            static const double sv[4] = {0.0, -INFINITY, NAN, -0.0};
+                            static const double sv[4] = { 0.0, -INFINITY, NAN, -0.0 };
                             v = sv[q];
                         }
                         if (m == M_CL_LGR && it > 0)
@@ -1192,30 +1413,41 @@ TEST(extinst_pointer_and_int_operands)
                         int32_t gi = 0, wi = 0;
                         bool ok = true;
                         switch (m) {
-                        case M_GL_MODF: case M_CL_MODF: case M_GL_MODFS: {
+                        case M_GL_MODF:
+                        case M_CL_MODF:
+                        case M_GL_MODFS: {
                             want = modfl(xv, &want2);
                             got2 = m == M_GL_MODFS ? get_fp(out, lanes + q, n) : get_fp(ptr, q, n);
                             ok = close_to(got, want, n, 0, 0) && close_to(got2, want2, n, 0, 0);
                             break;
                         }
-                        case M_GL_FREXP: case M_CL_FREXP: case M_GL_FREXPS: {
+                        case M_GL_FREXP:
+                        case M_CL_FREXP:
+                        case M_GL_FREXPS: {
                             int e = 0;
                             want = frexpl(xv, &e);
                             wi = isfinite(xv) ? e : 0;
-                            gi = (int32_t)get_int(m == M_GL_FREXPS ? out + packed_size(ty_fp(&j, n, lanes_list[l])) : ptr, q, 32);
+                            gi = (int32_t)get_int(m == M_GL_FREXPS ? out + packed_size(ty_fp(&j, n, lanes_list[l]))
+                                                                   : ptr,
+                                                  q, 32);
                             ok = close_to(got, want, n, 0, 0) && gi == wi;
                             break;
                         }
-                        case M_GL_LDEXP: case M_CL_LDEXP: {
+                        case M_GL_LDEXP:
+                        case M_CL_LDEXP: {
                             int32_t kk = m == M_CL_LDEXP ? k[0] : k[q];
                             want = ldexpl(xv, kk);
                             ok = close_to(got, want, n, 0, 0);
                             break;
                         }
                         case M_CL_FRACT: {
-                            long double below1 = n == 16 ? 0x1.ffcp-1L : n == 32 ? 0x1.fffffep-1L : 0x1.fffffffffffffp-1L;
+                            long double below1 = n == 16   ? 0x1.ffcp-1L
+                                                 : n == 32 ? 0x1.fffffep-1L
+                                                           : 0x1.fffffffffffffp-1L;
                             want2 = floorl(xv);
-                            want = isnan(xv) ? xv : isinf(xv) || xv == 0 ? copysignl(0, xv) : fminl(round_to(xv - want2, n), below1);
+                            want = isnan(xv)              ? xv
+                                   : isinf(xv) || xv == 0 ? copysignl(0, xv)
+                                                          : fminl(round_to(xv - want2, n), below1);
                             got2 = get_fp(ptr, q, n);
                             ok = close_to(got, want, n, 0, 0) && close_to(got2, want2, n, 0, 0);
                             break;
@@ -1224,7 +1456,8 @@ TEST(extinst_pointer_and_int_operands)
                             int s = 0;
                             want = lgammal_r(xv, &s);
                             gi = (int32_t)get_int(ptr, q, 32);
-                            ok = close_to(got, want, n, 4, fmaxl(1, fabsl(want))) && (isnan(xv) || !isfinite(want) || gi == s);
+                            ok = close_to(got, want, n, 4, fmaxl(1, fabsl(want))) &&
+                                 (isnan(xv) || !isfinite(want) || gi == s);
                             break;
                         }
                         case M_CL_REMQUO: {
@@ -1269,7 +1502,9 @@ TEST(extinst_pointer_and_int_operands)
                             break;
                         }
                         }
-                        CHECK(ok, "case %d bits %d lanes %u lane %u: x=%La y=%La k=%d: got %La / %La / %d, expected %La / %La / %d",
+                        CHECK(ok,
+                              "case %d bits %d lanes %u lane %u: x=%La y=%La k=%d: got %La / %La / %d, expected %La / "
+                              "%La / %d",
                               m, n, lanes_list[l], q, xv, yv, k[q], got, got2, gi, want, want2, wi);
                     }
                 }
@@ -1287,34 +1522,36 @@ TEST(extinst_vload_vstore)
     jt j;
     jt_begin(&j);
     LLVMTypeRef i64 = ty_int(&j, 64, 0), half = ty_fp(&j, 16, 0);
-    static const unsigned ns[5] = {2, 3, 4, 8, 16};
+    static const unsigned ns[5] = { 2, 3, 4, 8, 16 };
     int ld[5][3], st[5][3];
-    static const int ebits[3] = {32, 64, 16}; /* float, double, i16 element kinds */
+    static const int ebits[3] = { 32, 64, 16 }; /* float, double, i16 element kinds */
     for (int k = 0; k < 5; k++)
         for (int e = 0; e < 3; e++) {
             LLVMTypeRef et = e == 2 ? ty_int(&j, 16, 0) : ty_fp(&j, ebits[e], 0);
             LLVMTypeRef vt = LLVMVectorType(et, ns[k]);
-            argspec a[3] = {{A_VAL, i64, 0}, {A_PTR, et, 0}, {A_LIT, NULL, ns[k]}};
+            argspec a[3] = { { A_VAL, i64, 0 }, { A_PTR, et, 0 }, { A_LIT, NULL, ns[k] } };
             ld[k][e] = jt_add(&j, CL, 171, a, 3, vt, NULL);
-            argspec s[3] = {{A_VAL, vt, 0}, {A_VAL, i64, 0}, {A_PTR, et, 0}};
+            argspec s[3] = { { A_VAL, vt, 0 }, { A_VAL, i64, 0 }, { A_PTR, et, 0 } };
             st[k][e] = jt_add(&j, CL, 172, s, 3, NULL, NULL);
             CHECK(ld[k][e] >= 0 && st[k][e] >= 0, "vloadn/vstoren: %s", j.diag.msg);
         }
     /* vload_half(n) / vloada_halfn: [n index 0 = scalar][aligned] */
     int lh[6][2], sh[6][2][2][5]; /* sh[n][aligned][data double][mode 0..3, 4 = no _r] */
-    static const unsigned hn[6] = {0, 2, 3, 4, 8, 16};
+    static const unsigned hn[6] = { 0, 2, 3, 4, 8, 16 };
     for (int k = 0; k < 6; k++)
         for (int al = 0; al < 2; al++) {
             lh[k][al] = -1;
             if (al && !hn[k])
                 continue;
-            argspec a[3] = {{A_VAL, i64, 0}, {A_PTR, half, 0}, {A_LIT, NULL, hn[k]}};
+            argspec a[3] = { { A_VAL, i64, 0 }, { A_PTR, half, 0 }, { A_LIT, NULL, hn[k] } };
             lh[k][al] = jt_add(&j, CL, hn[k] ? (al ? 179 : 174) : 173, a, hn[k] ? 3 : 2, ty_fp(&j, 32, hn[k]), NULL);
             CHECK(lh[k][al] >= 0, "vload_half: %s", j.diag.msg);
             for (int d = 0; d < 2; d++)
                 for (int m = 0; m < 5; m++) {
-                    argspec s[4] = {{A_VAL, ty_fp(&j, d ? 64 : 32, hn[k]), 0}, {A_VAL, i64, 0}, {A_PTR, half, 0},
-                                    {A_LIT, NULL, (uint64_t)m}};
+                    argspec s[4] = { { A_VAL, ty_fp(&j, d ? 64 : 32, hn[k]), 0 },
+                                     { A_VAL, i64, 0 },
+                                     { A_PTR, half, 0 },
+                                     { A_LIT, NULL, (uint64_t)m } };
                     uint32_t inst = !hn[k] ? (m == 4 ? 175 : 176) : al ? (m == 4 ? 180 : 181) : (m == 4 ? 177 : 178);
                     sh[k][al][d][m] = jt_add(&j, CL, inst, s, m == 4 ? 3 : 4, NULL, NULL);
                     CHECK(sh[k][al][d][m] >= 0, "vstore_half: %s", j.diag.msg);
@@ -1333,7 +1570,8 @@ TEST(extinst_vload_vstore)
             kern_fn f = jt_fn(&j, ld[k][e]);
             if (f)
                 f(&off, mem, NULL, NULL, out, NULL);
-            CHECK(f && !memcmp(out, mem + off * n * esz, n * esz), "vload%u (elem %u bytes) loaded the wrong bytes", n, esz);
+            CHECK(f && !memcmp(out, mem + off * n * esz, n * esz), "vload%u (elem %u bytes) loaded the wrong bytes", n,
+                  esz);
             for (unsigned i = 0; i < n * esz; i++)
                 vec[i] = (unsigned char)test_rand_u64(&seed);
             unsigned char before[sizeof mem];
@@ -1368,9 +1606,11 @@ TEST(extinst_vload_vstore)
                     for (int it = 0; f && it < 8; it++) {
                         double data[16];
                         for (unsigned i = 0; i < n; i++) {
-                            static const double sv[] = {1e6, -1e6, 65520.0, 0x1p-25, -0x1.8p-24, 1.0 / 3, NAN, -INFINITY,
-                                                        65504.0, -0.0, 0x1.ffcp-15, 2049.5};
-                            data[i] = it == 0 ? sv[i % 12] : rand_in(&seed, -70000, 70000) * pow(2, -(double)(test_rand_u64(&seed) % 30));
+                            static const double sv[] = { 1e6, -1e6,      65520.0, 0x1p-25, -0x1.8p-24,  1.0 / 3,
+                                                         NAN, -INFINITY, 65504.0, -0.0,    0x1.ffcp-15, 2049.5 };
+                            data[i] =
+                                it == 0 ? sv[i % 12]
+                                        : rand_in(&seed, -70000, 70000) * pow(2, -(double)(test_rand_u64(&seed) % 30));
                             if (!d)
                                 data[i] = (float)data[i];
                         }
@@ -1384,9 +1624,11 @@ TEST(extinst_vload_vstore)
                         for (unsigned i = 0; i < 64; i++) {
                             bool inside = i >= o * stride && i < o * stride + n;
                             uint16_t want = inside ? d2h(data[i - o * stride], m == 4 ? RTE : m) : 0xeeee;
-                            bool ok = mem[i] == want || (inside && isnan(data[i - o * stride]) && (mem[i] & 0x7c00) == 0x7c00 && (mem[i] & 0x3ff));
+                            bool ok = mem[i] == want || (inside && isnan(data[i - o * stride]) &&
+                                                         (mem[i] & 0x7c00) == 0x7c00 && (mem[i] & 0x3ff));
                             CHECK(ok, "vstore_half n=%u aligned=%d %s mode %d: half %u = %#x, expected %#x (value %a)",
-                                  hn[k], al, d ? "double" : "float", m, i, mem[i], want, inside ? data[i - o * stride] : 0.0);
+                                  hn[k], al, d ? "double" : "float", m, i, mem[i], want,
+                                  inside ? data[i - o * stride] : 0.0);
                         }
                     }
                 }
@@ -1405,13 +1647,15 @@ TEST(extinst_shuffle_select)
     jt_begin(&j);
     LLVMTypeRef v4f = ty_fp(&j, 32, 4), v8f = ty_fp(&j, 32, 8), v8u = ty_int(&j, 32, 8), v4i = ty_int(&j, 32, 4);
     LLVMTypeRef v16c = ty_int(&j, 8, 16), v2l = ty_int(&j, 64, 2);
-    argspec sh1[2] = {{A_VAL, v4f, 0}, {A_VAL, v8u, 0}};
-    argspec sh2[3] = {{A_VAL, v16c, 0}, {A_VAL, v16c, 0}, {A_VAL, ty_int(&j, 8, 4), 0}};
-    argspec sel[3] = {{A_VAL, v4f, 0}, {A_VAL, v4f, 0}, {A_VAL, v4i, 0}};
-    argspec sels[3] = {{A_VAL, ty_fp(&j, 64, 0), 0}, {A_VAL, ty_fp(&j, 64, 0), 0}, {A_VAL, ty_int(&j, 64, 0), 0}};
-    argspec bs[3] = {{A_VAL, v4f, 0}, {A_VAL, v4f, 0}, {A_VAL, v4f, 0}};
-    argspec bsi[3] = {{A_VAL, v2l, 0}, {A_VAL, v2l, 0}, {A_VAL, v2l, 0}};
-    argspec pf[2] = {{A_PTR, ty_fp(&j, 32, 0), 0}, {A_VAL, ty_int(&j, 64, 0), 0}};
+    argspec sh1[2] = { { A_VAL, v4f, 0 }, { A_VAL, v8u, 0 } };
+    argspec sh2[3] = { { A_VAL, v16c, 0 }, { A_VAL, v16c, 0 }, { A_VAL, ty_int(&j, 8, 4), 0 } };
+    argspec sel[3] = { { A_VAL, v4f, 0 }, { A_VAL, v4f, 0 }, { A_VAL, v4i, 0 } };
+    argspec sels[3] = { { A_VAL, ty_fp(&j, 64, 0), 0 },
+                        { A_VAL, ty_fp(&j, 64, 0), 0 },
+                        { A_VAL, ty_int(&j, 64, 0), 0 } };
+    argspec bs[3] = { { A_VAL, v4f, 0 }, { A_VAL, v4f, 0 }, { A_VAL, v4f, 0 } };
+    argspec bsi[3] = { { A_VAL, v2l, 0 }, { A_VAL, v2l, 0 }, { A_VAL, v2l, 0 } };
+    argspec pf[2] = { { A_PTR, ty_fp(&j, 32, 0), 0 }, { A_VAL, ty_int(&j, 64, 0), 0 } };
     int f_sh1 = jt_add(&j, CL, 182, sh1, 2, v8f, NULL);
     int f_sh2 = jt_add(&j, CL, 183, sh2, 3, ty_int(&j, 8, 4), NULL);
     int f_sel = jt_add(&j, CL, 187, sel, 3, v4f, NULL);
@@ -1479,12 +1723,17 @@ TEST(extinst_shuffle_select)
             f(p, q, bm, NULL, r, NULL);
         for (int i = 0; f && i < 4; i++) {
             uint32_t pa, qb, mm, rr;
-            memcpy(&pa, &p[i], 4); memcpy(&qb, &q[i], 4); memcpy(&mm, &bm[i], 4); memcpy(&rr, &r[i], 4);
+            memcpy(&pa, &p[i], 4);
+            memcpy(&qb, &q[i], 4);
+            memcpy(&mm, &bm[i], 4);
+            memcpy(&rr, &r[i], 4);
             CHECK(rr == ((pa & ~mm) | (qb & mm)), "bitselect float lane %d", i);
         }
         uint64_t la[2], lb[2], lm[2], lr[2];
         for (int i = 0; i < 2; i++) {
-            la[i] = test_rand_u64(&seed); lb[i] = test_rand_u64(&seed); lm[i] = test_rand_u64(&seed);
+            la[i] = test_rand_u64(&seed);
+            lb[i] = test_rand_u64(&seed);
+            lm[i] = test_rand_u64(&seed);
         }
         f = jt_fn(&j, f_bsi);
         if (f)
@@ -1493,7 +1742,7 @@ TEST(extinst_shuffle_select)
             CHECK(lr[i] == ((la[i] & ~lm[i]) | (lb[i] & lm[i])), "bitselect long lane %d", i);
     }
     kern_fn f = jt_fn(&j, f_pf);
-    float buf[4] = {1, 2, 3, 4};
+    float buf[4] = { 1, 2, 3, 4 };
     uint64_t cnt = 4;
     if (f)
         f(buf, &cnt, NULL, NULL, NULL, NULL); /* a no-op that must not crash */
@@ -1505,12 +1754,32 @@ out:
  * Geometric functions, matrices, packing
  * ------------------------------------------------------------------------------------------- */
 
-enum { G_LEN, G_DIST, G_CROSS, G_NORM, G_FACEFWD, G_REFLECT, G_REFRACT, G_CL_CROSS, G_CL_DIST, G_CL_LEN, G_CL_NORM,
-       G_CL_FDIST, G_CL_FLEN, G_CL_FNORM, G_COUNT };
-static const struct { int set; uint32_t inst; unsigned nargs; bool vec_result; } geo[G_COUNT] = {
-    {GL, 66, 1, false}, {GL, 67, 2, false}, {GL, 68, 2, true}, {GL, 69, 1, true}, {GL, 70, 3, true},
-    {GL, 71, 2, true}, {GL, 72, 3, true}, {CL, 104, 2, true}, {CL, 105, 2, false}, {CL, 106, 1, false},
-    {CL, 107, 1, true}, {CL, 108, 2, false}, {CL, 109, 1, false}, {CL, 110, 1, true},
+enum {
+    G_LEN,
+    G_DIST,
+    G_CROSS,
+    G_NORM,
+    G_FACEFWD,
+    G_REFLECT,
+    G_REFRACT,
+    G_CL_CROSS,
+    G_CL_DIST,
+    G_CL_LEN,
+    G_CL_NORM,
+    G_CL_FDIST,
+    G_CL_FLEN,
+    G_CL_FNORM,
+    G_COUNT
+};
+static const struct {
+    int set;
+    uint32_t inst;
+    unsigned nargs;
+    bool vec_result;
+} geo[G_COUNT] = {
+    { GL, 66, 1, false }, { GL, 67, 2, false },  { GL, 68, 2, true },   { GL, 69, 1, true },   { GL, 70, 3, true },
+    { GL, 71, 2, true },  { GL, 72, 3, true },   { CL, 104, 2, true },  { CL, 105, 2, false }, { CL, 106, 1, false },
+    { CL, 107, 1, true }, { CL, 108, 2, false }, { CL, 109, 1, false }, { CL, 110, 1, true },
 };
 
 /* Reference results in long double, lanes n (0 = scalar). */
@@ -1525,16 +1794,27 @@ static void geo_ref(int g, unsigned n, const long double *a, const long double *
         dot_cb += c[i] * b[i];
     }
     switch (g) {
-    case G_LEN: case G_CL_LEN: case G_CL_FLEN: r[0] = sqrtl(dot_aa); break;
-    case G_DIST: case G_CL_DIST: case G_CL_FDIST: r[0] = sqrtl(dot_dd); break;
-    case G_CROSS: case G_CL_CROSS:
+    case G_LEN:
+    case G_CL_LEN:
+    case G_CL_FLEN:
+        r[0] = sqrtl(dot_aa);
+        break;
+    case G_DIST:
+    case G_CL_DIST:
+    case G_CL_FDIST:
+        r[0] = sqrtl(dot_dd);
+        break;
+    case G_CROSS:
+    case G_CL_CROSS:
         r[0] = a[1] * b[2] - a[2] * b[1];
         r[1] = a[2] * b[0] - a[0] * b[2];
         r[2] = a[0] * b[1] - a[1] * b[0];
         if (n == 4)
             r[3] = 0;
         break;
-    case G_NORM: case G_CL_NORM: case G_CL_FNORM:
+    case G_NORM:
+    case G_CL_NORM:
+    case G_CL_FNORM:
         for (unsigned i = 0; i < m; i++)
             r[i] = a[i] / sqrtl(dot_aa);
         break;
@@ -1557,8 +1837,8 @@ static void geo_ref(int g, unsigned n, const long double *a, const long double *
 
 TEST(extinst_geometric)
 {
-    static const int bitss[3] = {16, 32, 64};
-    static const unsigned lanes_list[4] = {0, 2, 3, 4};
+    static const int bitss[3] = { 16, 32, 64 };
+    static const unsigned lanes_list[4] = { 0, 2, 3, 4 };
     jt j;
     jt_begin(&j);
     int fns[G_COUNT][3][4];
@@ -1570,7 +1850,7 @@ TEST(extinst_geometric)
                 if ((g == G_CROSS && ln != 3) || (g == G_CL_CROSS && ln < 3))
                     continue;
                 LLVMTypeRef t = ty_fp(&j, bitss[b], ln), e = ty_fp(&j, bitss[b], 0);
-                argspec a[3] = {{A_VAL, t, 0}, {A_VAL, t, 0}, {A_VAL, g == G_REFRACT ? e : t, 0}};
+                argspec a[3] = { { A_VAL, t, 0 }, { A_VAL, t, 0 }, { A_VAL, g == G_REFRACT ? e : t, 0 } };
                 fns[g][b][l] = jt_add(&j, geo[g].set, geo[g].inst, a, geo[g].nargs, geo[g].vec_result ? t : e, NULL);
                 CHECK(fns[g][b][l] >= 0, "%s: %s", inst_name(geo[g].set, geo[g].inst), j.diag.msg);
             }
@@ -1602,8 +1882,9 @@ TEST(extinst_geometric)
                         /* errors are relative to the size of the inputs (cancellation in dot products) */
                         double tol = fast && n != 16 ? 64 : 8;
                         long double scale = g == G_REFLECT || g == G_REFRACT ? 256 : 16; /* ~ |I| |N|^2 */
-                        CHECK(close_to(got, r[q], n, tol, scale), "%s %s bits %d lanes %u lane %u: %.17Lg, expected %.17Lg",
-                              set_name(geo[g].set), inst_name(geo[g].set, geo[g].inst), n, ln, q, got, r[q]);
+                        CHECK(close_to(got, r[q], n, tol, scale),
+                              "%s %s bits %d lanes %u lane %u: %.17Lg, expected %.17Lg", set_name(geo[g].set),
+                              inst_name(geo[g].set, geo[g].inst), n, ln, q, got, r[q]);
                     }
                 }
             }
@@ -1619,7 +1900,7 @@ TEST(extinst_opencl_length_normalize_extremes)
     int fl[2], fn[2];
     for (int b = 0; b < 2; b++) {
         LLVMTypeRef t = ty_fp(&j, b ? 64 : 32, 3), e = ty_fp(&j, b ? 64 : 32, 0);
-        argspec a[1] = {{A_VAL, t, 0}};
+        argspec a[1] = { { A_VAL, t, 0 } };
         fl[b] = jt_add(&j, CL, 106, a, 1, e, NULL);
         fn[b] = jt_add(&j, CL, 107, a, 1, t, NULL);
     }
@@ -1628,13 +1909,14 @@ TEST(extinst_opencl_length_normalize_extremes)
     for (int b = 0; b < 2; b++) {
         int n = b ? 64 : 32;
         long double big = b ? 1e300L : 1e30L, tiny = b ? 1e-300L : 1e-30L;
-        const long double cases[][3] = {{big, big, -big}, {tiny, -tiny, tiny}, {0, 0, 0}, {INFINITY, 1, -INFINITY},
-                                        {3, NAN, 1}};
+        const long double cases[][3] = {
+            { big, big, -big }, { tiny, -tiny, tiny }, { 0, 0, 0 }, { INFINITY, 1, -INFINITY }, { 3, NAN, 1 }
+        };
         for (unsigned k = 0; k < 5; k++) {
             _Alignas(16) unsigned char in[32], out[32];
             for (unsigned q = 0; q < 3; q++)
                 put_fp(in, q, n, cases[k][q]);
-            long double x[3] = {get_fp(in, 0, n), get_fp(in, 1, n), get_fp(in, 2, n)};
+            long double x[3] = { get_fp(in, 0, n), get_fp(in, 1, n), get_fp(in, 2, n) };
             long double len = sqrtl(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
             kern_fn f = jt_fn(&j, fl[b]);
             if (f)
@@ -1652,8 +1934,8 @@ TEST(extinst_opencl_length_normalize_extremes)
                     want = isinf(x[q]) ? copysignl(1, x[q]) / sqrtl(2) : 0;
                 } else
                     want = len == 0 ? x[q] : x[q] / len;
-                CHECK(close_to(get_fp(out, q, n), want, n, 4, 1), "normalize bits %d case %u lane %u: %Lg, expected %Lg",
-                      n, k, q, get_fp(out, q, n), want);
+                CHECK(close_to(get_fp(out, q, n), want, n, 4, 1),
+                      "normalize bits %d case %u lane %u: %Lg, expected %Lg", n, k, q, get_fp(out, q, n), want);
             }
         }
     }
@@ -1672,7 +1954,9 @@ static long double det_ref(const long double *m, int n) /* column-major m[c*n+r]
                 p = r;
         if (p != c) {
             for (int k = 0; k < n; k++) {
-                long double t = a[k * n + c]; a[k * n + c] = a[k * n + p]; a[k * n + p] = t;
+                long double t = a[k * n + c];
+                a[k * n + c] = a[k * n + p];
+                a[k * n + p] = t;
             }
             d = -d;
         }
@@ -1695,7 +1979,7 @@ TEST(extinst_glsl_matrix)
         for (int b = 0; b < 2; b++) {
             unsigned n = (unsigned)s + 2;
             LLVMTypeRef mt = LLVMArrayType2(ty_fp(&j, b ? 64 : 32, n), n);
-            argspec a[1] = {{A_VAL, mt, 0}};
+            argspec a[1] = { { A_VAL, mt, 0 } };
             fd[s][b] = jt_add(&j, GL, 33, a, 1, ty_fp(&j, b ? 64 : 32, 0), NULL);
             fi[s][b] = jt_add(&j, GL, 34, a, 1, mt, NULL);
             CHECK(fd[s][b] >= 0 && fi[s][b] >= 0, "matrix: %s", j.diag.msg);
@@ -1717,8 +2001,8 @@ TEST(extinst_glsl_matrix)
                 kern_fn f = jt_fn(&j, fd[s][b]);
                 if (f)
                     f(in, NULL, NULL, NULL, out, NULL);
-                CHECK(f && close_to(get_fp(out, 0, bits), d, bits, 64, fabsl(d) + 16), "Determinant %dx%d: %Lg, expected %Lg",
-                      n, n, get_fp(out, 0, bits), d);
+                CHECK(f && close_to(get_fp(out, 0, bits), d, bits, 64, fabsl(d) + 16),
+                      "Determinant %dx%d: %Lg, expected %Lg", n, n, get_fp(out, 0, bits), d);
                 f = jt_fn(&j, fi[s][b]);
                 if (f)
                     f(in, NULL, NULL, NULL, out, NULL);
@@ -1728,8 +2012,8 @@ TEST(extinst_glsl_matrix)
                         long double sum = 0;
                         for (int k = 0; k < n; k++)
                             sum += m[k * n + r] * get_fp(out, (unsigned)(c * n + k), bits);
-                        CHECK(fabsl(sum - (r == c)) < (b ? 1e-12L : 1e-4L), "MatrixInverse %dx%d bits %d: (M*inv)[%d][%d] = %Lg",
-                              n, n, bits, r, c, sum);
+                        CHECK(fabsl(sum - (r == c)) < (b ? 1e-12L : 1e-4L),
+                              "MatrixInverse %dx%d bits %d: (M*inv)[%d][%d] = %Lg", n, n, bits, r, c, sum);
                     }
             }
 out:
@@ -1742,17 +2026,20 @@ TEST(extinst_glsl_pack_unpack)
     jt_begin(&j);
     LLVMTypeRef v4 = ty_fp(&j, 32, 4), v2 = ty_fp(&j, 32, 2), i32 = ty_int(&j, 32, 0), v2i = ty_int(&j, 32, 2);
     LLVMTypeRef f64 = ty_fp(&j, 64, 0);
-    const struct { uint32_t inst; LLVMTypeRef in, out; } pk[12] = {
-        {54, v4, i32}, {55, v4, i32}, {56, v2, i32}, {57, v2, i32}, {58, v2, i32}, {59, v2i, f64},
-        {60, i32, v2}, {61, i32, v2}, {62, i32, v2}, {63, i32, v4}, {64, i32, v4}, {65, f64, v2i},
+    const struct {
+        uint32_t inst;
+        LLVMTypeRef in, out;
+    } pk[12] = {
+        { 54, v4, i32 }, { 55, v4, i32 }, { 56, v2, i32 }, { 57, v2, i32 }, { 58, v2, i32 }, { 59, v2i, f64 },
+        { 60, i32, v2 }, { 61, i32, v2 }, { 62, i32, v2 }, { 63, i32, v4 }, { 64, i32, v4 }, { 65, f64, v2i },
     };
     int fns[12];
     for (int k = 0; k < 12; k++) {
-        argspec a[1] = {{A_VAL, pk[k].in, 0}};
+        argspec a[1] = { { A_VAL, pk[k].in, 0 } };
         fns[k] = jt_add(&j, GL, pk[k].inst, a, 1, pk[k].out, NULL);
         CHECK(fns[k] >= 0, "%s: %s", inst_name(GL, pk[k].inst), j.diag.msg);
     }
-    argspec wrong[1] = {{A_VAL, v2, 0}};
+    argspec wrong[1] = { { A_VAL, v2, 0 } };
     CHECK(jt_add(&j, GL, 54, wrong, 1, i32, NULL) < 0 && strstr(j.diag.msg, "<4 x float>"), "PackSnorm4x8(vec2): %s",
           j.diag.msg);
     if (!jt_compile(&j))
@@ -1773,18 +2060,28 @@ TEST(extinst_glsl_pack_unpack)
                 double c = v[i];
                 uint32_t e;
                 switch (k) {
-                case 0: e = (uint32_t)(int32_t)round(fmin(fmax(c, -1), 1) * 127) & 0xff; break;
-                case 1: e = (uint32_t)round(fmin(fmax(c, 0), 1) * 255); break;
-                case 2: e = (uint32_t)(int32_t)round(fmin(fmax(c, -1), 1) * 32767) & 0xffff; break;
-                case 3: e = (uint32_t)round(fmin(fmax(c, 0), 1) * 65535); break;
-                default: e = d2h(c, RTE); break;
+                case 0:
+                    e = (uint32_t)(int32_t)round(fmin(fmax(c, -1), 1) * 127) & 0xff;
+                    break;
+                case 1:
+                    e = (uint32_t)round(fmin(fmax(c, 0), 1) * 255);
+                    break;
+                case 2:
+                    e = (uint32_t)(int32_t)round(fmin(fmax(c, -1), 1) * 32767) & 0xffff;
+                    break;
+                case 3:
+                    e = (uint32_t)round(fmin(fmax(c, 0), 1) * 65535);
+                    break;
+                default:
+                    e = d2h(c, RTE);
+                    break;
                 }
                 want |= e << (k < 2 ? 8 * i : 16 * i);
             }
             CHECK(got == want, "%s(%g, %g, %g, %g) = %#x, expected %#x", inst_name(GL, pk[k].inst), v[0], v[1], v[2],
                   v[3], got, want);
         }
-        uint32_t two[2] = {(uint32_t)test_rand_u64(&seed), (uint32_t)test_rand_u64(&seed)};
+        uint32_t two[2] = { (uint32_t)test_rand_u64(&seed), (uint32_t)test_rand_u64(&seed) };
         double dd, wantd;
         memcpy(&wantd, two, 8);
         if ((f = jt_fn(&j, fns[5]))) {
@@ -1800,11 +2097,21 @@ TEST(extinst_glsl_pack_unpack)
                 double want;
                 uint32_t e16 = (uint32_t)(((uint64_t)p >> (16 * i)) & 0xffff), e8 = (p >> (8 * i)) & 0xff;
                 switch (k) {
-                case 6: want = fmax((int16_t)e16 / 32767.0, -1); break;
-                case 7: want = e16 / 65535.0; break;
-                case 8: want = h2d((uint16_t)e16); break;
-                case 9: want = fmax((int8_t)e8 / 127.0, -1); break;
-                default: want = e8 / 255.0; break;
+                case 6:
+                    want = fmax((int16_t)e16 / 32767.0, -1);
+                    break;
+                case 7:
+                    want = e16 / 65535.0;
+                    break;
+                case 8:
+                    want = h2d((uint16_t)e16);
+                    break;
+                case 9:
+                    want = fmax((int8_t)e8 / 127.0, -1);
+                    break;
+                default:
+                    want = e8 / 255.0;
+                    break;
                 }
                 CHECK(isnan(want) ? isnan(o[i]) : o[i] == (float)want, "%s(%#x) lane %d = %a, expected %a",
                       inst_name(GL, pk[k].inst), p, i, o[i], (float)want);
@@ -1831,11 +2138,21 @@ TEST(extinst_opencl_printf)
     const char *fmt = "i=%d u=%u x=%#hhx h=%hd l=%ld f=%.3f e=%e v=%v4hlf vi=%v3hd s=%s c=%c w=%*d|%-5.1v2f| %% end\n";
     LLVMTypeRef ptr = LLVMPointerTypeInContext(j.ctx, 0);
     argspec a[16] = {
-        {A_PTR, ty_int(&j, 8, 0), 0},  {A_VAL, ty_int(&j, 32, 0), 0}, {A_VAL, ty_int(&j, 32, 0), 0},
-        {A_VAL, ty_int(&j, 8, 0), 0},  {A_VAL, ty_int(&j, 16, 0), 0}, {A_VAL, ty_int(&j, 64, 0), 0},
-        {A_VAL, ty_fp(&j, 32, 0), 0},  {A_VAL, ty_fp(&j, 64, 0), 0},  {A_VAL, ty_fp(&j, 32, 4), 0},
-        {A_VAL, ty_int(&j, 16, 3), 0}, {A_VAL, ptr, 0},               {A_VAL, ty_int(&j, 32, 0), 0},
-        {A_VAL, ty_int(&j, 32, 0), 0}, {A_VAL, ty_int(&j, 32, 0), 0}, {A_VAL, ty_fp(&j, 16, 2), 0},
+        { A_PTR, ty_int(&j, 8, 0), 0 },
+        { A_VAL, ty_int(&j, 32, 0), 0 },
+        { A_VAL, ty_int(&j, 32, 0), 0 },
+        { A_VAL, ty_int(&j, 8, 0), 0 },
+        { A_VAL, ty_int(&j, 16, 0), 0 },
+        { A_VAL, ty_int(&j, 64, 0), 0 },
+        { A_VAL, ty_fp(&j, 32, 0), 0 },
+        { A_VAL, ty_fp(&j, 64, 0), 0 },
+        { A_VAL, ty_fp(&j, 32, 4), 0 },
+        { A_VAL, ty_int(&j, 16, 3), 0 },
+        { A_VAL, ptr, 0 },
+        { A_VAL, ty_int(&j, 32, 0), 0 },
+        { A_VAL, ty_int(&j, 32, 0), 0 },
+        { A_VAL, ty_int(&j, 32, 0), 0 },
+        { A_VAL, ty_fp(&j, 16, 2), 0 },
     };
     /* operands past the 4th come from a3 + 64 * (i - 3): one packed block */
     int fn = jt_add(&j, CL, 184, a, 15, ty_int(&j, 32, 0), fmt);
@@ -1851,13 +2168,13 @@ TEST(extinst_opencl_printf)
     memset(block, 0, sizeof block);
     int32_t i1 = -5, u1 = (int32_t)4000000000u;
     int8_t x1 = (int8_t)0xab;
-    int16_t h1 = -1234, vi[3] = {-1, 2, -300};
+    int16_t h1 = -1234, vi[3] = { -1, 2, -300 };
     int64_t l1 = -1234567890123ll;
-    float f1 = 3.14159f, v4[4] = {1.5f, -2.25f, 0.125f, 1e3f};
+    float f1 = 3.14159f, v4[4] = { 1.5f, -2.25f, 0.125f, 1e3f };
     double e1 = 1e-5;
     const char *str = "a constant string";
     int32_t c1 = 'Z', w1 = 6, d1 = 42;
-    uint16_t hv[2] = {d2h(1.5, RTE), d2h(-0.25, RTE)};
+    uint16_t hv[2] = { d2h(1.5, RTE), d2h(-0.25, RTE) };
     /* a3 holds operand 3 (x1); operand i > 3 lives at a3 + 64 * (i - 3) */
     memcpy(block, &x1, 1);
     memcpy(block + 64 * 1, &h1, 2);
@@ -1884,7 +2201,8 @@ TEST(extinst_opencl_printf)
     fclose(tmp);
     char want[512];
     snprintf(want, sizeof want,
-             "i=%d u=%u x=%#hhx h=%hd l=%ld f=%.3f e=%e v=%f,%f,%f,%f vi=%hd,%hd,%hd s=%s c=%c w=%*d|%-5.1f,%-5.1f| %% end\n",
+             "i=%d u=%u x=%#hhx h=%hd l=%ld f=%.3f e=%e v=%f,%f,%f,%f vi=%hd,%hd,%hd s=%s c=%c w=%*d|%-5.1f,%-5.1f| %% "
+             "end\n",
              i1, (unsigned)u1, (unsigned char)x1, h1, (long)l1, f1, e1, v4[0], v4[1], v4[2], v4[3], vi[0], vi[1], vi[2],
              str, c1, w1, d1, 1.5, -0.25);
     CHECK(!strcmp(got, want), "printf wrote\n  \"%s\", expected\n  \"%s\"", got, want);

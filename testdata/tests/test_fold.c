@@ -12,36 +12,82 @@
 
 #include "spirv/fold.h"
 
-static const unsigned int_widths[] = {8, 16, 32, 64};
-static const unsigned float_widths[] = {16, 32, 64};
-static const unsigned lane_counts[] = {1, 2, 3, 4, 8, 16};
+static const unsigned int_widths[] = { 8, 16, 32, 64 };
+static const unsigned float_widths[] = { 16, 32, 64 };
+static const unsigned lane_counts[] = { 1, 2, 3, 4, 8, 16 };
 
-static uint64_t mask(uint64_t v, unsigned w) { return w >= 64 ? v : v & ((1ull << w) - 1); }
+static uint64_t mask(uint64_t v, unsigned w)
+{
+    return w >= 64 ? v : v & ((1ull << w) - 1);
+}
 
 /* Random int bits of width w: edge values a quarter of the time. */
 static uint64_t rand_int(uint64_t *s, unsigned w)
 {
     uint64_t r = test_rand_u64(s);
     switch (r % 12) {
-    case 0: return 0;
-    case 1: return 1;
-    case 2: return mask(~0ull, w);                  /* -1 */
-    case 3: return 1ull << (w - 1);                 /* INT_MIN */
-    case 4: return mask(~0ull, w) >> 1;             /* INT_MAX */
-    case 5: return mask(test_rand_u64(s) % 70, w);  /* small, also shift amounts near w */
-    case 6: return mask((uint64_t)0 - test_rand_u64(s) % 70, w);
-    default: return mask(test_rand_u64(s), w);
+    case 0:
+        return 0;
+    case 1:
+        return 1;
+    case 2:
+        return mask(~0ull, w); /* -1 */
+    case 3:
+        return 1ull << (w - 1); /* INT_MIN */
+    case 4:
+        return mask(~0ull, w) >> 1; /* INT_MAX */
+    case 5:
+        return mask(test_rand_u64(s) % 70, w); /* small, also shift amounts near w */
+    case 6:
+        return mask((uint64_t)0 - test_rand_u64(s) % 70, w);
+    default:
+        return mask(test_rand_u64(s), w);
     }
 }
 
-static uint64_t f32b(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static float bf32(uint64_t b) { uint32_t u = (uint32_t)b; float f; memcpy(&f, &u, 4); return f; }
-static uint64_t f64b(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
-static double bf64(uint64_t b) { double d; memcpy(&d, &b, 8); return d; }
-static uint64_t f16b(_Float16 h) { uint16_t u; memcpy(&u, &h, 2); return u; }
-static _Float16 bf16(uint64_t b) { uint16_t u = (uint16_t)b; _Float16 h; memcpy(&h, &u, 2); return h; }
+static uint64_t f32b(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static float bf32(uint64_t b)
+{
+    uint32_t u = (uint32_t)b;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static uint64_t f64b(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
+static double bf64(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
+}
+static uint64_t f16b(_Float16 h)
+{
+    uint16_t u;
+    memcpy(&u, &h, 2);
+    return u;
+}
+static _Float16 bf16(uint64_t b)
+{
+    uint16_t u = (uint16_t)b;
+    _Float16 h;
+    memcpy(&h, &u, 2);
+    return h;
+}
 
-static double to_double(uint64_t b, unsigned w) { return w == 16 ? (double)bf16(b) : w == 32 ? bf32(b) : bf64(b); }
+static double to_double(uint64_t b, unsigned w)
+{
+    return w == 16 ? (double)bf16(b) : w == 32 ? bf32(b) : bf64(b);
+}
 
 /* Random float bits of width w: specials, denormals and a wide range of magnitudes. */
 static uint64_t rand_float(uint64_t *s, unsigned w)
@@ -49,14 +95,26 @@ static uint64_t rand_float(uint64_t *s, unsigned w)
     uint64_t r = test_rand_u64(s);
     double d;
     switch (r % 16) {
-    case 0: d = 0.0; break;
-    case 1: d = -0.0; break;
-    case 2: d = INFINITY; break;
-    case 3: d = -INFINITY; break;
-    case 4: d = NAN; break;
+    case 0:
+        d = 0.0;
+        break;
+    case 1:
+        d = -0.0;
+        break;
+    case 2:
+        d = INFINITY;
+        break;
+    case 3:
+        d = -INFINITY;
+        break;
+    case 4:
+        d = NAN;
+        break;
     case 5: /* raw bits: denormals, huge, anything */
         return mask(test_rand_u64(s), w);
-    case 6: d = (double)(int)(test_rand_u64(s) % 200) - 100; break; /* small integers */
+    case 6:
+        d = (double)(int)(test_rand_u64(s) % 200) - 100;
+        break; /* small integers */
     default: {
         double m = (double)(test_rand_u64(s) >> 11) / 9007199254740992.0 + 0.5;
         int e = (int)(test_rand_u64(s) % (w == 16 ? 34 : w == 32 ? 100 : 300)) - (w == 16 ? 20 : w == 32 ? 50 : 150);
@@ -77,76 +135,120 @@ static spv_fold_value val(unsigned kind, unsigned w, unsigned lanes)
 {
     spv_fold_value v;
     memset(&v, 0, sizeof v);
-    v.t = (spv_fold_type){(uint8_t)kind, (uint8_t)w, (uint8_t)lanes};
+    v.t = (spv_fold_type){ (uint8_t)kind, (uint8_t)w, (uint8_t)lanes };
     return v;
 }
 
 static spv_fold_type ty(unsigned kind, unsigned w, unsigned lanes)
 {
-    return (spv_fold_type){(uint8_t)kind, (uint8_t)w, (uint8_t)lanes};
+    return (spv_fold_type){ (uint8_t)kind, (uint8_t)w, (uint8_t)lanes };
 }
 
 /* --- integer references ---------------------------------------------------------------- */
 
-#define INT_REF(T, UT, W)                                                                        \
-    do {                                                                                         \
-        UT ua = (UT)a, ub = (UT)b;                                                               \
-        T sa = (T)ua, sb = (T)ub;                                                                \
-        T smin = (T)((UT)1 << (W - 1));                                                          \
-        switch (op) {                                                                            \
-        case SpvOpIAdd: return (UT)(ua + ub);                                                    \
-        case SpvOpISub: return (UT)(ua - ub);                                                    \
-        case SpvOpIMul: return (UT)((UT)ua * (UT)ub);                                            \
-        case SpvOpUDiv: return ub ? (UT)(ua / ub) : 0;                                           \
-        case SpvOpUMod: return ub ? (UT)(ua % ub) : 0;                                           \
-        case SpvOpSDiv: return (sb == 0 || (sa == smin && sb == -1)) ? 0 : (UT)(T)(sa / sb);     \
-        case SpvOpSRem: return (sb == 0 || sb == -1) ? 0 : (UT)(T)(sa % sb);                     \
-        case SpvOpSMod: {                                                                        \
-            if (sb == 0 || sb == -1)                                                             \
-                return 0;                                                                        \
-            __int128 r = (((__int128)sa % sb) + sb) % sb; /* floor modulo: sign of divisor */    \
-            return (UT)(T)r;                                                                     \
-        }                                                                                        \
-        case SpvOpBitwiseOr: return (UT)(ua | ub);                                               \
-        case SpvOpBitwiseXor: return (UT)(ua ^ ub);                                              \
-        case SpvOpBitwiseAnd: return (UT)(ua & ub);                                              \
-        case SpvOpShiftLeftLogical: return shift >= W ? 0 : (UT)(ua << shift);                   \
-        case SpvOpShiftRightLogical: return shift >= W ? 0 : (UT)(ua >> shift);                  \
-        case SpvOpShiftRightArithmetic: return shift >= W ? (sa < 0 ? (UT)~(UT)0 : 0) : (UT)(T)(sa >> shift); \
-        case SpvOpIEqual: return ua == ub;                                                       \
-        case SpvOpINotEqual: return ua != ub;                                                    \
-        case SpvOpULessThan: return ua < ub;                                                     \
-        case SpvOpSLessThan: return sa < sb;                                                     \
-        case SpvOpUGreaterThan: return ua > ub;                                                  \
-        case SpvOpSGreaterThan: return sa > sb;                                                  \
-        case SpvOpULessThanEqual: return ua <= ub;                                               \
-        case SpvOpSLessThanEqual: return sa <= sb;                                               \
-        case SpvOpUGreaterThanEqual: return ua >= ub;                                            \
-        case SpvOpSGreaterThanEqual: return sa >= sb;                                            \
-        case SpvOpSNegate: return (UT)(0 - ua);                                                  \
-        case SpvOpNot: return (UT)~ua;                                                           \
-        }                                                                                        \
+#define INT_REF(T, UT, W)                                                                                              \
+    do {                                                                                                               \
+        UT ua = (UT)a, ub = (UT)b;                                                                                     \
+        T sa = (T)ua, sb = (T)ub;                                                                                      \
+        T smin = (T)((UT)1 << (W - 1));                                                                                \
+        switch (op) {                                                                                                  \
+        case SpvOpIAdd:                                                                                                \
+            return (UT)(ua + ub);                                                                                      \
+        case SpvOpISub:                                                                                                \
+            return (UT)(ua - ub);                                                                                      \
+        case SpvOpIMul:                                                                                                \
+            return (UT)((UT)ua * (UT)ub);                                                                              \
+        case SpvOpUDiv:                                                                                                \
+            return ub ? (UT)(ua / ub) : 0;                                                                             \
+        case SpvOpUMod:                                                                                                \
+            return ub ? (UT)(ua % ub) : 0;                                                                             \
+        case SpvOpSDiv:                                                                                                \
+            return (sb == 0 || (sa == smin && sb == -1)) ? 0 : (UT)(T)(sa / sb);                                       \
+        case SpvOpSRem:                                                                                                \
+            return (sb == 0 || sb == -1) ? 0 : (UT)(T)(sa % sb);                                                       \
+        case SpvOpSMod: {                                                                                              \
+            if (sb == 0 || sb == -1)                                                                                   \
+                return 0;                                                                                              \
+            __int128 r = (((__int128)sa % sb) + sb) % sb; /* floor modulo: sign of divisor */                          \
+            return (UT)(T)r;                                                                                           \
+        }                                                                                                              \
+        case SpvOpBitwiseOr:                                                                                           \
+            return (UT)(ua | ub);                                                                                      \
+        case SpvOpBitwiseXor:                                                                                          \
+            return (UT)(ua ^ ub);                                                                                      \
+        case SpvOpBitwiseAnd:                                                                                          \
+            return (UT)(ua & ub);                                                                                      \
+        case SpvOpShiftLeftLogical:                                                                                    \
+            return shift >= W ? 0 : (UT)(ua << shift);                                                                 \
+        case SpvOpShiftRightLogical:                                                                                   \
+            return shift >= W ? 0 : (UT)(ua >> shift);                                                                 \
+        case SpvOpShiftRightArithmetic:                                                                                \
+            return shift >= W ? (sa < 0 ? (UT) ~(UT)0 : 0) : (UT)(T)(sa >> shift);                                     \
+        case SpvOpIEqual:                                                                                              \
+            return ua == ub;                                                                                           \
+        case SpvOpINotEqual:                                                                                           \
+            return ua != ub;                                                                                           \
+        case SpvOpULessThan:                                                                                           \
+            return ua < ub;                                                                                            \
+        case SpvOpSLessThan:                                                                                           \
+            return sa < sb;                                                                                            \
+        case SpvOpUGreaterThan:                                                                                        \
+            return ua > ub;                                                                                            \
+        case SpvOpSGreaterThan:                                                                                        \
+            return sa > sb;                                                                                            \
+        case SpvOpULessThanEqual:                                                                                      \
+            return ua <= ub;                                                                                           \
+        case SpvOpSLessThanEqual:                                                                                      \
+            return sa <= sb;                                                                                           \
+        case SpvOpUGreaterThanEqual:                                                                                   \
+            return ua >= ub;                                                                                           \
+        case SpvOpSGreaterThanEqual:                                                                                   \
+            return sa >= sb;                                                                                           \
+        case SpvOpSNegate:                                                                                             \
+            return (UT)(0 - ua);                                                                                       \
+        case SpvOpNot:                                                                                                 \
+            return (UT)~ua;                                                                                            \
+        }                                                                                                              \
     } while (0)
 
 static uint64_t int_ref(uint32_t op, uint64_t a, uint64_t b, uint64_t shift, unsigned w)
 {
     switch (w) {
-    case 8: INT_REF(int8_t, uint8_t, 8); break;
-    case 16: INT_REF(int16_t, uint16_t, 16); break;
-    case 32: INT_REF(int32_t, uint32_t, 32); break;
-    default: INT_REF(int64_t, uint64_t, 64); break;
+    case 8:
+        INT_REF(int8_t, uint8_t, 8);
+        break;
+    case 16:
+        INT_REF(int16_t, uint16_t, 16);
+        break;
+    case 32:
+        INT_REF(int32_t, uint32_t, 32);
+        break;
+    default:
+        INT_REF(int64_t, uint64_t, 64);
+        break;
     }
     return 0xdead;
 }
 
 static const uint32_t int_binops[] = {
-    SpvOpIAdd, SpvOpISub, SpvOpIMul, SpvOpUDiv, SpvOpUMod, SpvOpSDiv, SpvOpSRem, SpvOpSMod,
-    SpvOpBitwiseOr, SpvOpBitwiseXor, SpvOpBitwiseAnd, SpvOpShiftLeftLogical, SpvOpShiftRightLogical,
+    SpvOpIAdd,
+    SpvOpISub,
+    SpvOpIMul,
+    SpvOpUDiv,
+    SpvOpUMod,
+    SpvOpSDiv,
+    SpvOpSRem,
+    SpvOpSMod,
+    SpvOpBitwiseOr,
+    SpvOpBitwiseXor,
+    SpvOpBitwiseAnd,
+    SpvOpShiftLeftLogical,
+    SpvOpShiftRightLogical,
     SpvOpShiftRightArithmetic,
 };
 static const uint32_t int_cmps[] = {
-    SpvOpIEqual, SpvOpINotEqual, SpvOpULessThan, SpvOpSLessThan, SpvOpUGreaterThan, SpvOpSGreaterThan,
-    SpvOpULessThanEqual, SpvOpSLessThanEqual, SpvOpUGreaterThanEqual, SpvOpSGreaterThanEqual,
+    SpvOpIEqual,       SpvOpINotEqual,      SpvOpULessThan,      SpvOpSLessThan,         SpvOpUGreaterThan,
+    SpvOpSGreaterThan, SpvOpULessThanEqual, SpvOpSLessThanEqual, SpvOpUGreaterThanEqual, SpvOpSGreaterThanEqual,
 };
 
 TEST(fold_int_binary_and_compare)
@@ -168,15 +270,15 @@ TEST(fold_int_binary_and_compare)
                         a.lane[i] = rand_int(&s, w);
                         b.lane[i] = rand_int(&s, bw);
                     }
-                    spv_fold_value args[2] = {a, b};
+                    spv_fold_value args[2] = { a, b };
                     spv_diag d;
-                    int rc = spv_fold(op, cmp ? ty(SPV_FOLD_BOOL, 1, n) : ty(SPV_FOLD_INT, w, n), args, 2, NULL, 0,
-                                      &r, &d);
+                    int rc =
+                        spv_fold(op, cmp ? ty(SPV_FOLD_BOOL, 1, n) : ty(SPV_FOLD_INT, w, n), args, 2, NULL, 0, &r, &d);
                     REQUIRE(rc == 0, "op %u w %u: %s", op, w, d.msg);
                     for (unsigned i = 0; i < n; i++) {
                         uint64_t want = int_ref(op, a.lane[i], is_shift ? 0 : b.lane[i], b.lane[i], w);
-                        CHECK(r.lane[i] == want, "op %u w %u (shift w %u) lane %u: %llx op %llx = %llx, want %llx",
-                              op, w, bw, i, (unsigned long long)a.lane[i], (unsigned long long)b.lane[i],
+                        CHECK(r.lane[i] == want, "op %u w %u (shift w %u) lane %u: %llx op %llx = %llx, want %llx", op,
+                              w, bw, i, (unsigned long long)a.lane[i], (unsigned long long)b.lane[i],
                               (unsigned long long)r.lane[i], (unsigned long long)want);
                         checked++;
                     }
@@ -188,17 +290,19 @@ TEST(fold_int_binary_and_compare)
 TEST(fold_int_sign_rules)
 {
     /* SRem takes the dividend's sign, SMod the divisor's; spelled out */
-    struct { int32_t a, b, srem, smod, sdiv; } cases[] = {
-        {7, 3, 1, 1, 2}, {-7, 3, -1, 2, -2}, {7, -3, 1, -2, -2}, {-7, -3, -1, -1, 2},
-        {6, 3, 0, 0, 2}, {-6, 3, 0, 0, -2}, {INT32_MIN, -1, 0, 0, 0}, {5, 0, 0, 0, 0},
+    struct {
+        int32_t a, b, srem, smod, sdiv;
+    } cases[] = {
+        { 7, 3, 1, 1, 2 }, { -7, 3, -1, 2, -2 }, { 7, -3, 1, -2, -2 },       { -7, -3, -1, -1, 2 },
+        { 6, 3, 0, 0, 2 }, { -6, 3, 0, 0, -2 },  { INT32_MIN, -1, 0, 0, 0 }, { 5, 0, 0, 0, 0 },
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        spv_fold_value args[2] = {val(SPV_FOLD_INT, 32, 1), val(SPV_FOLD_INT, 32, 1)}, r;
+        spv_fold_value args[2] = { val(SPV_FOLD_INT, 32, 1), val(SPV_FOLD_INT, 32, 1) }, r;
         args[0].lane[0] = (uint32_t)cases[k].a;
         args[1].lane[0] = (uint32_t)cases[k].b;
         spv_diag d;
-        uint32_t ops[3] = {SpvOpSRem, SpvOpSMod, SpvOpSDiv};
-        int32_t want[3] = {cases[k].srem, cases[k].smod, cases[k].sdiv};
+        uint32_t ops[3] = { SpvOpSRem, SpvOpSMod, SpvOpSDiv };
+        int32_t want[3] = { cases[k].srem, cases[k].smod, cases[k].sdiv };
         for (int o = 0; o < 3; o++) {
             REQUIRE(spv_fold(ops[o], ty(SPV_FOLD_INT, 32, 1), args, 2, NULL, 0, &r, &d) == 0, "%s", d.msg);
             CHECK((int32_t)r.lane[0] == want[o], "op %u: %d, %d -> %d, want %d", ops[o], cases[k].a, cases[k].b,
@@ -216,7 +320,7 @@ TEST(fold_int_unary_and_conversions)
         for (unsigned i = 0; i < n; i++)
             a.lane[i] = rand_int(&s, w);
         spv_diag d;
-        uint32_t un[2] = {SpvOpSNegate, SpvOpNot};
+        uint32_t un[2] = { SpvOpSNegate, SpvOpNot };
         for (int k = 0; k < 2; k++) {
             REQUIRE(spv_fold(un[k], ty(SPV_FOLD_INT, w, n), &a, 1, NULL, 0, &r, &d) == 0, "%s", d.msg);
             for (unsigned i = 0; i < n; i++)
@@ -224,8 +328,10 @@ TEST(fold_int_unary_and_conversions)
         }
         REQUIRE(spv_fold(SpvOpSConvert, ty(SPV_FOLD_INT, rw, n), &a, 1, NULL, 0, &r, &d) == 0, "%s", d.msg);
         for (unsigned i = 0; i < n; i++) {
-            int64_t sv = w == 8 ? (int8_t)a.lane[i] : w == 16 ? (int16_t)a.lane[i] : w == 32 ? (int32_t)a.lane[i]
-                                                                                           : (int64_t)a.lane[i];
+            int64_t sv = w == 8    ? (int8_t)a.lane[i]
+                         : w == 16 ? (int16_t)a.lane[i]
+                         : w == 32 ? (int32_t)a.lane[i]
+                                   : (int64_t)a.lane[i];
             CHECK(r.lane[i] == mask((uint64_t)sv, rw), "SConvert %u->%u of %llx: %llx", w, rw,
                   (unsigned long long)a.lane[i], (unsigned long long)r.lane[i]);
         }
@@ -238,7 +344,7 @@ TEST(fold_int_unary_and_conversions)
 TEST(fold_shift_out_of_range)
 {
     /* documented choice: amounts >= width give 0, or the sign fill for the arithmetic shift */
-    spv_fold_value args[2] = {val(SPV_FOLD_INT, 16, 1), val(SPV_FOLD_INT, 32, 1)}, r;
+    spv_fold_value args[2] = { val(SPV_FOLD_INT, 16, 1), val(SPV_FOLD_INT, 32, 1) }, r;
     args[0].lane[0] = 0x8123;
     args[1].lane[0] = 16;
     spv_diag d;
@@ -259,7 +365,7 @@ TEST(fold_shift_out_of_range)
 TEST(fold_logical_and_select)
 {
     uint64_t s = 7;
-    uint32_t ops[4] = {SpvOpLogicalOr, SpvOpLogicalAnd, SpvOpLogicalEqual, SpvOpLogicalNotEqual};
+    uint32_t ops[4] = { SpvOpLogicalOr, SpvOpLogicalAnd, SpvOpLogicalEqual, SpvOpLogicalNotEqual };
     for (int it = 0; it < 400; it++) {
         unsigned n = lane_counts[it % 6];
         spv_fold_value a = val(SPV_FOLD_BOOL, 1, n), b = val(SPV_FOLD_BOOL, 1, n), r;
@@ -267,7 +373,7 @@ TEST(fold_logical_and_select)
             a.lane[i] = test_rand_u64(&s) & 1;
             b.lane[i] = test_rand_u64(&s) & 1;
         }
-        spv_fold_value args[2] = {a, b};
+        spv_fold_value args[2] = { a, b };
         spv_diag d;
         for (int k = 0; k < 4; k++) {
             REQUIRE(spv_fold(ops[k], ty(SPV_FOLD_BOOL, 1, n), args, 2, NULL, 0, &r, &d) == 0, "%s", d.msg);
@@ -287,7 +393,7 @@ TEST(fold_logical_and_select)
             x.lane[i] = rand_float(&s, fw);
             y.lane[i] = rand_float(&s, fw);
         }
-        spv_fold_value sel[3] = {a, x, y};
+        spv_fold_value sel[3] = { a, x, y };
         REQUIRE(spv_fold(SpvOpSelect, x.t, sel, 3, NULL, 0, &r, &d) == 0, "%s", d.msg);
         for (unsigned i = 0; i < n; i++)
             CHECK(r.lane[i] == (a.lane[i] ? x.lane[i] : y.lane[i]), "select lane %u", i);
@@ -313,7 +419,7 @@ TEST(fold_shuffle_extract_insert)
         uint32_t sel[16];
         for (unsigned i = 0; i < n; i++)
             sel[i] = test_rand_u64(&s) % 7 == 0 ? 0xFFFFFFFFu : (uint32_t)(test_rand_u64(&s) % (n1 + n2));
-        spv_fold_value args[2] = {a, b};
+        spv_fold_value args[2] = { a, b };
         spv_diag d;
         REQUIRE(spv_fold(SpvOpVectorShuffle, ty(SPV_FOLD_INT, w, n), args, 2, sel, n, &r, &d) == 0, "%s", d.msg);
         for (unsigned i = 0; i < n; i++) {
@@ -325,15 +431,15 @@ TEST(fold_shuffle_extract_insert)
         CHECK(r.lane[0] == a.lane[idx], "extract %u", idx);
         spv_fold_value obj = val(SPV_FOLD_INT, w, 1);
         obj.lane[0] = rand_int(&s, w);
-        spv_fold_value ins[2] = {obj, a};
+        spv_fold_value ins[2] = { obj, a };
         REQUIRE(spv_fold(SpvOpCompositeInsert, a.t, ins, 2, &idx, 1, &r, &d) == 0, "%s", d.msg);
         for (unsigned i = 0; i < n1; i++)
             CHECK(r.lane[i] == (i == idx ? obj.lane[0] : a.lane[i]), "insert lane %u", i);
     }
     /* out-of-range selections are errors, not reads past the vector */
     spv_fold_value a = val(SPV_FOLD_INT, 32, 2), r;
-    spv_fold_value args[2] = {a, a};
-    uint32_t bad[2] = {0, 4};
+    spv_fold_value args[2] = { a, a };
+    uint32_t bad[2] = { 0, 4 };
     spv_diag d;
     CHECK(spv_fold(SpvOpVectorShuffle, ty(SPV_FOLD_INT, 32, 2), args, 2, bad, 2, &r, &d) != 0, "bad shuffle accepted");
     uint32_t bidx = 2;
@@ -359,8 +465,9 @@ TEST(fold_bitcast)
             memcpy(bytes + i * iw / 8, &a.lane[i], iw / 8); /* little-endian host: low bytes first */
         }
         spv_diag d;
-        REQUIRE(spv_fold(SpvOpBitcast, ty(out_float ? SPV_FOLD_FLOAT : SPV_FOLD_INT, ow, on), &a, 1, NULL, 0, &r,
-                         &d) == 0, "%s", d.msg);
+        REQUIRE(spv_fold(SpvOpBitcast, ty(out_float ? SPV_FOLD_FLOAT : SPV_FOLD_INT, ow, on), &a, 1, NULL, 0, &r, &d) ==
+                    0,
+                "%s", d.msg);
         for (unsigned i = 0; i < on; i++) {
             uint64_t want = 0;
             memcpy(&want, bytes + i * ow / 8, ow / 8);
@@ -379,11 +486,21 @@ static uint64_t float_ref(uint32_t op, uint64_t a, uint64_t b, unsigned w)
     if (w == 16) {
         _Float16 x = bf16(a), y = bf16(b), r;
         switch (op) {
-        case SpvOpFAdd: r = x + y; break;
-        case SpvOpFSub: r = x - y; break;
-        case SpvOpFMul: r = x * y; break;
-        case SpvOpFDiv: r = x / y; break;
-        case SpvOpFRem: r = (_Float16)fmodf(x, y); break;
+        case SpvOpFAdd:
+            r = x + y;
+            break;
+        case SpvOpFSub:
+            r = x - y;
+            break;
+        case SpvOpFMul:
+            r = x * y;
+            break;
+        case SpvOpFDiv:
+            r = x / y;
+            break;
+        case SpvOpFRem:
+            r = (_Float16)fmodf(x, y);
+            break;
         default: { /* FMod: the sign of the divisor */
             float m = fmodf(x, y);
             if (m != 0 && !signbit(m) != !signbit((float)y))
@@ -396,11 +513,21 @@ static uint64_t float_ref(uint32_t op, uint64_t a, uint64_t b, unsigned w)
     if (w == 32) {
         float x = bf32(a), y = bf32(b), r;
         switch (op) {
-        case SpvOpFAdd: r = x + y; break;
-        case SpvOpFSub: r = x - y; break;
-        case SpvOpFMul: r = x * y; break;
-        case SpvOpFDiv: r = x / y; break;
-        case SpvOpFRem: r = (float)fmod(x, y); break;
+        case SpvOpFAdd:
+            r = x + y;
+            break;
+        case SpvOpFSub:
+            r = x - y;
+            break;
+        case SpvOpFMul:
+            r = x * y;
+            break;
+        case SpvOpFDiv:
+            r = x / y;
+            break;
+        case SpvOpFRem:
+            r = (float)fmod(x, y);
+            break;
         default: {
             double m = fmod(x, y);
             if (m != 0 && !signbit(m) != !signbit(y))
@@ -412,11 +539,21 @@ static uint64_t float_ref(uint32_t op, uint64_t a, uint64_t b, unsigned w)
     }
     double x = bf64(a), y = bf64(b), r;
     switch (op) {
-    case SpvOpFAdd: r = x + y; break;
-    case SpvOpFSub: r = x - y; break;
-    case SpvOpFMul: r = x * y; break;
-    case SpvOpFDiv: r = x / y; break;
-    case SpvOpFRem: r = (double)fmodl(x, y); break;
+    case SpvOpFAdd:
+        r = x + y;
+        break;
+    case SpvOpFSub:
+        r = x - y;
+        break;
+    case SpvOpFMul:
+        r = x * y;
+        break;
+    case SpvOpFDiv:
+        r = x / y;
+        break;
+    case SpvOpFRem:
+        r = (double)fmodl(x, y);
+        break;
     default: {
         long double m = fmodl(x, y);
         if (m != 0 && !signbit(m) != !signbit(y))
@@ -430,12 +567,12 @@ static uint64_t float_ref(uint32_t op, uint64_t a, uint64_t b, unsigned w)
 TEST(fold_float_arithmetic)
 {
     uint64_t s = 31337;
-    uint32_t ops[6] = {SpvOpFAdd, SpvOpFSub, SpvOpFMul, SpvOpFDiv, SpvOpFRem, SpvOpFMod};
+    uint32_t ops[6] = { SpvOpFAdd, SpvOpFSub, SpvOpFMul, SpvOpFDiv, SpvOpFRem, SpvOpFMod };
     int checked = 0;
     for (int k = 0; k < 6; k++)
         for (int it = 0; it < 1500; it++) {
             unsigned w = float_widths[it % 3], n = lane_counts[(it / 3) % 6];
-            spv_fold_value args[2] = {val(SPV_FOLD_FLOAT, w, n), val(SPV_FOLD_FLOAT, w, n)}, r;
+            spv_fold_value args[2] = { val(SPV_FOLD_FLOAT, w, n), val(SPV_FOLD_FLOAT, w, n) }, r;
             for (unsigned i = 0; i < n; i++) {
                 args[0].lane[i] = rand_float(&s, w);
                 args[1].lane[i] = rand_float(&s, w);
@@ -459,11 +596,16 @@ TEST(fold_float_arithmetic)
     REQUIRE(spv_fold(SpvOpFNegate, a.t, &a, 1, NULL, 0, &r, &d) == 0, "%s", d.msg);
     CHECK(r.lane[0] == 0xffc00001 && r.lane[1] == 0x80000000, "fnegate");
     /* spelled-out sign rules: FRem like the dividend, FMod like the divisor */
-    struct { double a, b, frem, fmod; } cases[] = {
-        {5.5, 2, 1.5, 1.5}, {-5.5, 2, -1.5, 0.5}, {5.5, -2, 1.5, -0.5}, {-5.5, -2, -1.5, -1.5},
+    struct {
+        double a, b, frem, fmod;
+    } cases[] = {
+        { 5.5, 2, 1.5, 1.5 },
+        { -5.5, 2, -1.5, 0.5 },
+        { 5.5, -2, 1.5, -0.5 },
+        { -5.5, -2, -1.5, -1.5 },
     };
     for (int c = 0; c < 4; c++) {
-        spv_fold_value x[2] = {val(SPV_FOLD_FLOAT, 64, 1), val(SPV_FOLD_FLOAT, 64, 1)};
+        spv_fold_value x[2] = { val(SPV_FOLD_FLOAT, 64, 1), val(SPV_FOLD_FLOAT, 64, 1) };
         x[0].lane[0] = f64b(cases[c].a);
         x[1].lane[0] = f64b(cases[c].b);
         REQUIRE(spv_fold(SpvOpFRem, x[0].t, x, 2, NULL, 0, &r, &d) == 0, "%s", d.msg);
@@ -501,11 +643,14 @@ TEST(fold_float_conversions)
                   to_double(f.lane[k], fw), tw, to_double(r.lane[k], tw));
         /* int -> float, signed and unsigned */
         for (int sgn = 0; sgn < 2; sgn++) {
-            REQUIRE(spv_fold(sgn ? SpvOpConvertSToF : SpvOpConvertUToF, ty(SPV_FOLD_FLOAT, tw, n), &i, 1, NULL, 0,
-                             &r, &d) == 0, "%s", d.msg);
+            REQUIRE(spv_fold(sgn ? SpvOpConvertSToF : SpvOpConvertUToF, ty(SPV_FOLD_FLOAT, tw, n), &i, 1, NULL, 0, &r,
+                             &d) == 0,
+                    "%s", d.msg);
             for (unsigned k = 0; k < n; k++) {
-                int64_t sv = iw == 8 ? (int8_t)i.lane[k] : iw == 16 ? (int16_t)i.lane[k] : iw == 32 ? (int32_t)i.lane[k]
-                                                                                                     : (int64_t)i.lane[k];
+                int64_t sv = iw == 8    ? (int8_t)i.lane[k]
+                             : iw == 16 ? (int16_t)i.lane[k]
+                             : iw == 32 ? (int32_t)i.lane[k]
+                                        : (int64_t)i.lane[k];
                 uint64_t uv = i.lane[k], want;
                 if (tw == 16)
                     want = f16b(sgn ? (_Float16)sv : (_Float16)uv);
@@ -520,10 +665,12 @@ TEST(fold_float_conversions)
         /* float -> int: C's conversion in range; out of range saturates, NaN -> 0 (documented) */
         for (int sgn = 0; sgn < 2; sgn++) {
             REQUIRE(spv_fold(sgn ? SpvOpConvertFToS : SpvOpConvertFToU, ty(SPV_FOLD_INT, iw, n), &f, 1, NULL, 0, &r,
-                             &d) == 0, "%s", d.msg);
+                             &d) == 0,
+                    "%s", d.msg);
             for (unsigned k = 0; k < n; k++) {
                 long double x = to_double(f.lane[k], fw);
-                long double lo = sgn ? -ldexpl(1, (int)iw - 1) : 0, hi = sgn ? ldexpl(1, (int)iw - 1) : ldexpl(1, (int)iw);
+                long double lo = sgn ? -ldexpl(1, (int)iw - 1) : 0,
+                            hi = sgn ? ldexpl(1, (int)iw - 1) : ldexpl(1, (int)iw);
                 uint64_t want;
                 if (isnan(x))
                     want = 0;
@@ -542,13 +689,23 @@ TEST(fold_float_conversions)
 
 TEST(fold_half_rounding_edges)
 {
-    struct { double in; double out; } cases[] = {
-        {65504.0, 65504.0}, {65519.99, 65504.0}, {65520.0, INFINITY}, {-65520.0, -INFINITY},
-        {1.0 + 1.0 / 2048, 1.0},                  /* tie: to even (down) */
-        {1.0 + 3.0 / 2048, 1.0 + 2.0 / 1024},     /* tie: to even (up) */
-        {1.0 + 1.0 / 2048 + 1e-12, 1.0 + 1.0 / 1024},
-        {0x1p-24, 0x1p-24}, {0x1p-25, 0.0},        /* half the smallest denormal: tie to 0 */
-        {0x1.8p-25, 0x1p-24}, {0x1.ffcp-15, 0x1p-14}, {0x1.ff8p-15, 0x1.ff8p-15}, {0x1.ff4p-15, 0x1.ffp-15},
+    struct {
+        double in;
+        double out;
+    } cases[] = {
+        { 65504.0, 65504.0 },
+        { 65519.99, 65504.0 },
+        { 65520.0, INFINITY },
+        { -65520.0, -INFINITY },
+        { 1.0 + 1.0 / 2048, 1.0 },              /* tie: to even (down) */
+        { 1.0 + 3.0 / 2048, 1.0 + 2.0 / 1024 }, /* tie: to even (up) */
+        { 1.0 + 1.0 / 2048 + 1e-12, 1.0 + 1.0 / 1024 },
+        { 0x1p-24, 0x1p-24 },
+        { 0x1p-25, 0.0 }, /* half the smallest denormal: tie to 0 */
+        { 0x1.8p-25, 0x1p-24 },
+        { 0x1.ffcp-15, 0x1p-14 },
+        { 0x1.ff8p-15, 0x1.ff8p-15 },
+        { 0x1.ff4p-15, 0x1.ffp-15 },
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         uint16_t h = spv_f64_to_f16(cases[k].in);
@@ -587,8 +744,8 @@ TEST(fold_quantize_to_f16)
                   bf32(r.lane[k]), want);
         }
     }
-    float edge[][2] = {{70000.0f, INFINITY}, {-70000.0f, -INFINITY}, {0x1p-20f, 0.0f}, {-0x1p-20f, -0.0f},
-                       {0x1p-14f, 0x1p-14f}, {65504.0f, 65504.0f}, {1.00048828125f, 1.0f}};
+    float edge[][2] = { { 70000.0f, INFINITY }, { -70000.0f, -INFINITY }, { 0x1p-20f, 0.0f },      { -0x1p-20f, -0.0f },
+                        { 0x1p-14f, 0x1p-14f }, { 65504.0f, 65504.0f },   { 1.00048828125f, 1.0f } };
     for (size_t k = 0; k < sizeof edge / sizeof *edge; k++) {
         spv_fold_value a = val(SPV_FOLD_FLOAT, 32, 1), r;
         a.lane[0] = f32b(edge[k][0]);
@@ -605,15 +762,14 @@ TEST(fold_rejects_bad_shapes)
 {
     spv_diag d;
     spv_fold_value a = val(SPV_FOLD_INT, 32, 4), b = val(SPV_FOLD_INT, 32, 3), r;
-    spv_fold_value args[2] = {a, b};
-    CHECK(spv_fold(SpvOpIAdd, a.t, args, 2, NULL, 0, &r, &d) != 0 && strstr(d.msg, "components"),
-          "lane mismatch: %s", d.msg);
+    spv_fold_value args[2] = { a, b };
+    CHECK(spv_fold(SpvOpIAdd, a.t, args, 2, NULL, 0, &r, &d) != 0 && strstr(d.msg, "components"), "lane mismatch: %s",
+          d.msg);
     CHECK(spv_fold(SpvOpIAdd, a.t, args, 1, NULL, 0, &r, &d) != 0 && strstr(d.msg, "missing"), "one operand: %s",
           d.msg);
     spv_fold_value f = val(SPV_FOLD_FLOAT, 32, 4);
-    spv_fold_value fa[2] = {f, a};
-    CHECK(spv_fold(SpvOpFAdd, f.t, fa, 2, NULL, 0, &r, &d) != 0 && strstr(d.msg, "float"), "int into FAdd: %s",
-          d.msg);
+    spv_fold_value fa[2] = { f, a };
+    CHECK(spv_fold(SpvOpFAdd, f.t, fa, 2, NULL, 0, &r, &d) != 0 && strstr(d.msg, "float"), "int into FAdd: %s", d.msg);
     CHECK(spv_fold(SpvOpAccessChain, a.t, args, 2, NULL, 0, &r, &d) != 0, "pointer op folded");
     CHECK(!spv_fold_supports(SpvOpAccessChain) && spv_fold_supports(SpvOpQuantizeToF16), "supports table");
 }

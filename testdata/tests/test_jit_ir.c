@@ -9,7 +9,9 @@
 #include "harness.h"
 #include "test_jit_util.h"
 
-typedef struct texts { char *ir, *opt, *asm_; } texts;
+typedef struct texts {
+    char *ir, *opt, *asm_;
+} texts;
 
 static void keep(void *user, const char *what, const char *text)
 {
@@ -22,7 +24,8 @@ static void keep(void *user, const char *what, const char *text)
 static unsigned count(const char *s, const char *needle)
 {
     unsigned n = 0;
-    for (const char *p = s; p && (p = strstr(p, needle)); p += strlen(needle)) n++;
+    for (const char *p = s; p && (p = strstr(p, needle)); p += strlen(needle))
+        n++;
     return n;
 }
 
@@ -30,13 +33,21 @@ static unsigned count(const char *s, const char *needle)
 static unsigned mm_fmuls(bool unspec, uint32_t bs, texts *t)
 {
     spv_module *m = tj_load("kernels/mm.comp.spv");
-    if (!m) return 0;
+    if (!m)
+        return 0;
     uint32_t id = 0;
     uint64_t bits = bs;
     spv_module *sm = unspec ? m : tj_specialize(m, &id, &bits, 1);
-    spvjit_shape_value shape = {0, bs};
-    spvjit_options o = {.unspecialized = unspec, .opt_level = 3, .shape_values = &shape, .nshape_values = 1,
-                        .emit = keep, .emit_user = t, .emit_ir = true, .emit_opt_ir = true, .emit_asm = true};
+    spvjit_shape_value shape = { 0, bs };
+    spvjit_options o = { .unspecialized = unspec,
+                         .opt_level = 3,
+                         .shape_values = &shape,
+                         .nshape_values = 1,
+                         .emit = keep,
+                         .emit_user = t,
+                         .emit_ir = true,
+                         .emit_opt_ir = true,
+                         .emit_asm = true };
     jit_kernel *k = sm ? tj_compile(sm, NULL, &o) : NULL;
     unsigned n = 0;
     if (k) {
@@ -47,14 +58,15 @@ static unsigned mm_fmuls(bool unspec, uint32_t bs, texts *t)
         n = count(t->opt, "fmul float") + count(t->opt, "fmul <");
         spvjit_kernel_free(k);
     }
-    if (sm && sm != m) spv_module_free(sm);
+    if (sm && sm != m)
+        spv_module_free(sm);
     spv_module_free(m);
     return n;
 }
 
 TEST(jit_ir_mm_unrolled_when_specialized)
 {
-    texts a = {0}, b = {0};
+    texts a = { 0 }, b = { 0 };
     unsigned spec = mm_fmuls(false, 16, &a);
     unsigned unspec = mm_fmuls(true, 16, &b);
     CHECK(spec >= 16, "specialized BS=16: %u fmuls in the optimized IR (k loop not unrolled?)", spec);
@@ -64,15 +76,20 @@ TEST(jit_ir_mm_unrolled_when_specialized)
     CHECK(a.asm_ && strlen(a.asm_) > 100, "assembly emitted");
     /* the unspecialized module keeps a loop back-edge on the k loop: a phi of the accumulator */
     CHECK(b.opt && strstr(b.opt, "phi float"), "unspecialized keeps a float accumulator phi");
-    free(a.ir); free(a.opt); free(a.asm_); free(b.ir); free(b.opt); free(b.asm_);
+    free(a.ir);
+    free(a.opt);
+    free(a.asm_);
+    free(b.ir);
+    free(b.opt);
+    free(b.asm_);
 }
 
 TEST(jit_ir_saxpy_vectorized)
 {
-    texts t = {0};
+    texts t = { 0 };
     spv_module *m = tj_load("kernels/saxpy.comp.spv");
     REQUIRE(m, "load");
-    spvjit_options o = {.opt_level = 3, .emit = keep, .emit_user = &t, .emit_opt_ir = true};
+    spvjit_options o = { .opt_level = 3, .emit = keep, .emit_user = &t, .emit_opt_ir = true };
     jit_kernel *k = tj_compile(m, NULL, &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);

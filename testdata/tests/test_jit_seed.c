@@ -11,11 +11,17 @@
 static float *rand_floats(uint64_t *s, size_t n)
 {
     float *p = malloc(n * sizeof *p);
-    for (size_t i = 0; i < n; i++) p[i] = test_rand_float(s, -2.0f, 2.0f);
+    for (size_t i = 0; i < n; i++)
+        p[i] = test_rand_float(s, -2.0f, 2.0f);
     return p;
 }
 
-static uint64_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static uint64_t fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
 
 /* saxpy, Shader flavour: buffers by slot (set 0 binding 0, 1), n in push constants. */
 static void saxpy_comp(bool unspec)
@@ -27,7 +33,7 @@ static void saxpy_comp(bool unspec)
     uint64_t bits = fbits(a);
     spv_module *sm = unspec ? m : tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
-    spvjit_options o = {.unspecialized = unspec, .opt_level = 3};
+    spvjit_options o = { .unspecialized = unspec, .opt_level = 3 };
     jit_kernel *k = tj_compile(sm, NULL, &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
@@ -38,22 +44,35 @@ static void saxpy_comp(bool unspec)
     float *x = rand_floats(&s, n), *y = rand_floats(&s, n + 64), *ref = malloc((n + 64) * 4);
     memcpy(ref, y, (n + 64) * 4);
     ref_saxpy(a, x, ref, n);
-    void *args[2] = {x, y};
-    uint64_t sizes[2] = {n * 4ull, (n + 64) * 4ull};
+    void *args[2] = { x, y };
+    uint64_t sizes[2] = { n * 4ull, (n + 64) * 4ull };
     uint64_t *spec = unspec ? tj_spec_slots(m, k, &id, &bits, 1) : NULL;
-    tj_dispatch d = {.args = args, .arg_sizes = sizes, .push = &n, .spec_values = spec, .groups = {(n + 63) / 64, 1, 1}};
+    tj_dispatch d = {
+        .args = args, .arg_sizes = sizes, .push = &n, .spec_values = spec, .groups = { (n + 63) / 64, 1, 1 }
+    };
     REQUIRE(tj_run(k, &d) == 0, "run");
     int bad = 0;
-    for (uint32_t i = 0; i < n + 64; i++) bad += !tj_close(y[i], ref[i], 1e-6f);
+    for (uint32_t i = 0; i < n + 64; i++)
+        bad += !tj_close(y[i], ref[i], 1e-6f);
     CHECK(bad == 0, "%d of %u wrong (y[0]=%g ref %g)", bad, n, y[0], ref[0]);
-    free(x); free(y); free(ref); free(spec);
+    free(x);
+    free(y);
+    free(ref);
+    free(spec);
     spvjit_kernel_free(k);
-    if (sm != m) spv_module_free(sm);
+    if (sm != m)
+        spv_module_free(sm);
     spv_module_free(m);
 }
 
-TEST(jit_saxpy_comp_specialized) { saxpy_comp(false); }
-TEST(jit_saxpy_comp_unspecialized) { saxpy_comp(true); }
+TEST(jit_saxpy_comp_specialized)
+{
+    saxpy_comp(false);
+}
+TEST(jit_saxpy_comp_unspecialized)
+{
+    saxpy_comp(true);
+}
 
 /* saxpy, Kernel flavour: args[i] point to the argument values. */
 static void saxpy_cl(bool unspec, uint32_t local)
@@ -65,33 +84,45 @@ static void saxpy_cl(bool unspec, uint32_t local)
     uint64_t bits = fbits(a);
     spv_module *sm = unspec ? m : tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
-    spvjit_options o = {.unspecialized = unspec, .opt_level = 3, .local_size = {local, 1, 1}};
+    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .local_size = { local, 1, 1 } };
     jit_kernel *k = tj_compile(sm, "saxpy", &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
     CHECK(f->is_kernel && f->nparams == 3, "facts: %u params", f->nparams);
     CHECK(f->params[0].kind == SPVJIT_PARAM_GLOBAL_PTR && f->params[2].kind == SPVJIT_PARAM_VALUE &&
-          f->params[2].size == 4, "param kinds");
+              f->params[2].size == 4,
+          "param kinds");
     uint64_t s = 7;
-    uint32_t n = 1001;   /* not a multiple of the local size: a partial last group */
+    uint32_t n = 1001; /* not a multiple of the local size: a partial last group */
     float *x = rand_floats(&s, n), *y = rand_floats(&s, n), *ref = malloc(n * 4);
     memcpy(ref, y, n * 4);
     ref_saxpy(a, x, ref, n);
-    void *args[3] = {&x, &y, &n};
+    void *args[3] = { &x, &y, &n };
     uint64_t *spec = unspec ? tj_spec_slots(m, k, &id, &bits, 1) : NULL;
-    tj_dispatch d = {.args = args, .spec_values = spec, .work_dim = 1, .global_size = {n, 1, 1}};
+    tj_dispatch d = { .args = args, .spec_values = spec, .work_dim = 1, .global_size = { n, 1, 1 } };
     REQUIRE(tj_run(k, &d) == 0, "run");
     int bad = 0;
-    for (uint32_t i = 0; i < n; i++) bad += !tj_close(y[i], ref[i], 1e-6f);
+    for (uint32_t i = 0; i < n; i++)
+        bad += !tj_close(y[i], ref[i], 1e-6f);
     CHECK(bad == 0, "%d of %u wrong", bad, n);
-    free(x); free(y); free(ref); free(spec);
+    free(x);
+    free(y);
+    free(ref);
+    free(spec);
     spvjit_kernel_free(k);
-    if (sm != m) spv_module_free(sm);
+    if (sm != m)
+        spv_module_free(sm);
     spv_module_free(m);
 }
 
-TEST(jit_saxpy_cl_specialized) { saxpy_cl(false, 64); }
-TEST(jit_saxpy_cl_unspecialized) { saxpy_cl(true, 32); }
+TEST(jit_saxpy_cl_specialized)
+{
+    saxpy_cl(false, 64);
+}
+TEST(jit_saxpy_cl_unspecialized)
+{
+    saxpy_cl(true, 32);
+}
 
 /* mm: barriers and work-group memory; BS specialized or read at run time. */
 static void mm_run(const char *file, bool unspec, uint32_t bs, uint32_t n)
@@ -103,9 +134,12 @@ static void mm_run(const char *file, bool unspec, uint32_t bs, uint32_t n)
     uint64_t bits = bs;
     spv_module *sm = unspec ? m : tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
-    spvjit_shape_value shape = {0, bs};
-    spvjit_options o = {.unspecialized = unspec, .opt_level = 3, .shape_values = &shape, .nshape_values = 1};
-    if (cl) { o.local_size[0] = o.local_size[1] = bs; o.local_size[2] = 1; }
+    spvjit_shape_value shape = { 0, bs };
+    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .shape_values = &shape, .nshape_values = 1 };
+    if (cl) {
+        o.local_size[0] = o.local_size[1] = bs;
+        o.local_size[2] = 1;
+    }
     jit_kernel *k = tj_compile(sm, cl ? "mm" : NULL, &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
@@ -117,25 +151,48 @@ static void mm_run(const char *file, bool unspec, uint32_t bs, uint32_t n)
     ref_mm(a, b, ref, n);
     uint64_t *spec = unspec ? tj_spec_slots(m, k, &id, &bits, 1) : NULL;
     uint32_t groups = (n + bs - 1) / bs;
-    void *sargs[3] = {a, b, c};
-    void *kargs[4] = {&a, &b, &c, &n};
-    uint64_t sizes[3] = {n * n * 4ull, n * n * 4ull, n * n * 4ull};
-    tj_dispatch d = {.args = cl ? kargs : sargs, .arg_sizes = sizes, .push = &n, .spec_values = spec,
-                     .groups = {groups, groups, 1}, .work_dim = 2, .global_size = {groups * bs, groups * bs, 1}};
+    void *sargs[3] = { a, b, c };
+    void *kargs[4] = { &a, &b, &c, &n };
+    uint64_t sizes[3] = { n * n * 4ull, n * n * 4ull, n * n * 4ull };
+    tj_dispatch d = { .args = cl ? kargs : sargs,
+                      .arg_sizes = sizes,
+                      .push = &n,
+                      .spec_values = spec,
+                      .groups = { groups, groups, 1 },
+                      .work_dim = 2,
+                      .global_size = { groups * bs, groups * bs, 1 } };
     REQUIRE(tj_run(k, &d) == 0, "run");
     int bad = 0;
-    for (uint32_t i = 0; i < n * n; i++) bad += !tj_close(c[i], ref[i], 1e-4f);
+    for (uint32_t i = 0; i < n * n; i++)
+        bad += !tj_close(c[i], ref[i], 1e-4f);
     CHECK(bad == 0, "%s bs %u n %u: %d of %u wrong (c[0]=%g ref %g)", file, bs, n, bad, n * n, c[0], ref[0]);
-    free(a); free(b); free(c); free(ref); free(spec);
+    free(a);
+    free(b);
+    free(c);
+    free(ref);
+    free(spec);
     spvjit_kernel_free(k);
-    if (sm != m) spv_module_free(sm);
+    if (sm != m)
+        spv_module_free(sm);
     spv_module_free(m);
 }
 
-TEST(jit_mm_comp_specialized) { mm_run("kernels/mm.comp.spv", false, 8, 37); }
-TEST(jit_mm_comp_unspecialized) { mm_run("kernels/mm.comp.spv", true, 4, 30); }
-TEST(jit_mm_cl_specialized) { mm_run("kernels/mm.cl.spv", false, 8, 37); }
-TEST(jit_mm_cl_unspecialized) { mm_run("kernels/mm.cl.spv", true, 4, 30); }
+TEST(jit_mm_comp_specialized)
+{
+    mm_run("kernels/mm.comp.spv", false, 8, 37);
+}
+TEST(jit_mm_comp_unspecialized)
+{
+    mm_run("kernels/mm.comp.spv", true, 4, 30);
+}
+TEST(jit_mm_cl_specialized)
+{
+    mm_run("kernels/mm.cl.spv", false, 8, 37);
+}
+TEST(jit_mm_cl_unspecialized)
+{
+    mm_run("kernels/mm.cl.spv", true, 4, 30);
+}
 
 /* reduce: a tree reduction with barriers; partial sums checked against ref_reduce. */
 static void reduce_run(const char *file, bool unspec, uint32_t wg)
@@ -147,9 +204,10 @@ static void reduce_run(const char *file, bool unspec, uint32_t wg)
     uint64_t bits = wg;
     spv_module *sm = (unspec || cl) ? m : tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
-    spvjit_shape_value shape = {0, wg};
-    spvjit_options o = {.unspecialized = unspec, .opt_level = 3, .shape_values = &shape, .nshape_values = !cl};
-    if (cl) o.local_size[0] = wg, o.local_size[1] = o.local_size[2] = 1;
+    spvjit_shape_value shape = { 0, wg };
+    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .shape_values = &shape, .nshape_values = !cl };
+    if (cl)
+        o.local_size[0] = wg, o.local_size[1] = o.local_size[2] = 1;
     jit_kernel *k = tj_compile(sm, cl ? "reduce" : NULL, &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     uint64_t s = 5;
@@ -159,30 +217,49 @@ static void reduce_run(const char *file, bool unspec, uint32_t wg)
     uint64_t *spec = (unspec && !cl) ? tj_spec_slots(m, k, &id, &bits, 1) : NULL;
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
     uint64_t local_off = f->wg_mem_size;
-    void *sargs[2] = {src, part};
-    void *kargs[4] = {&src, &part, &n, &local_off};
-    uint64_t sizes[2] = {n * 4ull, ng * 4ull};
-    tj_dispatch d = {.args = cl ? kargs : sargs, .arg_sizes = sizes, .push = &n, .spec_values = spec,
-                     .groups = {ng, 1, 1}, .work_dim = 1, .global_size = {(uint64_t)ng * wg, 1, 1}};
+    void *sargs[2] = { src, part };
+    void *kargs[4] = { &src, &part, &n, &local_off };
+    uint64_t sizes[2] = { n * 4ull, ng * 4ull };
+    tj_dispatch d = { .args = cl ? kargs : sargs,
+                      .arg_sizes = sizes,
+                      .push = &n,
+                      .spec_values = spec,
+                      .groups = { ng, 1, 1 },
+                      .work_dim = 1,
+                      .global_size = { (uint64_t)ng * wg, 1, 1 } };
     if (cl) {
         REQUIRE(f->nparams == 4 && f->params[3].kind == SPVJIT_PARAM_LOCAL_PTR, "local param");
-        d.extra_wg_mem = wg * 4ull;   /* the __local block follows the static work-group memory */
+        d.extra_wg_mem = wg * 4ull; /* the __local block follows the static work-group memory */
     }
     REQUIRE(tj_run(k, &d) == 0, "run");
     {
         int bad = 0;
-        for (uint32_t i = 0; i < ng; i++) bad += !tj_close(part[i], ref[i], 1e-5f);
+        for (uint32_t i = 0; i < ng; i++)
+            bad += !tj_close(part[i], ref[i], 1e-5f);
         CHECK(bad == 0, "%d of %u partial sums wrong (%g vs %g)", bad, ng, part[0], ref[0]);
     }
-    free(src); free(part); free(ref); free(spec);
+    free(src);
+    free(part);
+    free(ref);
+    free(spec);
     spvjit_kernel_free(k);
-    if (sm != m) spv_module_free(sm);
+    if (sm != m)
+        spv_module_free(sm);
     spv_module_free(m);
 }
 
-TEST(jit_reduce_comp_specialized) { reduce_run("kernels/reduce.comp.spv", false, 64); }
-TEST(jit_reduce_comp_unspecialized) { reduce_run("kernels/reduce.comp.spv", true, 32); }
-TEST(jit_reduce_cl) { reduce_run("kernels/reduce.cl.spv", false, 64); }
+TEST(jit_reduce_comp_specialized)
+{
+    reduce_run("kernels/reduce.comp.spv", false, 64);
+}
+TEST(jit_reduce_comp_unspecialized)
+{
+    reduce_run("kernels/reduce.comp.spv", true, 32);
+}
+TEST(jit_reduce_cl)
+{
+    reduce_run("kernels/reduce.cl.spv", false, 64);
+}
 
 /* conv3x3: spec composites with dynamic vector indexing (.comp), a Function
  * array and OpenCL.std s_clamp (.cl). */
@@ -191,36 +268,61 @@ static void conv_run(const char *file, bool unspec)
     spv_module *m = tj_load(file);
     REQUIRE(m, "load");
     bool cl = strstr(file, ".cl") != NULL;
-    float kv[9] = {0.5f, 0, -1.0f, 0.25f, 2.0f, 0, 0, 0.125f, -0.75f};
+    float kv[9] = { 0.5f, 0, -1.0f, 0.25f, 2.0f, 0, 0, 0.125f, -0.75f };
     uint32_t ids[9];
     uint64_t bits[9];
-    for (int i = 0; i < 9; i++) { ids[i] = (uint32_t)i; bits[i] = fbits(kv[i]); }
+    for (int i = 0; i < 9; i++) {
+        ids[i] = (uint32_t)i;
+        bits[i] = fbits(kv[i]);
+    }
     spv_module *sm = unspec ? m : tj_specialize(m, ids, bits, 9);
     REQUIRE(sm, "specialize");
-    spvjit_options o = {.unspecialized = unspec, .opt_level = 3};
-    if (cl) o.local_size[0] = 8, o.local_size[1] = 8, o.local_size[2] = 1;
+    spvjit_options o = { .unspecialized = unspec, .opt_level = 3 };
+    if (cl)
+        o.local_size[0] = 8, o.local_size[1] = 8, o.local_size[2] = 1;
     jit_kernel *k = tj_compile(sm, cl ? "conv3x3" : NULL, &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     uint64_t s = 11;
-    uint32_t w = 37, h = 21, wh[2] = {37, 21};
+    uint32_t w = 37, h = 21, wh[2] = { 37, 21 };
     float *src = rand_floats(&s, w * h), *dst = calloc(w * h, 4), *ref = malloc(w * h * 4);
     ref_conv3x3(src, ref, w, h, kv);
     uint64_t *spec = unspec ? tj_spec_slots(m, k, ids, bits, 9) : NULL;
-    void *sargs[2] = {src, dst};
-    void *kargs[4] = {&src, &dst, &w, &h};
-    tj_dispatch d = {.args = cl ? kargs : sargs, .push = wh, .spec_values = spec, .groups = {(w + 15) / 16, (h + 15) / 16, 1},
-                     .work_dim = 2, .global_size = {w, h, 1}};
+    void *sargs[2] = { src, dst };
+    void *kargs[4] = { &src, &dst, &w, &h };
+    tj_dispatch d = { .args = cl ? kargs : sargs,
+                      .push = wh,
+                      .spec_values = spec,
+                      .groups = { (w + 15) / 16, (h + 15) / 16, 1 },
+                      .work_dim = 2,
+                      .global_size = { w, h, 1 } };
     REQUIRE(tj_run(k, &d) == 0, "run");
     int bad = 0;
-    for (uint32_t i = 0; i < w * h; i++) bad += !tj_close(dst[i], ref[i], 1e-5f);
+    for (uint32_t i = 0; i < w * h; i++)
+        bad += !tj_close(dst[i], ref[i], 1e-5f);
     CHECK(bad == 0, "%s: %d of %u wrong (%g vs %g)", file, bad, w * h, dst[0], ref[0]);
-    free(src); free(dst); free(ref); free(spec);
+    free(src);
+    free(dst);
+    free(ref);
+    free(spec);
     spvjit_kernel_free(k);
-    if (sm != m) spv_module_free(sm);
+    if (sm != m)
+        spv_module_free(sm);
     spv_module_free(m);
 }
 
-TEST(jit_conv3x3_comp_specialized) { conv_run("kernels/conv3x3.comp.spv", false); }
-TEST(jit_conv3x3_comp_unspecialized) { conv_run("kernels/conv3x3.comp.spv", true); }
-TEST(jit_conv3x3_cl_specialized) { conv_run("kernels/conv3x3.cl.spv", false); }
-TEST(jit_conv3x3_cl_unspecialized) { conv_run("kernels/conv3x3.cl.spv", true); }
+TEST(jit_conv3x3_comp_specialized)
+{
+    conv_run("kernels/conv3x3.comp.spv", false);
+}
+TEST(jit_conv3x3_comp_unspecialized)
+{
+    conv_run("kernels/conv3x3.comp.spv", true);
+}
+TEST(jit_conv3x3_cl_specialized)
+{
+    conv_run("kernels/conv3x3.cl.spv", false);
+}
+TEST(jit_conv3x3_cl_unspecialized)
+{
+    conv_run("kernels/conv3x3.cl.spv", true);
+}

@@ -13,39 +13,46 @@ char tj_last_error[2048];
 
 spv_module *tj_load(const char *rel)
 {
-    spv_diag d = {{0}};
+    spv_diag d = { { 0 } };
     spv_module *m = spv_module_load_file(test_data_path(rel), NULL, &d);
-    if (!m) fprintf(stderr, "tj_load %s: %s\n", rel, d.msg);
+    if (!m)
+        fprintf(stderr, "tj_load %s: %s\n", rel, d.msg);
     return m;
 }
 
 spv_module *tj_specialize(const spv_module *m, const uint32_t *ids, const uint64_t *bits, unsigned n)
 {
     spv_spec_value v[32];
-    spv_diag d = {{0}};
+    spv_diag d = { { 0 } };
     spv_spec_constant *sc = NULL;
     size_t nsc = spv_spec_constants(m, &sc);
     for (unsigned i = 0; i < n && i < 32; i++) {
-        v[i] = (spv_spec_value){.spec_id = ids[i], .type = SPV_VALUE_AUTO, .bits = bits[i]};
+        v[i] = (spv_spec_value){ .spec_id = ids[i], .type = SPV_VALUE_AUTO, .bits = bits[i] };
         for (size_t j = 0; j < nsc; j++)
-            if (sc[j].spec_id == ids[i]) v[i].type = sc[j].type;
+            if (sc[j].spec_id == ids[i])
+                v[i].type = sc[j].type;
     }
     free(sc);
     uint32_t *w = NULL;
     size_t nw = 0;
-    if (spv_specialize(m, v, n, &w, &nw, &d)) { fprintf(stderr, "tj_specialize: %s\n", d.msg); return NULL; }
+    if (spv_specialize(m, v, n, &w, &nw, &d)) {
+        fprintf(stderr, "tj_specialize: %s\n", d.msg);
+        return NULL;
+    }
     spv_module *s = spv_module_load(w, nw * 4, m->source, NULL, &d);
     free(w);
-    if (!s) fprintf(stderr, "tj_specialize (reload): %s\n", d.msg);
+    if (!s)
+        fprintf(stderr, "tj_specialize (reload): %s\n", d.msg);
     return s;
 }
 
 jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_options *o)
 {
-    spv_diag d = {{0}};
+    spv_diag d = { { 0 } };
     jit_kernel *k = spvjit_compile(m, entry, o, &d);
     snprintf(tj_last_error, sizeof tj_last_error, "%s", k ? "" : d.msg);
-    if (!k) fprintf(stderr, "tj_compile: %s\n", d.msg);
+    if (!k)
+        fprintf(stderr, "tj_compile: %s\n", d.msg);
     return k;
 }
 
@@ -75,8 +82,9 @@ static void fill_ctx(spvjit_wg_ctx *c, const spvjit_kernel_facts *f, const tj_di
 static void *aligned_block(uint64_t size, uint32_t align)
 {
     void *p = NULL;
-    if (posix_memalign(&p, align < 16 ? 16 : align, size ? size : 16)) return NULL;
-    memset(p, 0xA5, size ? size : 16);   /* garbage: work-group memory starts undefined */
+    if (posix_memalign(&p, align < 16 ? 16 : align, size ? size : 16))
+        return NULL;
+    memset(p, 0xA5, size ? size : 16); /* garbage: work-group memory starts undefined */
     return p;
 }
 
@@ -91,16 +99,18 @@ static int run_direct(const jit_kernel *k, const tj_dispatch *d)
     for (uint32_t z = 0; z < c.num_groups[2]; z++)
         for (uint32_t y = 0; y < c.num_groups[1]; y++)
             for (uint32_t x = 0; x < c.num_groups[0]; x++) {
-                uint32_t g[3] = {x, y, z};
+                uint32_t g[3] = { x, y, z };
                 for (int i = 0; i < 3; i++) {
                     c.group_id[i] = g[i];
                     c.local_size[i] = f->local_size[i];
                     if (f->is_kernel) {
                         uint64_t rest = c.global_size[i] - (uint64_t)g[i] * f->local_size[i];
-                        if (rest < f->local_size[i]) c.local_size[i] = (uint32_t)rest;
+                        if (rest < f->local_size[i])
+                            c.local_size[i] = (uint32_t)rest;
                     }
                 }
-                if (init) init(&c);
+                if (init)
+                    init(&c);
                 fn(&c);
             }
     free(wg);
@@ -111,13 +121,16 @@ static int run_executor(const jit_kernel *k, const tj_dispatch *d)
 {
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
     spvjit_exec_kernel ek = {
-        .wg_fn = spvjit_kernel_wg_fn(k), .item_fn = spvjit_kernel_wg_fn(k) ? NULL : spvjit_kernel_item_fn(k),
-        .wg_memory_size = f->wg_mem_size + d->extra_wg_mem, .wg_memory_align = f->wg_mem_align,
-        .wg_memory_init = spvjit_kernel_wg_init_fn(k), .stack_size = f->stack_estimate,
+        .wg_fn = spvjit_kernel_wg_fn(k),
+        .item_fn = spvjit_kernel_wg_fn(k) ? NULL : spvjit_kernel_item_fn(k),
+        .wg_memory_size = f->wg_mem_size + d->extra_wg_mem,
+        .wg_memory_align = f->wg_mem_align,
+        .wg_memory_init = spvjit_kernel_wg_init_fn(k),
+        .stack_size = f->stack_estimate,
         .nbarrier_sites = f->nbarrier_sites,
     };
     memcpy(ek.local_size, f->local_size, sizeof ek.local_size);
-    spvjit_exec_range r = {0};
+    spvjit_exec_range r = { 0 };
     if (f->is_kernel) {
         r.kind = SPVJIT_RANGE_NDRANGE;
         r.work_dim = d->work_dim;
@@ -129,10 +142,13 @@ static int run_executor(const jit_kernel *k, const tj_dispatch *d)
         r.kind = SPVJIT_RANGE_GROUPS;
         memcpy(r.group_count, d->groups, sizeof r.group_count);
     }
-    spvjit_exec_data data = {.args = d->args, .arg_sizes = d->arg_sizes, .push_constants = d->push,
-                             .spec_values = d->spec_values, .printf_stream = d->printf_stream,
-                             .nthreads = 2};
-    spv_diag diag = {{0}};
+    spvjit_exec_data data = { .args = d->args,
+                              .arg_sizes = d->arg_sizes,
+                              .push_constants = d->push,
+                              .spec_values = d->spec_values,
+                              .printf_stream = d->printf_stream,
+                              .nthreads = 2 };
+    spv_diag diag = { { 0 } };
     if (spvjit_exec_dispatch(&ek, &r, &data, &diag)) {
         fprintf(stderr, "tj_run: %s\n", diag.msg);
         return -1;
@@ -143,12 +159,14 @@ static int run_executor(const jit_kernel *k, const tj_dispatch *d)
 int tj_run(const jit_kernel *k, const tj_dispatch *d)
 {
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
-    if (!f->local_size_known) { fprintf(stderr, "tj_run: local size unknown\n"); return -1; }
+    if (!f->local_size_known) {
+        fprintf(stderr, "tj_run: local size unknown\n");
+        return -1;
+    }
     return f->uses_barriers ? run_executor(k, d) : run_direct(k, d);
 }
 
-uint64_t *tj_spec_slots(const spv_module *m, const jit_kernel *k, const uint32_t *ids, const uint64_t *bits,
-                        unsigned n)
+uint64_t *tj_spec_slots(const spv_module *m, const jit_kernel *k, const uint32_t *ids, const uint64_t *bits, unsigned n)
 {
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
     uint64_t *s = calloc(f->nspec + 1, 8);
@@ -156,9 +174,11 @@ uint64_t *tj_spec_slots(const spv_module *m, const jit_kernel *k, const uint32_t
     size_t nsc = spv_spec_constants(m, &sc);
     for (uint32_t i = 0; i < f->nspec; i++) {
         for (size_t j = 0; j < nsc; j++)
-            if (sc[j].spec_id == f->spec_ids[i]) s[i] = sc[j].default_bits;
+            if (sc[j].spec_id == f->spec_ids[i])
+                s[i] = sc[j].default_bits;
         for (unsigned j = 0; j < n; j++)
-            if (ids[j] == f->spec_ids[i]) s[i] = bits[j];
+            if (ids[j] == f->spec_ids[i])
+                s[i] = bits[j];
     }
     free(sc);
     return s;
@@ -166,7 +186,8 @@ uint64_t *tj_spec_slots(const spv_module *m, const jit_kernel *k, const uint32_t
 
 bool tj_close(float a, float b, float rel)
 {
-    if (a == b) return true;
+    if (a == b)
+        return true;
     float m = fabsf(a) > fabsf(b) ? fabsf(a) : fabsf(b);
     return fabsf(a - b) <= rel * (m > 1e-6f ? m : 1e-6f);
 }

@@ -23,15 +23,15 @@ extern char tj_last_error[2048];
 
 /* What a dispatch needs besides the kernel. */
 typedef struct tj_dispatch {
-    void **args;                 /* Kernel: pointers to the arguments; Shader: resource bases */
+    void **args; /* Kernel: pointers to the arguments; Shader: resource bases */
     const uint64_t *arg_sizes;
     const void *push;
     const void *spec_values;
-    uint32_t groups[3];          /* Shader: work-groups; Kernel: derived from global_size */
+    uint32_t groups[3]; /* Shader: work-groups; Kernel: derived from global_size */
     uint32_t work_dim;
-    uint64_t global_size[3];     /* Kernel */
-    uint64_t extra_wg_mem;       /* bytes for __local arguments after the static block */
-    void *printf_stream;         /* FILE* for OpenCL printf (NULL: stdout) */
+    uint64_t global_size[3]; /* Kernel */
+    uint64_t extra_wg_mem;   /* bytes for __local arguments after the static block */
+    void *printf_stream;     /* FILE* for OpenCL printf (NULL: stdout) */
 } tj_dispatch;
 
 /* Runs the whole dispatch; returns 0 or -1 (message printed). */

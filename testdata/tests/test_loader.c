@@ -129,7 +129,7 @@ TEST(loader_rejects_malformed_modules_with_clear_errors)
     char **files = list_spv("malformed");
     int n = 0;
     for (char **f = files; *f; f++, n++) {
-        spv_diag d = {{0}};
+        spv_diag d = { { 0 } };
         spv_module *m = spv_module_load_file(*f, NULL, &d);
         if (strstr(*f, "byte_swapped") || strstr(*f, "valid")) {
             CHECK(m, "%s: a valid module was rejected: %s", *f, d.msg);
@@ -167,13 +167,21 @@ TEST(loader_survives_random_corruption)
             for (int e = 0; e < edits && nw > 6; e++) {
                 size_t at = 5 + test_rand_u64(&seed) % (nw - 5);
                 switch (test_rand_u64(&seed) % 4) {
-                case 0: w[at] ^= 1u << (test_rand_u64(&seed) % 32); break;
-                case 1: w[at] = (uint32_t)test_rand_u64(&seed); break;
-                case 2: w[at] = (w[at] & 0xffff) | ((uint32_t)(test_rand_u64(&seed) % 8) << 16); break;
-                default: nw = at; break; /* truncate */
+                case 0:
+                    w[at] ^= 1u << (test_rand_u64(&seed) % 32);
+                    break;
+                case 1:
+                    w[at] = (uint32_t)test_rand_u64(&seed);
+                    break;
+                case 2:
+                    w[at] = (w[at] & 0xffff) | ((uint32_t)(test_rand_u64(&seed) % 8) << 16);
+                    break;
+                default:
+                    nw = at;
+                    break; /* truncate */
                 }
             }
-            spv_diag d = {{0}};
+            spv_diag d = { { 0 } };
             spv_module *m = spv_module_load(w, nw * 4, *f, NULL, &d);
             if (m) {
                 accepted++;
@@ -254,14 +262,13 @@ TEST(loader_model_of_a_hand_assembled_module)
     char spv[600];
     snprintf(spv, sizeof spv, "%s.spv", path);
     spv_diag d;
-    spv_module *m = spv_module_load_file(spv, &(spv_load_options){.skip_validation = true}, &d);
+    spv_module *m = spv_module_load_file(spv, &(spv_load_options){ .skip_validation = true }, &d);
     remove(path);
     remove(spv);
     REQUIRE(m, "load: %s", d.msg);
     const spv_entry_point *e = spv_find_entry(m, "main");
     REQUIRE(e, "entry point main");
-    CHECK(e->has_local_size && e->local_size[0] == 8 && e->local_size[1] == 4 && e->local_size[2] == 2,
-          "local size");
+    CHECK(e->has_local_size && e->local_size[0] == 8 && e->local_size[1] == 4 && e->local_size[2] == 2, "local size");
     uint32_t S = 0, c = 0;
     for (uint32_t id = 1; id < m->bound; id++) {
         if (m->ids[id].name && !strcmp(m->ids[id].name, "S"))
@@ -288,8 +295,8 @@ TEST(loader_fuzz_regressions_fail_cleanly)
     char **files = list_spv("fuzz/regressions");
     int n = 0;
     for (char **f = files; *f; f++, n++) {
-        spv_diag d = {{0}};
-        spv_module *m = spv_module_load_file(*f, &(spv_load_options){.skip_validation = true}, &d);
+        spv_diag d = { { 0 } };
+        spv_module *m = spv_module_load_file(*f, &(spv_load_options){ .skip_validation = true }, &d);
         if (m && strstr(*f, "/valid_")) {
             uint32_t *w = NULL;
             size_t nw = 0;

@@ -50,7 +50,7 @@ static uint32_t *assemble(const char *text, size_t *n)
 
 static spv_module *load_words(const uint32_t *w, size_t n, bool validate, spv_diag *d)
 {
-    spv_load_options o = {.skip_validation = !validate};
+    spv_load_options o = { .skip_validation = !validate };
     return spv_module_load(w, n * 4, "test.spv", &o, d);
 }
 
@@ -69,7 +69,10 @@ static spv_module *load_text(const char *text)
 }
 
 /* One lane of a flattened constant: bits, and the float width (0: not a float). */
-typedef struct lane { uint64_t bits; unsigned fw; } lane;
+typedef struct lane {
+    uint64_t bits;
+    unsigned fw;
+} lane;
 
 static unsigned type_lanes(const spv_module *m, uint32_t type_id)
 {
@@ -77,8 +80,14 @@ static unsigned type_lanes(const spv_module *m, uint32_t type_id)
     if (!t)
         return 0;
     switch (t->kind) {
-    case SPV_TYPE_BOOL: case SPV_TYPE_INT: case SPV_TYPE_FLOAT: case SPV_TYPE_POINTER: return 1;
-    case SPV_TYPE_VECTOR: case SPV_TYPE_MATRIX: return t->count * type_lanes(m, t->elem);
+    case SPV_TYPE_BOOL:
+    case SPV_TYPE_INT:
+    case SPV_TYPE_FLOAT:
+    case SPV_TYPE_POINTER:
+        return 1;
+    case SPV_TYPE_VECTOR:
+    case SPV_TYPE_MATRIX:
+        return t->count * type_lanes(m, t->elem);
     case SPV_TYPE_ARRAY: {
         uint64_t len = 0;
         spv_const_u64(m, t->length_id, &len);
@@ -90,7 +99,8 @@ static unsigned type_lanes(const spv_module *m, uint32_t type_id)
             s += type_lanes(m, t->members[i]);
         return s;
     }
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
@@ -103,15 +113,17 @@ static int flatten(const spv_module *m, uint32_t id, lane *out, unsigned *n, uns
         return -1;
     const spv_type *t = spv_type_get(m, in->type_id);
     switch (in->opcode) {
-    case SpvOpConstant: case SpvOpConstantTrue: case SpvOpConstantFalse:
+    case SpvOpConstant:
+    case SpvOpConstantTrue:
+    case SpvOpConstantFalse:
         if (*n >= max)
             return -1;
-        out[(*n)++] = (lane){x->scalar, t && t->kind == SPV_TYPE_FLOAT ? t->width : 0};
+        out[(*n)++] = (lane){ x->scalar, t && t->kind == SPV_TYPE_FLOAT ? t->width : 0 };
         return 0;
     case SpvOpConstantNull: {
         unsigned k = type_lanes(m, in->type_id);
         for (unsigned i = 0; i < k && *n < max; i++)
-            out[(*n)++] = (lane){0, 0};
+            out[(*n)++] = (lane){ 0, 0 };
         return 0;
     }
     case SpvOpConstantComposite:
@@ -121,8 +133,10 @@ static int flatten(const spv_module *m, uint32_t id, lane *out, unsigned *n, uns
                 return r;
         }
         return 0;
-    case SpvOpSpecConstantOp: return 1;
-    default: return -1;
+    case SpvOpSpecConstantOp:
+        return 1;
+    default:
+        return -1;
     }
 }
 
@@ -135,7 +149,8 @@ static bool lanes_equal(const lane *a, unsigned na, const lane *b, unsigned nb)
         if (fw) {
             uint64_t exp = fw == 16 ? 0x7c00 : fw == 32 ? 0x7f800000 : 0x7ff0000000000000ull;
             uint64_t man = fw == 16 ? 0x3ff : fw == 32 ? 0x7fffff : 0xfffffffffffffull;
-            bool nan_a = (a[i].bits & exp) == exp && (a[i].bits & man), nan_b = (b[i].bits & exp) == exp && (b[i].bits & man);
+            bool nan_a = (a[i].bits & exp) == exp && (a[i].bits & man),
+                 nan_b = (b[i].bits & exp) == exp && (b[i].bits & man);
             if (nan_a && nan_b)
                 continue;
         }
@@ -147,23 +162,57 @@ static bool lanes_equal(const lane *a, unsigned na, const lane *b, unsigned nb)
 
 /* --- the C reference for what spirv-opt leaves ---------------------------------------------------------- */
 
-typedef struct rv { unsigned n; uint64_t l[256]; } rv; /* flattened lanes */
+typedef struct rv {
+    unsigned n;
+    uint64_t l[256];
+} rv; /* flattened lanes */
 
-typedef struct valset { uint32_t n; uint32_t spec_id[64]; uint64_t bits[64]; } valset;
+typedef struct valset {
+    uint32_t n;
+    uint32_t spec_id[64];
+    uint64_t bits[64];
+} valset;
 
 static double fval(uint64_t b, unsigned w)
 {
-    if (w == 16) { uint16_t u = (uint16_t)b; _Float16 h; memcpy(&h, &u, 2); return h; }
-    if (w == 32) { uint32_t u = (uint32_t)b; float f; memcpy(&f, &u, 4); return f; }
-    double d; memcpy(&d, &b, 8); return d;
+    if (w == 16) {
+        uint16_t u = (uint16_t)b;
+        _Float16 h;
+        memcpy(&h, &u, 2);
+        return h;
+    }
+    if (w == 32) {
+        uint32_t u = (uint32_t)b;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
 }
 static uint64_t fbits(double d, unsigned w)
 {
-    if (w == 16) { _Float16 h = (_Float16)d; uint16_t u; memcpy(&u, &h, 2); return u; }
-    if (w == 32) { float f = (float)d; uint32_t u; memcpy(&u, &f, 4); return u; }
-    uint64_t u; memcpy(&u, &d, 8); return u;
+    if (w == 16) {
+        _Float16 h = (_Float16)d;
+        uint16_t u;
+        memcpy(&u, &h, 2);
+        return u;
+    }
+    if (w == 32) {
+        float f = (float)d;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        return u;
+    }
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
 }
-static uint64_t msk(uint64_t v, unsigned w) { return w >= 64 ? v : v & ((1ull << w) - 1); }
+static uint64_t msk(uint64_t v, unsigned w)
+{
+    return w >= 64 ? v : v & ((1ull << w) - 1);
+}
 static int64_t sx(uint64_t v, unsigned w)
 {
     if (w == 0)
@@ -224,15 +273,21 @@ static bool ref_eval(const spv_module *m, const valset *vs, uint32_t id, rv *r, 
     }
     r->n = type_lanes(m, in->type_id);
     switch (in->opcode) {
-    case SpvOpConstantNull: return true;
-    case SpvOpConstant: case SpvOpConstantTrue: case SpvOpConstantFalse:
-    case SpvOpSpecConstant: case SpvOpSpecConstantTrue: case SpvOpSpecConstantFalse:
+    case SpvOpConstantNull:
+        return true;
+    case SpvOpConstant:
+    case SpvOpConstantTrue:
+    case SpvOpConstantFalse:
+    case SpvOpSpecConstant:
+    case SpvOpSpecConstantTrue:
+    case SpvOpSpecConstantFalse:
         r->l[0] = x->scalar;
         for (uint32_t k = 0; k < vs->n; k++)
             if (x->spec_id != SPV_NONE && vs->spec_id[k] == x->spec_id)
                 r->l[0] = vs->bits[k];
         return true;
-    case SpvOpConstantComposite: case SpvOpSpecConstantComposite: {
+    case SpvOpConstantComposite:
+    case SpvOpSpecConstantComposite: {
         unsigned at = 0;
         for (uint32_t k = 0; k < spv_inst_nops(in); k++) {
             rv e;
@@ -243,7 +298,8 @@ static bool ref_eval(const spv_module *m, const valset *vs, uint32_t id, rv *r, 
         }
         return true;
     }
-    case SpvOpSpecConstantOp: break;
+    case SpvOpSpecConstantOp:
+        break;
     default:
         sprintf(why, "%%%u: opcode %u", id, in->opcode);
         return false;
@@ -258,8 +314,8 @@ static bool ref_eval(const spv_module *m, const valset *vs, uint32_t id, rv *r, 
         if (!ref_eval(m, vs, comp, &c, why) || (ins && !ref_eval(m, vs, spv_inst_op(in, 1), &o, why)))
             return false;
         uint32_t first = ins ? 3 : 2;
-        if (!flat_offset(m, spv_id_get(m, comp)->type_id, in->w + in->first_op + first, spv_inst_nops(in) - first,
-                         &off, &et))
+        if (!flat_offset(m, spv_id_get(m, comp)->type_id, in->w + in->first_op + first, spv_inst_nops(in) - first, &off,
+                         &et))
             return false;
         if (ins) {
             *r = c;
@@ -281,7 +337,7 @@ static bool ref_eval(const spv_module *m, const valset *vs, uint32_t id, rv *r, 
         }
         return true;
     }
-    rv a = {0}, b = {0}, c3 = {0};
+    rv a = { 0 }, b = { 0 }, c3 = { 0 };
     int ka = 0, kr, kb = 0;
     unsigned aw = 0, an = 0, w, n, bw = 0, bn = 0;
     uint32_t nargs = spv_inst_nops(in) - 1;
@@ -292,13 +348,14 @@ static bool ref_eval(const spv_module *m, const valset *vs, uint32_t id, rv *r, 
         *r = a.l[0] ? b : c3;
         return true;
     }
-    if (!elem_of(m, in->type_id, &kr, &w, &n) || !elem_of(m, spv_id_get(m, spv_inst_op(in, 1))->type_id, &ka, &aw, &an) ||
+    if (!elem_of(m, in->type_id, &kr, &w, &n) ||
+        !elem_of(m, spv_id_get(m, spv_inst_op(in, 1))->type_id, &ka, &aw, &an) ||
         (nargs > 1 && !elem_of(m, spv_id_get(m, spv_inst_op(in, 2))->type_id, &kb, &bw, &bn))) {
         sprintf(why, "%%%u: operand types", id);
         return false;
     }
     if (op == SpvOpBitcast) {
-        unsigned char bytes[128] = {0};
+        unsigned char bytes[128] = { 0 };
         for (unsigned k = 0; k < an; k++)
             memcpy(bytes + k * aw / 8, &a.l[k], aw / 8);
         for (unsigned i = 0; i < n; i++)
@@ -312,18 +369,32 @@ static bool ref_eval(const spv_module *m, const valset *vs, uint32_t id, rv *r, 
         int64_t smin = aw >= 64 ? INT64_MIN : -((int64_t)1 << (aw - 1));
         uint64_t v;
         switch (op) {
-        case SpvOpFAdd: v = fbits(w == 32 ? (double)((float)fa + (float)fb) : fa + fb, w); break;
-        case SpvOpFSub: v = fbits(w == 32 ? (double)((float)fa - (float)fb) : fa - fb, w); break;
-        case SpvOpFMul: v = fbits(w == 32 ? (double)((float)fa * (float)fb) : fa * fb, w); break;
-        case SpvOpFDiv: v = fbits(w == 32 ? (double)((float)fa / (float)fb) : fa / fb, w); break;
-        case SpvOpFRem: v = fbits(fmod(fa, fb), w); break;
+        case SpvOpFAdd:
+            v = fbits(w == 32 ? (double)((float)fa + (float)fb) : fa + fb, w);
+            break;
+        case SpvOpFSub:
+            v = fbits(w == 32 ? (double)((float)fa - (float)fb) : fa - fb, w);
+            break;
+        case SpvOpFMul:
+            v = fbits(w == 32 ? (double)((float)fa * (float)fb) : fa * fb, w);
+            break;
+        case SpvOpFDiv:
+            v = fbits(w == 32 ? (double)((float)fa / (float)fb) : fa / fb, w);
+            break;
+        case SpvOpFRem:
+            v = fbits(fmod(fa, fb), w);
+            break;
         case SpvOpFMod: {
             double q = fmod(fa, fb);
             v = fbits(q != 0 && ((q < 0) != (fb < 0)) ? q + fb : q, w);
             break;
         }
-        case SpvOpFNegate: v = ua ^ (1ull << (w - 1)); break;
-        case SpvOpFConvert: v = aw == 64 && w == 16 ? fbits((double)(_Float16)fa, 16) : fbits(fa, w); break;
+        case SpvOpFNegate:
+            v = ua ^ (1ull << (w - 1));
+            break;
+        case SpvOpFConvert:
+            v = aw == 64 && w == 16 ? fbits((double)(_Float16)fa, 16) : fbits(fa, w);
+            break;
         case SpvOpQuantizeToF16: {
             float q = (float)(_Float16)(float)fa;
             if (q != 0 && fabsf(q) < 0x1p-14f)
@@ -331,7 +402,8 @@ static bool ref_eval(const spv_module *m, const valset *vs, uint32_t id, rv *r, 
             v = fbits(isnan(fa) ? fa : q, 32);
             break;
         }
-        case SpvOpConvertSToF: case SpvOpConvertUToF: {
+        case SpvOpConvertSToF:
+        case SpvOpConvertUToF: {
             bool sg = op == SpvOpConvertSToF;
             if (w == 16)
                 v = fbits((double)(sg ? (_Float16)sa : (_Float16)ua), 16);
@@ -343,53 +415,126 @@ static bool ref_eval(const spv_module *m, const valset *vs, uint32_t id, rv *r, 
         }
         case SpvOpConvertFToS: {
             long double lim = ldexpl(1, (int)w - 1);
-            v = isnan(fa) ? 0 : fa >= lim ? msk(~0ull, w) >> 1 : fa < -lim ? 1ull << (w - 1) : msk((uint64_t)(int64_t)fa, w);
+            v = isnan(fa)   ? 0
+                : fa >= lim ? msk(~0ull, w) >> 1
+                : fa < -lim ? 1ull << (w - 1)
+                            : msk((uint64_t)(int64_t)fa, w);
             break;
         }
         case SpvOpConvertFToU:
             v = isnan(fa) || fa <= -1 ? 0 : fa >= ldexpl(1, (int)w) ? msk(~0ull, w) : (uint64_t)fa;
             break;
-        case SpvOpSConvert: v = (uint64_t)sa; break;
-        case SpvOpUConvert: v = ua; break;
-        case SpvOpIAdd: v = ua + ub; break;
-        case SpvOpISub: v = ua - ub; break;
-        case SpvOpIMul: v = ua * ub; break;
-        case SpvOpUDiv: v = ub ? ua / ub : 0; break;
-        case SpvOpUMod: v = ub ? ua % ub : 0; break;
-        case SpvOpSDiv: v = sb == 0 || (sb == -1 && sa == smin) ? 0 : (uint64_t)(sa / sb); break;
-        case SpvOpSRem: v = sb == 0 || sb == -1 ? 0 : (uint64_t)(sa % sb); break;
-        case SpvOpSMod: v = sb == 0 || sb == -1 ? 0 : (uint64_t)(int64_t)((((__int128)sa % sb) + sb) % sb); break;
-        case SpvOpSNegate: v = 0 - ua; break;
-        case SpvOpNot: v = ~ua; break;
-        case SpvOpBitwiseAnd: v = ua & ub; break;
-        case SpvOpBitwiseOr: v = ua | ub; break;
-        case SpvOpBitwiseXor: v = ua ^ ub; break;
-        case SpvOpShiftLeftLogical: v = ub >= aw ? 0 : ua << ub; break;
-        case SpvOpShiftRightLogical: v = ub >= aw ? 0 : ua >> ub; break;
-        case SpvOpShiftRightArithmetic: v = ub >= aw ? (sa < 0 ? ~0ull : 0) : (uint64_t)(sa >> ub); break;
-        case SpvOpIEqual: v = ua == ub; break;
-        case SpvOpINotEqual: v = ua != ub; break;
-        case SpvOpULessThan: v = ua < ub; break;
-        case SpvOpSLessThan: v = sa < sb; break;
-        case SpvOpUGreaterThan: v = ua > ub; break;
-        case SpvOpSGreaterThan: v = sa > sb; break;
-        case SpvOpULessThanEqual: v = ua <= ub; break;
-        case SpvOpSLessThanEqual: v = sa <= sb; break;
-        case SpvOpUGreaterThanEqual: v = ua >= ub; break;
-        case SpvOpSGreaterThanEqual: v = sa >= sb; break;
-        case SpvOpLogicalOr: v = ua || ub; break;
-        case SpvOpLogicalAnd: v = ua && ub; break;
-        case SpvOpLogicalEqual: v = !ua == !ub; break;
-        case SpvOpLogicalNotEqual: v = !ua != !ub; break;
-        case SpvOpLogicalNot: v = !ua; break;
-        case SpvOpSelect: v = ua ? b.l[i] : c3.l[i]; break;
+        case SpvOpSConvert:
+            v = (uint64_t)sa;
+            break;
+        case SpvOpUConvert:
+            v = ua;
+            break;
+        case SpvOpIAdd:
+            v = ua + ub;
+            break;
+        case SpvOpISub:
+            v = ua - ub;
+            break;
+        case SpvOpIMul:
+            v = ua * ub;
+            break;
+        case SpvOpUDiv:
+            v = ub ? ua / ub : 0;
+            break;
+        case SpvOpUMod:
+            v = ub ? ua % ub : 0;
+            break;
+        case SpvOpSDiv:
+            v = sb == 0 || (sb == -1 && sa == smin) ? 0 : (uint64_t)(sa / sb);
+            break;
+        case SpvOpSRem:
+            v = sb == 0 || sb == -1 ? 0 : (uint64_t)(sa % sb);
+            break;
+        case SpvOpSMod:
+            v = sb == 0 || sb == -1 ? 0 : (uint64_t)(int64_t)((((__int128)sa % sb) + sb) % sb);
+            break;
+        case SpvOpSNegate:
+            v = 0 - ua;
+            break;
+        case SpvOpNot:
+            v = ~ua;
+            break;
+        case SpvOpBitwiseAnd:
+            v = ua & ub;
+            break;
+        case SpvOpBitwiseOr:
+            v = ua | ub;
+            break;
+        case SpvOpBitwiseXor:
+            v = ua ^ ub;
+            break;
+        case SpvOpShiftLeftLogical:
+            v = ub >= aw ? 0 : ua << ub;
+            break;
+        case SpvOpShiftRightLogical:
+            v = ub >= aw ? 0 : ua >> ub;
+            break;
+        case SpvOpShiftRightArithmetic:
+            v = ub >= aw ? (sa < 0 ? ~0ull : 0) : (uint64_t)(sa >> ub);
+            break;
+        case SpvOpIEqual:
+            v = ua == ub;
+            break;
+        case SpvOpINotEqual:
+            v = ua != ub;
+            break;
+        case SpvOpULessThan:
+            v = ua < ub;
+            break;
+        case SpvOpSLessThan:
+            v = sa < sb;
+            break;
+        case SpvOpUGreaterThan:
+            v = ua > ub;
+            break;
+        case SpvOpSGreaterThan:
+            v = sa > sb;
+            break;
+        case SpvOpULessThanEqual:
+            v = ua <= ub;
+            break;
+        case SpvOpSLessThanEqual:
+            v = sa <= sb;
+            break;
+        case SpvOpUGreaterThanEqual:
+            v = ua >= ub;
+            break;
+        case SpvOpSGreaterThanEqual:
+            v = sa >= sb;
+            break;
+        case SpvOpLogicalOr:
+            v = ua || ub;
+            break;
+        case SpvOpLogicalAnd:
+            v = ua && ub;
+            break;
+        case SpvOpLogicalEqual:
+            v = !ua == !ub;
+            break;
+        case SpvOpLogicalNotEqual:
+            v = !ua != !ub;
+            break;
+        case SpvOpLogicalNot:
+            v = !ua;
+            break;
+        case SpvOpSelect:
+            v = ua ? b.l[i] : c3.l[i];
+            break;
         default:
             sprintf(why, "%%%u: no C reference for OpSpecConstantOp opcode %u", id, op);
             return false;
         }
         r->l[i] = kr == 2 ? v != 0 : msk(v, w);
     }
-    (void)ka; (void)kb; (void)bn;
+    (void)ka;
+    (void)kb;
+    (void)bn;
     return true;
 }
 
@@ -418,8 +563,9 @@ static uint32_t *run_spirv_opt(const uint32_t *w, size_t n, const char *values, 
     char cmd[8192], set[4200] = "";
     if (*values)
         snprintf(set, sizeof set, "--set-spec-const-default-value \"%s\"", values);
-    snprintf(cmd, sizeof cmd, "spirv-opt --skip-validation %s --freeze-spec-const --fold-spec-const-op-composite %s -o %s",
-             set, in, out);
+    snprintf(cmd, sizeof cmd,
+             "spirv-opt --skip-validation %s --freeze-spec-const --fold-spec-const-op-composite %s -o %s", set, in,
+             out);
     char *log = NULL;
     int rc = test_run_capture(cmd, &log);
     if (rc)
@@ -578,10 +724,12 @@ static int check_against_opt(const char *what, const spv_module *in, const uint3
                         if (rm)
                             continue;
                         int ro = io && !opt_unreliable(in, id) && !undefined_shift(in, vs, id)
-                                     ? flatten(opt, io->w[wi], lo, &no, 256) : 1;
+                                     ? flatten(opt, io->w[wi], lo, &no, 256)
+                                     : 1;
                         if (ro == 0) {
-                            CHECK(lanes_equal(lm, nm, lo, no), "%s: %%%u (op %u): ours %llx (%u lanes), spirv-opt %llx (%u)",
-                                  what, id, spec_op_of(in, id), (unsigned long long)lm[0].bits, nm,
+                            CHECK(lanes_equal(lm, nm, lo, no),
+                                  "%s: %%%u (op %u): ours %llx (%u lanes), spirv-opt %llx (%u)", what, id,
+                                  spec_op_of(in, id), (unsigned long long)lm[0].bits, nm,
                                   (unsigned long long)lo[0].bits, no);
                         } else {
                             rv r;
@@ -592,9 +740,10 @@ static int check_against_opt(const char *what, const spv_module *in, const uint3
                             }
                             lane lr[256];
                             for (unsigned q = 0; q < r.n && q < 256; q++)
-                                lr[q] = (lane){r.l[q], 0}; /* float widths come from ours */
+                                lr[q] = (lane){ r.l[q], 0 }; /* float widths come from ours */
                             CHECK(lanes_equal(lm, nm, lr, r.n), "%s: %%%u (op %u): ours %llx, C reference %llx", what,
-                                  id, spec_op_of(in, id), (unsigned long long)lm[0].bits, (unsigned long long)lr[0].bits);
+                                  id, spec_op_of(in, id), (unsigned long long)lm[0].bits,
+                                  (unsigned long long)lr[0].bits);
                         }
                         compared++;
                     }
@@ -617,8 +766,13 @@ static void random_value(uint64_t *s, const spv_spec_constant *k, spv_spec_value
     v->text = NULL;
     uint64_t r = test_rand_u64(s);
     switch (k->type) {
-    case SPV_VALUE_BOOL: *bits = r & 1; sprintf(text, "%s", *bits ? "true" : "false"); break;
-    case SPV_VALUE_F16: case SPV_VALUE_F32: case SPV_VALUE_F64: {
+    case SPV_VALUE_BOOL:
+        *bits = r & 1;
+        sprintf(text, "%s", *bits ? "true" : "false");
+        break;
+    case SPV_VALUE_F16:
+    case SPV_VALUE_F32:
+    case SPV_VALUE_F64: {
         double d = (double)((int64_t)(r % 4000) - 2000) / 8.0;
         if (d == 0)
             d = 0.375;
@@ -629,9 +783,10 @@ static void random_value(uint64_t *s, const spv_spec_constant *k, spv_spec_value
     }
     default: {
         bool sg = k->type >= SPV_VALUE_I8 && k->type <= SPV_VALUE_I64;
-        unsigned w = k->type == SPV_VALUE_I8 || k->type == SPV_VALUE_U8 ? 8
-                   : k->type == SPV_VALUE_I16 || k->type == SPV_VALUE_U16 ? 16
-                   : k->type == SPV_VALUE_I32 || k->type == SPV_VALUE_U32 ? 32 : 64;
+        unsigned w = k->type == SPV_VALUE_I8 || k->type == SPV_VALUE_U8     ? 8
+                     : k->type == SPV_VALUE_I16 || k->type == SPV_VALUE_U16 ? 16
+                     : k->type == SPV_VALUE_I32 || k->type == SPV_VALUE_U32 ? 32
+                                                                            : 64;
         int64_t x = (int64_t)(r % (w == 8 ? 100 : 1000)) + 1;
         if (sg && (r >> 20) & 1)
             x = -x;
@@ -656,7 +811,7 @@ static int check_module(const char *what, const uint32_t *words, size_t n, int s
     int compared = 0;
     for (int set = 0; set <= sets; set++) {
         spv_spec_value vals[64];
-        valset vs = {0};
+        valset vs = { 0 };
         char texts[64][48], opt[4096] = "";
         size_t nv = 0;
         if (set > 0)
@@ -678,7 +833,8 @@ static int check_module(const char *what, const uint32_t *words, size_t n, int s
             }
         char name[256];
         snprintf(name, sizeof name, "%s (set %d)", what, set);
-        if (getenv("SPEC_DEBUG")) fprintf(stderr, "%s: %s\n", name, opt);
+        if (getenv("SPEC_DEBUG"))
+            fprintf(stderr, "%s: %s\n", name, opt);
         compared += check_against_opt(name, m, words, n, vals, nv, &vs, opt);
     }
     free(list);
@@ -857,7 +1013,8 @@ TEST(specialize_local_size_id)
 {
     spv_diag d;
     int rc;
-    spv_spec_value v[2] = {{.spec_id = 0, .type = SPV_VALUE_U32, .bits = 32}, {.spec_id = 1, .type = SPV_VALUE_AUTO, .text = "10"}};
+    spv_spec_value v[2] = { { .spec_id = 0, .type = SPV_VALUE_U32, .bits = 32 },
+                            { .spec_id = 1, .type = SPV_VALUE_AUTO, .text = "10" } };
     spv_module *m = specialize_text(localsizeid_src, v, 2, &d, &rc);
     REQUIRE(m, "rc %d: %s", rc, rc ? d.msg : "invalid output");
     const spv_entry_point *e = spv_find_entry(m, NULL);
@@ -867,7 +1024,7 @@ TEST(specialize_local_size_id)
           e->local_size[0], e->local_size[1], e->local_size[2]);
     spv_module_free(m);
     /* a zero size is an error naming the spec id */
-    spv_spec_value z = {.spec_id = 1, .type = SPV_VALUE_AUTO, .text = "1"};
+    spv_spec_value z = { .spec_id = 1, .type = SPV_VALUE_AUTO, .text = "1" };
     m = specialize_text(localsizeid_src, &z, 1, &d, &rc);
     CHECK(!m && rc == -1 && strstr(d.msg, "LocalSizeId") && strstr(d.msg, "is 0"), "zero size: %s", d.msg);
     spv_module_free(m);
@@ -877,9 +1034,9 @@ TEST(specialize_workgroup_size_and_array_length)
 {
     spv_diag d;
     int rc;
-    spv_spec_value v[3] = {{.spec_id = 0, .type = SPV_VALUE_U32, .bits = 64},
-                           {.spec_id = 1, .type = SPV_VALUE_U32, .bits = 3},
-                           {.spec_id = 2, .type = SPV_VALUE_AUTO, .text = "0x5"}};
+    spv_spec_value v[3] = { { .spec_id = 0, .type = SPV_VALUE_U32, .bits = 64 },
+                            { .spec_id = 1, .type = SPV_VALUE_U32, .bits = 3 },
+                            { .spec_id = 2, .type = SPV_VALUE_AUTO, .text = "0x5" } };
     spv_module *m = specialize_text(wgsize_src, v, 3, &d, &rc);
     REQUIRE(m, "rc %d: %s", rc, rc ? d.msg : "invalid output");
     const spv_entry_point *e = spv_find_entry(m, NULL);
@@ -899,9 +1056,11 @@ TEST(specialize_workgroup_size_and_array_length)
     CHECK(m->workgroup_size_id && spv_id_get(m, m->workgroup_size_id)->kind == SPV_ID_CONSTANT,
           "WorkgroupSize not a plain constant");
     spv_module_free(m);
-    spv_spec_value z = {.spec_id = 2, .type = SPV_VALUE_U32, .bits = 0};
+    spv_spec_value z = { .spec_id = 2, .type = SPV_VALUE_U32, .bits = 0 };
     m = specialize_text(wgsize_src, &z, 1, &d, &rc);
-    CHECK(!m && rc == -1 && strstr(d.msg, "array") && strstr(d.msg, "spec id") == NULL ? true : strstr(d.msg, "at least 1") != NULL,
+    CHECK(!m && rc == -1 && strstr(d.msg, "array") && strstr(d.msg, "spec id") == NULL
+              ? true
+              : strstr(d.msg, "at least 1") != NULL,
           "zero length: %s", d.msg);
     spv_module_free(m);
     /* a LocalSize is added where the entry point had none */
@@ -950,7 +1109,7 @@ static int try_values(const char *const *texts, size_t n, spv_diag *d, uint64_t 
     if (rc == 0 && out_bits) {
         spv_module *o = load_words(w, nw, true, d);
         for (uint32_t i = 0; o && i < 6; i++) {
-            uint32_t ids[6] = {0};
+            uint32_t ids[6] = { 0 };
             /* the constants keep their ids: look them up in the input */
             for (uint32_t id = 1; id < m->bound; id++)
                 if (m->ids[id].spec_id != SPV_NONE) {
@@ -973,7 +1132,7 @@ TEST(specialize_values_and_errors)
 {
     spv_diag d;
     uint64_t b[6];
-    const char *ok[] = {"3=0x20", "5=-7", "9=1e-3", "10=0.1", "11=true", "12=255"};
+    const char *ok[] = { "3=0x20", "5=-7", "9=1e-3", "10=0.1", "11=true", "12=255" };
     REQUIRE(try_values(ok, 6, &d, b) == 0, "%s", d.msg);
     CHECK(b[0] == 32 && b[1] == (uint32_t)-7 && b[4] == 1 && b[5] == 255, "ints/bool: %llx %llx %llx %llx",
           (unsigned long long)b[0], (unsigned long long)b[1], (unsigned long long)b[4], (unsigned long long)b[5]);
@@ -985,7 +1144,7 @@ TEST(specialize_values_and_errors)
     uint16_t hb;
     memcpy(&hb, &h, 2);
     CHECK(b[3] == hb, "f16 0.1: %llx want %x", (unsigned long long)b[3], hb);
-    const char *typed[] = {"3=7:u32", "5=-2:i32", "9=0x1.8p1:f32", "11=false:bool"};
+    const char *typed[] = { "3=7:u32", "5=-2:i32", "9=0x1.8p1:f32", "11=false:bool" };
     REQUIRE(try_values(typed, 4, &d, b) == 0, "%s", d.msg);
     CHECK(b[0] == 7 && b[1] == 0xfffffffe && b[2] == 0x40400000 && b[4] == 0, "typed values");
     /* defaults */
@@ -993,31 +1152,33 @@ TEST(specialize_values_and_errors)
     CHECK(b[0] == 16 && b[1] == 0xffffffff && b[5] == 7, "defaults");
 
     /* unknown id: the message lists the ids the module has */
-    const char *unk[] = {"4=1"};
+    const char *unk[] = { "4=1" };
     CHECK(try_values(unk, 1, &d, NULL) == -1 && strstr(d.msg, "spec id 4 is not in the module") &&
-          strstr(d.msg, "3 (N u32)") && strstr(d.msg, "12 (u8)"), "unknown: %s", d.msg);
-    const char *mism[] = {"3=1.5:f32"};
+              strstr(d.msg, "3 (N u32)") && strstr(d.msg, "12 (u8)"),
+          "unknown: %s", d.msg);
+    const char *mism[] = { "3=1.5:f32" };
     CHECK(try_values(mism, 1, &d, NULL) == -1 && strstr(d.msg, "spec id 3") && strstr(d.msg, "f32") &&
-          strstr(d.msg, "expected a u32"), "mismatch: %s", d.msg);
-    const char *wid[] = {"3=1:u64"};
+              strstr(d.msg, "expected a u32"),
+          "mismatch: %s", d.msg);
+    const char *wid[] = { "3=1:u64" };
     CHECK(try_values(wid, 1, &d, NULL) == -1 && strstr(d.msg, "u64"), "width: %s", d.msg);
-    const char *range[] = {"12=256"};
+    const char *range[] = { "12=256" };
     CHECK(try_values(range, 1, &d, NULL) == -1 && strstr(d.msg, "out of range for u8"), "range: %s", d.msg);
-    const char *neg[] = {"3=-1:i32"};
+    const char *neg[] = { "3=-1:i32" };
     CHECK(try_values(neg, 1, &d, NULL) == -1 && strstr(d.msg, "out of range for u32"), "negative: %s", d.msg);
-    const char *big[] = {"5=3000000000:u32"};
+    const char *big[] = { "5=3000000000:u32" };
     CHECK(try_values(big, 1, &d, NULL) == -1 && strstr(d.msg, "out of range for i32"), "big: %s", d.msg);
-    const char *fits[] = {"5=30:u32", "3=12:i32"};
+    const char *fits[] = { "5=30:u32", "3=12:i32" };
     CHECK(try_values(fits, 2, &d, b) == 0 && b[0] == 12 && b[1] == 30, "mixed signedness that fits: %s", d.msg);
-    const char *twice[] = {"3=1:u32", "3=1:i32"};
+    const char *twice[] = { "3=1:u32", "3=1:i32" };
     CHECK(try_values(twice, 2, &d, NULL) == -1 && strstr(d.msg, "twice"), "twice: %s", d.msg);
-    const char *notbool[] = {"11=2"};
+    const char *notbool[] = { "11=2" };
     CHECK(try_values(notbool, 1, &d, NULL) == -1 && strstr(d.msg, "bool"), "bool: %s", d.msg);
-    const char *notint[] = {"3=1.5"};
+    const char *notint[] = { "3=1.5" };
     CHECK(try_values(notint, 1, &d, NULL) == -1 && strstr(d.msg, "not an integer"), "int: %s", d.msg);
-    const char *hinf[] = {"10=70000"};
+    const char *hinf[] = { "10=70000" };
     CHECK(try_values(hinf, 1, &d, NULL) == -1 && strstr(d.msg, "infinity"), "f16 overflow: %s", d.msg);
-    const char *infok[] = {"10=-inf", "9=nan"};
+    const char *infok[] = { "10=-inf", "9=nan" };
     CHECK(try_values(infok, 2, &d, b) == 0 && b[3] == 0xfc00 && (b[2] & 0x7f800000) == 0x7f800000 && (b[2] & 0x7fffff),
           "inf/nan: %s", d.msg);
 
@@ -1025,7 +1186,8 @@ TEST(specialize_values_and_errors)
     spv_spec_value v;
     memset(&v, 0, sizeof v);
     CHECK(spv_parse_spec_value("7=0x10", &v, &d) == 0 && v.spec_id == 7 && v.type == SPV_VALUE_AUTO &&
-          !strcmp(v.text, "0x10") && v.bits == 16, "auto hex");
+              !strcmp(v.text, "0x10") && v.bits == 16,
+          "auto hex");
     CHECK(spv_parse_spec_value("1=-3:i8", &v, &d) == 0 && v.type == SPV_VALUE_I8 && v.bits == 0xfd, "i8");
     CHECK(spv_parse_spec_value("2=1.5:f16", &v, &d) == 0 && v.type == SPV_VALUE_F16 && v.bits == 0x3e00, "f16");
     CHECK(spv_parse_spec_value("2=0.1:f64", &v, &d) == 0 && v.bits == 0x3fb999999999999aull, "f64");
@@ -1052,8 +1214,10 @@ TEST(specialize_lists_spec_constants)
     spv_spec_constant *l = NULL;
     size_t n = spv_spec_constants(m, &l);
     REQUIRE(n == 6, "%zu constants", n);
-    uint32_t ids[6] = {3, 5, 9, 10, 11, 12};
-    spv_value_type types[6] = {SPV_VALUE_U32, SPV_VALUE_I32, SPV_VALUE_F32, SPV_VALUE_F16, SPV_VALUE_BOOL, SPV_VALUE_U8};
+    uint32_t ids[6] = { 3, 5, 9, 10, 11, 12 };
+    spv_value_type types[6] = {
+        SPV_VALUE_U32, SPV_VALUE_I32, SPV_VALUE_F32, SPV_VALUE_F16, SPV_VALUE_BOOL, SPV_VALUE_U8
+    };
     for (size_t i = 0; i < n; i++)
         CHECK(l[i].spec_id == ids[i] && l[i].type == types[i], "entry %zu: %u %s", i, l[i].spec_id,
               spv_value_type_name(l[i].type));
