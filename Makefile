@@ -32,7 +32,7 @@ OPTFLAGS := -O2 -g
 endif
 
 # The Debian 12 packages the build, the tests, the demo and the benchmarks need.
-DEB_BUILD := make gcc g++ python3 pkg-config spirv-headers spirv-tools llvm-19-dev libffi-dev \
+DEB_BUILD := make gcc g++ python3 pkg-config spirv-headers spirv-tools llvm-19-dev libffi-dev libxxhash-dev \
              glslang-tools glslang-dev clang-15 llvm-spirv-15
 DEB_FUZZ  := clang-19 libclang-rt-19-dev
 DEB_BENCH := mesa-vulkan-drivers libvulkan-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers gnuplot-nox
@@ -41,16 +41,14 @@ GRAMMAR_DIR := /usr/include/spirv/unified1
 
 # Deferred (=) so that a sub-make started after `make deps` sees the fresh install.
 LLVM_CFLAGS = $(shell $(LLVM_CONFIG) --includedir 2>/dev/null | sed 's/^/-isystem /')
-LLVM_LIBS   = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFIG) --link-shared --libs 2>/dev/null)
 
 CFLAGS_BASE = -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -fvisibility=hidden \
                $(OPTFLAGS) $(SANFLAGS) -I. -I$(BUILD)/gen $(LLVM_CFLAGS)
 override CFLAGS = $(CFLAGS_BASE) $(EXTRA_CFLAGS)
-GLSLANG_LIBS := -lglslang -lSPIRV -lMachineIndependent -lGenericCodeGen -lOGLCompiler -lOSDependent \
-                -lglslang-default-resource-limits
-LDLIBS = $(GLSLANG_LIBS) -lSPIRV-Tools-opt -lSPIRV-Tools $(LLVM_LIBS) -lffi -lstdc++ -lpthread -lm -ldl
+include mk/libs.mk
+LDLIBS = $(SPVJIT_LDLIBS)
 
-LIB_SRCS  := $(wildcard spirv/*.c) $(wildcard jit/*.c) $(wildcard jit/*.S) $(wildcard lib/*.c) $(wildcard lib/*.S)
+LIB_SRCS  := $(wildcard util/*.c) $(wildcard spirv/*.c) $(wildcard jit/*.c) $(wildcard jit/*.S) $(wildcard lib/*.c) $(wildcard lib/*.S)
 GEN_SRCS  := $(BUILD)/gen/spirv_grammar.c
 LIB_OBJS  := $(patsubst %,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/spirv_grammar.c.o
 CMD_SRCS  := $(wildcard cmd/*.c)

@@ -33,10 +33,9 @@ include bench/peers/peers.mk
 # peers.mk's first target would otherwise be the default
 .DEFAULT_GOAL := bench
 
-# The static library's link line (the top-level Makefile's LDLIBS).
-BENCH_LDLIBS = -lglslang -lSPIRV -lMachineIndependent -lGenericCodeGen -lOGLCompiler -lOSDependent \
-               -lglslang-default-resource-limits -lSPIRV-Tools-opt -lSPIRV-Tools \
-               $(shell $(LLVM_CONFIG) --ldflags) -lLLVM-19 -lffi -lstdc++ -lpthread -lm -ldl
+# The static library's link line.
+include mk/libs.mk
+BENCH_LDLIBS = $(SPVJIT_LDLIBS)
 # A sanitizer build of the library (make SAN=1) needs the same runtime here.
 bench_comma := ,
 BENCH_LIB_SAN = $(if $(shell nm $(BUILD)/libspvjit.a 2>/dev/null | grep -m1 __asan_init),\

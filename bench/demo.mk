@@ -11,8 +11,8 @@ LLVM_CONFIG ?= llvm-config-19
 DEMO_N      ?= 1024
 DEMO_RUNS   ?= 3
 
-LDLIBS := -lSPIRV-Tools-opt -lSPIRV-Tools $(shell $(LLVM_CONFIG) --ldflags) \
-          $(shell $(LLVM_CONFIG) --link-shared --libs) -lffi -lstdc++ -lpthread -lm -ldl
+include mk/libs.mk
+LDLIBS = $(SPVJIT_LDLIBS)
 # A sanitizer build of the library (make SAN=1) needs the same runtime in the demo.
 SANFLAGS := $(if $(shell nm $(BUILD)/libspvjit.a 2>/dev/null | grep -m1 __asan_init),\
               -fsanitize=address$(comma)undefined -fno-omit-frame-pointer)

@@ -6,17 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "run_options.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+#include "util/timer.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -245,12 +238,12 @@ int cmd_run(int argc, char **argv)
     spvjit_build_options bo = { .unspecialized = o.no_specialize };
     if (o.have_local)
         memcpy(bo.local_size, o.local, sizeof bo.local_size);
-    double t0 = now_ms();
+    double t0 = util_now_ms();
     if ((st = spvjit_kernel_build(m, o.entry, specs, &bo, &k))) {
         api_error("building the kernel", st);
         goto done;
     }
-    double compile_wall = now_ms() - t0;
+    double compile_wall = util_now_ms() - t0;
     if (bind_all(k, &o))
         goto done;
     spvjit_dispatch_info di = { .groups = { 1, 1, 1 } };
@@ -268,12 +261,12 @@ int cmd_run(int argc, char **argv)
         goto done;
     }
     for (unsigned r = 0; r < runs; r++) {
-        double t = now_ms();
+        double t = util_now_ms();
         if ((st = spvjit_dispatch(k, &di))) {
             api_error("dispatch", st);
             goto done;
         }
-        times[r] = now_ms() - t;
+        times[r] = util_now_ms() - t;
     }
     if (o.repeat) {
         spvjit_kernel_stats ks = { 0 };

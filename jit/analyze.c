@@ -10,14 +10,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-double jit_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 const spv_entry_point *jit_find_entry(const spv_module *m, const char *name, spv_diag *diag)
 {

@@ -10,6 +10,7 @@
  * which LLVM inlines.
  */
 #include "kernel_internal.h"
+#include "util/timer.h"
 #include "spirv/interface.h"
 
 #include <stddef.h>
@@ -212,7 +213,7 @@ spvjit_native_fn spvjit_compile_function(const spv_module *m, uint32_t func_id, 
         spv_fail(diag, "%s: function %s: calls from host C are compiled specialized only", src, fname);
         return NULL;
     }
-    double t0 = jit_now_ms();
+    double t0 = util_now_ms();
     LLVMTargetMachineRef tm = jit_host_target_machine(o->opt_level, diag);
     if (!tm)
         return NULL;
@@ -236,11 +237,11 @@ spvjit_native_fn spvjit_compile_function(const spv_module *m, uint32_t func_id, 
             ok = false;
     c.fn = NULL;
     ok = ok && !build_export(&c, fidx, fname) && !jit_verify(&c);
-    double t1 = jit_now_ms();
+    double t1 = util_now_ms();
     if (ok && o->emit && o->emit_ir)
         emit_text(o, "ir", jit_emit_ir(mod));
     ok = ok && !jit_optimize(mod, tm, o->opt_level, diag);
-    double t2 = jit_now_ms();
+    double t2 = util_now_ms();
     if (ok && o->emit && o->emit_opt_ir)
         emit_text(o, "opt-ir", jit_emit_ir(mod));
     if (ok && o->emit && o->emit_asm)
@@ -268,7 +269,7 @@ spvjit_native_fn spvjit_compile_function(const spv_module *m, uint32_t func_id, 
     k->export_fn = (spvjit_native_fn)addr;
     k->facts.ms_lower = t1 - t0;
     k->facts.ms_passes = t2 - t1;
-    k->facts.ms_codegen = jit_now_ms() - t2;
+    k->facts.ms_codegen = util_now_ms() - t2;
     *owner = k;
     return k->export_fn;
 }

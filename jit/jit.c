@@ -9,6 +9,7 @@
  * (object.c).
  */
 #include "kernel_internal.h"
+#include "util/timer.h"
 #include "regions.h"
 
 #include <stdlib.h>
@@ -52,7 +53,7 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
     const spv_entry_point *ep = jit_find_entry(m, entry, diag);
     if (!ep)
         return NULL;
-    double t0 = jit_now_ms();
+    double t0 = util_now_ms();
     LLVMTargetMachineRef tm = jit_host_target_machine(o->opt_level, diag);
     if (!tm)
         return NULL;
@@ -74,11 +75,11 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
     ok = ok && !lower_module(&c, ep->func) && !jit_verify(&c);
     if (ok && c.uses_barriers && !jit_barriers_on_fibers(o))
         ok = !jit_regions_build(&c, &regions) && !jit_verify(&c);
-    double t1 = jit_now_ms();
+    double t1 = util_now_ms();
     if (ok && o->emit && o->emit_ir)
         emit_text(o, "ir", jit_emit_ir(mod));
     ok = ok && !jit_optimize(mod, tm, o->opt_level, diag);
-    double t2 = jit_now_ms();
+    double t2 = util_now_ms();
     if (ok && o->emit && o->emit_opt_ir)
         emit_text(o, "opt-ir", jit_emit_ir(mod));
     if (ok && o->emit && o->emit_asm)
@@ -116,7 +117,7 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
     k->wg = (spvjit_wg_fn)addrs[0];
     k->item = (spvjit_item_fn)addrs[1];
     k->wg_init = (spvjit_wg_fn)addrs[2];
-    double t3 = jit_now_ms();
+    double t3 = util_now_ms();
     k->facts.ms_lower = t1 - t0;
     k->facts.ms_passes = t2 - t1;
     k->facts.ms_codegen = t3 - t2;

@@ -29,7 +29,6 @@ struct jit_kernel {
 };
 
 /* Milliseconds on a monotonic clock. */
-double jit_now_ms(void);
 
 /* The entry point by name (NULL: the first compute one), checked to be a
  * compute entry point with a body; NULL with diag filled otherwise. */

@@ -13,6 +13,7 @@
  * which functions exist) is taken from the flags.
  */
 #include "kernel_internal.h"
+#include "util/timer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -185,7 +186,7 @@ jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spv
     const spv_entry_point *ep = jit_find_entry(m, entry, diag);
     if (!ep)
         return NULL;
-    double t0 = jit_now_ms();
+    double t0 = util_now_ms();
 
     blob_header h;
     const unsigned char *bytes = blob;
@@ -230,7 +231,7 @@ jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spv
         spvjit_kernel_free(k);
         return NULL;
     }
-    double t1 = jit_now_ms();
+    double t1 = util_now_ms();
 
     LLVMMemoryBufferRef obj =
         LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)bytes + sizeof h, (size_t)h.object_len, ep->name);
@@ -247,7 +248,7 @@ jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spv
     k->wg_init = (spvjit_wg_fn)addrs[2];
     /* nothing was lowered or optimized: the analysis counts as lowering, linking as code generation */
     k->facts.ms_lower = t1 - t0;
-    k->facts.ms_codegen = jit_now_ms() - t1;
+    k->facts.ms_codegen = util_now_ms() - t1;
     if (o->keep_object && (k->blob = malloc(len))) {
         memcpy(k->blob, blob, len);
         k->blob_len = len;

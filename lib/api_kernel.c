@@ -2,18 +2,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lib/api_hash.h"
 #include "lib/api_internal.h"
 #include "lib/disk_cache.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+#include "util/timer.h"
 
 /* --- compiled objects ------------------------------------------------------- */
 
@@ -145,7 +138,7 @@ static void *build_compiled(void *user, size_t *est)
     const spvjit_module *mod = k->module;
     spv_diag d;
     d.msg[0] = 0;
-    double t0 = now_ms();
+    double t0 = util_now_ms();
 
     /* The JIT compiles its own copy of the module: its facts point into it. */
     spvjit_shape_value *shapes = NULL;
@@ -190,7 +183,7 @@ static void *build_compiled(void *user, size_t *est)
     c->exec.wg_memory_init = spvjit_kernel_wg_init_fn(jk);
     c->exec.stack_size = f->stack_estimate;
     c->exec.nbarrier_sites = f->nbarrier_sites;
-    c->total_ms = now_ms() - t0;
+    c->total_ms = util_now_ms() - t0;
     *est = estimate_bytes(sm);
     return c;
 }

@@ -1,0 +1,91 @@
+/* testdata/tests/test_util.c — util/: the growable array and the hash map
+ * against plain reference computations. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "util/array.h"
+#include "util/hash.h"
+#include "util/hashmap.h"
+
+TEST(util_array_push_and_steal)
+{
+    util_array a = { 0 };
+    for (uint32_t i = 0; i < 10000; i++)
+        REQUIRE(UTIL_ARRAY_PUSH(&a, uint32_t, i * 3u), "push %u failed", i);
+    REQUIRE(UTIL_ARRAY_COUNT(&a, uint32_t) == 10000, "count %zu", UTIL_ARRAY_COUNT(&a, uint32_t));
+    for (uint32_t i = 0; i < 10000; i++)
+        CHECK(UTIL_ARRAY_AT(&a, uint32_t, i) == i * 3u, "element %u is %u", i, UTIL_ARRAY_AT(&a, uint32_t, i));
+    unsigned char *z = util_array_grow(&a, 13);
+    REQUIRE(z, "grow failed");
+    for (int i = 0; i < 13; i++)
+        CHECK(z[i] == 0, "grown byte %d not zero", i);
+    size_t n = a.size;
+    uint32_t *p = util_array_steal(&a);
+    CHECK(p && n == 40013 && a.size == 0 && a.data == NULL, "steal: %zu bytes left", a.size);
+    free(p);
+    util_array_fini(&a);
+}
+
+static bool str_equal(const void *a, const void *b)
+{
+    return strcmp(a, b) == 0;
+}
+
+TEST(util_hashmap_against_reference)
+{
+    /* pointer keys: insert, replace, remove, and compare with a plain array */
+    enum { N = 5000 };
+    static int objects[N];
+    static void *ref[N];
+    util_hashmap m;
+    util_hashmap_init(&m, NULL);
+    uint64_t rng = 42;
+    for (int round = 0; round < 20000; round++) {
+        int k = (int)(test_rand_u64(&rng) % N);
+        switch (test_rand_u64(&rng) % 3) {
+        case 0:
+        case 1:
+            ref[k] = &objects[(k * 7) % N];
+            REQUIRE(util_ptrmap_put(&m, &objects[k], ref[k]), "put failed");
+            break;
+        default: {
+            void *v = util_hashmap_remove(&m, util_hash_ptr(&objects[k]), &objects[k]);
+            CHECK(v == ref[k], "remove of %d gave %p, expected %p", k, v, ref[k]);
+            ref[k] = NULL;
+        }
+        }
+    }
+    size_t live = 0;
+    for (int k = 0; k < N; k++) {
+        live += ref[k] != NULL;
+        CHECK(util_ptrmap_get(&m, &objects[k]) == ref[k], "key %d differs from the reference", k);
+    }
+    CHECK(m.count == live, "count %zu, reference %zu", m.count, live);
+    size_t seen = 0, cursor = 0;
+    while (util_hashmap_next(&m, &cursor))
+        seen++;
+    CHECK(seen == live, "iteration saw %zu of %zu", seen, live);
+    util_hashmap_fini(&m);
+
+    /* content keys: two different pointers to equal strings are one key */
+    util_hashmap s;
+    util_hashmap_init(&s, str_equal);
+    char a[] = "local_size", b[] = "local_size";
+    int one = 1, two = 2;
+    REQUIRE(util_hashmap_put(&s, util_hash_bytes(a, strlen(a), 0), a, &one), "put failed");
+    REQUIRE(util_hashmap_put(&s, util_hash_bytes(b, strlen(b), 0), b, &two), "put failed");
+    CHECK(s.count == 1 && util_hashmap_get(&s, util_hash_bytes(a, strlen(a), 0), a) == &two,
+          "equal strings are not one key (%zu entries)", s.count);
+    util_hashmap_fini(&s);
+}
+
+TEST(util_hash_is_stable_and_chained)
+{
+    const char text[] = "spvjit hashes modules once";
+    uint64_t whole = util_hash_bytes(text, sizeof text - 1, 0);
+    CHECK(whole == util_hash_bytes(text, sizeof text - 1, 0), "not deterministic");
+    CHECK(whole != util_hash_bytes(text, sizeof text - 2, 0), "a shorter input hashes the same");
+    CHECK(util_hash_bytes(text, 6, 1) != util_hash_bytes(text, 6, 2), "the seed is ignored");
+    CHECK(util_hash_u64(1) != util_hash_u64(2) && util_hash_u64(0) == 0, "u64 mix");
+}
