@@ -33,6 +33,7 @@ endif
 
 # The Debian 12 packages the build, the tests, the demo and the benchmarks need.
 DEB_BUILD := make gcc g++ python3 pkg-config spirv-headers spirv-tools llvm-19-dev libffi-dev libxxhash-dev \
+             libjson-c-dev libsodium-dev python3-cffi python3-numpy python3-pytest \
              glslang-tools glslang-dev clang-15 llvm-spirv-15
 DEB_FUZZ  := clang-19 libclang-rt-19-dev
 DEB_BENCH := mesa-vulkan-drivers libvulkan-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers gnuplot-nox
