@@ -1,0 +1,130 @@
+/* jit/llvm_facts.c — what an LLVM instruction does (see llvm_facts.h). */
+#include "llvm_facts.h"
+
+#include <string.h>
+
+bool jit_opcode_pure(LLVMOpcode op)
+{
+    switch (op) {
+    case LLVMGetElementPtr:
+    case LLVMTrunc:
+    case LLVMZExt:
+    case LLVMSExt:
+    case LLVMFPToUI:
+    case LLVMFPToSI:
+    case LLVMUIToFP:
+    case LLVMSIToFP:
+    case LLVMFPTrunc:
+    case LLVMFPExt:
+    case LLVMPtrToInt:
+    case LLVMIntToPtr:
+    case LLVMBitCast:
+    case LLVMAddrSpaceCast:
+    case LLVMAdd:
+    case LLVMFAdd:
+    case LLVMSub:
+    case LLVMFSub:
+    case LLVMMul:
+    case LLVMFMul:
+    case LLVMUDiv:
+    case LLVMSDiv:
+    case LLVMFDiv:
+    case LLVMURem:
+    case LLVMSRem:
+    case LLVMFRem:
+    case LLVMShl:
+    case LLVMLShr:
+    case LLVMAShr:
+    case LLVMAnd:
+    case LLVMOr:
+    case LLVMXor:
+    case LLVMFNeg:
+    case LLVMICmp:
+    case LLVMFCmp:
+    case LLVMSelect:
+    case LLVMExtractValue:
+    case LLVMInsertValue:
+    case LLVMExtractElement:
+    case LLVMInsertElement:
+    case LLVMShuffleVector:
+    case LLVMFreeze:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool jit_opcode_never_traps(LLVMOpcode op)
+{
+    return jit_opcode_pure(op) && op != LLVMUDiv && op != LLVMSDiv && op != LLVMURem && op != LLVMSRem;
+}
+
+bool jit_call_pure(LLVMValueRef call)
+{
+    LLVMValueRef f = LLVMGetCalledValue(call);
+    if (!LLVMIsAFunction(f))
+        return false;
+    unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
+    LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, memory);
+    return a && LLVMGetEnumAttributeValue(a) == 0;
+}
+
+bool jit_call_harmless(LLVMValueRef call)
+{
+    LLVMValueRef f = LLVMGetCalledValue(call);
+    if (!LLVMIsAFunction(f))
+        return false;
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    return !strncmp(name, "llvm.lifetime.", 14) || !strncmp(name, "llvm.assume", 11) || !strncmp(name, "llvm.dbg.", 9);
+}
+
+bool jit_inst_may_write_shared(LLVMValueRef in)
+{
+    switch (LLVMGetInstructionOpcode(in)) {
+    case LLVMStore:
+        return !LLVMIsAAllocaInst(jit_strip_geps(LLVMGetOperand(in, 1)));
+    case LLVMCall:
+        return !jit_call_harmless(in);
+    case LLVMFence:
+    case LLVMAtomicRMW:
+    case LLVMAtomicCmpXchg:
+        return true;
+    default:
+        return false;
+    }
+}
+
+LLVMValueRef jit_strip_geps(LLVMValueRef p)
+{
+    while (LLVMIsAGetElementPtrInst(p))
+        p = LLVMGetOperand(p, 0);
+    return p;
+}
+
+bool jit_alloca_simple(LLVMValueRef a)
+{
+    for (LLVMUseRef u = LLVMGetFirstUse(a); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (LLVMIsALoadInst(user) && !LLVMGetVolatile(user))
+            continue;
+        if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == a && LLVMGetOperand(user, 0) != a &&
+            !LLVMGetVolatile(user))
+            continue;
+        return false;
+    }
+    return true;
+}
+
+LLVMValueRef jit_alloca_single_store(LLVMValueRef a)
+{
+    LLVMValueRef store = NULL;
+    for (LLVMUseRef u = LLVMGetFirstUse(a); u; u = LLVMGetNextUse(u)) {
+        if (!LLVMIsAStoreInst(LLVMGetUser(u)))
+            continue;
+        if (store)
+            return NULL;
+        store = LLVMGetUser(u);
+    }
+    return store;
+}

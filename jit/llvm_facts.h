@@ -1,0 +1,43 @@
+/* jit/llvm_facts.h — what an LLVM instruction does, as the barrier passes ask it.
+ *
+ * Small questions about single instructions that the uniformity analysis
+ * (uniformity.c), the slot plan (slots.c) and the region loops (region_loops.c)
+ * must answer alike: which opcodes compute their result from their operands
+ * alone, which calls touch no memory, which stack slots are plain variables.
+ */
+#ifndef SPVJIT_JIT_LLVM_FACTS_H
+#define SPVJIT_JIT_LLVM_FACTS_H
+
+#include <stdbool.h>
+#include <llvm-c/Core.h>
+
+/* An opcode whose result depends on its operands alone: no memory, no side
+ * effect (arithmetic, comparisons, casts, GEP, select, vector and aggregate
+ * element operations, freeze).  Integer division and remainder are included:
+ * they may trap, see jit_opcode_never_traps. */
+bool jit_opcode_pure(LLVMOpcode op);
+/* jit_opcode_pure and cannot trap (no integer division or remainder): safe to
+ * compute where the original did not run. */
+bool jit_opcode_never_traps(LLVMOpcode op);
+
+/* A direct call to a function that reads and writes no memory (memory(none)). */
+bool jit_call_pure(LLVMValueRef call);
+/* A call with no effect on memory the program can see (llvm.lifetime.*,
+ * llvm.assume, llvm.dbg.*). */
+bool jit_call_harmless(LLVMValueRef call);
+
+/* Whether `in` may write memory other than the function's own stack slots, or
+ * synchronize: a store not into an alloca, a call that is not harmless, a
+ * fence, an atomic read-modify-write or compare-exchange. */
+bool jit_inst_may_write_shared(LLVMValueRef in);
+
+/* p without its GEPs: the pointer they are computed from. */
+LLVMValueRef jit_strip_geps(LLVMValueRef p);
+
+/* Whether alloca `a` is a plain variable: only loaded and stored as a whole
+ * (no GEP into it, its address never stored or passed on, nothing volatile). */
+bool jit_alloca_simple(LLVMValueRef a);
+/* The store into alloca `a` when there is exactly one, else NULL. */
+LLVMValueRef jit_alloca_single_store(LLVMValueRef a);
+
+#endif

@@ -1,0 +1,17 @@
+/* testdata/tests/test_ir_util.h — LLVM IR written as text for the tests of
+ * jit/'s analyses (cfg, uniformity, slots, barrier path). */
+#ifndef SPVJIT_TEST_IR_UTIL_H
+#define SPVJIT_TEST_IR_UTIL_H
+
+#include <llvm-c/Core.h>
+
+/* Parses IR text into a module of llc; NULL (the parser's message printed) on error. */
+LLVMModuleRef tir_parse(LLVMContextRef llc, const char *text);
+/* The instruction or argument named `name` (without %) in fn, or NULL. */
+LLVMValueRef tir_value(LLVMValueRef fn, const char *name);
+/* The block named `name` in fn, or NULL. */
+LLVMBasicBlockRef tir_block(LLVMValueRef fn, const char *name);
+/* The text of fn as LLVM prints it (malloc'd). */
+char *tir_print(LLVMValueRef fn);
+
+#endif
