@@ -4,13 +4,13 @@
  * spec-constant slots, analyze what the entry reaches (analyze.c: barrier
  * sites, recursion, module-scope memory), lower every reachable function,
  * build the work-group functions (workgroup.c), verify, compile barriers into
- * regions where possible (regions.c), optimize, emit a relocatable object and
+ * regions where possible (barrier_path.c), optimize, emit a relocatable object and
  * link it into the JIT (emit.c), keeping it for the disk cache when asked
  * (object.c).
  */
 #include "kernel_internal.h"
 #include "util/timer.h"
-#include "regions.h"
+#include "barrier_path.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +39,17 @@ int jit_verify(lower_ctx *c)
     return -1;
 }
 
-static void emit_text(const spvjit_options *o, const char *what, char *text)
+/* The host assembler's line comment (the JIT compiles for the host). */
+#if defined(__aarch64__)
+#define ASM_COMMENT "//"
+#else
+#define ASM_COMMENT "#"
+#endif
+
+/* Hands text to the emit hook, the barrier path's reason as its first line. */
+static void emit_text(const spvjit_options *o, const char *what, const jit_barrier_path *path, char *text)
 {
+    text = jit_barrier_path_note(path, strcmp(what, "asm") ? ";" : ASM_COMMENT, text);
     if (text && o->emit)
         o->emit(o->emit_user, what, text);
     free(text);
@@ -71,19 +80,20 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
     jit_new_host_module(&c, tm, ep->name);
     jit_kernel *k = calloc(1, sizeof *k);
     LLVMModuleRef mod = c.mod;
-    bool ok = !jit_settle_entry(&c, o), regions = false;
+    jit_barrier_path path = { 0 };
+    bool ok = !jit_settle_entry(&c, o);
     ok = ok && !lower_module(&c, ep->func) && !jit_verify(&c);
-    if (ok && c.uses_barriers && !jit_barriers_on_fibers(o))
-        ok = !jit_regions_build(&c, &regions) && !jit_verify(&c);
+    ok = ok && !jit_choose_barrier_path(&c, jit_barriers_on_fibers(o), &path);
+    bool regions = path.kind == JIT_BARRIERS_REGIONS;
     double t1 = util_now_ms();
     if (ok && o->emit && o->emit_ir)
-        emit_text(o, "ir", jit_emit_ir(mod));
+        emit_text(o, "ir", &path, jit_emit_ir(mod));
     ok = ok && !jit_optimize(mod, tm, o->opt_level, diag);
     double t2 = util_now_ms();
     if (ok && o->emit && o->emit_opt_ir)
-        emit_text(o, "opt-ir", jit_emit_ir(mod));
+        emit_text(o, "opt-ir", &path, jit_emit_ir(mod));
     if (ok && o->emit && o->emit_asm)
-        emit_text(o, "asm", jit_emit_asm(mod, tm, diag));
+        emit_text(o, "asm", &path, jit_emit_asm(mod, tm, diag));
     LLVMMemoryBufferRef obj = ok ? jit_emit_object(mod, tm, diag) : NULL;
     ok = ok && obj;
     if (ok)

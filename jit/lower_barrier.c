@@ -1,15 +1,15 @@
 /* jit/lower_barrier.c — OpControlBarrier and OpMemoryBarrier.
  *
- * A work-group (or wider) execution barrier calls ctx->barrier(ctx, site): the
- * kernel is then compiled as a per-item function run on fibers (jit/abi.h), or,
- * where jit/regions.c can, into barrier-free regions looping over the items.
- * Sites are numbered before lowering (jit.c) in module order of the barrier
- * instructions.  A sub-group barrier only orders memory (sub-groups have one
- * work-item).  The CPU is coherent, so memory semantics become at most one fence.
+ * A work-group (or wider) execution barrier becomes a call of the barrier
+ * intrinsic (jit/barrier_intrinsic.h): the kernel is then compiled into
+ * barrier-free regions looping over the items (jit/regions.h) where it can be,
+ * or run on fibers, the call lowered to ctx->barrier(ctx, site) (jit/abi.h).
+ * Sites are numbered before lowering (number_barriers in jit/analyze.c) in
+ * module order of the barrier instructions.  A sub-group barrier only orders
+ * memory (sub-groups have one work-item).  The CPU is coherent, so memory
+ * semantics become at most one fence.
  */
-#include "lower_ctx.h"
-
-#include <stddef.h>
+#include "barrier_intrinsic.h"
 
 /* All work-items of a group run on one thread (fibers or region loops), so
  * ordering memory for the group (Workgroup / Subgroup / Invocation memory scope,
@@ -57,11 +57,7 @@ int jit_lower_barrier(lower_ctx *c, const spv_inst *in)
     uint32_t idx = (uint32_t)(in - c->m->insts);
     if (idx >= c->m->ninsts || !c->barrier_site[idx])
         return jit_fail_inst(c, in, "barrier site was not numbered");
-    LLVMTypeRef params[2] = { c->t_ptr, c->t_i32 };
-    LLVMTypeRef ft = LLVMFunctionType(c->t_void, params, 2, 0);
-    LLVMValueRef fn = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, barrier), c->t_ptr);
-    LLVMValueRef args[2] = { c->arg_ctx, LLVMConstInt(c->t_i32, c->barrier_site[idx] - 1, 0) };
-    LLVMBuildCall2(c->b, ft, fn, args, 2, "");
+    jit_build_barrier(c, c->barrier_site[idx] - 1);
     fence(c, spv_inst_op(in, 1), spv_inst_op(in, 2));
     return 0;
 }

@@ -2,23 +2,23 @@
  *
  * Work-group-scope OpGroupAll/Any/Broadcast and the OpGroup* reductions and
  * scans (OpenCL 2.0 work_group_*) exchange values through a scratch area in
- * work-group memory: one slot per work-item (jit.c reserves it after the
+ * work-group memory: one slot per work-item (jit/analyze.c reserves it after the
  * module's Workgroup variables and counts it in the facts' wg_mem_size).
  * Each work-item stores its value in its slot, waits at a barrier, computes
  * the result from the slots itself (every work-item walks them in the same
  * order, so float reductions agree bit for bit across the group), and waits
  * at a second barrier before the scratch may be reused.  A collective thus
  * takes two barrier sites (jit_barrier_sites) and makes the kernel a barrier
- * kernel run on fibers.
+ * kernel; the barrier intrinsic (jit/barrier_intrinsic.h) orders the scratch
+ * accesses.
  *
  * OpGroupAsyncCopy is done at once, cooperatively: work-item l copies
  * elements l, l + n, l + 2n ... (n work-items in the group); the copy becomes
  * visible to the group at OpGroupWaitEvents, which is a barrier.  The event
  * is a placeholder (the event operand passed through).
  */
-#include "lower_ctx.h"
+#include "barrier_intrinsic.h"
 
-#include <stddef.h>
 #include <llvm-c/DebugInfo.h>
 
 static LLVMValueRef k64(lower_ctx *c, uint64_t v)
@@ -87,18 +87,7 @@ uint64_t jit_wg_scratch_slot(lower_ctx *c, const spv_inst *in)
 
 /* --- pieces ------------------------------------------------------------------------------------------ */
 
-static void call_barrier(lower_ctx *c, uint32_t site)
-{
-    LLVMTypeRef params[2] = { c->t_ptr, c->t_i32 };
-    LLVMTypeRef ft = LLVMFunctionType(c->t_void, params, 2, 0);
-    LLVMValueRef fn = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, barrier), c->t_ptr);
-    LLVMValueRef args[2] = { c->arg_ctx, LLVMConstInt(c->t_i32, site, 0) };
-    /* the group's work-items share one thread: the call orders the scratch accesses
-     * (and jit/regions.c recognizes it as a barrier: ctx->barrier, constant site) */
-    LLVMBuildCall2(c->b, ft, fn, args, 2, "");
-}
-
-/* First barrier site of a collective instruction (numbered in jit.c). */
+/* First barrier site of a collective instruction (numbered in jit/analyze.c). */
 static int first_site(lower_ctx *c, const spv_inst *in, uint32_t *site)
 {
     uint32_t idx = (uint32_t)(in - c->m->insts);
@@ -190,7 +179,7 @@ static LLVMValueRef combine(lower_ctx *c, uint32_t op, LLVMValueRef a, LLVMValue
 }
 
 /* Marks a loop back edge "do not unroll": the fold and copy loops run once per
- * work-item, and when the barrier regions (jit/regions.c) put them inside the
+ * work-item, and when the barrier regions (jit/region_loops.c) put them inside the
  * loop over the work-items, unrolling both makes code quadratic in the group size. */
 static void no_unroll(lower_ctx *c, LLVMValueRef br)
 {
@@ -272,7 +261,7 @@ static int lower_collective(lower_ctx *c, const spv_inst *in)
         return -1;
     LLVMValueRef li = jit_local_index(c);
     store_slot(c, li, x);
-    call_barrier(c, site);
+    jit_build_barrier(c, site);
     LLVMValueRef r;
     if (op == SpvOpGroupBroadcast) {
         r = load_slot(c, broadcast_index(c, bidx), t);
@@ -282,7 +271,7 @@ static int lower_collective(lower_ctx *c, const spv_inst *in)
                                                                    : li;
         r = fold_slots(c, op, t, end);
     }
-    call_barrier(c, site + 1);
+    jit_build_barrier(c, site + 1);
     jit_set(c, in->result_id, r);
     return 0;
 }
@@ -348,7 +337,7 @@ int jit_lower_wg_group(lower_ctx *c, const spv_inst *in)
         uint32_t site;
         if (first_site(c, in, &site))
             return -1;
-        call_barrier(c, site);
+        jit_build_barrier(c, site);
         return 0;
     }
     return lower_collective(c, in);

@@ -1,0 +1,113 @@
+/* jit/barrier_path.c — regions or fibers, and why (see barrier_path.h). */
+#include "barrier_path.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "barrier_intrinsic.h"
+#include "kernel_internal.h"
+#include "region_loops.h"
+#include "regions.h"
+#include "slots.h"
+#include "uniformity.h"
+
+static void say(jit_barrier_path *path, jit_barrier_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(jit_barrier_path *path, jit_barrier_kind kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    path->kind = kind;
+    vsnprintf(path->why, sizeof path->why, fmt, ap);
+    va_end(ap);
+}
+
+/* The regions of spvjit_item: 0 built, 1 not possible (msg says why), -1 failed (msg). */
+static int try_regions(lower_ctx *c, uint32_t nitems, char *msg, jit_barrier_path *path)
+{
+    LLVMValueRef item = LLVMGetNamedFunction(c->mod, JIT_SYM_ITEM);
+    if (!item || LLVMGetNamedFunction(c->mod, JIT_SYM_WG)) {
+        snprintf(msg, JIT_REGIONS_MSG, "internal error: barrier regions: no %s, or a %s already", JIT_SYM_ITEM,
+                 JIT_SYM_WG);
+        return -1;
+    }
+    int rc = jit_regions_prepare(c->mod, item, msg);
+    if (rc)
+        return rc;
+    jit_regions rg;
+    jit_uniformity *u = NULL;
+    jit_slot_plan plan = { 0 };
+    rc = jit_regions_find(&rg, item, c->kernel, msg);
+    if (!rc) {
+        const bool varies[4] = { false, true, true, true }; /* ctx, lx, ly, lz */
+        jit_uniformity_config uc = {
+            .param_varies = varies, .memory = JIT_MEMORY_ITEMS_IN_SEQUENCE, .read_only = jit_item_read_only, .user = &rg
+        };
+        if (jit_uniformity_run(&u, &rg.cfg, &uc)) {
+            snprintf(msg, JIT_REGIONS_MSG, "out of memory");
+            rc = -1;
+        }
+    }
+    if (!rc)
+        rc = jit_slots_plan(&plan, &rg, u, c->td, nitems, msg);
+    if (!rc)
+        rc = jit_region_loops_emit(c, &rg, u, &plan, msg);
+    if (!rc) {
+        LLVMValueRef barrier_fn = jit_barrier_function(c->mod);
+        if (barrier_fn && !LLVMGetFirstUse(barrier_fn))
+            LLVMDeleteFunction(barrier_fn);
+        say(path, JIT_BARRIERS_REGIONS,
+            "barriers compiled into %u region loops (%u barrier site%s; %u per-item slot%s and next[]: %llu bytes "
+            "per group)",
+            rg.nresume + 1, c->nbarriers, c->nbarriers == 1 ? "" : "s", plan.item_slots,
+            plan.item_slots == 1 ? "" : "s", (unsigned long long)plan.item_bytes);
+    }
+    jit_slots_free(&plan);
+    jit_uniformity_free(u);
+    jit_regions_free(&rg);
+    return rc;
+}
+
+int jit_choose_barrier_path(lower_ctx *c, bool fibers, jit_barrier_path *path)
+{
+    if (!c->uses_barriers) {
+        say(path, JIT_BARRIERS_NONE, "no work-group barriers: %s loops over the work-items", JIT_SYM_WG);
+        return 0;
+    }
+    uint64_t n = (uint64_t)c->local_size[0] * c->local_size[1] * c->local_size[2];
+    if (fibers) {
+        say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: asked for (barrier_fibers, SPVJIT_BARRIERS=fibers)");
+    } else if (!c->ls_known) {
+        say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: the local size is not known at compile time");
+    } else if (n > JIT_REGIONS_MAX_ITEMS) {
+        say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: %llu work-items per group (regions take at most %u)",
+            (unsigned long long)n, JIT_REGIONS_MAX_ITEMS);
+    } else {
+        char msg[JIT_REGIONS_MSG] = "";
+        int rc = try_regions(c, (uint32_t)n, msg, path);
+        if (rc < 0)
+            return jit_fail(c, "%s", msg);
+        if (rc == 0)
+            return jit_verify(c);
+        /* spvjit_item may have been inlined and demoted meanwhile: still the same function */
+        say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: no barrier regions: %s", msg);
+        jit_barriers_to_fibers(c);
+        return jit_verify(c);
+    }
+    jit_barriers_to_fibers(c);
+    return 0;
+}
+
+char *jit_barrier_path_note(const jit_barrier_path *path, const char *comment, char *text)
+{
+    if (!text)
+        return NULL;
+    size_t n = strlen(comment) + strlen(path->why) + strlen(text) + 16;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s spvjit: %s\n%s", comment, path->why, text);
+    free(text);
+    return s;
+}

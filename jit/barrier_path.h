@@ -1,0 +1,38 @@
+/* jit/barrier_path.h — how a kernel's work-group barriers run, and why.
+ *
+ * After lowering, a kernel with barriers is spvjit_item (one work-item) with
+ * calls of the barrier intrinsic (barrier_intrinsic.h).  The chooser
+ * (PoCL's WorkitemHandlerChooser) compiles it into barrier regions
+ * (regions.h) when it can — a local size known at compile time, at most
+ * JIT_REGIONS_MAX_ITEMS items, code the region loops take, per-item arrays
+ * that fit JIT_REGIONS_MAX_STACK — and otherwise keeps it for the fibers,
+ * lowering the intrinsic to ctx->barrier.  The reason is kept as one line
+ * (`spvjit compile --emit ...` prints it at the top of the text).
+ */
+#ifndef SPVJIT_JIT_BARRIER_PATH_H
+#define SPVJIT_JIT_BARRIER_PATH_H
+
+#include <stdbool.h>
+
+#include "lower_ctx.h"
+
+typedef enum jit_barrier_kind {
+    JIT_BARRIERS_NONE,    /* no work-group barrier: spvjit_wg loops over the items */
+    JIT_BARRIERS_REGIONS, /* compiled into region loops: spvjit_wg, no spvjit_item */
+    JIT_BARRIERS_FIBERS,  /* spvjit_item on fibers */
+} jit_barrier_kind;
+
+typedef struct jit_barrier_path {
+    jit_barrier_kind kind;
+    char why[384]; /* e.g. "barriers on fibers: the local size is not known at compile time" */
+} jit_barrier_path;
+
+/* Chooses and builds the path for the lowered, verified module of c (fibers:
+ * the options ask for the fiber path).  0, or -1 with c->diag filled. */
+int jit_choose_barrier_path(lower_ctx *c, bool fibers, jit_barrier_path *path);
+
+/* `text` with the reason as a first line, commented out with `comment`
+ * (";" for LLVM IR); takes text (malloc'd), returns a malloc'd string or NULL. */
+char *jit_barrier_path_note(const jit_barrier_path *path, const char *comment, char *text);
+
+#endif
