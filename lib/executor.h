@@ -12,7 +12,7 @@
  *     start of every group;
  *   - wg_fn kernels: one call per work-group, no fibers.  That covers
  *     barrier-free kernels and barrier kernels the JIT compiled into region
- *     loops (jit/regions.c); the latter report divergence through
+ *     loops (jit/regions.h); the latter report divergence through
  *     ctx->report_divergence;
  *   - item_fn kernels (the fiber fallback for barriers): each work-item on its
  *     own fiber, switched at ctx->barrier (lib/barrier.h).

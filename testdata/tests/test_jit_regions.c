@@ -1,4 +1,4 @@
-/* testdata/tests/test_jit_regions.c — barriers compiled away (jit/regions.c).
+/* testdata/tests/test_jit_regions.c — barriers compiled away (jit/regions.h).
  *
  * Every barrier kernel runs through both paths: regions (the default: one
  * wg_fn per group, no fibers) and fibers (spvjit_options.barrier_fibers), on
