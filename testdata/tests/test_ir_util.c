@@ -47,6 +47,25 @@ LLVMBasicBlockRef tir_block(LLVMValueRef fn, const char *name)
     return NULL;
 }
 
+char *tir_diamond_chain(const char *params, const char *entry_code, int n, const char *first_cond, const char *cond)
+{
+    size_t cap = (size_t)n * 160 + strlen(params) + strlen(entry_code) + 256, len = 0;
+    char *ir = malloc(cap);
+    if (!ir)
+        return NULL;
+    len += (size_t)snprintf(ir, cap, "define void @f(%s) {\nentry:\n%s  br label %%d0\n", params, entry_code);
+    for (int i = 0; i < n && len < cap; i++) {
+        len += (size_t)snprintf(ir + len, cap - len, "d%d:\n  br i1 %%%s, label %%l%d, label %%r%d\n", i,
+                                i ? cond : first_cond, i, i);
+        len += (size_t)snprintf(ir + len, cap - len, "l%d:\n  br label %%j%d\nr%d:\n  br label %%j%d\n", i, i, i, i);
+        if (i + 1 < n)
+            len += (size_t)snprintf(ir + len, cap - len, "j%d:\n  br label %%d%d\n", i, i + 1);
+        else
+            len += (size_t)snprintf(ir + len, cap - len, "j%d:\n  ret void\n}\n", i);
+    }
+    return ir;
+}
+
 char *tir_print(LLVMValueRef fn)
 {
     char *s = LLVMPrintValueToString(fn);

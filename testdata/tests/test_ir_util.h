@@ -13,5 +13,9 @@ LLVMValueRef tir_value(LLVMValueRef fn, const char *name);
 LLVMBasicBlockRef tir_block(LLVMValueRef fn, const char *name);
 /* The text of fn as LLVM prints it (malloc'd). */
 char *tir_print(LLVMValueRef fn);
+/* `define void @f(params)`: `entry_code` in the entry block, then n diamonds
+ * in a row, d<i> branching on %<first_cond> (i = 0) or %<cond> to l<i> and
+ * r<i>, which meet at j<i>; the last join returns (malloc'd). */
+char *tir_diamond_chain(const char *params, const char *entry_code, int n, const char *first_cond, const char *cond);
 
 #endif

@@ -262,20 +262,8 @@ TEST(cfg_unreachable_and_endless)
 TEST(cfg_many_blocks)
 {
     enum { N = 3000 };
-    size_t cap = (size_t)N * 160 + 256, len = 0;
-    char *ir = malloc(cap);
+    char *ir = tir_diamond_chain("i1 %c", "", N, "c", "c");
     REQUIRE(ir, "malloc");
-    len += (size_t)snprintf(ir + len, cap - len, "define void @f(i1 %%c) {\nentry:\n  br label %%d0\n");
-    for (int i = 0; i < N; i++) {
-        len += (size_t)snprintf(ir + len, cap - len,
-                                "d%d:\n  br i1 %%c, label %%l%d, label %%r%d\nl%d:\n  br label %%j%d\nr%d:\n  br label "
-                                "%%j%d\n",
-                                i, i, i, i, i, i, i);
-        if (i + 1 < N)
-            len += (size_t)snprintf(ir + len, cap - len, "j%d:\n  br label %%d%d\n", i, i + 1);
-        else
-            len += (size_t)snprintf(ir + len, cap - len, "j%d:\n  ret void\n}\n", i);
-    }
     cfgt t;
     bool ok = cfgt_open(&t, ir);
     free(ir);

@@ -315,27 +315,9 @@ TEST(uniformity_pointer_root_through_slots)
 TEST(uniformity_many_blocks)
 {
     enum { N = 2000 };
-    size_t cap = (size_t)N * 200 + 256, len = 0;
-    char *ir = malloc(cap);
+    char *ir = tir_diamond_chain("ptr %ctx, i32 %lx, i32 %n", "  %vc = icmp eq i32 %lx, 0\n  %uc = icmp eq i32 %n, 0\n",
+                                 N, "vc", "uc");
     REQUIRE(ir, "malloc");
-    len += (size_t)snprintf(ir + len, cap - len,
-                            "define void @f(ptr %%ctx, i32 %%lx, i32 %%n) {\nentry:\n  %%vc = icmp eq i32 %%lx, 0\n"
-                            "  %%uc = icmp eq i32 %%n, 0\n  br label %%d0\n");
-    for (int i = 0; i < N; i++)
-        len += (size_t)snprintf(ir + len, cap - len,
-                                "d%d:\n  br i1 %%%s, label %%l%d, label %%r%d\nl%d:\n  br label %%j%d\nr%d:\n  br "
-                                "label %%j%d\nj%d:\n  %s\n",
-                                i, i ? "uc" : "vc", i, i, i, i, i, i, i, i + 1 < N ? "br label %d_next" : "ret void");
-    len += (size_t)snprintf(ir + len, cap - len, "}\n");
-    /* chain the joins: replace the placeholder with the next diamond */
-    for (int i = 0; i + 1 < N; i++) {
-        char *p = strstr(ir, "%d_next");
-        REQUIRE(p, "placeholder");
-        char next[16];
-        int k = snprintf(next, sizeof next, "%%d%d", i + 1);
-        memmove(p + k, p + 7, strlen(p + 7) + 1);
-        memcpy(p, next, (size_t)k);
-    }
     ut t;
     bool ok = ut_open(&t, ir, JIT_MEMORY_ITEMS_IN_SEQUENCE);
     free(ir);
