@@ -55,9 +55,9 @@ static int try_regions(lower_ctx *c, uint32_t nitems, char *msg, jit_barrier_pat
     if (!rc)
         rc = jit_region_loops_emit(c, &rg, u, &plan, msg);
     if (!rc) {
-        LLVMValueRef barrier_fn = jit_barrier_function(c->mod);
-        if (barrier_fn && !LLVMGetFirstUse(barrier_fn))
-            LLVMDeleteFunction(barrier_fn);
+        /* no barrier call is left outside spvjit_item after inlining; should
+         * one be, it keeps the meaning it had: the declaration goes */
+        jit_barriers_to_fibers(c);
         say(path, JIT_BARRIERS_REGIONS,
             "barriers compiled into %u region loops (%u barrier site%s; %u per-item slot%s and next[]: %llu bytes "
             "per group)",

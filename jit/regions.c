@@ -52,11 +52,9 @@ static int find_barrier_calls(LLVMValueRef item, LLVMValueRef barrier_fn, util_a
                 if (!UTIL_ARRAY_PUSH(calls, LLVMValueRef, i))
                     return out_of_memory(msg);
             } else if (site == -2) {
-                snprintf(msg, JIT_REGIONS_MSG, "a barrier whose site is not a constant");
-                return 1;
+                return decline(msg, "a barrier whose site is not a constant");
             } else if (!LLVMIsAFunction(f)) {
-                snprintf(msg, JIT_REGIONS_MSG, "an indirect call");
-                return 1;
+                return decline(msg, "an indirect call");
             } else if (LLVMCountBasicBlocks(f)) {
                 snprintf(msg, JIT_REGIONS_MSG, "a call of %s that is not inlined", LLVMGetValueName2(f, &len));
                 return 1;

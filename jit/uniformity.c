@@ -268,7 +268,7 @@ static bool find_vars(jit_uniformity *u)
 /* Items in sequence: the entry block's loads before anything may write shared memory. */
 static bool find_early_loads(jit_uniformity *u)
 {
-    if (u->config.memory != JIT_MEMORY_ITEMS_IN_SEQUENCE)
+    if (u->config.memory != JIT_MEMORY_ITEMS_IN_SEQUENCE || !u->cfg->nblocks)
         return true;
     for (LLVMValueRef in = LLVMGetFirstInstruction(u->cfg->blocks[0]); in; in = LLVMGetNextInstruction(in)) {
         if (jit_inst_may_write_shared(in))
