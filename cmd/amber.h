@@ -218,10 +218,21 @@ int amber_buffer_copy(amber_buffer *to, const amber_buffer *from);
 
 /* --- running (amber_exec.c) ------------------------------------------------------------------ */
 
-typedef enum amber_result { AMBER_PASS, AMBER_FAIL, AMBER_SKIP } amber_result;
+/* CRASH and TIMEOUT are what the runner (amber_runner.c) sees of a script's process. */
+typedef enum amber_result {
+    AMBER_PASS,
+    AMBER_FAIL,
+    AMBER_SKIP,
+    AMBER_CRASH,
+    AMBER_TIMEOUT,
+    AMBER_RESULT_COUNT
+} amber_result;
 
 /* Runs one parsed script; msg gets the fail/skip reason. */
 amber_result amber_run_script(amber_script *s, char *msg, size_t msglen);
+/* Parses and runs the script at path, then releases everything it made
+ * (the spvjit context included): one script per process. */
+amber_result amber_run_path(const char *path, char *msg, size_t msglen);
 
 /* Device features / extensions spvjit provides (NULL-terminated lists). */
 bool amber_feature_supported(const char *name);

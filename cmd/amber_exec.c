@@ -700,59 +700,18 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
     return res;
 }
 
-/* --- the command ------------------------------------------------------------------------------- */
-
-static const char amber_usage[] = "usage: spvjit amber [-q] SCRIPT...\n"
-                                  "Runs the compute subset of Amber scripts (AmberScript '#!amber' and VkScript) on\n"
-                                  "the CPU; prints 'SCRIPT: pass', 'SCRIPT: fail: <first failing EXPECT>' or\n"
-                                  "'SCRIPT: skip: <what it needs>' per script, then 'N passed, N failed, N skipped'.\n"
-                                  "  -q   print only failures and the summary\n"
-                                  "Exit status: 0 when nothing failed, 1 otherwise, 2 on bad usage.\n";
-
-int cmd_amber(int argc, char **argv)
+amber_result amber_run_path(const char *path, char *msg, size_t msglen)
 {
-    bool quiet = false;
-    int first = 1;
-    for (; first < argc && argv[first][0] == '-'; first++) {
-        if (!strcmp(argv[first], "-q"))
-            quiet = true;
-        else if (!strcmp(argv[first], "-h") || !strcmp(argv[first], "--help"))
-            return fputs(amber_usage, stdout), 0;
-        else
-            return fprintf(stderr, "spvjit: amber: unknown option '%s'\n%s", argv[first], amber_usage), 2;
-    }
-    if (first >= argc)
-        return fputs(amber_usage, stderr), 2;
-    unsigned pass = 0, failn = 0, skipn = 0;
-    for (int i = first; i < argc; i++) {
-        amber_script s;
-        char err[2048], msg[2048];
-        amber_result r;
-        if (amber_parse_file(argv[i], &s, err, sizeof err)) {
-            r = AMBER_FAIL;
-            snprintf(msg, sizeof msg, "%s", err);
-        } else {
-            r = amber_run_script(&s, msg, sizeof msg);
-        }
-        amber_script_free(&s);
-        if (r == AMBER_PASS) {
-            pass++;
-            if (!quiet)
-                printf("%s: pass\n", argv[i]);
-        } else if (r == AMBER_SKIP) {
-            skipn++;
-            if (!quiet)
-                printf("%s: skip: %s\n", argv[i], msg);
-        } else {
-            failn++;
-            printf("%s: fail: %s\n", argv[i], msg);
-        }
-        fflush(stdout);
-    }
-    printf("%u passed, %u failed, %u skipped\n", pass, failn, skipn);
+    amber_script s;
+    amber_result r;
+    if (amber_parse_file(path, &s, msg, msglen))
+        r = AMBER_FAIL;
+    else
+        r = amber_run_script(&s, msg, msglen);
+    amber_script_free(&s);
     if (shared_ctx) {
         spvjit_context_destroy(shared_ctx);
         shared_ctx = NULL;
     }
-    return failn ? 1 : 0;
+    return r;
 }
