@@ -27,9 +27,10 @@ typedef struct amber_type {
     unsigned rows;      /* vector size (1 for scalars); matrix rows */
     unsigned cols;      /* 1 unless a matrix */
     bool std140;        /* layout; default STD430 */
+    bool array;         /* "T[]": the buffer is an array of T (STD140 pads its elements to 16 bytes) */
 } amber_type;
 
-/* "int32", "float", "vec3<float>", "mat4x4<double>", "R32G32_SFLOAT"... */
+/* "int32", "float", "vec3<float>", "mat4x4<double>", "R32G32_SFLOAT", "float[]"... */
 int amber_type_parse(const char *name, amber_type *out);
 void amber_type_name(const amber_type *t, char *buf, size_t len);
 unsigned amber_type_components(const amber_type *t); /* rows * cols */
@@ -200,6 +201,12 @@ int amber_buffer_set_values(amber_buffer *b, const num_value *v, uint64_t n, cha
 int amber_buffer_fill(amber_buffer *b, uint64_t count, const num_value *value, char *err, size_t errlen);
 int amber_buffer_series(amber_buffer *b, uint64_t count, const num_value *start, const num_value *inc, char *err,
                         size_t errlen);
+/* Before a buffer is bound: makes its allocation AMBER_BUFFER_SLACK zeroed bytes
+ * longer than its size.  Device memory comes in whole allocations (Vulkan
+ * rounds a buffer's memory up to its alignment), so a kernel writing a little
+ * past a buffer's end writes into that rounding, not into another object. */
+#define AMBER_BUFFER_SLACK 256
+int amber_buffer_guard(amber_buffer *b);
 /* Grows a buffer (zero filled) to at least `bytes`. */
 int amber_buffer_reserve(amber_buffer *b, size_t bytes);
 
@@ -233,6 +240,9 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen);
 /* Parses and runs the script at path, then releases everything it made
  * (the spvjit context included): one script per process. */
 amber_result amber_run_path(const char *path, char *msg, size_t msglen);
+
+/* The target environment of shaders without TARGET_ENV (spvjit amber --target-env). */
+void amber_set_default_target_env(const char *env);
 
 /* Device features / extensions spvjit provides (NULL-terminated lists). */
 bool amber_feature_supported(const char *name);

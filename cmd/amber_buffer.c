@@ -92,6 +92,17 @@ int amber_type_parse(const char *name, amber_type *out)
     memset(out, 0, sizeof *out);
     out->rows = out->cols = 1;
     size_t len = strlen(name);
+    if (len > 2 && !strcmp(name + len - 2, "[]")) { /* an array of the element type */
+        char elem[64];
+        if (len - 2 >= sizeof elem)
+            return -1;
+        memcpy(elem, name, len - 2);
+        elem[len - 2] = 0;
+        if (amber_type_parse(elem, out) || out->array)
+            return -1;
+        out->array = true;
+        return 0;
+    }
     if (!scalar_parse(name, len, &out->scalar))
         return 0;
     unsigned rows = 0, cols = 1;
@@ -118,12 +129,13 @@ int amber_type_parse(const char *name, amber_type *out)
 
 void amber_type_name(const amber_type *t, char *buf, size_t len)
 {
+    const char *arr = t->array ? "[]" : "";
     if (t->cols > 1)
-        snprintf(buf, len, "mat%ux%u<%s>", t->cols, t->rows, scalar_name(t->scalar));
+        snprintf(buf, len, "mat%ux%u<%s>%s", t->cols, t->rows, scalar_name(t->scalar), arr);
     else if (t->rows > 1)
-        snprintf(buf, len, "vec%u<%s>", t->rows, scalar_name(t->scalar));
+        snprintf(buf, len, "vec%u<%s>%s", t->rows, scalar_name(t->scalar), arr);
     else
-        snprintf(buf, len, "%s", scalar_name(t->scalar));
+        snprintf(buf, len, "%s%s", scalar_name(t->scalar), arr);
 }
 
 unsigned amber_type_components(const amber_type *t)
@@ -142,10 +154,13 @@ static size_t column_stride(const amber_type *t)
     return v;
 }
 
+/* As Amber's Format lays elements out: a vec3 takes the room of a vec4 in
+ * both layouts, STD140 pads matrix columns to 16 bytes, and only the
+ * elements of an array type (T[]) to 16; a scalar or vector buffer is packed. */
 size_t amber_type_stride(const amber_type *t)
 {
     size_t st = column_stride(t) * t->cols;
-    if (t->std140) /* array elements are rounded up to a vec4 */
+    if (t->std140 && t->array)
         st = (st + 15) & ~(size_t)15;
     return st;
 }
@@ -173,6 +188,32 @@ int amber_buffer_reserve(amber_buffer *b, size_t bytes)
     return 0;
 }
 
+int amber_buffer_guard(amber_buffer *b)
+{
+    uint8_t *d = realloc(b->data, b->size + AMBER_BUFFER_SLACK);
+    if (!d)
+        return -1;
+    memset(d + b->size, 0, AMBER_BUFFER_SLACK);
+    b->data = d;
+    return 0;
+}
+
+/* A value for an element of type t: a float given for an integer type is
+ * taken when it is integral ("FILL 0.0", "2.0"), as Amber takes it; a
+ * fraction is an error (Amber would silently store 0). */
+static int value_for(spvjit_type t, const num_value *v, num_value *out, char *err, size_t errlen)
+{
+    *out = *v;
+    if (vtype_is_float(t) || !v->is_float)
+        return 0;
+    if (!isfinite(v->d) || v->d != trunc(v->d) || fabs(v->d) >= 18446744073709551616.0)
+        return cli_errf(err, errlen, "%g is not an integer (the type is %s)", v->d, scalar_name(t));
+    out->is_float = false;
+    out->negative = v->d < 0;
+    out->u = v->d < 0 ? (uint64_t)(int64_t)v->d : (uint64_t)v->d;
+    return 0;
+}
+
 int amber_encode_values(const amber_type *t, const num_value *v, unsigned n, uint8_t *dst, size_t dst_size,
                         uint64_t offset, char *err, size_t errlen)
 {
@@ -183,11 +224,9 @@ int amber_encode_values(const amber_type *t, const num_value *v, unsigned n, uin
         if (at + ss > dst_size)
             return cli_errf(err, errlen, "value %u lands at byte %" PRIu64 ", past the end (%zu bytes)", i, at,
                             dst_size);
-        num_value x = v[i];
+        num_value x;
         char e2[160];
-        if (!vtype_is_float(t->scalar) && x.is_float)
-            return cli_errf(err, errlen, "value %u (%g) is not an integer", i, x.d);
-        if (num_store(t->scalar, &x, true, dst + at, e2, sizeof e2))
+        if (value_for(t->scalar, &v[i], &x, e2, sizeof e2) || num_store(t->scalar, &x, true, dst + at, e2, sizeof e2))
             return cli_errf(err, errlen, "value %u: %s", i, e2);
     }
     return 0;
@@ -217,14 +256,16 @@ int amber_buffer_set_values(amber_buffer *b, const num_value *v, uint64_t n, cha
 
 int amber_buffer_fill(amber_buffer *b, uint64_t count, const num_value *value, char *err, size_t errlen)
 {
-    if (alloc_elements(b, count, err, errlen))
+    num_value x;
+    if (value_for(b->type.scalar, value, &x, err, errlen) || alloc_elements(b, count, err, errlen))
         return -1;
-    if (!vtype_is_float(b->type.scalar) && value->is_float)
-        return cli_errf(err, errlen, "FILL value %g is not an integer", value->d);
     unsigned comps = amber_type_components(&b->type);
     size_t st = amber_type_stride(&b->type);
+    if (!count)
+        return 0;
     for (unsigned k = 0; k < comps; k++)
-        num_store(b->type.scalar, value, true, b->data + amber_type_component_offset(&b->type, k), NULL, 0);
+        if (num_store(b->type.scalar, &x, true, b->data + amber_type_component_offset(&b->type, k), err, errlen))
+            return -1;
     for (uint64_t i = 1; i < count; i++)
         memcpy(b->data + i * st, b->data, st);
     return 0;
@@ -236,12 +277,12 @@ int amber_buffer_series(amber_buffer *b, uint64_t count, const num_value *start,
     if (amber_type_components(&b->type) != 1)
         return cli_errf(err, errlen, "SERIES_FROM needs a scalar type, not a vector or matrix");
     bool fp = vtype_is_float(b->type.scalar);
-    if (!fp && (start->is_float || inc->is_float))
-        return cli_errf(err, errlen, "SERIES_FROM of an integer type needs integer START and INC_BY");
-    if (alloc_elements(b, count, err, errlen))
+    num_value x, step;
+    if (value_for(b->type.scalar, start, &x, err, errlen) || value_for(b->type.scalar, inc, &step, err, errlen) ||
+        alloc_elements(b, count, err, errlen))
         return -1;
+    inc = &step;
     size_t st = amber_type_stride(&b->type);
-    num_value x = *start;
     for (uint64_t i = 0; i < count; i++) {
         num_store(b->type.scalar, &x, true, b->data + i * st, NULL, 0);
         if (fp) {
@@ -311,12 +352,29 @@ static bool cmp_holds(amber_cmp c, int order)
     }
 }
 
+/* Whether actual is within tol of expected (percent: of |expected|), as
+ * Amber's IsEqualWithTolerance: NaN matches only NaN; an infinity only itself. */
+static bool within(double actual, double expected, double tol, bool percent)
+{
+    if (isnan(actual) || isnan(expected))
+        return isnan(actual) && isnan(expected);
+    if (isinf(actual) || isinf(expected))
+        return actual == expected;
+    return fabs(actual - expected) <= (percent ? tol / 100.0 * fabs(expected) : tol);
+}
+
+/* Amber's verifier (src/verifier.cc): each expected value is first converted
+ * to the element type (static_cast<T>: 4.7 becomes the float 4.69999981),
+ * then compared: integers exactly, floats for EQ/NE within kEpsilon = 1e-6
+ * percent, with TOLERANCE (or VkScript's ~=) within the given tolerance,
+ * LT..GE by value. */
 static int expect_values(const amber_script *s, const amber_cmd *c, char *msg, size_t msglen)
 {
     const amber_buffer *b = &s->buffers[c->buffer];
     amber_type t = c->has_value_type ? c->value_type : b->type;
     unsigned comps = amber_type_components(&t);
     size_t st = amber_type_stride(&t), ss = vtype_size(t.scalar);
+    bool fp = vtype_is_float(t.scalar);
     for (unsigned i = 0; i < c->nvalues; i++) {
         unsigned k = i % comps;
         uint64_t at = c->offset + (uint64_t)(i / comps) * st + amber_type_component_offset(&t, k);
@@ -326,36 +384,27 @@ static int expect_values(const amber_script *s, const amber_cmd *c, char *msg, s
                             ", past the end of the buffer (%zu bytes)",
                             c->line, b->name, c->offset, i, at, b->size),
                    -1;
-        uint8_t exp[8];
-        num_value v = c->values[i];
-        if (!vtype_is_float(t.scalar) && v.is_float && !c->ntol) {
-            cli_errf(msg, msglen, "line %d: EXPECT value %g is not an integer (the buffer holds %s)", c->line, v.d,
-                     scalar_name(t.scalar));
-            return -1;
-        }
+        uint8_t exp[8] = { 0 };
+        num_value v;
+        char e2[160];
+        if (value_for(t.scalar, &c->values[i], &v, e2, sizeof e2) || num_store(t.scalar, &v, true, exp, e2, sizeof e2))
+            return cli_errf(msg, msglen, "line %d: EXPECT value %u: %s", c->line, i, e2), -1;
         bool ok;
-        char as[64], es[64];
+        char as[64], es[96];
         scalar_format(t.scalar, b->data + at, as, sizeof as);
+        scalar_format(t.scalar, exp, es, sizeof es);
+        double a = scalar_as_double(t.scalar, b->data + at), e = scalar_as_double(t.scalar, exp);
         if (c->ntol) {
-            /* tolerance: |actual - expected| <= tol (or tol% of |expected|), compared as doubles */
-            double a = scalar_as_double(t.scalar, b->data + at), e = v.d;
             const amber_tolerance *tl = &c->tol[k % c->ntol];
-            double lim = tl->percent ? fabs(e) * tl->value / 100.0 : tl->value;
-            double diff = fabs(a - e);
-            bool within = diff <= lim;
-            ok = c->cmp == AMBER_NE ? !within : within;
-            snprintf(es, sizeof es, "%.9g (tolerance %g%s)", e, tl->value, tl->percent ? "%" : "");
+            bool in = within(a, e, tl->value, tl->percent);
+            ok = c->cmp == AMBER_NE ? !in : in;
+            size_t n = strlen(es);
+            snprintf(es + n, sizeof es - n, " (tolerance %g%s)", tl->value, tl->percent ? "%" : "");
+        } else if (fp && (c->cmp == AMBER_EQ || c->cmp == AMBER_NE)) {
+            bool in = within(a, e, 1e-6, true);
+            ok = c->cmp == AMBER_NE ? !in : in;
         } else {
-            num_store(t.scalar, &v, true, exp, NULL, 0); /* the expected value as the buffer stores it */
-            int order = compare_scalar(t.scalar, b->data + at, exp);
-            if (vtype_is_float(t.scalar) && order != 2 && (c->cmp == AMBER_EQ || c->cmp == AMBER_NE)) {
-                /* Amber's float equality: within 1e-6 percent of the expected value
-                 * (and equal infinities, whose difference is NaN) */
-                double a = scalar_as_double(t.scalar, b->data + at), e = scalar_as_double(t.scalar, exp);
-                order = (a == e || fabs(a - e) <= 1e-8 * fabs(e)) ? 0 : 1;
-            }
-            ok = cmp_holds(c->cmp, order);
-            scalar_format(t.scalar, exp, es, sizeof es);
+            ok = cmp_holds(c->cmp, compare_scalar(t.scalar, b->data + at, exp));
         }
         if (!ok) {
             cli_errf(msg, msglen,

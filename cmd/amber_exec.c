@@ -129,11 +129,11 @@ typedef struct words {
     size_t n;
 } words;
 
-static int assemble(const amber_shader *sh, words *out, char *msg, size_t len)
+static int assemble(const amber_shader *sh, const char *env_name, words *out, char *msg, size_t len)
 {
     spv_target_env env = SPV_ENV_UNIVERSAL_1_0; /* Amber's default */
-    if (sh->target_env && !spvParseTargetEnv(sh->target_env, &env))
-        return msgf(msg, len, "shader %s: unknown TARGET_ENV '%s'", sh->name, sh->target_env);
+    if (env_name && !spvParseTargetEnv(env_name, &env))
+        return msgf(msg, len, "shader %s: unknown TARGET_ENV '%s'", sh->name, env_name);
     spv_context ctx = spvContextCreate(env);
     spv_binary bin = NULL;
     spv_diagnostic diag = NULL;
@@ -279,7 +279,7 @@ static int read_words(const char *path, words *out, char *msg, size_t len, const
 }
 
 /* Skips return 1 (with the reason in msg), errors -1. */
-static int compile_external(const amber_shader *sh, words *out, char *msg, size_t len)
+static int compile_external(const amber_shader *sh, const char *target_env, words *out, char *msg, size_t len)
 {
     char dir[] = "/tmp/spvjit-amber-XXXXXX";
     if (!mkdtemp(dir))
@@ -313,7 +313,7 @@ static int compile_external(const amber_shader *sh, words *out, char *msg, size_
                  "'%s' -o '%s'",
                  opts, bc, src, bc, spv);
     } else {
-        const char *env = sh->target_env ? sh->target_env : "vulkan1.0";
+        const char *env = target_env ? target_env : "vulkan1.0";
         if (strpbrk(env, "'\"\\$`;&|<> ")) {
             rc = msgf(msg, len, "shader %s: bad TARGET_ENV '%s'", sh->name, env);
             goto done;
@@ -337,7 +337,7 @@ done:
 }
 
 #ifdef SPVJIT_HAVE_GLSLANG
-static int compile_glsl(const amber_shader *sh, words *out, char *msg, size_t len)
+static int compile_glsl(const amber_shader *sh, const char *target_env, words *out, char *msg, size_t len)
 {
     static bool initialized;
     if (!initialized) {
@@ -345,7 +345,7 @@ static int compile_glsl(const amber_shader *sh, words *out, char *msg, size_t le
         initialized = true;
     }
     /* TARGET_ENV: vulkan1.0..1.3 (SPIR-V 1.0/1.3/1.5/1.6) or spv1.0..1.6 */
-    const char *env = sh->target_env ? sh->target_env : "vulkan1.0";
+    const char *env = target_env ? target_env : "vulkan1.0";
     glslang_target_client_version_t client = GLSLANG_TARGET_VULKAN_1_0;
     glslang_target_language_version_t spv = GLSLANG_TARGET_SPV_1_0;
     if (!strcmp(env, "vulkan1.1")) {
@@ -414,28 +414,52 @@ done:
 }
 #endif
 
-/* 0: compiled; 1: skipped (reason in msg); -1: error. */
-static int compile_shader(const amber_shader *sh, words *out, char *msg, size_t len)
+static const char *default_target_env; /* spvjit amber --target-env */
+
+void amber_set_default_target_env(const char *env)
 {
+    default_target_env = env;
+}
+
+/* The environment a shader is built for: its TARGET_ENV, else --target-env,
+ * else SPIR-V 1.4 when the script requires VK_KHR_spirv_1_4 (a module of
+ * 1.4 instructions written for a Vulkan 1.1 device), else the tool's default
+ * (NULL: SPIR-V 1.0, as Amber assembles; Vulkan 1.0 for GLSL). */
+static const char *target_env_of(const amber_script *s, const amber_shader *sh)
+{
+    if (sh->target_env)
+        return sh->target_env;
+    if (default_target_env)
+        return default_target_env;
+    for (unsigned i = 0; i < s->nextensions; i++)
+        if (!strcmp(s->extensions[i], "VK_KHR_spirv_1_4"))
+            return "spv1.4";
+    return NULL;
+}
+
+/* 0: compiled; 1: skipped (reason in msg); -1: error. */
+static int compile_shader(const amber_script *s, const amber_shader *sh, words *out, char *msg, size_t len)
+{
+    const char *env = target_env_of(s, sh);
     switch (sh->format) {
     case AMBER_SPIRV_ASM:
-        return assemble(sh, out, msg, len);
+        return assemble(sh, env, out, msg, len);
     case AMBER_SPIRV_HEX:
         return decode_hex(sh, out, msg, len);
     case AMBER_SPIRV_BIN:
         return from_bytes(sh->source, sh->source_len, out, msg, len, sh->name);
     case AMBER_GLSL:
 #ifdef SPVJIT_HAVE_GLSLANG
-        return compile_glsl(sh, out, msg, len);
+        return compile_glsl(sh, env, out, msg, len);
 #else
         if (!have_program("glslangValidator"))
             return msgf(msg, len, "GLSL shaders need glslang (glslangValidator not found)"), 1;
-        return compile_external(sh, out, msg, len);
+        return compile_external(sh, env, out, msg, len);
 #endif
     case AMBER_OPENCL_C:
         if (!have_program("clang-15") || !have_program("llvm-spirv-15"))
             return msgf(msg, len, "OPENCL-C shaders need clang-15 and llvm-spirv-15"), 1;
-        return compile_external(sh, out, msg, len);
+        return compile_external(sh, env, out, msg, len);
     case AMBER_HLSL:
         return msgf(msg, len, "HLSL shaders"), 1;
     default:
@@ -475,7 +499,7 @@ static int load_module(exec *X, int shader_index, int line)
         return 0;
     const amber_shader *sh = &X->s->shaders[shader_index];
     words w = { 0 };
-    int r = compile_shader(sh, &w, X->msg, X->len);
+    int r = compile_shader(X->s, sh, &w, X->msg, X->len);
     if (r) {
         X->skipped = r > 0;
         return -1;
@@ -568,6 +592,8 @@ static int bind_and_run(exec *X, const amber_cmd *c)
         if (b->offset > buf->size)
             return msgf(X->msg, X->len, "line %d: BIND BUFFER %s: offset %" PRIu64 " is past its end (%zu bytes)",
                         b->line, buf->name, b->offset, buf->size);
+        if (amber_buffer_guard(buf))
+            return msgf(X->msg, X->len, "out of memory");
         size_t bytes = buf->size - (size_t)b->offset;
         if (b->range && b->range < bytes)
             bytes = (size_t)b->range;

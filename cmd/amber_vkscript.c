@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "amber.h"
+#include "util/array.h"
 
 typedef struct vk {
     amber_script *s;
@@ -231,11 +232,11 @@ static int data_write(vk *V, int line, unsigned bi, bool std140, char **w, int n
 
 static int test_line(vk *V, int line, char *text)
 {
-    char *w[1024];
-    int n = words(text, w, 1024);
+    char *w[4096];
+    int n = words(text, w, 4096);
     if (!n)
         return 0;
-    if (n == 1024)
+    if (n == 4096)
         return vk_fail(V, line, "too many words on one line");
     unsigned bi;
     uint32_t set, binding;
@@ -265,6 +266,15 @@ static int test_line(vk *V, int line, char *text)
         if (buffer_for(V, line, AMBER_BIND_PUSH_CONSTANT, 0, 0, &bi))
             return -1;
         return data_write(V, line, bi, false, w + 1, n - 1);
+    }
+    if (!strcmp(w[0], "compute") && n > 1 && !strcmp(w[1], "entrypoint")) {
+        if (n != 3)
+            return vk_fail(V, line, "compute entrypoint: expected one entry point name");
+        amber_pipeline *pl = &s->pipelines[0];
+        free(pl->entry);
+        if (!(pl->entry = strdup(w[2])))
+            return vk_fail(V, line, "out of memory");
+        return 0;
     }
     if (!strcmp(w[0], "compute")) {
         amber_cmd *c = GROW(s->cmds, s->ncmds);
@@ -337,9 +347,45 @@ static int test_line(vk *V, int line, char *text)
     }
     if (!strcmp(w[0], "clear") || !strcmp(w[0], "draw") || !strcmp(w[0], "probe") || !strcmp(w[0], "relative") ||
         !strcmp(w[0], "patch") || !strcmp(w[0], "topology") || !strcmp(w[0], "primitiveRestartEnable") ||
-        !strcmp(w[0], "depthTestEnable"))
+        !strcmp(w[0], "depthTestEnable") || !strcmp(w[0], "vertex") || !strcmp(w[0], "fragment") ||
+        !strcmp(w[0], "geometry") || !strcmp(w[0], "tessellation"))
         return vk_skip(V, line, "graphics commands in [test]");
     return vk_fail(V, line, "[test]: unknown command '%s'", w[0]);
+}
+
+static int require_line(vk *V, int line, char *text)
+{
+    amber_script *s = V->s;
+    char *ws[8];
+    int n = words(text, ws, 8);
+    if (n && (!strcmp(ws[0], "framebuffer") || !strcmp(ws[0], "depthstencil") || !strcmp(ws[0], "fbsize") ||
+              !strcmp(ws[0], "fence_timeout"))) {
+        return 0; /* graphics / engine settings: nothing to do for compute */
+    }
+    if (n == 1) {
+        char ***list = !strncmp(ws[0], "VK_", 3) ? &s->extensions : &s->features;
+        unsigned *cnt = list == &s->extensions ? &s->nextensions : &s->nfeatures;
+        char **e = GROW(*list, *cnt);
+        if (!e || !(*e = strdup(ws[0])))
+            return vk_fail(V, line, "out of memory");
+        return 0;
+    }
+    if (n)
+        return vk_fail(V, line, "[require]: unknown line '%s'", ws[0]);
+    return 0;
+}
+
+/* One statement of [require] or [test] (its continued lines joined); empties `text`. */
+static int logical_statement(vk *V, bool test, int line, util_array *text)
+{
+    char *t = util_array_grow(text, 1);
+    if (!t)
+        return vk_fail(V, line, "out of memory");
+    t = text->data;
+    t[text->size - 1] = 0;
+    int r = test ? test_line(V, line, t) : require_line(V, line, t);
+    text->size = 0;
+    return r;
 }
 
 int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_script *s, char *err, size_t errlen)
@@ -355,6 +401,8 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
     pl->shader = -1;
     pl->line = 1;
     enum { NONE, REQUIRE, SHADER, TEST, IGNORED } section = NONE;
+    util_array logical = { 0 }; /* the statement being read, continued lines joined */
+    int logical_line = 0;
     amber_shader *sh = NULL;
     size_t shader_start = 0;
     int line = 0;
@@ -369,6 +417,8 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
         while (w < ls + ll && (*w == ' ' || *w == '\t'))
             w++;
         if (w < ls + ll && *w == '[') {
+            if (logical.size && (r = logical_statement(&V, section == TEST, logical_line, &logical)) != 0)
+                break;
             if (section == SHADER && sh) {
                 sh->source_len = pos - shader_start;
                 sh->source = malloc(sh->source_len + 1);
@@ -384,7 +434,9 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
                 return vk_fail(&V, line, "bad section header");
             memcpy(hdr, w + 1, (size_t)(close - w - 1));
             hdr[close - w - 1] = 0;
-            if (!strcmp(hdr, "require")) {
+            if (!strcmp(hdr, "comment")) {
+                section = IGNORED;
+            } else if (!strcmp(hdr, "require")) {
                 section = REQUIRE;
             } else if (!strcmp(hdr, "test")) {
                 section = TEST;
@@ -413,33 +465,22 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
                 return vk_fail(&V, line, "unknown section [%s]", hdr);
             }
         } else if (section == REQUIRE || section == TEST) {
-            char buf[8192];
-            if (ll >= sizeof buf)
-                return vk_fail(&V, line, "line too long");
-            memcpy(buf, ls, ll);
-            buf[ll] = 0;
-            char *hash = strchr(buf, '#');
-            if (hash)
-                *hash = 0;
-            if (section == TEST) {
-                r = test_line(&V, line, buf);
-            } else {
-                char *ws[8];
-                int n = words(buf, ws, 8);
-                if (n && (!strcmp(ws[0], "framebuffer") || !strcmp(ws[0], "depthstencil") || !strcmp(ws[0], "fbsize") ||
-                          !strcmp(ws[0], "fence_timeout"))) {
-                    /* graphics / engine settings: nothing to do for compute */
-                } else if (n == 1) {
-                    char ***list = !strncmp(ws[0], "VK_", 3) ? &s->extensions : &s->features;
-                    unsigned *cnt = list == &s->extensions ? &s->nextensions : &s->nfeatures;
-                    char **e = GROW(*list, *cnt);
-                    if (!e || !(*e = strdup(ws[0])))
-                        return vk_fail(&V, line, "out of memory");
-                } else if (n) {
-                    return vk_fail(&V, line, "[require]: unknown line '%s'", ws[0]);
-                }
-            }
-        } else if (section == NONE) {
+            /* '#' starts a comment; a backslash ending a line continues the statement on the next */
+            const char *hash = memchr(ls, '#', ll);
+            size_t keep = hash ? (size_t)(hash - ls) : ll;
+            while (keep && (ls[keep - 1] == ' ' || ls[keep - 1] == '\t' || ls[keep - 1] == '\r'))
+                keep--;
+            bool cont = keep && ls[keep - 1] == '\\';
+            if (!logical.size)
+                logical_line = line;
+            char *dst = util_array_grow(&logical, keep - cont + 1);
+            if (!dst)
+                return vk_fail(&V, line, "out of memory");
+            memcpy(dst, ls, keep - cont);
+            dst[keep - cont] = ' ';
+            if (!cont)
+                r = logical_statement(&V, section == TEST, logical_line, &logical);
+        } else if (section == NONE) {        } else if (section == NONE) {
             char buf[256];
             size_t n = ll < sizeof buf - 1 ? ll : sizeof buf - 1;
             memcpy(buf, ls, n);
@@ -453,6 +494,9 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
         }
         pos = next;
     }
+    if (!r && logical.size)
+        r = logical_statement(&V, section == TEST, logical_line, &logical);
+    util_array_fini(&logical);
     if (r < 0)
         return -1;
     if (section == SHADER && sh) {

@@ -127,6 +127,7 @@ const spv_type *jit_spv_type(lower_ctx *c, uint32_t id); /* NULL + diag if not a
 LLVMTypeRef jit_type(lower_ctx *c, uint32_t type_id);    /* value type; NULL + diag */
 const jit_layout *jit_layout_of(lower_ctx *c, uint32_t type_id);
 uint64_t jit_member_offset(lower_ctx *c, uint32_t struct_id, uint32_t member);
+uint64_t jit_layout_extent(lower_ctx *c, uint32_t type_id); /* bytes a binding must hold */
 uint32_t jit_member_mat_info(lower_ctx *c, uint32_t struct_id, uint32_t member);
 bool jit_array_length(lower_ctx *c, const spv_type *t, uint64_t *len);
 bool jit_shape_u64(lower_ctx *c, uint32_t id, uint64_t *out); /* compile-time value */

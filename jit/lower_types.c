@@ -244,6 +244,37 @@ static uint64_t member_size(lower_ctx *c, uint32_t member_type, uint32_t mat)
     return l->size;
 }
 
+/* Bytes a buffer must hold for a value of an explicitly laid out (Shader)
+ * type: a struct ends where its last member ends, without the tail padding
+ * of its size (Vulkan asks a binding to cover the members, nothing more). */
+uint64_t jit_layout_extent(lower_ctx *c, uint32_t type_id)
+{
+    const spv_type *t = spv_type_get(c->m, type_id);
+    const jit_layout *l = jit_layout_of(c, type_id);
+    if (!l || !t || t->kind != SPV_TYPE_STRUCT || c->kernel)
+        return l ? l->size : 0;
+    uint64_t end = 0;
+    for (uint32_t i = 0; i < t->nmembers; i++) {
+        const spv_type *mt = spv_type_get(c->m, t->members[i]);
+        uint32_t mat = jit_member_mat_info(c, type_id, i);
+        uint64_t sz = mt && mt->kind == SPV_TYPE_STRUCT ? jit_layout_extent(c, t->members[i])
+                                                        : member_size(c, t->members[i], mat);
+        if (mt && mt->kind == SPV_TYPE_MATRIX && (mat & ~JIT_MAT_ROW_MAJOR)) {
+            /* the last column (row) ends after its own components, not at the stride */
+            const spv_type *col = spv_type_get(c->m, mt->elem);
+            const jit_layout *el = col ? jit_layout_of(c, col->elem) : NULL;
+            uint64_t stride = mat & ~JIT_MAT_ROW_MAJOR, n = (mat & JIT_MAT_ROW_MAJOR) ? col->count : mt->count;
+            uint64_t len = (mat & JIT_MAT_ROW_MAJOR) ? mt->count : col ? col->count : 0;
+            if (el && n)
+                sz = (n - 1) * stride + len * el->size;
+        }
+        uint64_t e = jit_member_offset(c, type_id, i) + sz;
+        if (e > end)
+            end = e;
+    }
+    return end;
+}
+
 uint64_t jit_member_offset(lower_ctx *c, uint32_t struct_id, uint32_t member)
 {
     const spv_decoration *d = spv_find_decoration(c->m, struct_id, (int32_t)member, SpvDecorationOffset);

@@ -154,7 +154,7 @@ static int add_resource(lower_ctx *c, uint32_t var, uint32_t sc)
     const jit_layout *l = jit_layout_of(c, pt);
     if (!l)
         return -1;
-    r->size = l->size;
+    r->size = jit_layout_extent(c, pt);
     if (t->kind == SPV_TYPE_STRUCT && t->nmembers) {
         const spv_type *last = spv_type_get(c->m, t->members[t->nmembers - 1]);
         if (last && last->kind == SPV_TYPE_RUNTIME_ARRAY) {
@@ -226,7 +226,7 @@ int jit_create_module_globals(lower_ctx *c)
             const jit_layout *l = jit_layout_of(c, pointee(c, var));
             if (!l)
                 return -1;
-            c->push_size = l->size;
+            c->push_size = jit_layout_extent(c, pointee(c, var));
         }
     }
     qsort(c->res, c->nres, sizeof *c->res, cmp_res);

@@ -81,7 +81,11 @@ uint64_t spv_type_size(const spv_module *m, uint32_t type_id)
         return stride * t->count;
     }
     case SPV_TYPE_STRUCT: {
+        /* A Shader struct laid out explicitly (every member has an Offset) ends
+         * where its members end: Vulkan asks a buffer to hold the members, not
+         * padding after the last one (arrays step by their ArrayStride). */
         bool packed = spv_find_decoration(m, type_id, -1, SpvDecorationCPacked) != NULL;
+        bool explicit = t->nmembers > 0 && !m->is_kernel;
         uint64_t end = 0, off = 0;
         for (uint32_t i = 0; i < t->nmembers; i++) {
             const spv_decoration *d = spv_find_decoration(m, type_id, (int32_t)i, SpvDecorationOffset);
@@ -90,11 +94,12 @@ uint64_t spv_type_size(const spv_module *m, uint32_t type_id)
                 off = d->args[0];
             else if (!packed)
                 off = round_up(off, spv_type_align(m, t->members[i]));
+            explicit = explicit && d && d->nargs;
             if (off + sz > end)
                 end = off + sz;
             off += sz;
         }
-        return packed ? end : round_up(end, spv_type_align(m, type_id));
+        return packed || explicit ? end : round_up(end, spv_type_align(m, type_id));
     }
     case SPV_TYPE_POINTER:
         return m->addressing == SpvAddressingModelPhysical32 ? 4 : 8;
