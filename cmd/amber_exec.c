@@ -551,6 +551,17 @@ static int fit_vkscript_buffers(exec *X, const amber_pipeline *pl)
     return 0;
 }
 
+static bool module_has_spec(spvjit_module *m, uint32_t id)
+{
+    unsigned n = spvjit_module_spec_count(m);
+    for (unsigned i = 0; i < n; i++) {
+        spvjit_spec_info si;
+        if (!spvjit_module_spec_info(m, i, &si) && si.spec_id == id)
+            return true;
+    }
+    return false;
+}
+
 static int prepare_kernel(exec *X, unsigned pi, int line)
 {
     amber_pipeline *pl = &X->s->pipelines[pi];
@@ -558,23 +569,96 @@ static int prepare_kernel(exec *X, unsigned pi, int line)
         return 0;
     if (load_module(X, pl->shader, line))
         return -1;
+    spvjit_module *m = X->modules[pl->shader];
     spvjit_specs *specs = NULL;
     spvjit_status st = spvjit_specs_create(&specs);
-    for (unsigned i = 0; !st && i < pl->nspecs; i++)
-        st = spvjit_spec_set(specs, pl->specs[i].id, pl->specs[i].type, pl->specs[i].bits);
+    /* clspv gives an OpenCL C kernel's work-group size spec ids 0, 1, 2, so
+     * Amber scripts SPECIALIZE them; llvm-spirv's modules have no such ids */
+    uint32_t cl_ls[3] = { 1, 1, 1 };
+    bool cl_ls_set = false, opencl_c = X->s->shaders[pl->shader].format == AMBER_OPENCL_C;
+    for (unsigned i = 0; !st && i < pl->nspecs; i++) {
+        const amber_spec *sp = &pl->specs[i];
+        if (opencl_c && sp->id <= 2 && !module_has_spec(m, sp->id)) {
+            if (sp->bits == 0 || sp->bits > UINT32_MAX)
+                return spvjit_specs_destroy(specs),
+                       msgf(X->msg, X->len, "line %d: SPECIALIZE %u (work-group size) must be 1 or more, not %" PRIu64,
+                            pl->line, sp->id, sp->bits);
+            cl_ls[sp->id] = (uint32_t)sp->bits;
+            cl_ls_set = true;
+            continue;
+        }
+        st = spvjit_spec_set(specs, sp->id, sp->type, sp->bits);
+    }
     if (st) {
         spvjit_specs_destroy(specs);
         return api_fail(X, pl->line, "SPECIALIZE", st);
     }
-    /* RUN gives work-group counts; a Kernel without a fixed work-group size
-     * runs 1x1x1 groups, as Amber's OpenCL path (clspv) does by default */
-    spvjit_build_options bo = { .local_size = { 1, 1, 1 } };
-    bool kernel = spvjit_module_flavour(X->modules[pl->shader]) == SPVJIT_FLAVOUR_KERNEL;
-    st = spvjit_kernel_build(X->modules[pl->shader], pl->entry, specs, kernel ? &bo : NULL, &X->kernels[pi]);
+    if (spvjit_module_flavour(m) != SPVJIT_FLAVOUR_KERNEL) {
+        st = spvjit_kernel_build(m, pl->entry, specs, NULL, &X->kernels[pi]);
+        spvjit_specs_destroy(specs);
+        return st ? api_fail(X, line, "building the pipeline", st) : 0;
+    }
+    /* A Kernel runs RUN's group counts at its own work-group size
+     * (reqd_work_group_size: LocalSize), else at the size the clspv spec ids
+     * 0, 1, 2 give (clspv_local_size), else 1x1x1, as Amber's OpenCL path does. */
+    st = spvjit_kernel_build(m, pl->entry, specs, NULL, &X->kernels[pi]);
+    spvjit_kernel_stats ks;
+    if (!st)
+        st = spvjit_kernel_stats_get(X->kernels[pi], &ks);
+    if (!st && !ks.local_size[0]) {
+        spvjit_kernel_destroy(X->kernels[pi]);
+        X->kernels[pi] = NULL;
+        spvjit_build_options bo = { .local_size = { cl_ls[0], cl_ls[1], cl_ls[2] } };
+        st = spvjit_kernel_build(m, pl->entry, specs, &bo, &X->kernels[pi]);
+    } else if (!st && cl_ls_set) {
+        for (int d = 0; d < 3; d++)
+            if (ks.local_size[d] != cl_ls[d])
+                return spvjit_specs_destroy(specs),
+                       msgf(X->msg, X->len,
+                            "line %d: SPECIALIZE asks for a work-group size of %ux%ux%u; kernel %s fixes it at "
+                            "%ux%ux%u (reqd_work_group_size)",
+                            pl->line, cl_ls[0], cl_ls[1], cl_ls[2], pl->entry,
+                            ks.local_size[0], ks.local_size[1], ks.local_size[2]);
+    }
     spvjit_specs_destroy(specs);
     if (st)
         return api_fail(X, line, "building the pipeline", st);
     return 0;
+}
+
+/* Whether the entry point uses the buffer at (set, binding): binding one it does not
+ * use is allowed (Vulkan pipeline layouts may hold more than a shader uses). */
+static bool entry_uses_binding(exec *X, const amber_pipeline *pl, uint32_t set, uint32_t binding)
+{
+    spvjit_module *m = X->modules[pl->shader];
+    unsigned n = spvjit_module_resource_count(m, pl->entry);
+    for (unsigned i = 0; i < n; i++) {
+        spvjit_resource_info ri;
+        if (!spvjit_module_resource_info(m, pl->entry, i, &ri) &&
+            (ri.kind == SPVJIT_RES_STORAGE_BUFFER || ri.kind == SPVJIT_RES_UNIFORM_BUFFER) && ri.set == set &&
+            ri.binding == binding)
+            return true;
+    }
+    return false;
+}
+
+/* A Kernel's argument at DESCRIPTOR_SET 0 BINDING n: clspv's default
+ * descriptor map, which Amber's OPENCL-C path uses, gives each argument but
+ * __local pointers a binding of set 0, in argument order. */
+static int arg_at_binding(exec *X, const amber_pipeline *pl, const amber_binding *b, spvjit_resource_info *ri)
+{
+    spvjit_module *m = X->modules[pl->shader];
+    unsigned n = spvjit_module_resource_count(m, pl->entry), next = 0;
+    for (unsigned i = 0; b->set == 0 && i < n; i++) {
+        if (spvjit_module_resource_info(m, pl->entry, i, ri) || ri->kind == SPVJIT_RES_ARG_LOCAL)
+            continue;
+        if ((ri->kind == SPVJIT_RES_ARG_POINTER || ri->kind == SPVJIT_RES_ARG_VALUE) && next++ == b->binding)
+            return 0;
+    }
+    return msgf(X->msg, X->len,
+                "line %d: kernel %s has no argument at DESCRIPTOR_SET %u BINDING %u (clspv's map: set 0, one binding "
+                "per argument but __local pointers, in order)",
+                b->line, pl->entry, b->set, b->binding);
 }
 
 static int bind_and_run(exec *X, const amber_cmd *c)
@@ -602,21 +686,31 @@ static int bind_and_run(exec *X, const amber_cmd *c)
         case AMBER_BIND_PUSH_CONSTANT:
             st = spvjit_set_push_constants(k, data, bytes);
             break;
-        case AMBER_BIND_KERNEL_ARG: {
+        case AMBER_BIND_KERNEL_ARG:
+        default: {
+            bool kernel = spvjit_module_flavour(X->modules[pl->shader]) == SPVJIT_FLAVOUR_KERNEL;
+            if (!kernel) {
+                st = entry_uses_binding(X, pl, b->set, b->binding)
+                         ? spvjit_bind_buffer(k, b->set, b->binding, data, bytes)
+                         : SPVJIT_OK;
+                break;
+            }
             spvjit_resource_info ri;
-            if (find_arg(X, pl, b->arg_name, b->arg_number, b->line, &ri))
+            if (b->kind == AMBER_BIND_KERNEL_ARG ? find_arg(X, pl, b->arg_name, b->arg_number, b->line, &ri)
+                                                 : arg_at_binding(X, pl, b, &ri))
                 return -1;
-            if (ri.kind == SPVJIT_RES_ARG_POINTER)
+            if (ri.kind == SPVJIT_RES_ARG_POINTER) {
                 st = spvjit_set_arg_buffer(k, ri.index, data, bytes);
-            else if (ri.kind == SPVJIT_RES_ARG_LOCAL)
+            } else if (ri.kind == SPVJIT_RES_ARG_LOCAL) {
                 st = spvjit_set_arg_local(k, ri.index, bytes);
-            else
-                st = spvjit_set_arg_value(k, ri.index, data, bytes);
+            } else if (bytes < ri.size) { /* a by-value argument takes its bytes from the buffer's start */
+                return msgf(X->msg, X->len, "line %d: BIND BUFFER %s: kernel argument %u is %" PRIu64
+                            " bytes; the buffer holds %zu", b->line, buf->name, ri.index, ri.size, bytes);
+            } else {
+                st = spvjit_set_arg_value(k, ri.index, data, (size_t)ri.size);
+            }
             break;
         }
-        default:
-            st = spvjit_bind_buffer(k, b->set, b->binding, data, bytes);
-            break;
         }
         if (st) {
             char what[300];

@@ -7,6 +7,7 @@
  * with the facts of the module it is loaded for (jit/object.c).
  */
 #include "kernel_internal.h"
+#include "spirv/interface.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,7 @@ void jit_ctx_free(lower_ctx *c)
     free(c->globals);
     free(c->fns);
     free(c->reach);
+    free(c->used_globals);
     free(c->barrier_site);
     free(c->phis);
     free(c->res);
@@ -248,6 +250,8 @@ int jit_analyze(lower_ctx *c, uint32_t fidx, bool is_entry)
     if (jit_check_recursion(c, fidx))
         return -1;
     jit_mark_reachable(c, fidx, c->reach);
+    if (!c->reach || !(c->used_globals = spv_function_used_globals(c->m, fidx)))
+        return jit_fail(c, "out of memory");
     number_barriers(c);
     if (jit_create_module_globals(c))
         return -1;

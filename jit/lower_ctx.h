@@ -80,6 +80,7 @@ typedef struct lower_ctx {
     LLVMValueRef *globals;  /* CrossWorkgroup / Kernel UniformConstant: LLVM globals */
     LLVMValueRef *fns;      /* [m->nfuncs]; NULL for functions not reached */
     bool *reach;            /* [m->nfuncs]: reachable from the compiled function */
+    bool *used_globals;     /* [m->bound]: module-scope variables it statically uses */
     uint32_t *barrier_site; /* [m->ninsts]: site + 1 of OpControlBarrier, 0 otherwise */
 
     /* the function being lowered */

@@ -202,6 +202,12 @@ int jit_create_module_globals(lower_ctx *c)
         if (in->opcode != SpvOpVariable)
             continue;
         uint32_t var = in->result_id, sc = jit_var_storage(c, var);
+        /* the resources and work-group memory of other entry points are not this one's */
+        bool interface = sc == SpvStorageClassStorageBuffer || sc == SpvStorageClassUniform ||
+                         sc == SpvStorageClassPushConstant || sc == SpvStorageClassWorkgroup ||
+                         (!c->kernel && sc == SpvStorageClassUniformConstant);
+        if (interface && c->used_globals && !c->used_globals[var])
+            continue;
         bool kernel_data = c->kernel && (sc == SpvStorageClassUniformConstant || sc == SpvStorageClassCrossWorkgroup);
         if (kernel_data || sc == SpvStorageClassCrossWorkgroup) {
             /* an analysis without a module (jit/analyze.c) needs no globals: they are no facts */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operands.h"
 #include "spirv_grammar.h"
 
 void spv_type_name(const spv_module *m, uint32_t type_id, char *buf, size_t len)
@@ -107,15 +108,89 @@ static void block_size(const spv_module *m, uint32_t type_id, uint64_t *size, ui
     *size = spv_type_size(m, type_id);
 }
 
-static bool interface_uses(const spv_entry_point *e, uint32_t id, const spv_module *m)
+/* --- static use ---------------------------------------------------------------- */
+
+typedef struct use_walk {
+    const spv_module *m;
+    bool *used;      /* [bound]: global variables and constants reached */
+    bool *func_seen; /* [nfuncs] */
+    uint32_t *stack; /* function indices to visit */
+    uint32_t nstack;
+    spv_operand ops[256];
+} use_walk;
+
+static void use_id(use_walk *u, uint32_t id);
+
+/* Every id operand (not result, not result type) of one instruction. */
+static void use_operands(use_walk *u, const spv_inst *in)
 {
-    /* SPIR-V >= 1.4 lists every global the entry point uses; before, only Input/Output. */
-    if (m->version < 0x00010400)
-        return true;
-    for (uint32_t i = 0; i < e->ninterface; i++)
-        if (e->interface[i] == id)
-            return true;
-    return false;
+    spv_diag d;
+    int n = spv_split_operands(in->w, in->nwords, spv_module_literal_words, (void *)u->m, u->ops, 256, "", &d);
+    for (int k = 0; k < n; k++) {
+        const spv_operand *o = &u->ops[k];
+        if (o->kind == SPV_OPERAND_IdResult || o->kind == SPV_OPERAND_IdResultType)
+            continue;
+        if (!spv_operand_is_id(o->kind) && o->kind != SPV_OPERAND_PairIdRefIdRef &&
+            o->kind != SPV_OPERAND_PairIdRefLiteralInteger && o->kind != SPV_OPERAND_PairLiteralIntegerIdRef)
+            continue;
+        uint32_t first = o->word, last = o->word + o->nwords;
+        if (o->kind == SPV_OPERAND_PairIdRefLiteralInteger)
+            last = first + 1;
+        else if (o->kind == SPV_OPERAND_PairLiteralIntegerIdRef)
+            first = last - 1;
+        for (uint32_t w = first; w < last && w < in->nwords; w++)
+            use_id(u, in->w[w]);
+    }
+}
+
+static void use_id(use_walk *u, uint32_t id)
+{
+    const spv_id *x = spv_id_get(u->m, id);
+    if (!x || u->used[id])
+        return;
+    if (x->kind == SPV_ID_FUNCTION) {
+        for (uint32_t f = 0; f < u->m->nfuncs; f++)
+            if (u->m->funcs[f].id == id && !u->func_seen[f]) {
+                u->func_seen[f] = true;
+                u->stack[u->nstack++] = f;
+            }
+        return;
+    }
+    if (x->kind != SPV_ID_GLOBAL_VARIABLE && x->kind != SPV_ID_CONSTANT && x->kind != SPV_ID_SPEC_CONSTANT)
+        return;
+    u->used[id] = true;
+    const spv_inst *def = spv_def(u->m, id);
+    if (def) /* a constant's constituents, a variable's initializer */
+        use_operands(u, def);
+}
+
+bool *spv_function_used_globals(const spv_module *m, uint32_t fidx)
+{
+    use_walk u = { .m = m };
+    u.used = calloc(m->bound + 1, sizeof *u.used);
+    u.func_seen = calloc(m->nfuncs + 1, sizeof *u.func_seen);
+    u.stack = calloc(m->nfuncs + 1, sizeof *u.stack);
+    if (!u.used || !u.func_seen || !u.stack) {
+        free(u.used);
+        free(u.func_seen);
+        free(u.stack);
+        return NULL;
+    }
+    if (fidx < m->nfuncs) {
+        u.func_seen[fidx] = true;
+        u.stack[u.nstack++] = fidx;
+    }
+    while (u.nstack) {
+        const spv_function *f = &m->funcs[u.stack[--u.nstack]];
+        for (uint32_t i = f->inst; i <= f->end && i < m->ninsts; i++)
+            use_operands(&u, &m->insts[i]);
+    }
+    free(u.func_seen);
+    free(u.stack);
+    for (uint32_t id = 0; id < m->bound; id++) /* constants were followed; only variables are asked for */
+        if (u.used[id] && m->ids[id].kind != SPV_ID_GLOBAL_VARIABLE)
+            u.used[id] = false;
+    return u.used;
 }
 
 static int push(spv_resource **out, int *n, int *cap, spv_resource r)
@@ -135,6 +210,9 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
 {
     int n = 0, cap = 0;
     *out = NULL;
+    bool *used = spv_function_used_globals(m, e->func);
+    if (!used)
+        return spv_fail(diag, "%s: out of memory", m->source);
     const spv_function *f = &m->funcs[e->func];
     for (uint32_t i = 0; i < f->nparams; i++) {
         uint32_t id = f->params[i];
@@ -190,15 +268,17 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
         default:
             continue;
         }
-        if (!interface_uses(e, id, m))
+        if (!used[id])
             continue;
         /* Arrays of buffers (descriptor arrays) keep the array type; size the element. */
         block_size(m, pointee, &r.size, &r.stride);
         if (push(out, &n, &cap, r))
             goto oom;
     }
+    free(used);
     return n;
 oom:
+    free(used);
     free(*out);
     *out = NULL;
     return spv_fail(diag, "%s: out of memory", m->source);

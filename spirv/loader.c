@@ -39,8 +39,7 @@ static void set_where(loader *L, const spv_inst *in)
     snprintf(L->where, sizeof L->where, "%s: word %u: %s", src(L->m), in->offset, name ? name : "instruction");
 }
 
-/* Literal width (words) of a value of the type of `id` (or of type `id`). */
-static uint32_t literal_words(void *ud, uint32_t id)
+uint32_t spv_module_literal_words(void *ud, uint32_t id)
 {
     const spv_module *m = ud;
     if (id == 0 || id >= m->bound)
@@ -190,7 +189,7 @@ static int check_operands(loader *L)
                           in->offset, in->opcode, SPV_GRAMMAR_VERSION);
             break;
         }
-        int nops = spv_split_operands(in->w, in->nwords, literal_words, m, ops, 65536, L->where, L->diag);
+        int nops = spv_split_operands(in->w, in->nwords, spv_module_literal_words, m, ops, 65536, L->where, L->diag);
         if (nops < 0) {
             rc = -1;
             break;
@@ -249,7 +248,7 @@ static int check_operands(loader *L)
             spv_id *x = &m->ids[in->result_id];
             x->inst = i;
             x->type_id = in->type_id;
-            /* Provisional kinds, needed by literal_words() and the type check above. */
+            /* Provisional kinds, needed by spv_module_literal_words() and the type check above. */
             if (d->klass && !strcmp(d->klass, "Type-Declaration"))
                 x->kind = SPV_ID_TYPE;
             if (in->opcode == SpvOpTypeInt || in->opcode == SpvOpTypeFloat) {

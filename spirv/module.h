@@ -233,6 +233,10 @@ const spv_inst *spv_def(const spv_module *m, uint32_t id);
 const spv_decoration *spv_find_decoration(const spv_module *m, uint32_t id, int32_t member, uint32_t decoration);
 /* Entry point by name (NULL name: the only one, or the first GLCompute/Kernel one). */
 const spv_entry_point *spv_find_entry(const spv_module *m, const char *name);
+/* Literal width in words (1 or 2) of a value of the type of `id` (or of type
+ * `id`) in module `m` (an spv_module *): the spv_literal_words_fn of
+ * spv_split_operands for a loaded module; 0 if not a scalar numeric type. */
+uint32_t spv_module_literal_words(void *m, uint32_t id);
 /* The string of an OpName-style literal operand starting at w; bounded by nwords. */
 const char *spv_literal_string(const uint32_t *w, uint32_t nwords);
 /* Scalar constant value as unsigned 64-bit (sign-extended for signed ints of
