@@ -85,7 +85,8 @@ typedef struct amber_binding {
     amber_bind_kind kind;
     unsigned buffer; /* index into script buffers */
     uint32_t set, binding;
-    uint64_t offset; /* dynamic OFFSET + DESCRIPTOR_OFFSET */
+    uint32_t element; /* BIND BUFFER_ARRAY: the descriptor array element */
+    uint64_t offset;  /* dynamic OFFSET + DESCRIPTOR_OFFSET */
     uint64_t range;  /* DESCRIPTOR_RANGE, 0: to the end */
     char *arg_name;  /* kernel arg by name, or NULL (then arg_number) */
     uint32_t arg_number;

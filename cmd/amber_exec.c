@@ -81,6 +81,17 @@ static const char *const supported_features[] = {
     "VulkanMemoryModelFeatures.vulkanMemoryModelDeviceScope",
     "UniformBufferStandardLayoutFeatures.uniformBufferStandardLayout",
     "ScalarBlockLayoutFeatures.scalarBlockLayout",
+    "ZeroInitializeWorkgroupMemoryFeatures.shaderZeroInitializeWorkgroupMemory",
+    "WorkgroupMemoryExplicitLayoutFeatures.workgroupMemoryExplicitLayout",
+    "WorkgroupMemoryExplicitLayoutFeatures.workgroupMemoryExplicitLayoutScalarBlockLayout",
+    "WorkgroupMemoryExplicitLayoutFeatures.workgroupMemoryExplicitLayout8BitAccess",
+    "WorkgroupMemoryExplicitLayoutFeatures.workgroupMemoryExplicitLayout16BitAccess",
+    /* descriptor arrays of buffers take any index, uniform or not (not: partially bound, runtime-sized) */
+    "DescriptorIndexingFeatures.shaderStorageBufferArrayNonUniformIndexing",
+    "DescriptorIndexingFeatures.shaderUniformBufferArrayNonUniformIndexing",
+    /* sub-groups of one invocation: every size control request for 1 is met */
+    "SubgroupSizeControl.subgroupSizeControl",
+    "SubgroupSizeControl.computeFullSubgroups",
     NULL,
 };
 
@@ -102,6 +113,10 @@ static const char *const supported_extensions[] = {
     "VK_KHR_relaxed_block_layout",
     "VK_KHR_storage_buffer_storage_class",
     "VK_KHR_shader_terminate_invocation",
+    "VK_KHR_zero_initialize_workgroup_memory",
+    "VK_KHR_workgroup_memory_explicit_layout",
+    "VK_EXT_subgroup_size_control",
+    "VK_EXT_descriptor_indexing",
     NULL,
 };
 
@@ -551,15 +566,37 @@ static int fit_vkscript_buffers(exec *X, const amber_pipeline *pl)
     return 0;
 }
 
-static bool module_has_spec(spvjit_module *m, uint32_t id)
+/* The module's spec constant with this SpecId, or false. */
+static bool module_spec(spvjit_module *m, uint32_t id, spvjit_spec_info *out)
 {
     unsigned n = spvjit_module_spec_count(m);
-    for (unsigned i = 0; i < n; i++) {
-        spvjit_spec_info si;
-        if (!spvjit_module_spec_info(m, i, &si) && si.spec_id == id)
+    for (unsigned i = 0; i < n; i++)
+        if (!spvjit_module_spec_info(m, i, out) && out->spec_id == id)
             return true;
-    }
     return false;
+}
+
+/* SPECIALIZE gives bytes, as VkSpecializationInfo does: they are read as the
+ * constant's own type when the sizes agree (uint32 bits for an int constant,
+ * a 4-byte VkBool32 for a bool, 0 or 1).  Sets *type and *bits. */
+static int spec_as_declared(exec *X, const amber_pipeline *pl, const amber_spec *sp, spvjit_type *type, uint64_t *bits)
+{
+    spvjit_spec_info si;
+    *type = sp->type;
+    *bits = sp->bits;
+    if (!module_spec(X->modules[pl->shader], sp->id, &si) || si.type == sp->type)
+        return 0; /* an unknown id is the library's error to report */
+    size_t have = vtype_size(sp->type), want = si.type == SPVJIT_TYPE_BOOL ? 4 : vtype_size(si.type);
+    if (have != want)
+        return msgf(X->msg, X->len, "line %d: SPECIALIZE %u AS %s: the constant is a %s (%zu bytes), the value %zu bytes",
+                    pl->line, sp->id, vtype_name(sp->type), vtype_name(si.type), want, have);
+    uint64_t mask = have == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * have)) - 1;
+    *bits = sp->bits & mask;
+    if (si.type == SPVJIT_TYPE_BOOL && *bits > 1)
+        return msgf(X->msg, X->len, "line %d: SPECIALIZE %u: a bool constant takes a VkBool32, 0 or 1, not %" PRIu64,
+                    pl->line, sp->id, *bits);
+    *type = si.type;
+    return 0;
 }
 
 static int prepare_kernel(exec *X, unsigned pi, int line)
@@ -578,7 +615,8 @@ static int prepare_kernel(exec *X, unsigned pi, int line)
     bool cl_ls_set = false, opencl_c = X->s->shaders[pl->shader].format == AMBER_OPENCL_C;
     for (unsigned i = 0; !st && i < pl->nspecs; i++) {
         const amber_spec *sp = &pl->specs[i];
-        if (opencl_c && sp->id <= 2 && !module_has_spec(m, sp->id)) {
+        spvjit_spec_info si;
+        if (opencl_c && sp->id <= 2 && !module_spec(m, sp->id, &si)) {
             if (sp->bits == 0 || sp->bits > UINT32_MAX)
                 return spvjit_specs_destroy(specs),
                        msgf(X->msg, X->len, "line %d: SPECIALIZE %u (work-group size) must be 1 or more, not %" PRIu64,
@@ -587,7 +625,11 @@ static int prepare_kernel(exec *X, unsigned pi, int line)
             cl_ls_set = true;
             continue;
         }
-        st = spvjit_spec_set(specs, sp->id, sp->type, sp->bits);
+        spvjit_type type;
+        uint64_t bits;
+        if (spec_as_declared(X, pl, sp, &type, &bits))
+            return spvjit_specs_destroy(specs), -1;
+        st = spvjit_spec_set(specs, sp->id, type, bits);
     }
     if (st) {
         spvjit_specs_destroy(specs);
@@ -691,7 +733,7 @@ static int bind_and_run(exec *X, const amber_cmd *c)
             bool kernel = spvjit_module_flavour(X->modules[pl->shader]) == SPVJIT_FLAVOUR_KERNEL;
             if (!kernel) {
                 st = entry_uses_binding(X, pl, b->set, b->binding)
-                         ? spvjit_bind_buffer(k, b->set, b->binding, data, bytes)
+                         ? spvjit_bind_buffer_element(k, b->set, b->binding, b->element, data, bytes)
                          : SPVJIT_OK;
                 break;
             }

@@ -663,24 +663,61 @@ static int parse_kernel_arg_ref(parser *P, char **name, uint32_t *number, const 
     return pfail(P, k.line, "%s: expected ARG_NAME or ARG_NUMBER, got '%s'", ctx, str(k, b, sizeof b));
 }
 
+/* Numbers after OFFSET / DESCRIPTOR_OFFSET / DESCRIPTOR_RANGE: one per array
+ * element (BUFFER_ARRAY), up to the next keyword.  A range of -1 is the
+ * whole buffer (VK_WHOLE_SIZE). */
+static int bind_numbers(parser *P, const char *what, amber_binding *bd, unsigned n, int field)
+{
+    for (unsigned i = 0; i < n; i++) {
+        tok t = peek(P);
+        num_value v;
+        char b[64];
+        bool number = !t.eol && !num_parse(t.s, t.len, &v);
+        if (!number && i > 0)
+            return pfail(P, t.line, "BIND BUFFER_ARRAY %s: %u values for %u buffers", what, i, n);
+        if (!number || v.is_float || (v.negative && !(field == 2 && v.u == UINT64_MAX)))
+            return pfail(P, t.line, "BIND %s: expected a non-negative integer%s, got '%s'", what,
+                         field == 2 ? " or -1" : "", t.eol ? "end of line" : str(t, b, sizeof b));
+        next(P);
+        if (field == 0 || field == 1)
+            bd[i].offset += v.u;
+        else
+            bd[i].range = v.negative ? 0 : v.u;
+    }
+    return 0;
+}
+
 static int parse_bind(parser *P, amber_pipeline *pl, int line)
 {
     char b[128];
     tok what = next(P);
-    if (is(what, "SAMPLER"))
-        return stop_skip(P, line, "samplers (BIND SAMPLER)");
-    if (is(what, "BUFFER_ARRAY") || is(what, "SAMPLER_ARRAY"))
-        return stop_skip(P, line, "descriptor arrays (BIND %s)", str(what, b, sizeof b));
-    if (!is(what, "BUFFER"))
-        return pfail(P, what.line, "BIND: expected BUFFER, got '%s'", str(what, b, sizeof b));
-    amber_binding *bd = GROW(pl->binds, pl->nbinds);
-    if (!bd)
-        return pfail(P, line, "out of memory");
-    bd->line = line;
-    if (find_buffer(P, next(P), &bd->buffer))
-        return -1;
+    if (is(what, "SAMPLER") || is(what, "SAMPLER_ARRAY"))
+        return stop_skip(P, line, "samplers (BIND %s)", str(what, b, sizeof b));
+    bool array = is(what, "BUFFER_ARRAY");
+    if (!array && !is(what, "BUFFER"))
+        return pfail(P, what.line, "BIND: expected BUFFER or BUFFER_ARRAY, got '%s'", str(what, b, sizeof b));
+    /* the buffers: one, or (BUFFER_ARRAY) one per descriptor array element */
+    unsigned bufs[256], n = 0;
     tok t = next(P);
+    do {
+        if (n == 256)
+            return pfail(P, t.line, "BIND BUFFER_ARRAY: at most 256 buffers");
+        if (find_buffer(P, t, &bufs[n++]))
+            return -1;
+        t = next(P);
+    } while (array && !t.eol && !is(t, "AS") && !is(t, "KERNEL"));
+    unsigned first = pl->nbinds;
+    for (unsigned i = 0; i < n; i++) {
+        amber_binding *bd = GROW(pl->binds, pl->nbinds);
+        if (!bd)
+            return pfail(P, line, "out of memory");
+        bd->line = line;
+        bd->buffer = bufs[i];
+        bd->element = i;
+    }
+    amber_binding *bd = &pl->binds[first];
     bool have_kind = false;
+    amber_bind_kind kind = AMBER_BIND_STORAGE;
     if (is(t, "AS")) {
         tok k = next(P);
         static const struct {
@@ -695,7 +732,7 @@ static int parse_bind(parser *P, amber_pipeline *pl, int line)
         };
         for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
             if (is(k, kinds[i].n)) {
-                bd->kind = kinds[i].k;
+                kind = kinds[i].k;
                 have_kind = true;
             }
         if (!have_kind) {
@@ -715,11 +752,18 @@ static int parse_bind(parser *P, amber_pipeline *pl, int line)
                          "uniform_dynamic, push_constant)",
                          str(k, b, sizeof b));
         }
-        if (bd->kind == AMBER_BIND_PUSH_CONSTANT)
+        for (unsigned i = 0; i < n; i++)
+            bd[i].kind = kind;
+        if (kind == AMBER_BIND_PUSH_CONSTANT) {
+            if (array)
+                return pfail(P, line, "BIND BUFFER_ARRAY: push constants are one block, not an array");
             return expect_eol(P, "BIND BUFFER ... AS push_constant");
+        }
         t = next(P);
     }
     if (is(t, "KERNEL")) {
+        if (array)
+            return pfail(P, t.line, "BIND BUFFER_ARRAY: kernel arguments are bound one buffer at a time");
         bd->kind = AMBER_BIND_KERNEL_ARG;
         if (parse_kernel_arg_ref(P, &bd->arg_name, &bd->arg_number, "BIND BUFFER ... KERNEL"))
             return -1;
@@ -730,22 +774,24 @@ static int parse_bind(parser *P, amber_pipeline *pl, int line)
                      t.eol ? "end of line" : str(t, b, sizeof b));
     if (!have_kind)
         return pfail(P, t.line, "BIND BUFFER ... DESCRIPTOR_SET: missing AS <buffer type>");
-    if (want_u32(P, &bd->set, "DESCRIPTOR_SET") || want_kw(P, "BINDING", "BIND BUFFER") ||
-        want_u32(P, &bd->binding, "BINDING"))
+    uint32_t set = 0, binding = 0;
+    if (want_u32(P, &set, "DESCRIPTOR_SET") || want_kw(P, "BINDING", "BIND BUFFER") ||
+        want_u32(P, &binding, "BINDING"))
         return -1;
+    for (unsigned i = 0; i < n; i++) {
+        bd[i].set = set;
+        bd[i].binding = binding;
+    }
     for (t = next(P); !t.eol; t = next(P)) {
-        uint64_t v;
-        if (is(t, "OFFSET") || is(t, "DESCRIPTOR_OFFSET")) {
-            if (want_u64(P, &v, "OFFSET"))
+        if (is(t, "OFFSET") || is(t, "IDX")) { /* IDX: an older form of a start offset in bytes */
+            if (bind_numbers(P, "OFFSET", bd, n, 0))
                 return -1;
-            bd->offset += v;
+        } else if (is(t, "DESCRIPTOR_OFFSET")) {
+            if (bind_numbers(P, "DESCRIPTOR_OFFSET", bd, n, 1))
+                return -1;
         } else if (is(t, "DESCRIPTOR_RANGE")) {
-            if (want_u64(P, &bd->range, "DESCRIPTOR_RANGE"))
+            if (bind_numbers(P, "DESCRIPTOR_RANGE", bd, n, 2))
                 return -1;
-        } else if (is(t, "IDX")) { /* older form: a start index, as a byte offset */
-            if (want_u64(P, &v, "IDX"))
-                return -1;
-            bd->offset += v;
         } else {
             return pfail(P, t.line, "BIND BUFFER: unexpected '%s'", str(t, b, sizeof b));
         }

@@ -250,7 +250,7 @@ int jit_analyze(lower_ctx *c, uint32_t fidx, bool is_entry)
     if (jit_check_recursion(c, fidx))
         return -1;
     jit_mark_reachable(c, fidx, c->reach);
-    if (!c->reach || !(c->used_globals = spv_function_used_globals(c->m, fidx)))
+    if (!c->reach || (c->ep && !(c->used_globals = spv_entry_used_globals(c->m, c->ep))))
         return jit_fail(c, "out of memory");
     number_barriers(c);
     if (jit_create_module_globals(c))

@@ -192,11 +192,35 @@ static int make_llvm_global(lower_ctx *c, uint32_t var, const spv_inst *in, uint
     return 0;
 }
 
+/* SPV_KHR_workgroup_memory_explicit_layout: Workgroup variables of Block
+ * type share one storage, all starting at offset 0 of work-group memory. */
+static bool aliased_wg_block(lower_ctx *c, uint32_t var)
+{
+    return jit_var_storage(c, var) == SpvStorageClassWorkgroup &&
+           spv_find_decoration(c->m, pointee(c, var), -1, SpvDecorationBlock) != NULL;
+}
+
 int jit_create_module_globals(lower_ctx *c)
 {
     const spv_module *m = c->m;
     c->res = calloc(m->bound + 1, sizeof *c->res);
     c->wg_align = 16;
+    for (uint32_t i = 0; i < m->first_func_inst && i < m->ninsts; i++) { /* the aliased blocks first */
+        const spv_inst *in = &m->insts[i];
+        if (in->opcode != SpvOpVariable || !aliased_wg_block(c, in->result_id) ||
+            (c->used_globals && !c->used_globals[in->result_id]))
+            continue;
+        const jit_layout *l = jit_layout_of(c, pointee(c, in->result_id));
+        if (!l)
+            return -1;
+        c->var_offset[in->result_id] = 0;
+        if (l->size > c->wg_size)
+            c->wg_size = l->size;
+        if (l->align > c->wg_align)
+            c->wg_align = l->align;
+        if (spv_inst_nops(in) >= 2)
+            c->has_wg_init = true;
+    }
     for (uint32_t i = 0; i < m->first_func_inst && i < m->ninsts; i++) {
         const spv_inst *in = &m->insts[i];
         if (in->opcode != SpvOpVariable)
@@ -217,7 +241,7 @@ int jit_create_module_globals(lower_ctx *c)
                    sc == SpvStorageClassUniformConstant) {
             if (add_resource(c, var, sc))
                 return -1;
-        } else if (sc == SpvStorageClassWorkgroup) {
+        } else if (sc == SpvStorageClassWorkgroup && !aliased_wg_block(c, var)) {
             const jit_layout *l = jit_layout_of(c, pointee(c, var));
             if (!l)
                 return -1;
@@ -269,7 +293,7 @@ int jit_init_module_vars(lower_ctx *c, uint32_t sc)
         const spv_inst *in = &m->insts[i];
         if (in->opcode != SpvOpVariable || spv_inst_nops(in) < 2)
             continue;
-        if (jit_var_storage(c, in->result_id) != sc)
+        if (jit_var_storage(c, in->result_id) != sc || (c->used_globals && !c->used_globals[in->result_id]))
             continue;
         LLVMValueRef p = jit_global_var_ptr(c, in->result_id);
         LLVMValueRef v = jit_value(c, spv_inst_op(in, 1));

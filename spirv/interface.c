@@ -116,7 +116,7 @@ typedef struct use_walk {
     bool *func_seen; /* [nfuncs] */
     uint32_t *stack; /* function indices to visit */
     uint32_t nstack;
-    spv_operand ops[256];
+    bool failed; /* out of memory (the loader split every instruction before) */
 } use_walk;
 
 static void use_id(use_walk *u, uint32_t id);
@@ -125,9 +125,16 @@ static void use_id(use_walk *u, uint32_t id);
 static void use_operands(use_walk *u, const spv_inst *in)
 {
     spv_diag d;
-    int n = spv_split_operands(in->w, in->nwords, spv_module_literal_words, (void *)u->m, u->ops, 256, "", &d);
+    /* an operand has at least one word; the ids are gathered before use_id recurses */
+    spv_operand *ops = malloc(in->nwords * sizeof *ops);
+    uint32_t *ids = malloc(in->nwords * sizeof *ids), nids = 0;
+    int n = ops && ids ? spv_split_operands(in->w, in->nwords, spv_module_literal_words, (void *)u->m, ops,
+                                            (int)in->nwords, "", &d)
+                       : -1;
+    if (n < 0)
+        u->failed = true;
     for (int k = 0; k < n; k++) {
-        const spv_operand *o = &u->ops[k];
+        const spv_operand *o = &ops[k];
         if (o->kind == SPV_OPERAND_IdResult || o->kind == SPV_OPERAND_IdResultType)
             continue;
         if (!spv_operand_is_id(o->kind) && o->kind != SPV_OPERAND_PairIdRefIdRef &&
@@ -139,8 +146,12 @@ static void use_operands(use_walk *u, const spv_inst *in)
         else if (o->kind == SPV_OPERAND_PairLiteralIntegerIdRef)
             first = last - 1;
         for (uint32_t w = first; w < last && w < in->nwords; w++)
-            use_id(u, in->w[w]);
+            ids[nids++] = in->w[w];
     }
+    free(ops);
+    for (uint32_t i = 0; i < nids; i++)
+        use_id(u, ids[i]);
+    free(ids);
 }
 
 static void use_id(use_walk *u, uint32_t id)
@@ -164,8 +175,9 @@ static void use_id(use_walk *u, uint32_t id)
         use_operands(u, def);
 }
 
-bool *spv_function_used_globals(const spv_module *m, uint32_t fidx)
+bool *spv_entry_used_globals(const spv_module *m, const spv_entry_point *e)
 {
+    uint32_t fidx = e->func;
     use_walk u = { .m = m };
     u.used = calloc(m->bound + 1, sizeof *u.used);
     u.func_seen = calloc(m->nfuncs + 1, sizeof *u.func_seen);
@@ -180,6 +192,8 @@ bool *spv_function_used_globals(const spv_module *m, uint32_t fidx)
         u.func_seen[fidx] = true;
         u.stack[u.nstack++] = fidx;
     }
+    for (uint32_t i = 0; i < e->ninterface; i++) /* listed is used (a Workgroup block's initializer counts) */
+        use_id(&u, e->interface[i]);
     while (u.nstack) {
         const spv_function *f = &m->funcs[u.stack[--u.nstack]];
         for (uint32_t i = f->inst; i <= f->end && i < m->ninsts; i++)
@@ -187,6 +201,10 @@ bool *spv_function_used_globals(const spv_module *m, uint32_t fidx)
     }
     free(u.func_seen);
     free(u.stack);
+    if (u.failed) {
+        free(u.used);
+        return NULL;
+    }
     for (uint32_t id = 0; id < m->bound; id++) /* constants were followed; only variables are asked for */
         if (u.used[id] && m->ids[id].kind != SPV_ID_GLOBAL_VARIABLE)
             u.used[id] = false;
@@ -210,7 +228,7 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
 {
     int n = 0, cap = 0;
     *out = NULL;
-    bool *used = spv_function_used_globals(m, e->func);
+    bool *used = spv_entry_used_globals(m, e);
     if (!used)
         return spv_fail(diag, "%s: out of memory", m->source);
     const spv_function *f = &m->funcs[e->func];

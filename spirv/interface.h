@@ -36,13 +36,13 @@ typedef struct spv_resource {
  * Returns the count, or -1 with diag on a malformed interface. */
 int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resource **out, spv_diag *diag);
 
-/* The module-scope variables that function `fidx` (an entry point's function)
- * statically uses: those an instruction of it or of a function it calls names,
- * directly or through a constant (a pointer OpSpecConstantOp) or the
- * initializer of a variable it uses.  This is the set SPIR-V 1.4 requires in
- * an OpEntryPoint's interface; earlier modules do not list it.  Returns a
+/* The module-scope variables entry point `e` uses: those its OpEntryPoint
+ * lists, and those an instruction of its function or of a function it calls
+ * names, directly or through a constant (a pointer OpSpecConstantOp) or the
+ * initializer of a variable it uses.  SPIR-V 1.4 requires an interface to list
+ * all of them; earlier modules list only Input/Output variables.  Returns a
  * calloc'd bool[m->bound] (free() it), or NULL when out of memory. */
-bool *spv_function_used_globals(const spv_module *m, uint32_t fidx);
+bool *spv_entry_used_globals(const spv_module *m, const spv_entry_point *e);
 
 /* Writes a readable type name: "float", "int", "uint8_t", "vec4 of float",
  * "float[16]", "struct Foo {...}", "ptr(CrossWorkgroup) to float". */
