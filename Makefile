@@ -52,7 +52,8 @@ LDLIBS = $(SPVJIT_LDLIBS)
 LIB_SRCS  := $(wildcard util/*.c) $(wildcard spirv/*.c) $(wildcard jit/*.c) $(wildcard jit/*.S) $(wildcard lib/*.c) $(wildcard lib/*.S)
 GEN_SRCS  := $(BUILD)/gen/spirv_grammar.c
 LIB_OBJS  := $(patsubst %,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/spirv_grammar.c.o
-CMD_SRCS  := $(wildcard cmd/*.c)
+# cmd/*.cpp: C shims over C++-only APIs (SPIRV-Tools' optimizer), built with $(CXX).
+CMD_SRCS  := $(wildcard cmd/*.c) $(wildcard cmd/*.cpp)
 CMD_OBJS  := $(patsubst %,$(BUILD)/obj/%.o,$(CMD_SRCS))
 # The command's pieces (all but main.c) are linked into the test runner too.
 CMD_PARTS := $(filter-out $(BUILD)/obj/cmd/main.c.o,$(CMD_OBJS))
@@ -97,6 +98,11 @@ $(BUILD)/obj/%.c.o: %.c $(BUILD)/gen/spirv_grammar.h
 # In-process GLSL compilation for `spvjit amber`; tests use the linked cmd/ parts.
 $(BUILD)/obj/cmd/%.c.o: EXTRA_CFLAGS += -DSPVJIT_HAVE_GLSLANG
 $(BUILD)/obj/testdata/tests/%.c.o: EXTRA_CFLAGS += -DSPVJIT_TESTS_LINK_CMD
+
+CXXFLAGS_BASE = -std=c++17 -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -fvisibility=hidden $(OPTFLAGS) $(SANFLAGS) -I.
+$(BUILD)/obj/%.cpp.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_BASE) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/%.S.o: %.S
 	@mkdir -p $(dir $@)
@@ -164,7 +170,7 @@ install: all
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/spvjit.pc
 
 format:
-	git ls-files '*.c' '*.h' | xargs clang-format -i
+	git ls-files '*.c' '*.h' '*.cpp' | xargs clang-format -i
 
 clean:
 	rm -rf build

@@ -118,6 +118,8 @@ typedef struct amber_pipeline {
     unsigned nbinds;
     amber_kernel_value *kvals;
     unsigned nkvals;
+    char **opt_flags; /* SHADER_OPTIMIZATION: SPIRV-Tools optimizer flags for the shader */
+    unsigned nopt_flags;
     char *skip; /* why it cannot run here, or NULL */
     int line;
 } amber_pipeline;

@@ -29,6 +29,7 @@
 
 #include "amber.h"
 #include "cli.h"
+#include "spirv_optimize.h"
 
 static int msgf(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int msgf(char *msg, size_t len, const char *fmt, ...)
@@ -488,6 +489,8 @@ typedef struct exec {
     amber_script *s;
     spvjit_context *ctx;
     spvjit_module **modules; /* per shader, loaded on first use */
+    spvjit_module **pmods;   /* per pipeline: its shader's module, or its optimized copy (pmod_owned) */
+    bool *pmod_owned;
     spvjit_kernel **kernels; /* per pipeline, built on first RUN */
     char *msg;
     size_t len;
@@ -508,21 +511,63 @@ static int api_fail(exec *X, int line, const char *what, spvjit_status st)
     return -1;
 }
 
-static int load_module(exec *X, int shader_index, int line)
+static spvjit_module *mod_of(exec *X, const amber_pipeline *pl)
 {
-    if (X->modules[shader_index])
+    return X->pmods[pl - X->s->pipelines];
+}
+
+/* SHADER_OPTIMIZATION: SPIRV-Tools' passes over the shader's words, in place. */
+static int optimize_shader(exec *X, const amber_pipeline *pl, words *w)
+{
+    const amber_shader *sh = &X->s->shaders[pl->shader];
+    const char *env_name = target_env_of(X->s, sh);
+    spv_target_env env = SPV_ENV_UNIVERSAL_1_0;
+    if (env_name && !spvParseTargetEnv(env_name, &env))
+        return msgf(X->msg, X->len, "shader %s: unknown TARGET_ENV '%s'", sh->name, env_name);
+    uint32_t *out;
+    size_t nout;
+    char err[1024];
+    if (spirv_optimize((int)env, w->w, w->n, (const char *const *)pl->opt_flags, pl->nopt_flags, &out, &nout, err,
+                       sizeof err))
+        return msgf(X->msg, X->len, "line %d: SHADER_OPTIMIZATION of %s: %s", pl->line, sh->name, err);
+    free(w->w);
+    w->w = out;
+    w->n = nout;
+    return 0;
+}
+
+/* Compiles and loads the module pipeline pi runs (once per shader, once more
+ * per pipeline that optimizes it). */
+static int load_module(exec *X, unsigned pi, int line)
+{
+    const amber_pipeline *pl = &X->s->pipelines[pi];
+    bool own = pl->nopt_flags > 0;
+    if (X->pmods[pi])
         return 0;
-    const amber_shader *sh = &X->s->shaders[shader_index];
+    if (!own && X->modules[pl->shader]) {
+        X->pmods[pi] = X->modules[pl->shader];
+        return 0;
+    }
+    const amber_shader *sh = &X->s->shaders[pl->shader];
     words w = { 0 };
     int r = compile_shader(X->s, sh, &w, X->msg, X->len);
     if (r) {
         X->skipped = r > 0;
         return -1;
     }
-    spvjit_status st = spvjit_module_load(X->ctx, w.w, w.n * 4, sh->name, &X->modules[shader_index]);
+    if (own && optimize_shader(X, pl, &w)) {
+        free(w.w);
+        return -1;
+    }
+    spvjit_module *m = NULL;
+    spvjit_status st = spvjit_module_load(X->ctx, w.w, w.n * 4, sh->name, &m);
     free(w.w);
     if (st)
         return api_fail(X, line, "loading the shader", st);
+    X->pmods[pi] = m;
+    X->pmod_owned[pi] = own;
+    if (!own)
+        X->modules[pl->shader] = m;
     return 0;
 }
 
@@ -530,7 +575,7 @@ static int load_module(exec *X, int shader_index, int line)
 static int find_arg(exec *X, const amber_pipeline *pl, const char *name, uint32_t number, int line,
                     spvjit_resource_info *ri)
 {
-    spvjit_module *m = X->modules[pl->shader];
+    spvjit_module *m = mod_of(X, pl);
     unsigned n = spvjit_module_resource_count(m, pl->entry);
     for (unsigned i = 0; i < n; i++) {
         if (spvjit_module_resource_info(m, pl->entry, i, ri))
@@ -548,7 +593,7 @@ static int find_arg(exec *X, const amber_pipeline *pl, const char *name, uint32_
 /* VkScript buffers the shader declares but the script never sized: grow to the declared size. */
 static int fit_vkscript_buffers(exec *X, const amber_pipeline *pl)
 {
-    spvjit_module *m = X->modules[pl->shader];
+    spvjit_module *m = mod_of(X, pl);
     unsigned n = spvjit_module_resource_count(m, pl->entry);
     for (unsigned i = 0; i < n; i++) {
         spvjit_resource_info ri;
@@ -584,7 +629,7 @@ static int spec_as_declared(exec *X, const amber_pipeline *pl, const amber_spec 
     spvjit_spec_info si;
     *type = sp->type;
     *bits = sp->bits;
-    if (!module_spec(X->modules[pl->shader], sp->id, &si) || si.type == sp->type)
+    if (!module_spec(mod_of(X, pl), sp->id, &si) || si.type == sp->type)
         return 0; /* an unknown id is the library's error to report */
     size_t have = vtype_size(sp->type), want = si.type == SPVJIT_TYPE_BOOL ? 4 : vtype_size(si.type);
     if (have != want)
@@ -604,9 +649,9 @@ static int prepare_kernel(exec *X, unsigned pi, int line)
     amber_pipeline *pl = &X->s->pipelines[pi];
     if (X->kernels[pi])
         return 0;
-    if (load_module(X, pl->shader, line))
+    if (load_module(X, pi, line))
         return -1;
-    spvjit_module *m = X->modules[pl->shader];
+    spvjit_module *m = mod_of(X, pl);
     spvjit_specs *specs = NULL;
     spvjit_status st = spvjit_specs_create(&specs);
     /* clspv gives an OpenCL C kernel's work-group size spec ids 0, 1, 2, so
@@ -672,7 +717,7 @@ static int prepare_kernel(exec *X, unsigned pi, int line)
  * use is allowed (Vulkan pipeline layouts may hold more than a shader uses). */
 static bool entry_uses_binding(exec *X, const amber_pipeline *pl, uint32_t set, uint32_t binding)
 {
-    spvjit_module *m = X->modules[pl->shader];
+    spvjit_module *m = mod_of(X, pl);
     unsigned n = spvjit_module_resource_count(m, pl->entry);
     for (unsigned i = 0; i < n; i++) {
         spvjit_resource_info ri;
@@ -689,7 +734,7 @@ static bool entry_uses_binding(exec *X, const amber_pipeline *pl, uint32_t set, 
  * __local pointers a binding of set 0, in argument order. */
 static int arg_at_binding(exec *X, const amber_pipeline *pl, const amber_binding *b, spvjit_resource_info *ri)
 {
-    spvjit_module *m = X->modules[pl->shader];
+    spvjit_module *m = mod_of(X, pl);
     unsigned n = spvjit_module_resource_count(m, pl->entry), next = 0;
     for (unsigned i = 0; b->set == 0 && i < n; i++) {
         if (spvjit_module_resource_info(m, pl->entry, i, ri) || ri->kind == SPVJIT_RES_ARG_LOCAL)
@@ -730,7 +775,7 @@ static int bind_and_run(exec *X, const amber_cmd *c)
             break;
         case AMBER_BIND_KERNEL_ARG:
         default: {
-            bool kernel = spvjit_module_flavour(X->modules[pl->shader]) == SPVJIT_FLAVOUR_KERNEL;
+            bool kernel = spvjit_module_flavour(mod_of(X, pl)) == SPVJIT_FLAVOUR_KERNEL;
             if (!kernel) {
                 st = entry_uses_binding(X, pl, b->set, b->binding)
                          ? spvjit_bind_buffer_element(k, b->set, b->binding, b->element, data, bytes)
@@ -844,8 +889,10 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
     exec X = { .s = s, .ctx = shared_ctx, .msg = msg, .len = msglen };
     X.modules = calloc(s->nshaders + 1, sizeof *X.modules);
     X.kernels = calloc(s->npipelines + 1, sizeof *X.kernels);
+    X.pmods = calloc(s->npipelines + 1, sizeof *X.pmods);
+    X.pmod_owned = calloc(s->npipelines + 1, sizeof *X.pmod_owned);
     amber_result res = AMBER_PASS;
-    if (!X.modules || !X.kernels) {
+    if (!X.modules || !X.kernels || !X.pmods || !X.pmod_owned) {
         snprintf(msg, msglen, "out of memory");
         res = AMBER_FAIL;
     } else if (run_cmds(&X, 0, s->ncmds)) {
@@ -854,9 +901,14 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
     for (unsigned i = 0; X.kernels && i < s->npipelines; i++)
         if (X.kernels[i])
             spvjit_kernel_destroy(X.kernels[i]);
+    for (unsigned i = 0; X.pmods && X.pmod_owned && i < s->npipelines; i++)
+        if (X.pmod_owned[i])
+            spvjit_module_destroy(X.pmods[i]);
     for (unsigned i = 0; X.modules && i < s->nshaders; i++)
         if (X.modules[i])
             spvjit_module_destroy(X.modules[i]);
+    free(X.pmods);
+    free(X.pmod_owned);
     free(X.modules);
     free(X.kernels);
     return res;

@@ -600,16 +600,6 @@ static int parse_buffer(parser *P, int line)
 
 /* --- PIPELINE ----------------------------------------------------------------------------------- */
 
-static int skip_to_end(parser *P, int line)
-{
-    char *body;
-    size_t len;
-    if (raw_block(P, line, &body, &len))
-        return -1;
-    free(body);
-    return 0;
-}
-
 static int parse_attach(parser *P, amber_pipeline *pl, int line)
 {
     char b[256];
@@ -775,8 +765,7 @@ static int parse_bind(parser *P, amber_pipeline *pl, int line)
     if (!have_kind)
         return pfail(P, t.line, "BIND BUFFER ... DESCRIPTOR_SET: missing AS <buffer type>");
     uint32_t set = 0, binding = 0;
-    if (want_u32(P, &set, "DESCRIPTOR_SET") || want_kw(P, "BINDING", "BIND BUFFER") ||
-        want_u32(P, &binding, "BINDING"))
+    if (want_u32(P, &set, "DESCRIPTOR_SET") || want_kw(P, "BINDING", "BIND BUFFER") || want_u32(P, &binding, "BINDING"))
         return -1;
     for (unsigned i = 0; i < n; i++) {
         bd[i].set = set;
@@ -819,6 +808,11 @@ static int parse_set_kernel(parser *P, amber_pipeline *pl, int line)
 
 static void copy_pipeline(amber_pipeline *to, const amber_pipeline *from)
 {
+    if (from->nopt_flags && (to->opt_flags = calloc(from->nopt_flags, sizeof *to->opt_flags))) {
+        for (unsigned i = 0; i < from->nopt_flags; i++)
+            to->opt_flags[i] = strdup(from->opt_flags[i]);
+        to->nopt_flags = from->nopt_flags;
+    }
     to->compute = from->compute;
     to->shader = from->shader;
     to->entry = from->entry ? strdup(from->entry) : NULL;
@@ -837,6 +831,83 @@ static void copy_pipeline(amber_pipeline *to, const amber_pipeline *from)
         for (unsigned i = 0; i < from->nkvals; i++)
             to->kvals[i].arg_name = from->kvals[i].arg_name ? strdup(from->kvals[i].arg_name) : NULL;
         to->nkvals = from->nkvals;
+    }
+}
+
+/* SHADER_OPTIMIZATION shader / flag... / END: SPIRV-Tools optimizer passes,
+ * named as spirv-opt takes them, run over the pipeline's shader. */
+static int parse_shader_optimization(parser *P, amber_pipeline *pl, int line)
+{
+    char b[64];
+    tok name = next(P);
+    if (pl->shader < 0 || !is(name, P->s->shaders[pl->shader].name))
+        return pfail(P, name.line, "SHADER_OPTIMIZATION: '%s' is not the shader ATTACHed to pipeline %s",
+                     name.eol ? "" : str(name, b, sizeof b), pl->name);
+    if (expect_eol(P, "SHADER_OPTIMIZATION"))
+        return -1;
+    for (;;) {
+        tok t = next(P);
+        if (t.eos)
+            return pfail(P, line, "SHADER_OPTIMIZATION: missing END");
+        if (t.eol)
+            continue;
+        if (is(t, "END"))
+            return expect_eol(P, "END");
+        char **f = GROW(pl->opt_flags, pl->nopt_flags);
+        if (!f || !(*f = xstrndup(t.s, t.len)))
+            return pfail(P, t.line, "out of memory");
+    }
+}
+
+/* SUBGROUP shader ... END: sub-group size control (VK_EXT_subgroup_size_control).
+ * spvjit's sub-groups have one invocation (minSubgroupSize = maxSubgroupSize =
+ * 1), so full sub-groups and varying sizes hold for any work-group size, and
+ * REQUIRED_SIZE can be 1, MIN or MAX; a larger size is a skip. */
+static int parse_subgroup(parser *P, int line)
+{
+    char b[64];
+    tok name = next(P);
+    bool known = false;
+    for (unsigned i = 0; !name.eol && i < P->s->nshaders; i++)
+        known |= is(name, P->s->shaders[i].name);
+    if (!known)
+        return pfail(P, name.line, "SUBGROUP: unknown shader '%s'", str(name, b, sizeof b));
+    if (expect_eol(P, "SUBGROUP"))
+        return -1;
+    for (;;) {
+        tok t = next(P);
+        if (t.eos)
+            return pfail(P, line, "SUBGROUP: missing END");
+        if (t.eol)
+            continue;
+        if (is(t, "END"))
+            return expect_eol(P, "END");
+        if (is(t, "FULLY_POPULATED") || is(t, "VARYING_SIZE")) {
+            tok v = next(P);
+            if (!is(v, "on") && !is(v, "off"))
+                return pfail(P, v.line, "SUBGROUP %s: expected on or off, got '%s'",
+                             is(t, "VARYING_SIZE") ? "VARYING_SIZE" : "FULLY_POPULATED",
+                             v.eol ? "end of line" : str(v, b, sizeof b));
+        } else if (is(t, "REQUIRED_SIZE")) {
+            tok v = next(P);
+            num_value n;
+            if (is(v, "MIN") || is(v, "MAX")) {
+                /* both are 1 here */
+            } else if (v.eol || num_parse(v.s, v.len, &n) || n.is_float || n.negative || n.u == 0 ||
+                       (n.u & (n.u - 1))) {
+                return pfail(P, v.line, "SUBGROUP REQUIRED_SIZE: expected a power of two, MIN or MAX, got '%s'",
+                             v.eol ? "end of line" : str(v, b, sizeof b));
+            } else if (n.u > 1) {
+                return stop_skip(P, v.line,
+                                 "sub-groups of %" PRIu64 " invocations (SUBGROUP REQUIRED_SIZE); spvjit's have 1",
+                                 n.u);
+            }
+        } else {
+            return pfail(P, t.line, "SUBGROUP: unknown setting '%s' (FULLY_POPULATED, VARYING_SIZE, REQUIRED_SIZE)",
+                         str(t, b, sizeof b));
+        }
+        if (expect_eol(P, "SUBGROUP setting"))
+            return -1;
     }
 }
 
@@ -888,9 +959,8 @@ static int parse_pipeline(parser *P, int line, bool derive)
             r = parse_bind(P, pl, t.line);
         else if (is(t, "SET"))
             r = parse_set_kernel(P, pl, t.line);
-        else if (is(t, "SHADER_OPTIMIZATION")) {
-            r = skip_to_end(P, t.line); /* SPIRV-Tools passes: LLVM optimizes anyway; ignored */
-        } else if (is(t, "COMPILE_OPTIONS")) {
+        else if (is(t, "SHADER_OPTIMIZATION"))
+            r = parse_shader_optimization(P, pl, t.line); else if (is(t, "COMPILE_OPTIONS")) {
             char *name, *body;
             size_t len;
             if (want_name(P, &name, "COMPILE_OPTIONS") || raw_block(P, t.line, &body, &len))
@@ -907,7 +977,7 @@ static int parse_pipeline(parser *P, int line, bool derive)
             free(name);
             free(body);
         } else if (is(t, "SUBGROUP")) {
-            return stop_skip(P, t.line, "subgroup size control (SUBGROUP)");
+            r = parse_subgroup(P, t.line);
         } else if (is(t, "FRAMEBUFFER_SIZE") || is(t, "VERTEX_DATA") || is(t, "INDEX_DATA") || is(t, "POLYGON_MODE") ||
                    is(t, "DEPTH") || is(t, "STENCIL") || is(t, "BLEND") || is(t, "VIEWPORT") ||
                    is(t, "PATCH_CONTROL_POINTS")) {
@@ -1225,6 +1295,9 @@ void amber_script_free(amber_script *s)
         for (unsigned k = 0; k < p->nkvals; k++)
             free(p->kvals[k].arg_name);
         free(p->kvals);
+        for (unsigned k = 0; k < p->nopt_flags; k++)
+            free(p->opt_flags[k]);
+        free(p->opt_flags);
         free(p->skip);
     }
     for (unsigned i = 0; i < s->ncmds; i++) {
