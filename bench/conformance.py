@@ -15,7 +15,8 @@ Which scripts count ("compute-only"), decided from the script text alone:
   * VkScript (anything else ending in .amber or .vkscript): a
     `[compute shader ...]` section and no other shader section
     (`[vertex shader]`, `[fragment shader]`, ...).
-Among those, two groups are counted apart from the goal:
+Among those, three groups are counted apart from the goal:
+  * "not a test": a template (NOT_TESTS below).
   * "images": the script declares an IMAGE or SAMPLER, binds a SAMPLER, or
     binds a buffer AS storage_image / sampled_image / combined_image_sampler /
     uniform_texel_buffer / storage_texel_buffer (spvjit runs no images).
@@ -58,6 +59,12 @@ SUBGROUP_GT1 = [
      "invocations 1..3 of a sub-group of 4 or more produce"),
 ]
 
+# Files that look like compute scripts but are not tests, with the reason.
+NOT_TESTS = [
+    ("vkcts", "ldexp/template.amber",
+     "the template ldexp/gen_shaders.py fills in: its statements are {placeholders}"),
+]
+
 IMAGE_RE = re.compile(
     r"^\s*(IMAGE|SAMPLER)\b|^\s*BIND\s+SAMPLER|"
     r"\bAS\s+(storage_image|sampled_image|combined_image_sampler|uniform_texel_buffer|storage_texel_buffer)\b",
@@ -94,7 +101,9 @@ def select(kind, base):
             if classify_text(text) != "compute":
                 continue
             rel = os.path.relpath(p, base)
-            if IMAGE_RE.search(text):
+            if any(k == kind and rel == path for k, path, _ in NOT_TESTS):
+                group = "not a test"
+            elif IMAGE_RE.search(text):
                 group = "images"
             elif any(k == kind and rel.startswith(pre) for k, pre, _ in SUBGROUP_GT1):
                 group = "sub-group > 1"

@@ -176,6 +176,8 @@ typedef struct amber_script {
     unsigned nfeatures;
     char **extensions; /* DEVICE_EXTENSION / INSTANCE_EXTENSION names */
     unsigned nextensions;
+    char **properties; /* DEVICE_PROPERTY names (boolean properties that must hold) */
+    unsigned nproperties;
     char *skip; /* whole-script skip reason (graphics, images, ...), or NULL */
     /* VkScript: the implicit pipeline uses buffers by binding; -1 if none */
     int push_buffer;
@@ -250,5 +252,6 @@ void amber_set_default_target_env(const char *env);
 /* Device features / extensions spvjit provides (NULL-terminated lists). */
 bool amber_feature_supported(const char *name);
 bool amber_extension_supported(const char *name);
+bool amber_property_supported(const char *name);
 
 #endif

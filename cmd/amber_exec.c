@@ -121,6 +121,22 @@ static const char *const supported_extensions[] = {
     NULL,
 };
 
+/* Boolean device properties that hold: LLVM's default floating-point
+ * environment keeps denormals (no flush-to-zero is set), signed zeros,
+ * infinities and NaNs, and rounds to nearest even, at every width. */
+static const char *const supported_properties[] = {
+    "FloatControlsProperties.shaderDenormPreserveFloat16",
+    "FloatControlsProperties.shaderDenormPreserveFloat32",
+    "FloatControlsProperties.shaderDenormPreserveFloat64",
+    "FloatControlsProperties.shaderSignedZeroInfNanPreserveFloat16",
+    "FloatControlsProperties.shaderSignedZeroInfNanPreserveFloat32",
+    "FloatControlsProperties.shaderSignedZeroInfNanPreserveFloat64",
+    "FloatControlsProperties.shaderRoundingModeRTEFloat16",
+    "FloatControlsProperties.shaderRoundingModeRTEFloat32",
+    "FloatControlsProperties.shaderRoundingModeRTEFloat64",
+    NULL,
+};
+
 static bool in_list(const char *const *list, const char *name)
 {
     for (; *list; list++)
@@ -136,6 +152,10 @@ bool amber_feature_supported(const char *name)
 bool amber_extension_supported(const char *name)
 {
     return in_list(supported_extensions, name);
+}
+bool amber_property_supported(const char *name)
+{
+    return in_list(supported_properties, name);
 }
 
 /* --- shader compilation ------------------------------------------------------------------ */
@@ -438,18 +458,22 @@ void amber_set_default_target_env(const char *env)
 }
 
 /* The environment a shader is built for: its TARGET_ENV, else --target-env,
- * else SPIR-V 1.4 when the script requires VK_KHR_spirv_1_4 (a module of
- * 1.4 instructions written for a Vulkan 1.1 device), else the tool's default
- * (NULL: SPIR-V 1.0, as Amber assembles; Vulkan 1.0 for GLSL). */
+ * else SPIR-V 1.4 when the script requires an extension that needs it
+ * (VK_KHR_spirv_1_4: 1.4 instructions on a Vulkan 1.1 device;
+ * VK_KHR_workgroup_memory_explicit_layout: its SPIR-V extension requires
+ * 1.4), else the tool's default (NULL: SPIR-V 1.0, as Amber assembles;
+ * Vulkan 1.0 for GLSL). */
 static const char *target_env_of(const amber_script *s, const amber_shader *sh)
 {
+    static const char *const needs_1_4[] = { "VK_KHR_spirv_1_4", "VK_KHR_workgroup_memory_explicit_layout" };
     if (sh->target_env)
         return sh->target_env;
     if (default_target_env)
         return default_target_env;
     for (unsigned i = 0; i < s->nextensions; i++)
-        if (!strcmp(s->extensions[i], "VK_KHR_spirv_1_4"))
-            return "spv1.4";
+        for (size_t k = 0; k < sizeof needs_1_4 / sizeof needs_1_4[0]; k++)
+            if (!strcmp(s->extensions[i], needs_1_4[k]))
+                return "spv1.4";
     return NULL;
 }
 
@@ -879,6 +903,9 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
     for (unsigned i = 0; i < s->nextensions; i++)
         if (!amber_extension_supported(s->extensions[i]))
             return snprintf(msg, msglen, "extension %s", s->extensions[i]), AMBER_SKIP;
+    for (unsigned i = 0; i < s->nproperties; i++)
+        if (!amber_property_supported(s->properties[i]))
+            return snprintf(msg, msglen, "DEVICE_PROPERTY %s", s->properties[i]), AMBER_SKIP;
     if (!shared_ctx) {
         spvjit_status st = spvjit_context_create(NULL, &shared_ctx);
         if (st) {

@@ -532,6 +532,10 @@ static int parse_buffer(parser *P, int line)
     if (!is(t, "DATA_TYPE"))
         return pfail(P, t.line, "BUFFER %s: expected DATA_TYPE or FORMAT, got '%s'", buf->name, str(t, b, sizeof b));
     tok ty = next(P);
+    if (!ty.eol && amber_type_parse(str(ty, b, sizeof b), &buf->type) &&
+        (strstr(b, "_UNORM") || strstr(b, "_SNORM") || strstr(b, "_SRGB") || strstr(b, "SCALED") ||
+         strstr(b, "_UFLOAT") || strstr(b, "_PACK")))
+        return stop_skip(P, line, "image formats (DATA_TYPE %s)", b);
     if (ty.eol || amber_type_parse(str(ty, b, sizeof b), &buf->type))
         return pfail(P, ty.line,
                      "BUFFER %s: unknown data type '%s' (int8..int64, uint8..uint64, float16, float, "
@@ -1153,7 +1157,7 @@ static int add_name(parser *P, char ***list, unsigned *n, int line)
     char **e = GROW(*list, *n);
     if (!e)
         return pfail(P, line, "out of memory");
-    if (want_name(P, e, "DEVICE_FEATURE/EXTENSION"))
+    if (want_name(P, e, "DEVICE_FEATURE/EXTENSION/PROPERTY"))
         return -1;
     return expect_eol(P, "name");
 }
@@ -1192,7 +1196,7 @@ static int parse_statement(parser *P, tok t, bool in_repeat)
     if (is(t, "DEVICE_EXTENSION") || is(t, "INSTANCE_EXTENSION"))
         return add_name(P, &P->s->extensions, &P->s->nextensions, line);
     if (is(t, "DEVICE_PROPERTY"))
-        return stop_skip(P, line, "device properties (DEVICE_PROPERTY)");
+        return add_name(P, &P->s->properties, &P->s->nproperties, line);
     if (is(t, "SET")) { /* SET ENGINE_DATA fence_timeout_ms N: nothing to do here */
         tok w = next(P);
         if (!is(w, "ENGINE_DATA"))
@@ -1308,6 +1312,9 @@ void amber_script_free(amber_script *s)
         free(s->features[i]);
     for (unsigned i = 0; i < s->nextensions; i++)
         free(s->extensions[i]);
+    for (unsigned i = 0; i < s->nproperties; i++)
+        free(s->properties[i]);
+    free(s->properties);
     free(s->shaders);
     free(s->buffers);
     free(s->pipelines);

@@ -403,7 +403,22 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
         mat m;
         if (!load_square(c, diag, inst, x, &m))
             return NULL;
-        return inst == 33 ? mat_det(c, &m) : mat_inverse(c, &m, t);
+        LLVMTypeRef et = LLVMTypeOf(m.e[0][0]);
+        if (LLVMGetTypeKind(et) != LLVMHalfTypeKind)
+            return inst == 33 ? mat_det(c, &m) : mat_inverse(c, &m, t);
+        /* half through float, as InverseSqrt: each result rounds once, not at every
+         * product and sum (Vulkan's precision for these is that of their operations) */
+        LLVMTypeRef f32 = LLVMFloatTypeInContext(c->ctx);
+        for (unsigned r = 0; r < m.n; r++)
+            for (unsigned q = 0; q < m.n; q++)
+                m.e[r][q] = LLVMBuildFPExt(b, m.e[r][q], f32, "");
+        if (inst == 33)
+            return LLVMBuildFPTrunc(b, mat_det(c, &m), et, "");
+        LLVMValueRef wide = mat_inverse(c, &m, LLVMArrayType2(LLVMVectorType(f32, m.n), m.n)), res = LLVMGetPoison(t);
+        for (unsigned q = 0; q < m.n; q++)
+            res = LLVMBuildInsertValue(
+                b, res, LLVMBuildFPTrunc(b, LLVMBuildExtractValue(b, wide, q, ""), LLVMVectorType(et, m.n), ""), q, "");
+        return res;
     }
     case 35: { /* Modf(x, i*): the whole part goes to *i */
         if (LLVMGetTypeKind(LLVMTypeOf(y)) != LLVMPointerTypeKind)

@@ -271,13 +271,35 @@ static int add_index(lower_ctx *c, chain_off *o, uint32_t idx_id, uint64_t strid
     return 0;
 }
 
-/* Stride of PtrAccessChain's Element operand: ArrayStride on the pointer type, else
- * the pointee's size rounded to its alignment. */
+/* Whether the module lays Workgroup memory out explicitly (Block variables,
+ * SPV_KHR_workgroup_memory_explicit_layout: all or none of them are). */
+static bool explicit_workgroup_layout(lower_ctx *c)
+{
+    for (uint32_t i = 0; i < c->m->first_func_inst && i < c->m->ninsts; i++) {
+        const spv_inst *in = &c->m->insts[i];
+        const spv_type *pt = in->opcode == SpvOpVariable ? spv_type_get(c->m, in->type_id) : NULL;
+        if (pt && pt->storage == SpvStorageClassWorkgroup &&
+            spv_find_decoration(c->m, pt->elem, -1, SpvDecorationBlock))
+            return true;
+    }
+    return false;
+}
+
+/* Stride of PtrAccessChain's Element operand: the pointer type's ArrayStride
+ * for explicitly laid out storage (SPIR-V: Uniform, StorageBuffer,
+ * PushConstant, PhysicalStorageBuffer; Workgroup Blocks), else - and for every
+ * other storage class, where an ArrayStride is to be ignored - the pointee's
+ * size rounded to its alignment. */
 static uint64_t element_stride(lower_ctx *c, uint32_t base_id)
 {
     const spv_id *d = spv_id_get(c->m, base_id);
     const spv_decoration *s = spv_find_decoration(c->m, d->type_id, -1, SpvDecorationArrayStride);
-    if (s && s->nargs)
+    const spv_type *pt = spv_type_get(c->m, d->type_id);
+    uint32_t sc = pt ? pt->storage : SpvStorageClassMax;
+    bool laid_out = sc == SpvStorageClassUniform || sc == SpvStorageClassStorageBuffer ||
+                    sc == SpvStorageClassPushConstant || sc == SpvStorageClassPhysicalStorageBuffer ||
+                    (sc == SpvStorageClassWorkgroup && explicit_workgroup_layout(c));
+    if (s && s->nargs && laid_out)
         return s->args[0];
     const jit_layout *l = jit_layout_of(c, pointee_of(c, base_id));
     return l ? (l->size + l->align - 1) / l->align * l->align : 0;
