@@ -58,7 +58,6 @@ typedef struct amber_shader {
     char *source; /* inline text, or the file's text / bytes */
     size_t source_len;
     char *target_env;      /* TARGET_ENV or NULL */
-    char *compile_options; /* COMPILE_OPTIONS (OPENCL-C), space separated, or NULL */
     int line;
 } amber_shader;
 
@@ -118,7 +117,8 @@ typedef struct amber_pipeline {
     unsigned nbinds;
     amber_kernel_value *kvals;
     unsigned nkvals;
-    char **opt_flags; /* SHADER_OPTIMIZATION: SPIRV-Tools optimizer flags for the shader */
+    char *compile_options; /* COMPILE_OPTIONS for the shader (OPENCL-C), space separated, or NULL */
+    char **opt_flags;      /* SHADER_OPTIMIZATION: SPIRV-Tools optimizer flags for the shader */
     unsigned nopt_flags;
     char *skip; /* why it cannot run here, or NULL */
     int line;
@@ -147,6 +147,8 @@ typedef struct amber_cmd {
     int line;
     unsigned pipeline;        /* RUN */
     uint32_t groups[3];       /* RUN */
+    uint64_t global_offset[3]; /* RUN ... GLOBAL_OFFSET x y z (spvjit extension, OpenCL kernels) */
+    uint32_t work_dim;         /* RUN ... WORK_DIM n (spvjit extension, OpenCL kernels); 0: 3 */
     unsigned buffer, buffer2; /* COPY from→to; EXPECT; EQ_BUFFER/RMSE second */
     uint64_t offset;          /* EXPECT IDX (bytes); SET_*: byte offset */
     amber_cmp cmp;
@@ -206,10 +208,13 @@ int amber_buffer_set_values(amber_buffer *b, const num_value *v, uint64_t n, cha
 int amber_buffer_fill(amber_buffer *b, uint64_t count, const num_value *value, char *err, size_t errlen);
 int amber_buffer_series(amber_buffer *b, uint64_t count, const num_value *start, const num_value *inc, char *err,
                         size_t errlen);
-/* Before a buffer is bound: makes its allocation AMBER_BUFFER_SLACK zeroed bytes
- * longer than its size.  Device memory comes in whole allocations (Vulkan
- * rounds a buffer's memory up to its alignment), so a kernel writing a little
- * past a buffer's end writes into that rounding, not into another object. */
+/* Before a buffer is bound: places it at an AMBER_BUFFER_ALIGN boundary (as
+ * device memory is: OpenCL's CL_DEVICE_MEM_BASE_ADDR_ALIGN, Vulkan's memory
+ * alignment; a kernel may store a float8 with 32-byte aligned vector stores)
+ * and makes its allocation AMBER_BUFFER_SLACK zeroed bytes longer than its
+ * size: device memory comes in whole allocations, so a kernel writing a
+ * little past a buffer's end writes into that rounding, not another object. */
+#define AMBER_BUFFER_ALIGN 256
 #define AMBER_BUFFER_SLACK 256
 int amber_buffer_guard(amber_buffer *b);
 /* Grows a buffer (zero filled) to at least `bytes`. */

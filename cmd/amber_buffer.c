@@ -190,10 +190,13 @@ int amber_buffer_reserve(amber_buffer *b, size_t bytes)
 
 int amber_buffer_guard(amber_buffer *b)
 {
-    uint8_t *d = realloc(b->data, b->size + AMBER_BUFFER_SLACK);
+    uint8_t *d = aligned_alloc(AMBER_BUFFER_ALIGN, (b->size + AMBER_BUFFER_SLACK + AMBER_BUFFER_ALIGN - 1) /
+                                                       AMBER_BUFFER_ALIGN * AMBER_BUFFER_ALIGN);
     if (!d)
         return -1;
+    memcpy(d, b->data, b->size);
     memset(d + b->size, 0, AMBER_BUFFER_SLACK);
+    free(b->data);
     b->data = d;
     return 0;
 }

@@ -315,7 +315,8 @@ static int read_words(const char *path, words *out, char *msg, size_t len, const
 }
 
 /* Skips return 1 (with the reason in msg), errors -1. */
-static int compile_external(const amber_shader *sh, const char *target_env, words *out, char *msg, size_t len)
+static int compile_external(const amber_shader *sh, const char *target_env, const char *options, words *out, char *msg,
+                            size_t len)
 {
     char dir[] = "/tmp/spvjit-amber-XXXXXX";
     if (!mkdtemp(dir))
@@ -331,10 +332,13 @@ static int compile_external(const amber_shader *sh, const char *target_env, word
         goto done;
     }
     if (cl) {
-        /* -D/-I/-cl-std options from COMPILE_OPTIONS carry over; clspv-only ones do not */
+        /* Unoptimized (the JIT optimizes) and SPIR-V 1.3 at most: llvm-spirv-15 turns
+         * LLVM's vector reductions and some -O2 code into invalid SPIR-V, and
+         * leaves variables out of 1.4 entry-point interfaces.  -D/-U/-cl-std
+         * options from COMPILE_OPTIONS carry over; clspv-only ones do not. */
         char opts[1024] = "";
-        if (sh->compile_options) {
-            char *copy = strdup(sh->compile_options), *save = NULL;
+        if (options) {
+            char *copy = strdup(options), *save = NULL;
             for (char *t = copy ? strtok_r(copy, " ", &save) : NULL; t; t = strtok_r(NULL, " ", &save))
                 if ((!strncmp(t, "-D", 2) || !strncmp(t, "-cl-std=", 8) || !strncmp(t, "-U", 2)) &&
                     !strpbrk(t, "'\"\\$`;&|<>") && strlen(opts) + strlen(t) + 2 < sizeof opts) {
@@ -344,9 +348,9 @@ static int compile_external(const amber_shader *sh, const char *target_env, word
             free(copy);
         }
         snprintf(cmd, sizeof cmd,
-                 "clang-15 -target spir64-unknown-unknown -cl-std=CL2.0 -Xclang "
-                 "-finclude-default-header -fno-discard-value-names -O2 -c -emit-llvm%s -o '%s' '%s' && llvm-spirv-15 "
-                 "'%s' -o '%s'",
+                 "clang-15 -target spir64-unknown-unknown -cl-std=CL2.0 -Xclang -finclude-default-header "
+                 "-fno-discard-value-names -O0 -Xclang -disable-O0-optnone -c -emit-llvm%s -o '%s' '%s' && "
+                 "llvm-spirv-15 --spirv-max-version=1.3 '%s' -o '%s'",
                  opts, bc, src, bc, spv);
     } else {
         const char *env = target_env ? target_env : "vulkan1.0";
@@ -478,8 +482,9 @@ static const char *target_env_of(const amber_script *s, const amber_shader *sh)
 }
 
 /* 0: compiled; 1: skipped (reason in msg); -1: error. */
-static int compile_shader(const amber_script *s, const amber_shader *sh, words *out, char *msg, size_t len)
+static int compile_shader(const amber_script *s, const amber_pipeline *pl, words *out, char *msg, size_t len)
 {
+    const amber_shader *sh = &s->shaders[pl->shader];
     const char *env = target_env_of(s, sh);
     switch (sh->format) {
     case AMBER_SPIRV_ASM:
@@ -494,12 +499,12 @@ static int compile_shader(const amber_script *s, const amber_shader *sh, words *
 #else
         if (!have_program("glslangValidator"))
             return msgf(msg, len, "GLSL shaders need glslang (glslangValidator not found)"), 1;
-        return compile_external(sh, env, out, msg, len);
+        return compile_external(sh, env, pl->compile_options, out, msg, len);
 #endif
     case AMBER_OPENCL_C:
         if (!have_program("clang-15") || !have_program("llvm-spirv-15"))
             return msgf(msg, len, "OPENCL-C shaders need clang-15 and llvm-spirv-15"), 1;
-        return compile_external(sh, env, out, msg, len);
+        return compile_external(sh, env, pl->compile_options, out, msg, len);
     case AMBER_HLSL:
         return msgf(msg, len, "HLSL shaders"), 1;
     default:
@@ -512,9 +517,8 @@ static int compile_shader(const amber_script *s, const amber_shader *sh, words *
 typedef struct exec {
     amber_script *s;
     spvjit_context *ctx;
-    spvjit_module **modules; /* per shader, loaded on first use */
-    spvjit_module **pmods;   /* per pipeline: its shader's module, or its optimized copy (pmod_owned) */
-    bool *pmod_owned;
+    spvjit_module **pmods;   /* per pipeline, loaded on first use; shared by pipelines that build the same */
+    bool *pmod_owned;        /* the pipeline that loaded it destroys it */
     spvjit_kernel **kernels; /* per pipeline, built on first RUN */
     char *msg;
     size_t len;
@@ -560,26 +564,43 @@ static int optimize_shader(exec *X, const amber_pipeline *pl, words *w)
     return 0;
 }
 
-/* Compiles and loads the module pipeline pi runs (once per shader, once more
- * per pipeline that optimizes it). */
+static bool same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Whether pipelines a and b build the same module: same shader, compile
+ * options and SHADER_OPTIMIZATION passes. */
+static bool same_module(const amber_pipeline *a, const amber_pipeline *b)
+{
+    if (a->shader != b->shader || !same_str(a->compile_options, b->compile_options) || a->nopt_flags != b->nopt_flags)
+        return false;
+    for (unsigned i = 0; i < a->nopt_flags; i++)
+        if (strcmp(a->opt_flags[i], b->opt_flags[i]))
+            return false;
+    return true;
+}
+
+/* Compiles and loads the module pipeline pi runs, or shares the one an
+ * earlier pipeline built the same way (X->pmod_owned marks the owner). */
 static int load_module(exec *X, unsigned pi, int line)
 {
     const amber_pipeline *pl = &X->s->pipelines[pi];
-    bool own = pl->nopt_flags > 0;
     if (X->pmods[pi])
         return 0;
-    if (!own && X->modules[pl->shader]) {
-        X->pmods[pi] = X->modules[pl->shader];
-        return 0;
-    }
+    for (unsigned j = 0; j < X->s->npipelines; j++)
+        if (j != pi && X->pmods[j] && same_module(&X->s->pipelines[j], pl)) {
+            X->pmods[pi] = X->pmods[j];
+            return 0;
+        }
     const amber_shader *sh = &X->s->shaders[pl->shader];
     words w = { 0 };
-    int r = compile_shader(X->s, sh, &w, X->msg, X->len);
+    int r = compile_shader(X->s, pl, &w, X->msg, X->len);
     if (r) {
         X->skipped = r > 0;
         return -1;
     }
-    if (own && optimize_shader(X, pl, &w)) {
+    if (pl->nopt_flags && optimize_shader(X, pl, &w)) {
         free(w.w);
         return -1;
     }
@@ -589,9 +610,7 @@ static int load_module(exec *X, unsigned pi, int line)
     if (st)
         return api_fail(X, line, "loading the shader", st);
     X->pmods[pi] = m;
-    X->pmod_owned[pi] = own;
-    if (!own)
-        X->modules[pl->shader] = m;
+    X->pmod_owned[pi] = true;
     return 0;
 }
 
@@ -657,8 +676,9 @@ static int spec_as_declared(exec *X, const amber_pipeline *pl, const amber_spec 
         return 0; /* an unknown id is the library's error to report */
     size_t have = vtype_size(sp->type), want = si.type == SPVJIT_TYPE_BOOL ? 4 : vtype_size(si.type);
     if (have != want)
-        return msgf(X->msg, X->len, "line %d: SPECIALIZE %u AS %s: the constant is a %s (%zu bytes), the value %zu bytes",
-                    pl->line, sp->id, vtype_name(sp->type), vtype_name(si.type), want, have);
+        return msgf(X->msg, X->len,
+                    "line %d: SPECIALIZE %u AS %s: the constant is a %s (%zu bytes), the value %zu bytes", pl->line,
+                    sp->id, vtype_name(sp->type), vtype_name(si.type), want, have);
     uint64_t mask = have == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * have)) - 1;
     *bits = sp->bits & mask;
     if (si.type == SPVJIT_TYPE_BOOL && *bits > 1)
@@ -728,8 +748,8 @@ static int prepare_kernel(exec *X, unsigned pi, int line)
                        msgf(X->msg, X->len,
                             "line %d: SPECIALIZE asks for a work-group size of %ux%ux%u; kernel %s fixes it at "
                             "%ux%ux%u (reqd_work_group_size)",
-                            pl->line, cl_ls[0], cl_ls[1], cl_ls[2], pl->entry,
-                            ks.local_size[0], ks.local_size[1], ks.local_size[2]);
+                            pl->line, cl_ls[0], cl_ls[1], cl_ls[2], pl->entry, ks.local_size[0], ks.local_size[1],
+                            ks.local_size[2]);
     }
     spvjit_specs_destroy(specs);
     if (st)
@@ -815,8 +835,9 @@ static int bind_and_run(exec *X, const amber_cmd *c)
             } else if (ri.kind == SPVJIT_RES_ARG_LOCAL) {
                 st = spvjit_set_arg_local(k, ri.index, bytes);
             } else if (bytes < ri.size) { /* a by-value argument takes its bytes from the buffer's start */
-                return msgf(X->msg, X->len, "line %d: BIND BUFFER %s: kernel argument %u is %" PRIu64
-                            " bytes; the buffer holds %zu", b->line, buf->name, ri.index, ri.size, bytes);
+                return msgf(X->msg, X->len,
+                            "line %d: BIND BUFFER %s: kernel argument %u is %" PRIu64 " bytes; the buffer holds %zu",
+                            b->line, buf->name, ri.index, ri.size, bytes);
             } else {
                 st = spvjit_set_arg_value(k, ri.index, data, (size_t)ri.size);
             }
@@ -845,6 +866,23 @@ static int bind_and_run(exec *X, const amber_cmd *c)
             return api_fail(X, kv->line, "SET KERNEL", st);
     }
     spvjit_dispatch_info d = { .groups = { c->groups[0], c->groups[1], c->groups[2] } };
+    bool kernel = spvjit_module_flavour(mod_of(X, pl)) == SPVJIT_FLAVOUR_KERNEL;
+    if (kernel) {
+        /* an OpenCL NDRange: RUN's groups at the kernel's work-group size, of
+         * WORK_DIM dimensions (3 by default, as Amber's clspv path reports) */
+        spvjit_kernel_stats ks;
+        if ((st = spvjit_kernel_stats_get(k, &ks)))
+            return api_fail(X, c->line, "RUN", st);
+        d.work_dim = c->work_dim ? c->work_dim : 3;
+        for (unsigned i = 0; i < 3; i++) {
+            d.global_size[i] = (uint64_t)c->groups[i] * ks.local_size[i];
+            d.local_size[i] = ks.local_size[i];
+            d.global_offset[i] = c->global_offset[i];
+        }
+    } else if (c->work_dim || c->global_offset[0] || c->global_offset[1] || c->global_offset[2]) {
+        return msgf(X->msg, X->len, "line %d: RUN ... GLOBAL_OFFSET / WORK_DIM are for OpenCL kernels, not %s", c->line,
+                    pl->entry);
+    }
     if ((st = spvjit_dispatch(k, &d)))
         return api_fail(X, c->line, "RUN", st);
     return 0;
@@ -914,12 +952,11 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
         }
     }
     exec X = { .s = s, .ctx = shared_ctx, .msg = msg, .len = msglen };
-    X.modules = calloc(s->nshaders + 1, sizeof *X.modules);
     X.kernels = calloc(s->npipelines + 1, sizeof *X.kernels);
     X.pmods = calloc(s->npipelines + 1, sizeof *X.pmods);
     X.pmod_owned = calloc(s->npipelines + 1, sizeof *X.pmod_owned);
     amber_result res = AMBER_PASS;
-    if (!X.modules || !X.kernels || !X.pmods || !X.pmod_owned) {
+    if (!X.kernels || !X.pmods || !X.pmod_owned) {
         snprintf(msg, msglen, "out of memory");
         res = AMBER_FAIL;
     } else if (run_cmds(&X, 0, s->ncmds)) {
@@ -931,12 +968,8 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
     for (unsigned i = 0; X.pmods && X.pmod_owned && i < s->npipelines; i++)
         if (X.pmod_owned[i])
             spvjit_module_destroy(X.pmods[i]);
-    for (unsigned i = 0; X.modules && i < s->nshaders; i++)
-        if (X.modules[i])
-            spvjit_module_destroy(X.modules[i]);
     free(X.pmods);
     free(X.pmod_owned);
-    free(X.modules);
     free(X.kernels);
     return res;
 }

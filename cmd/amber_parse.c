@@ -812,6 +812,7 @@ static int parse_set_kernel(parser *P, amber_pipeline *pl, int line)
 
 static void copy_pipeline(amber_pipeline *to, const amber_pipeline *from)
 {
+    to->compile_options = from->compile_options ? strdup(from->compile_options) : NULL;
     if (from->nopt_flags && (to->opt_flags = calloc(from->nopt_flags, sizeof *to->opt_flags))) {
         for (unsigned i = 0; i < from->nopt_flags; i++)
             to->opt_flags[i] = strdup(from->opt_flags[i]);
@@ -964,22 +965,23 @@ static int parse_pipeline(parser *P, int line, bool derive)
         else if (is(t, "SET"))
             r = parse_set_kernel(P, pl, t.line);
         else if (is(t, "SHADER_OPTIMIZATION"))
-            r = parse_shader_optimization(P, pl, t.line); else if (is(t, "COMPILE_OPTIONS")) {
+            r = parse_shader_optimization(P, pl, t.line);
+        else if (is(t, "COMPILE_OPTIONS")) {
             char *name, *body;
             size_t len;
-            if (want_name(P, &name, "COMPILE_OPTIONS") || raw_block(P, t.line, &body, &len))
+            if (want_name(P, &name, "COMPILE_OPTIONS"))
                 return -1;
-            for (unsigned i = 0; i < P->s->nshaders; i++)
-                if (!strcmp(P->s->shaders[i].name, name)) {
-                    free(P->s->shaders[i].compile_options);
-                    for (char *c = body; *c; c++)
-                        if (*c == '\n' || *c == '\r' || *c == '\t')
-                            *c = ' ';
-                    P->s->shaders[i].compile_options = body;
-                    body = NULL;
-                }
+            bool attached = pl->shader >= 0 && !strcmp(P->s->shaders[pl->shader].name, name);
             free(name);
-            free(body);
+            if (!attached)
+                return pfail(P, t.line, "COMPILE_OPTIONS: not the shader ATTACHed to pipeline %s", pl->name);
+            if (raw_block(P, t.line, &body, &len))
+                return -1;
+            for (char *c = body; *c; c++)
+                if (*c == '\n' || *c == '\r' || *c == '\t')
+                    *c = ' ';
+            free(pl->compile_options);
+            pl->compile_options = body;
         } else if (is(t, "SUBGROUP")) {
             r = parse_subgroup(P, t.line);
         } else if (is(t, "FRAMEBUFFER_SIZE") || is(t, "VERTEX_DATA") || is(t, "INDEX_DATA") || is(t, "POLYGON_MODE") ||
@@ -1032,7 +1034,27 @@ static int parse_run(parser *P, int line)
     for (int i = 0; i < 3; i++)
         if (want_u32(P, &c->groups[i], "RUN"))
             return -1;
-    return expect_eol(P, "RUN");
+    /* spvjit's extensions for OpenCL kernels (NDRange launches Amber cannot
+     * express): GLOBAL_OFFSET x y z and WORK_DIM n */
+    for (tok t = next(P); !t.eol; t = next(P)) {
+        if (is(t, "GLOBAL_OFFSET")) {
+            for (int i = 0; i < 3; i++)
+                if (want_u64(P, &c->global_offset[i], "RUN ... GLOBAL_OFFSET"))
+                    return -1;
+        } else if (is(t, "WORK_DIM")) {
+            if (want_u32(P, &c->work_dim, "RUN ... WORK_DIM"))
+                return -1;
+            if (c->work_dim < 1 || c->work_dim > 3)
+                return pfail(P, t.line, "RUN ... WORK_DIM: %u is not 1, 2 or 3", c->work_dim);
+            for (unsigned d = c->work_dim; d < 3; d++)
+                if (c->groups[d] != 1)
+                    return pfail(P, t.line, "RUN ... WORK_DIM %u: the group count of dimension %u must be 1, not %u",
+                                 c->work_dim, d, c->groups[d]);
+        } else {
+            return pfail(P, t.line, "RUN: unexpected '%s' (GLOBAL_OFFSET x y z, WORK_DIM n)", str(t, b, sizeof b));
+        }
+    }
+    return 0;
 }
 
 static int parse_cmp(tok t, amber_cmp *c)
@@ -1282,7 +1304,6 @@ void amber_script_free(amber_script *s)
         free(s->shaders[i].name);
         free(s->shaders[i].source);
         free(s->shaders[i].target_env);
-        free(s->shaders[i].compile_options);
     }
     for (unsigned i = 0; i < s->nbuffers; i++) {
         free(s->buffers[i].name);
@@ -1299,6 +1320,7 @@ void amber_script_free(amber_script *s)
         for (unsigned k = 0; k < p->nkvals; k++)
             free(p->kvals[k].arg_name);
         free(p->kvals);
+        free(p->compile_options);
         for (unsigned k = 0; k < p->nopt_flags; k++)
             free(p->opt_flags[k]);
         free(p->opt_flags);

@@ -297,8 +297,24 @@ out:
     return rc;
 }
 
+/* --no-fork: every script in this process, one after the other (for debuggers). */
+static int run_in_process(char **paths, unsigned n, amber_report *rep)
+{
+    for (unsigned i = 0; i < n && !interrupted; i++) {
+        char msg[4096];
+        double t0 = util_now_ms();
+        amber_record *rec = &rep->records[i];
+        rec->status = amber_run_path(paths[i], msg, sizeof msg);
+        rec->time_s = (util_now_ms() - t0) / 1000.0;
+        rec->message = strdup(msg);
+        amber_report_done(rep, i);
+    }
+    return interrupted ? -1 : 0;
+}
+
 static const char amber_usage[] =
-    "usage: spvjit amber [-q] [-j N] [--timeout SECONDS] [--json FILE] [--junit FILE] SCRIPT...\n"
+    "usage: spvjit amber [-q] [-j N] [--timeout SECONDS] [--json FILE] [--junit FILE] [--target-env ENV]\n"
+    "                    [--no-fork] SCRIPT...\n"
     "Runs the compute subset of Amber scripts (AmberScript '#!amber' and VkScript) on\n"
     "the CPU, each in a process of its own; prints 'SCRIPT: pass', 'SCRIPT: fail: <first\n"
     "failing EXPECT>', 'SCRIPT: skip: <what it needs>', 'SCRIPT: crash: <signal or status>'\n"
@@ -309,6 +325,9 @@ static const char amber_usage[] =
     "  --timeout S      kill a script that runs longer than S seconds (default 60; 0: never)\n"
     "  --json FILE      write one record per script (status, message, time, output) as JSON\n"
     "  --junit FILE     write the results as JUnit XML (one testsuite per directory)\n"
+    "  --target-env ENV build shaders without TARGET_ENV for ENV (spv1.0..spv1.6, vulkan1.0..vulkan1.3)\n"
+    "  --no-fork        run the scripts in this process, one at a time, without timeouts (for\n"
+    "                   debuggers: a crash ends the whole run)\n"
     "On a terminal, a progress line '[123/438] 118 pass, 3 fail, 2 skip' is kept on stderr.\n"
     "Exit status: 0 when nothing failed, crashed or timed out, 1 otherwise, 2 on bad usage.\n";
 
@@ -329,6 +348,7 @@ int cmd_amber(int argc, char **argv)
 {
     amber_report_options ro = { 0 };
     double jobs = 1, timeout_s = 60;
+    bool no_fork = false;
     int first = 1;
     for (; first < argc && argv[first][0] == '-' && argv[first][1]; first++) {
         const char *a = argv[first];
@@ -338,13 +358,15 @@ int cmd_amber(int argc, char **argv)
             break;
         } else if (!strcmp(a, "-q")) {
             ro.quiet = true;
+        } else if (!strcmp(a, "--no-fork")) {
+            no_fork = true;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             return fputs(amber_usage, stdout), 0;
         } else if (!strncmp(a, "-j", 2) && a[2]) {
             if (parse_count("-j", a + 2, &jobs, true))
                 return 2;
         } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || !strcmp(a, "--timeout") || !strcmp(a, "--json") ||
-                   !strcmp(a, "--junit")) {
+                   !strcmp(a, "--junit") || !strcmp(a, "--target-env")) {
             if (!val)
                 return fprintf(stderr, "spvjit: amber: %s needs a value\n%s", a, amber_usage), 2;
             first++;
@@ -355,6 +377,8 @@ int cmd_amber(int argc, char **argv)
                 ro.json_path = val;
             } else if (!strcmp(a, "--junit")) {
                 ro.junit_path = val;
+            } else if (!strcmp(a, "--target-env")) {
+                amber_set_default_target_env(val);
             } else if (parse_count(a, val, &jobs, true)) {
                 return 2;
             }
@@ -379,7 +403,7 @@ int cmd_amber(int argc, char **argv)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     double t0 = util_now_ms();
-    int rc = run_all(argv + first, n, (unsigned)jobs, timeout_s, &rep);
+    int rc = no_fork ? run_in_process(argv + first, n, &rep) : run_all(argv + first, n, (unsigned)jobs, timeout_s, &rep);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     int st = amber_report_finish(&rep, (util_now_ms() - t0) / 1000.0);

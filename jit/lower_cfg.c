@@ -375,6 +375,32 @@ static int fill_phis(lower_ctx *c)
     return 0;
 }
 
+/* A ByVal pointer parameter (FuncParamAttr ByVal: "passed by value") gets
+ * its own copy of the pointee in the prologue, so that the callee's stores
+ * never reach the caller's object. */
+static int copy_byval_param(lower_ctx *c, uint32_t param_id)
+{
+    bool byval = false;
+    const spv_id *d = spv_id_get(c->m, param_id);
+    for (uint32_t k = 0; d && k < d->dec_count; k++) {
+        const spv_decoration *dec = &c->m->decs[d->dec_first + k];
+        byval |= dec->decoration == SpvDecorationFuncParamAttr && dec->nargs &&
+                 dec->args[0] == SpvFunctionParameterAttributeByVal;
+    }
+    const spv_type *pt = d ? spv_type_get(c->m, d->type_id) : NULL;
+    if (!byval || !pt || pt->kind != SPV_TYPE_POINTER)
+        return 0;
+    const jit_layout *l = jit_layout_of(c, pt->elem);
+    if (!l)
+        return -1;
+    unsigned align = l->align < 16 ? 16 : l->align;
+    LLVMValueRef copy = LLVMBuildAlloca(c->pb, LLVMArrayType2(c->t_i8, l->size ? l->size : 1), "byval");
+    LLVMSetAlignment(copy, align);
+    LLVMBuildMemCpy(c->pb, copy, align, jit_value(c, param_id), 1, LLVMConstInt(c->t_i64, l->size, 0));
+    jit_set(c, param_id, copy);
+    return 0;
+}
+
 int jit_lower_function(lower_ctx *c, uint32_t fidx)
 {
     const spv_module *m = c->m;
@@ -389,6 +415,9 @@ int jit_lower_function(lower_ctx *c, uint32_t fidx)
         jit_set(c, f->params[p], LLVMGetParam(c->llfn, 2 + p));
     LLVMBasicBlockRef pro = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "prologue");
     LLVMPositionBuilderAtEnd(c->pb, pro);
+    for (uint32_t p = 0; p < f->nparams; p++)
+        if (copy_byval_param(c, f->params[p]))
+            return -1;
     for (uint32_t b = 0; b < f->nblocks; b++) {
         char name[24];
         snprintf(name, sizeof name, "L%u", f->blocks[b].label);

@@ -19,6 +19,35 @@ static LLVMValueRef safe_index(lower_ctx *c, LLVMValueRef idx, unsigned n)
     return LLVMBuildSelect(c->b, ok, i64, LLVMConstInt(c->t_i64, 0, 0), "");
 }
 
+/* OpenCL C's work-item functions give 1 (sizes, counts) or 0 (ids, offsets)
+ * for a dimension index out of range; llvm-spirv lowers them to
+ * OpVectorExtractDynamic of the built-in vector, whose out-of-range result
+ * SPIR-V leaves undefined.  Returns that default for a vector loaded from
+ * such a built-in, or -1. */
+static int workitem_default(lower_ctx *c, uint32_t vec_id)
+{
+    const spv_inst *ld = spv_def(c->m, vec_id);
+    if (!c->kernel || !ld || ld->opcode != SpvOpLoad)
+        return -1;
+    const spv_decoration *d = spv_find_decoration(c->m, spv_inst_op(ld, 0), -1, SpvDecorationBuiltIn);
+    if (!d || !d->nargs)
+        return -1;
+    switch (d->args[0]) {
+    case SpvBuiltInGlobalSize:
+    case SpvBuiltInWorkgroupSize:
+    case SpvBuiltInNumWorkgroups:
+    case SpvBuiltInEnqueuedWorkgroupSize:
+        return 1;
+    case SpvBuiltInGlobalInvocationId:
+    case SpvBuiltInLocalInvocationId:
+    case SpvBuiltInWorkgroupId:
+    case SpvBuiltInGlobalOffset:
+        return 0;
+    default:
+        return -1;
+    }
+}
+
 static LLVMValueRef extract_path(lower_ctx *c, LLVMValueRef v, const spv_inst *in, uint32_t first)
 {
     for (uint32_t i = first; i < spv_inst_nops(in); i++) {
@@ -90,11 +119,19 @@ int jit_lower_composite(lower_ctx *c, const spv_inst *in)
             return -1;
         r = insert_path(c, v[1], v[0], in, 2);
         break;
-    case SpvOpVectorExtractDynamic:
+    case SpvOpVectorExtractDynamic: {
         if (jit_operands(c, in, v, 2))
             return -1;
-        r = LLVMBuildExtractElement(c->b, v[0], safe_index(c, v[1], LLVMGetVectorSize(LLVMTypeOf(v[0]))), "");
+        unsigned n = LLVMGetVectorSize(LLVMTypeOf(v[0]));
+        r = LLVMBuildExtractElement(c->b, v[0], safe_index(c, v[1], n), "");
+        int dflt = workitem_default(c, spv_inst_op(in, 0));
+        if (dflt >= 0) {
+            LLVMValueRef ok = LLVMBuildICmp(c->b, LLVMIntULT, jit_int_cast(c, v[1], c->t_i64, false),
+                                            LLVMConstInt(c->t_i64, n, 0), "");
+            r = LLVMBuildSelect(c->b, ok, r, LLVMConstInt(LLVMTypeOf(r), (unsigned long long)dflt, 0), "");
+        }
         break;
+    }
     case SpvOpVectorInsertDynamic:
         if (jit_operands(c, in, v, 3))
             return -1;

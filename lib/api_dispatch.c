@@ -50,14 +50,27 @@ typedef struct snapshot {
     unsigned char *push;
 } snapshot;
 
+/* Where a by-value argument's bytes go: aligned to its size's power of two
+ * (up to 128), the alignment OpenCL gives a vector of that size and at least
+ * the one the compiled code loads it with (a float8 is read with 32-byte
+ * aligned vector loads). */
+static size_t value_align(uint64_t size)
+{
+    size_t a = 16;
+    while (a < size && a < 128)
+        a *= 2;
+    return a;
+}
+
 static spvjit_status snapshot_kernel_args(spvjit_kernel *k, dispatch_rec *r, snapshot *s)
 {
     uint32_t n = k->nargs;
     size_t values = 0;
     for (uint32_t i = 0; i < n; i++)
-        values += round_up(k->args[i].kind == API_ARG_VALUE ? k->args[i].size : 0, 16);
+        if (k->args[i].kind == API_ARG_VALUE)
+            values += round_up(k->args[i].size, value_align(k->args[i].size)) + value_align(k->args[i].size);
     size_t nspec = k->module->nspec_slots;
-    r->mem = malloc(n * (sizeof(void *) * 2 + 16) + nspec * 8 + values + 16);
+    r->mem = malloc(n * (sizeof(void *) * 2 + 16) + nspec * 8 + values + 128);
     if (!r->mem)
         return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
     s->spec = (uint64_t *)r->mem;
@@ -65,7 +78,7 @@ static spvjit_status snapshot_kernel_args(spvjit_kernel *k, dispatch_rec *r, sna
     s->offsets = s->sizes + n;
     s->args = (void **)(s->offsets + n);
     s->ptrs = s->args + n;
-    unsigned char *val = (unsigned char *)round_up((size_t)(s->ptrs + n), 16);
+    unsigned char *val = (unsigned char *)round_up((size_t)(s->ptrs + n), 128);
     for (uint32_t i = 0; i < n; i++) {
         const api_kernel_arg *a = &k->args[i];
         const char *name = a->name ? a->name : "unnamed";
@@ -87,10 +100,11 @@ static spvjit_status snapshot_kernel_args(spvjit_kernel *k, dispatch_rec *r, sna
             s->sizes[i] = a->bytes;
             break;
         case API_ARG_VALUE:
+            val = (unsigned char *)round_up((size_t)val, value_align(a->size));
             memcpy(val, a->value, a->size);
             s->args[i] = val;
             s->sizes[i] = a->size;
-            val += round_up(a->size, 16);
+            val += a->size;
             break;
         }
     }
