@@ -7,6 +7,10 @@
 Each suite is given as the path of a checkout (or of its script directory):
   --vkcts   VK-GL-CTS: scripts under external/vulkancts/data/vulkan/amber/
   --amber   google/amber: scripts under tests/cases/
+  --piglit  piglit: the OpenCL C program tests under tests/cl/program/execute/,
+            translated into Amber scripts in a temporary directory by
+            bench/piglit_amber.py (one script per piglit file; the files it
+            cannot translate are listed as skips with the reason)
 Nothing is copied: the scripts are run where they are.
 
 Which scripts count ("compute-only"), decided from the script text alone:
@@ -167,6 +171,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vkcts", help="VK-GL-CTS checkout (or its external/vulkancts/data/vulkan/amber)")
     ap.add_argument("--amber", help="google/amber checkout (or its tests/cases)")
+    ap.add_argument("--piglit", help="piglit checkout (or its tests/cl/program/execute): its OpenCL program tests, "
+                    "translated into Amber by bench/piglit_amber.py")
     ap.add_argument("--spvjit", default=os.path.join(ROOT, "build", "spvjit"))
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=60, help="seconds per script (default 60)")
@@ -178,8 +184,8 @@ def main():
     ap.add_argument("--show", default="fail,crash,timeout",
                     help="statuses whose scripts are listed one per line (default fail,crash,timeout; '' for none)")
     a = ap.parse_args()
-    if not a.vkcts and not a.amber:
-        ap.error("give --vkcts and/or --amber")
+    if not a.vkcts and not a.amber and not a.piglit:
+        ap.error("give --vkcts, --amber and/or --piglit")
 
     scripts = []
     for kind in ("vkcts", "amber"):
@@ -191,6 +197,22 @@ def main():
             sys.exit(f"conformance.py: {path}: not a directory")
         sel = select(kind, base)
         scripts += [dict(path=p, rel=rel, group=g, suite=kind) for p, rel, g in sel]
+    tmp_obj = tempfile.TemporaryDirectory(prefix="spvjit-conformance-")
+    tmp = tmp_obj.name
+    if a.piglit:
+        outdir = os.path.join(tmp, "piglit")
+        g = subprocess.run([sys.executable, os.path.join(HERE, "piglit_amber.py"), a.piglit, outdir],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if g.returncode:
+            sys.exit(f"conformance.py: piglit_amber.py failed: {g.stdout.strip()}")
+        for f in sorted(os.listdir(outdir)):
+            if f.endswith(".amber"):
+                rel = f.replace("__", "/")[: -len(".amber")]  # the piglit file it came from
+                scripts.append(dict(path=os.path.join(outdir, f), rel=rel, group="goal", suite="piglit"))
+        with open(os.path.join(outdir, "SKIPPED.txt")) as fh:
+            for line in fh:
+                rel, why = line.rstrip("\n").split("\t", 1)
+                scripts.append(dict(path=None, rel=rel, group="not translated", suite="piglit", why=why))
     if a.list:
         for s in scripts:
             print(f"{s['group']:<14} {s['suite']}/{s['rel']}")
@@ -198,29 +220,40 @@ def main():
     if not scripts:
         sys.exit("conformance.py: no compute-only scripts found")
 
-    with tempfile.TemporaryDirectory(prefix="spvjit-conformance-") as tmp:
-        out_json = os.path.join(tmp, "results.json")
-        env = dict(os.environ, XDG_CACHE_HOME=a.cache_dir or os.path.join(tmp, "cache"))
-        cmd = [a.spvjit, "amber", "-q", "-j", str(a.jobs), "--timeout", str(a.timeout), "--json", out_json]
+    out_json = os.path.join(tmp, "results.json")
+    env = dict(os.environ, XDG_CACHE_HOME=a.cache_dir or os.path.join(tmp, "cache"))
+    cmd = [a.spvjit, "amber", "-q", "-j", str(a.jobs), "--timeout", str(a.timeout), "--json", out_json]
+    wall = {}
+    res = {"scripts": []}
+    for suite in ("vkcts", "amber", "piglit"):  # one run per suite, timed apart
+        paths = [s["path"] for s in scripts if s["suite"] == suite and s["path"]]
+        if not paths:
+            continue
         t0 = time.monotonic()
-        p = subprocess.run(cmd + ["--"] + [s["path"] for s in scripts], env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
-        wall = time.monotonic() - t0
+        p = subprocess.run(cmd + ["--"] + paths, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, errors="replace")
+        wall[suite] = time.monotonic() - t0
         if not os.path.exists(out_json):
             sys.exit(f"conformance.py: spvjit amber wrote no results (exit {p.returncode}): {p.stderr.strip()[-2000:]}")
         with open(out_json) as f:
-            res = json.load(f)
+            res["scripts"] += json.load(f)["scripts"]
+        os.remove(out_json)
+    tmp_obj.cleanup()
     by_path = {r["script"]: r for r in res["scripts"]}
     results = []
     for s in scripts:
+        if s["path"] is None:
+            results.append(dict(s, status="skip", message=f"not translated: {s['why']}", time=0))
+            continue
         r = by_path.get(s["path"])
         if r is None:
             r = dict(status="crash", message="no result (the run was cut short)", time=0)
         results.append(dict(s, status=r["status"], message=r.get("message", ""), time=r.get("time", 0)))
 
     md = a.markdown
+    times = ", ".join(f"{k} {v:.1f} s" for k, v in wall.items())
     print(f"# spvjit amber, compute-only scripts ({len(results)}), "
-          f"-j {a.jobs}, timeout {a.timeout:g} s: wall time {wall:.1f} s\n")
+          f"-j {a.jobs}, timeout {a.timeout:g} s, cold kernel cache: wall time {times}\n")
     print(table(count_rows(results, lambda r: f"{r['suite']}: {r['group']}"),
                 ["suite: group"] + STATUSES + ["total"], md))
     print()
@@ -232,7 +265,7 @@ def main():
         print(f"\n{status}: by first reason")
         rows = [[n, m] for m, n in reasons.most_common()]
         print(table(rows, ["scripts", "reason (normalized)"], md))
-    for suite in ("vkcts", "amber"):
+    for suite in ("vkcts", "amber", "piglit"):
         goal = [r for r in results if r["suite"] == suite and r["group"] == "goal"]
         if goal:
             n = sum(r["status"] == "pass" for r in goal)

@@ -57,7 +57,7 @@ typedef struct amber_shader {
     amber_shader_format format;
     char *source; /* inline text, or the file's text / bytes */
     size_t source_len;
-    char *target_env;      /* TARGET_ENV or NULL */
+    char *target_env; /* TARGET_ENV or NULL */
     int line;
 } amber_shader;
 
@@ -86,8 +86,8 @@ typedef struct amber_binding {
     uint32_t set, binding;
     uint32_t element; /* BIND BUFFER_ARRAY: the descriptor array element */
     uint64_t offset;  /* dynamic OFFSET + DESCRIPTOR_OFFSET */
-    uint64_t range;  /* DESCRIPTOR_RANGE, 0: to the end */
-    char *arg_name;  /* kernel arg by name, or NULL (then arg_number) */
+    uint64_t range;   /* DESCRIPTOR_RANGE, 0: to the end */
+    char *arg_name;   /* kernel arg by name, or NULL (then arg_number) */
     uint32_t arg_number;
     int line;
 } amber_binding;
@@ -145,12 +145,12 @@ typedef struct amber_tolerance {
 typedef struct amber_cmd {
     amber_cmd_kind kind;
     int line;
-    unsigned pipeline;        /* RUN */
-    uint32_t groups[3];       /* RUN */
+    unsigned pipeline;         /* RUN */
+    uint32_t groups[3];        /* RUN */
     uint64_t global_offset[3]; /* RUN ... GLOBAL_OFFSET x y z (spvjit extension, OpenCL kernels) */
     uint32_t work_dim;         /* RUN ... WORK_DIM n (spvjit extension, OpenCL kernels); 0: 3 */
-    unsigned buffer, buffer2; /* COPY from→to; EXPECT; EQ_BUFFER/RMSE second */
-    uint64_t offset;          /* EXPECT IDX (bytes); SET_*: byte offset */
+    unsigned buffer, buffer2;  /* COPY from→to; EXPECT; EQ_BUFFER/RMSE second */
+    uint64_t offset;           /* EXPECT IDX (bytes); SET_*: byte offset */
     amber_cmp cmp;
     amber_tolerance tol[4];
     unsigned ntol;

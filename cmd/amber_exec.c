@@ -801,14 +801,25 @@ static int bind_and_run(exec *X, const amber_cmd *c)
         return -1;
     spvjit_kernel *k = X->kernels[c->pipeline];
     spvjit_status st;
+    /* place every buffer first (once): a buffer bound twice keeps one address */
+    bool *placed = calloc(X->s->nbuffers + 1, sizeof *placed);
+    if (!placed)
+        return msgf(X->msg, X->len, "out of memory");
+    for (unsigned i = 0; i < pl->nbinds; i++) {
+        unsigned bi = pl->binds[i].buffer;
+        if (!placed[bi] && amber_buffer_guard(&X->s->buffers[bi])) {
+            free(placed);
+            return msgf(X->msg, X->len, "out of memory");
+        }
+        placed[bi] = true;
+    }
+    free(placed);
     for (unsigned i = 0; i < pl->nbinds; i++) {
         const amber_binding *b = &pl->binds[i];
         amber_buffer *buf = &X->s->buffers[b->buffer];
         if (b->offset > buf->size)
             return msgf(X->msg, X->len, "line %d: BIND BUFFER %s: offset %" PRIu64 " is past its end (%zu bytes)",
                         b->line, buf->name, b->offset, buf->size);
-        if (amber_buffer_guard(buf))
-            return msgf(X->msg, X->len, "out of memory");
         size_t bytes = buf->size - (size_t)b->offset;
         if (b->range && b->range < bytes)
             bytes = (size_t)b->range;

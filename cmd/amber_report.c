@@ -243,8 +243,10 @@ static int write_junit(const amber_report *r, double wall_s)
         return cli_error("amber: cannot write %s: %s", r->opt.junit_path, strerror(errno));
     unsigned failures = r->counts[AMBER_FAIL], errors = r->counts[AMBER_CRASH] + r->counts[AMBER_TIMEOUT];
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    fprintf(f, "<testsuites name=\"spvjit amber\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\" time=\"%.3f\">\n",
-            r->finished, failures, errors, r->counts[AMBER_SKIP], wall_s);
+    fprintf(
+        f,
+        "<testsuites name=\"spvjit amber\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\" time=\"%.3f\">\n",
+        r->finished, failures, errors, r->counts[AMBER_SKIP], wall_s);
     /* one testsuite per directory, in the order the directories first appear */
     bool *done = calloc(r->n ? r->n : 1, 1);
     for (unsigned i = 0; done && i < r->n; i++) {
@@ -286,9 +288,7 @@ static int write_junit(const amber_report *r, double wall_s)
                 fputs("/>\n", f);
                 continue;
             }
-            const char *tag = rec->status == AMBER_FAIL   ? "failure"
-                              : rec->status == AMBER_SKIP ? "skipped"
-                                                          : "error";
+            const char *tag = rec->status == AMBER_FAIL ? "failure" : rec->status == AMBER_SKIP ? "skipped" : "error";
             fprintf(f, ">\n      <%s type=\"%s\" message=\"", tag, amber_result_name(rec->status));
             xml_text(f, rec->message);
             fputs("\"/>\n", f);

@@ -403,7 +403,8 @@ int cmd_amber(int argc, char **argv)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     double t0 = util_now_ms();
-    int rc = no_fork ? run_in_process(argv + first, n, &rep) : run_all(argv + first, n, (unsigned)jobs, timeout_s, &rep);
+    int rc =
+        no_fork ? run_in_process(argv + first, n, &rep) : run_all(argv + first, n, (unsigned)jobs, timeout_s, &rep);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     int st = amber_report_finish(&rep, (util_now_ms() - t0) / 1000.0);

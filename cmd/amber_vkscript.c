@@ -480,7 +480,8 @@ int amber_parse_vkscript(const char *text, size_t len, const char *path, amber_s
             dst[keep - cont] = ' ';
             if (!cont)
                 r = logical_statement(&V, section == TEST, logical_line, &logical);
-        } else if (section == NONE) {        } else if (section == NONE) {
+        } else if (section == NONE) {
+        } else if (section == NONE) {
             char buf[256];
             size_t n = ll < sizeof buf - 1 ? ll : sizeof buf - 1;
             memcpy(buf, ls, n);

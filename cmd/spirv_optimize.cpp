@@ -30,16 +30,16 @@ extern "C" int spirv_optimize(int target_env, const uint32_t *words, size_t nwor
     try {
         std::string messages;
         spvtools::Optimizer opt(static_cast<spv_target_env>(target_env));
-        opt.SetMessageConsumer([&messages](spv_message_level_t level, const char *, const spv_position_t &pos,
-                                           const char *msg) {
-            if (level > SPV_MSG_ERROR) // warnings and below are not failures
-                return;
-            if (!messages.empty())
-                messages += "; ";
-            messages += msg;
-            if (pos.index)
-                messages += " (word " + std::to_string(pos.index) + ")";
-        });
+        opt.SetMessageConsumer(
+            [&messages](spv_message_level_t level, const char *, const spv_position_t &pos, const char *msg) {
+                if (level > SPV_MSG_ERROR) // warnings and below are not failures
+                    return;
+                if (!messages.empty())
+                    messages += "; ";
+                messages += msg;
+                if (pos.index)
+                    messages += " (word " + std::to_string(pos.index) + ")";
+            });
         std::vector<std::string> list(flags, flags + nflags);
         if (!opt.RegisterPassesFromFlags(list))
             return fail(err, errlen, "invalid optimization flags", messages);

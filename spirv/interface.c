@@ -238,7 +238,11 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
             .kind = SPV_RES_KERNEL_ARG, .id = id, .name = m->ids[id].name, .type_id = m->ids[id].type_id, .index = i
         };
         const spv_type *t = spv_type_get(m, r.type_id);
-        if (t && t->kind == SPV_TYPE_POINTER) {
+        if (t && t->kind == SPV_TYPE_POINTER && t->storage == SpvStorageClassFunction) {
+            /* a pointer to Function memory is how a struct passed by value arrives
+             * (FuncParamAttr ByVal): the argument is the pointee's bytes */
+            r.size = spv_type_size(m, t->elem);
+        } else if (t && t->kind == SPV_TYPE_POINTER) {
             r.is_pointer = true;
             r.storage = t->storage;
             r.size = spv_type_size(m, t->elem);

@@ -2,7 +2,8 @@
 # testdata/jit/build.sh — rebuilds the JIT test kernels (the .spv are committed).
 #   X.comp -> X.comp.spv  glslangValidator, Vulkan 1.1
 #   X.cl   -> X.cl.spv    clang-15 + llvm-spirv-15 with the flags of
-#                         testdata/testdata.mk, plus -no-opaque-pointers (llvm-spirv-15
+#                         testdata/testdata.mk (cl_v14_*: SPIR-V 1.4, llvm-spirv's default
+#                         maximum), plus -no-opaque-pointers (llvm-spirv-15
 #                         asserts on clang-15's opaque pointers for these kernels) and
 #                         the integer dot product extension for cl_wg.cl
 set -e
@@ -16,9 +17,11 @@ trap 'rm -rf "$tmp"' EXIT
 CLFLAGS="-cc1 -triple spir64-unknown-unknown -cl-std=CL2.0 -finclude-default-header -no-opaque-pointers -O2 -ffp-contract=off -emit-llvm-bc"
 DOT_EXT="-cl-ext=+cl_khr_integer_dot_product,+__opencl_c_integer_dot_product_input_4x8bit,+__opencl_c_integer_dot_product_input_4x8bit_packed"
 for f in *.cl; do
-  ext=""; spvext=""
+  ext=""; spvext=""; maxver=1.2; env=opencl2.2
   if [ "$f" = cl_wg.cl ]; then ext="$DOT_EXT"; spvext="--spirv-ext=+SPV_KHR_integer_dot_product"; fi
+  # cl_v14_*: llvm-spirv-15's default (up to SPIR-V 1.4), validated by the rules of 1.4
+  case "$f" in cl_v14_*) maxver=1.4; env=spv1.4 ;; esac
   clang-15 $CLFLAGS $ext -o "$tmp/$f.bc" "$f"
-  llvm-spirv-15 --spirv-max-version=1.2 $spvext "$tmp/$f.bc" -o "$f.spv"
-  spirv-val --target-env opencl2.2 "$f.spv"
+  llvm-spirv-15 --spirv-max-version=$maxver $spvext "$tmp/$f.bc" -o "$f.spv"
+  spirv-val --target-env $env "$f.spv"
 done
