@@ -3,8 +3,10 @@
  * amber_parse.c / amber_vkscript.c turn a script into the model below;
  * amber_buffer.c knows element types, STD140/STD430 layouts, fills and EXPECT
  * evaluation; amber_exec.c compiles the shaders and runs the commands through
- * the public spvjit API.  Parsing and evaluation never touch the API, so the
- * tests exercise them without a JIT.
+ * the public spvjit API; amber_runner.c runs each script in a process of its
+ * own (`spvjit amber`) and amber_report.c prints and writes the results.
+ * Parsing and evaluation never touch the API, so the tests exercise them
+ * without a JIT.
  *
  * What a script needs that spvjit cannot do (graphics pipelines, images,
  * samplers, unsupported device features) does not fail the parse: the script
