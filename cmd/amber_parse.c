@@ -258,6 +258,14 @@ static int raw_block(parser *P, int start_line, char **out, size_t *len)
     return pfail(P, start_line, "missing END for the block started here");
 }
 
+/* A token as a C string, without the double quotes around it ("main.hlsl"). */
+static char *unquoted(tok t)
+{
+    if (t.len >= 2 && t.s[0] == '"' && t.s[t.len - 1] == '"')
+        return xstrndup(t.s + 1, t.len - 2);
+    return xstrndup(t.s, t.len);
+}
+
 /* --- lookups -------------------------------------------------------------------------------- */
 
 static int find_buffer(parser *P, tok t, unsigned *out)
@@ -363,16 +371,16 @@ static int parse_shader(parser *P, int line)
         if (is(t, "TARGET_ENV")) {
             if (want_name(P, &sh->target_env, "SHADER TARGET_ENV"))
                 return -1;
-        } else if (is(t, "FILE")) {
+        } else if (is(t, "FILE") || is(t, "VIRTUAL_FILE")) {
+            /* FILE [BINARY|TEXT] path, VIRTUAL_FILE path: both look among the VIRTUAL_FILEs first */
             tok n = next(P);
-            if (is(n, "BINARY") || is(n, "TEXT"))
+            if (is(t, "FILE") && (is(n, "BINARY") || is(n, "TEXT")))
                 n = next(P);
             if (n.eol)
-                return pfail(P, t.line, "SHADER FILE: missing file name");
-            file = xstrndup(n.s, n.len);
+                return pfail(P, t.line, "SHADER %s: missing file name", is(t, "FILE") ? "FILE" : "VIRTUAL_FILE");
+            free(file);
+            file = unquoted(n);
             from_file = true;
-        } else if (is(t, "VIRTUAL_FILE")) {
-            continue; /* the name after FILE is looked up among VIRTUAL_FILEs first anyway */
         } else {
             free(file);
             return pfail(P, t.line, "SHADER: unexpected '%s'", str(t, b, sizeof b));
@@ -1228,8 +1236,11 @@ static int parse_statement(parser *P, tok t, bool in_repeat)
     }
     if (is(t, "VIRTUAL_FILE")) {
         vfile *v = GROW(P->vfiles, P->nvfiles);
-        if (!v || want_name(P, &v->path, "VIRTUAL_FILE") || expect_eol(P, "VIRTUAL_FILE"))
-            return v ? -1 : pfail(P, line, "out of memory");
+        tok n = next(P);
+        if (!v || n.eol || !(v->path = unquoted(n)) || expect_eol(P, "VIRTUAL_FILE"))
+            return !v || (!n.eol && !v->path) ? pfail(P, line, "out of memory")
+                   : P->err[0]                ? -1
+                                              : pfail(P, line, "VIRTUAL_FILE: missing name");
         return raw_block(P, line, &v->text, &v->len);
     }
     if (is(t, "IMAGE") || is(t, "SAMPLER"))

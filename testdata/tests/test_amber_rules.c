@@ -273,3 +273,20 @@ TEST(amber_pipeline_settings_and_run_extensions)
           "WORK_DIM 1 with 2 groups in y: %s", err);
     amber_script_free(&s);
 }
+
+/* docs/amber_script.md: a shader's source may be a VIRTUAL_FILE, named with
+ * or without quotes. */
+TEST(amber_shader_from_virtual_file)
+{
+    const char *t = "#!amber\nVIRTUAL_FILE \"dir/k.comp\"\n#version 450\nvoid main() {}\nEND\n"
+                    "SHADER compute s GLSL VIRTUAL_FILE dir/k.comp\n"
+                    "SHADER compute u GLSL FILE \"dir/k.comp\"\n";
+    amber_script s;
+    char err[512];
+    REQUIRE(!parse(t, &s, err), "parse: %s", err);
+    REQUIRE(s.nshaders == 2, "%u shaders", s.nshaders);
+    for (unsigned i = 0; i < 2; i++)
+        CHECK(s.shaders[i].source && !strcmp(s.shaders[i].source, "#version 450\nvoid main() {}\n"),
+              "shader %u source '%s'", i, s.shaders[i].source ? s.shaders[i].source : "");
+    amber_script_free(&s);
+}
