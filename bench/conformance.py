@@ -132,14 +132,14 @@ def normalize(msg):
 
 def table(rows, header, markdown):
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    numeric = [all(isinstance(r[i], int) for r in rows) for i in range(len(header))]
     lines = []
     if markdown:
         lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
+        lines.append("|" + "|".join("---:" if numeric[i] else "---" for i in range(len(header))) + "|")
         for r in rows:
             lines.append("| " + " | ".join(str(c) for c in r) + " |")
     else:
-        numeric = [all(isinstance(r[i], int) for r in rows) for i in range(len(header))]
         fmt = "  ".join("{:>%d}" % w if numeric[i] else "{:<%d}" % w for i, w in enumerate(widths))
         lines.append(fmt.format(*header))
         for r in rows:
