@@ -135,16 +135,10 @@ static void use_operands(use_walk *u, const spv_inst *in)
         u->failed = true;
     for (int k = 0; k < n; k++) {
         const spv_operand *o = &ops[k];
-        if (o->kind == SPV_OPERAND_IdResult || o->kind == SPV_OPERAND_IdResultType)
+        uint32_t first, last;
+        if (o->kind == SPV_OPERAND_IdResult || o->kind == SPV_OPERAND_IdResultType ||
+            !spv_operand_id_words(o, &first, &last))
             continue;
-        if (!spv_operand_is_id(o->kind) && o->kind != SPV_OPERAND_PairIdRefIdRef &&
-            o->kind != SPV_OPERAND_PairIdRefLiteralInteger && o->kind != SPV_OPERAND_PairLiteralIntegerIdRef)
-            continue;
-        uint32_t first = o->word, last = o->word + o->nwords;
-        if (o->kind == SPV_OPERAND_PairIdRefLiteralInteger)
-            last = first + 1;
-        else if (o->kind == SPV_OPERAND_PairLiteralIntegerIdRef)
-            first = last - 1;
         for (uint32_t w = first; w < last && w < in->nwords; w++)
             ids[nids++] = in->w[w];
     }

@@ -205,15 +205,10 @@ static int check_operands(loader *L)
                 in->result_id = in->w[o->word];
                 in->first_op = o->word + 1;
             }
-            if (!spv_operand_is_id(o->kind) && o->kind != SPV_OPERAND_PairIdRefIdRef &&
-                o->kind != SPV_OPERAND_PairIdRefLiteralInteger && o->kind != SPV_OPERAND_PairLiteralIntegerIdRef)
-                continue;
             /* Every id word of this operand. */
-            uint32_t first = o->word, last = o->word + o->nwords;
-            if (o->kind == SPV_OPERAND_PairIdRefLiteralInteger)
-                last = first + 1;
-            else if (o->kind == SPV_OPERAND_PairLiteralIntegerIdRef)
-                first = last - 1;
+            uint32_t first, last;
+            if (!spv_operand_id_words(o, &first, &last))
+                continue;
             for (uint32_t wi = first; wi < last; wi++) {
                 uint32_t id = in->w[wi];
                 if (id == 0 || id >= m->bound) {

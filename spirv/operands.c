@@ -174,3 +174,17 @@ int spv_split_operands(const uint32_t *w, uint32_t nwords, spv_literal_words_fn 
         return spv_fail(diag, "%s: %u extra word(s) after the last operand of %s", where, nwords - wk.pos, d->name);
     return wk.n;
 }
+
+int spv_operand_id_words(const spv_operand *o, uint32_t *first, uint32_t *last)
+{
+    if (!spv_operand_is_id(o->kind) && o->kind != SPV_OPERAND_PairIdRefIdRef &&
+        o->kind != SPV_OPERAND_PairIdRefLiteralInteger && o->kind != SPV_OPERAND_PairLiteralIntegerIdRef)
+        return 0;
+    *first = o->word;
+    *last = o->word + o->nwords;
+    if (o->kind == SPV_OPERAND_PairIdRefLiteralInteger)
+        *last = *first + 1;
+    else if (o->kind == SPV_OPERAND_PairLiteralIntegerIdRef)
+        *first = *last - 1;
+    return 1;
+}

@@ -34,5 +34,8 @@ int spv_split_operands(const uint32_t *w, uint32_t nwords, spv_literal_words_fn 
 
 /* True for operand kinds that hold an id (IdRef, IdResultType, IdScope, ...). */
 int spv_operand_is_id(uint8_t kind);
+/* The words of operand o that hold ids, [*first, *last) (the id halves of the
+ * pair kinds included); 0 when it holds none. */
+int spv_operand_id_words(const spv_operand *o, uint32_t *first, uint32_t *last);
 
 #endif

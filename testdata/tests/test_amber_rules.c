@@ -17,6 +17,17 @@ static int parse(const char *text, amber_script *s, char *err)
     return amber_parse(text, strlen(text), "t.amber", s, err, 512);
 }
 
+/* A VkScript data write (SET_BUFFER command i) done as the runner does it. */
+static int apply_write(amber_script *s, unsigned i)
+{
+    const amber_cmd *c = &s->cmds[i];
+    amber_buffer *b = &s->buffers[c->buffer];
+    if (amber_buffer_reserve(b, c->offset + c->nbytes))
+        return -1;
+    memcpy(b->data + c->offset, c->bytes, c->nbytes);
+    return 0;
+}
+
 static int expect_cmd(amber_script *s, unsigned i, char *msg)
 {
     return amber_expect_eval(s, &s->cmds[i], msg, 512);
@@ -81,10 +92,7 @@ TEST(amber_expect_converts_expected_values_to_the_element_type)
     const char *v = "[compute shader]\nvoid main(){}\n[test]\nssbo 0 subdata float 0 4.7 2.5\n"
                     "probe ssbo float 0 0 ~= 4.7 2.5\nprobe ssbo float 0 0 ~= 4.70001 2.5\n";
     REQUIRE(!parse(v, &s, err), "vkscript: %s", err);
-    REQUIRE(s.ncmds == 3, "%u commands", s.ncmds);
-    amber_buffer *b = &s.buffers[s.cmds[0].buffer];
-    REQUIRE(!amber_buffer_reserve(b, s.cmds[0].offset + s.cmds[0].nbytes), "reserve");
-    memcpy(b->data + s.cmds[0].offset, s.cmds[0].bytes, s.cmds[0].nbytes);
+    REQUIRE(s.ncmds == 3 && !apply_write(&s, 0), "%u commands", s.ncmds);
     CHECK(expect_cmd(&s, 1, msg) == 0, "~= 4.7: %s", msg);
     CHECK(expect_cmd(&s, 2, msg) == 1, "~= 4.70001: %s", msg);
     amber_script_free(&s);
@@ -145,10 +153,7 @@ TEST(amber_expect_small_integer_vectors)
     /* VkScript probes of 8/16-bit types on a buffer of another type */
     const char *v = "[compute shader]\nvoid main(){}\n[test]\nssbo 0 subdata i8vec2 0 -1 2 3 -4\n"
                     "probe ssbo u16vec2 0 0 == 0x02ff 0xfc03\nprobe ssbo int8_t 0 3 == -4\n";
-    REQUIRE(!parse(v, &s, err), "vkscript: %s", err);
-    amber_buffer *b = &s.buffers[s.cmds[0].buffer];
-    REQUIRE(!amber_buffer_reserve(b, s.cmds[0].offset + s.cmds[0].nbytes), "reserve");
-    memcpy(b->data + s.cmds[0].offset, s.cmds[0].bytes, s.cmds[0].nbytes);
+    REQUIRE(!parse(v, &s, err) && !apply_write(&s, 0), "vkscript: %s", err);
     CHECK(expect_cmd(&s, 1, msg) == 0, "u16vec2 over i8vec2 bytes: %s", msg);
     CHECK(expect_cmd(&s, 2, msg) == 0, "int8_t: %s", msg);
     amber_script_free(&s);
