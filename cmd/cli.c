@@ -40,3 +40,17 @@ int cli_errf(char *err, size_t len, const char *fmt, ...)
     va_end(ap);
     return -1;
 }
+
+int cli_api_error(const char *what, spvjit_status st)
+{
+    const char *e = spvjit_last_error();
+    if (!e || !*e)
+        e = spvjit_status_name(st);
+    return what ? cli_error("%s: %s", what, e) : cli_error("%s", e);
+}
+
+int cli_define(spvjit_specs *specs, const char *id_equals_value)
+{
+    spvjit_status st = spvjit_spec_set_define(specs, id_equals_value);
+    return st == SPVJIT_OK ? 0 : cli_api_error("-D", st);
+}

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "lib/spvjit.h"
+
 #define SPVJIT_VERSION_STRING "0.1.0"
 
 int cmd_info(int argc, char **argv);
@@ -19,5 +21,13 @@ int cli_errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(
 
 /* Prints "spvjit: <message>" on stderr and returns the exit status 1. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Reports a failed library call: "spvjit: [WHAT: ]<the library's message>"
+ * (the message names the file and the place; WHAT may be NULL).  Returns 1. */
+int cli_api_error(const char *what, spvjit_status st);
+
+/* Adds "-D ID=VALUE" to specs (the library parses and, once the module is
+ * known, checks it); reports a malformed one.  Returns 0 or 1. */
+int cli_define(spvjit_specs *specs, const char *id_equals_value);
 
 #endif

@@ -80,17 +80,12 @@ int cmd_compile(int argc, char **argv)
             opts.unspecialized = true;
         } else if (!strncmp(a, "-D", 2)) {
             const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-            const char *eq = v ? strchr(v, '=') : NULL;
-            char *end = NULL;
-            unsigned long id = v ? strtoul(v, &end, 0) : 0;
-            if (!eq || end != eq || eq == v) {
-                cli_error("compile: -D %s: expected ID=VALUE", v ? v : "");
+            if (!v) {
+                cli_error("compile: -D needs ID=VALUE");
                 goto done;
             }
-            if (spvjit_spec_set_text(specs, (uint32_t)id, eq + 1) != SPVJIT_OK) {
-                cli_error("compile: -D %s: %s", v, spvjit_last_error());
+            if (cli_define(specs, v))
                 goto done;
-            }
         } else if (a[0] == '-' && a[1]) {
             cli_error("compile: unknown option '%s'", a);
             goto done;
@@ -119,7 +114,7 @@ int cmd_compile(int argc, char **argv)
     spvjit_context_options co = { .threads = 1, .disk_cache_dir = "" };
     if (spvjit_context_create(&co, &ctx) != SPVJIT_OK || spvjit_module_load_file(ctx, in, &m) != SPVJIT_OK ||
         spvjit_kernel_emit(m, entry, specs, &opts, what, &text) != SPVJIT_OK) {
-        cli_error("%s", spvjit_last_error());
+        cli_api_error(NULL, SPVJIT_OK);
         goto done;
     }
     FILE *f = out ? fopen(out, "w") : stdout;

@@ -1,202 +1,165 @@
-/* cmd/cmd_info.c — `spvjit info FILE.spv`: what a module holds and needs. */
+/* cmd/cmd_info.c — `spvjit info FILE.spv`: what a module holds and needs,
+ * through the library's reflection (lib/spvjit.h). */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "spirv/interface.h"
-#include "spirv/specialize.h"
-#include "spirv_grammar.h"
 
-static const char *enum_name(spv_operand_kind k, uint32_t v)
+/* " (from SpecId 1, 2)" for a dimension computed from spec constants. */
+static void print_computed_from(const spvjit_module *m, int dim)
 {
-    const char *s = spv_enum_name(k, v);
-    return s ? s : "?";
+    const char *sep = " (from SpecId ";
+    for (unsigned i = 0; i < spvjit_module_spec_count(m); i++) {
+        spvjit_spec_info s;
+        if (spvjit_module_spec_info(m, i, &s) == SPVJIT_OK && (s.sets & (SPVJIT_SETS_LOCAL_SIZE_X << dim))) {
+            printf("%s%u", sep, s.spec_id);
+            sep = ", ";
+        }
+    }
+    if (*sep == ',')
+        printf(")");
 }
 
-static void print_value(spv_value_type t, uint64_t bits)
+static void print_local_size(const spvjit_module *m, const spvjit_entry_info *e)
 {
-    switch (t) {
-    case SPV_VALUE_BOOL:
-        printf("%s", bits ? "true" : "false");
+    const uint32_t *ls = e->local_size;
+    switch (e->local_size_kind) {
+    case SPVJIT_LOCAL_SIZE_FIXED:
+        printf("  local size: %u,%u,%u\n", ls[0], ls[1], ls[2]);
         break;
-    case SPV_VALUE_I8:
-        printf("%d", (int8_t)bits);
-        break;
-    case SPV_VALUE_I16:
-        printf("%d", (int16_t)bits);
-        break;
-    case SPV_VALUE_I32:
-        printf("%" PRId32, (int32_t)bits);
-        break;
-    case SPV_VALUE_I64:
-        printf("%" PRId64, (int64_t)bits);
-        break;
-    case SPV_VALUE_F16: {
-        /* half → float for printing */
-        uint32_t h = (uint32_t)bits & 0xffff, s = (h >> 15) << 31, e = (h >> 10) & 31, f = h & 1023;
-        float v;
-        if (e == 0) {
-            v = (float)f / 1024.0f / 16384.0f;
-            printf("%g", (s ? -v : v));
-            break;
-        }
-        uint32_t w = s | (e == 31 ? 0xff << 23 : (e + 112) << 23) | (f << 13);
-        memcpy(&v, &w, 4);
-        printf("%g", v);
-        break;
-    }
-    case SPV_VALUE_F32: {
-        uint32_t w = (uint32_t)bits;
-        float v;
-        memcpy(&v, &w, 4);
-        printf("%g", v);
-        break;
-    }
-    case SPV_VALUE_F64: {
-        double v;
-        memcpy(&v, &bits, 8);
-        printf("%g", v);
-        break;
-    }
-    default:
-        printf("%" PRIu64, bits);
-        break;
-    }
-}
-
-static void print_entry(const spv_module *m, const spv_entry_point *e, spv_module *spec)
-{
-    printf("entry point \"%s\" (%s)\n", e->name, enum_name(SPV_OPERAND_ExecutionModel, e->model));
-    const spv_entry_point *se = spec ? spv_find_entry(spec, e->name) : NULL;
-    if (e->has_local_size_id || m->workgroup_size_id) {
-        printf("  local size: set by spec constants");
-        if (e->has_local_size_id)
-            for (int i = 0; i < 3; i++) {
-                const spv_id *x = spv_id_get(m, e->local_size_id[i]);
-                if (x && x->spec_id != SPV_NONE)
-                    printf(" %c=SpecId %u", "xyz"[i], x -> spec_id);
-            }
-        if (m->workgroup_size_id) {
-            const spv_id *w = &m->ids[m->workgroup_size_id];
-            for (uint32_t i = 0; i < w->nparts && i < 3; i++) {
-                const spv_id *x = spv_id_get(m, w->parts[i]);
-                if (x && x->spec_id != SPV_NONE)
-                    printf(" %c=SpecId %u", "xyz"[i], x -> spec_id);
+    case SPVJIT_LOCAL_SIZE_SPEC:
+        printf("  local size:");
+        for (int d = 0; d < 3; d++) {
+            printf("%s %c = ", d ? "," : "", "xyz"[d]);
+            if (e->local_size_spec_id[d] != SPVJIT_NO_SPEC_ID) {
+                printf("SpecId %u", e->local_size_spec_id[d]);
+            } else {
+                printf("%u", ls[d]);
+                print_computed_from(m, d);
             }
         }
-        if (se && se->has_local_size)
-            printf(" (default %u,%u,%u)", se->local_size[0], se->local_size[1], se->local_size[2]);
+        if (ls[0] && ls[1] && ls[2])
+            printf(" (%u,%u,%u at the defaults)", ls[0], ls[1], ls[2]);
         printf("\n");
-    } else if (e->has_local_size) {
-        printf("  local size: %u,%u,%u\n", e->local_size[0], e->local_size[1], e->local_size[2]);
-    } else if (e->has_local_size_hint) {
-        printf("  local size hint: %u,%u,%u (chosen at dispatch)\n", e->local_size_hint[0], e->local_size_hint[1],
-               e->local_size_hint[2]);
-    } else {
-        printf("  local size: chosen at dispatch\n");
+        break;
+    default:
+        if (ls[0])
+            printf("  local size: chosen at dispatch (hint %u,%u,%u)\n", ls[0], ls[1], ls[2]);
+        else
+            printf("  local size: chosen at dispatch\n");
+        break;
     }
+}
 
-    /* Sizes come from the module specialized with its defaults, where that worked. */
-    const spv_module *sm = se ? spec : m;
-    const spv_entry_point *ee = se ? se : e;
-    spv_resource *res = NULL;
-    spv_diag d;
-    int n = spv_entry_resources(sm, ee, &res, &d);
-    if (n < 0) {
-        printf("  interface: %s\n", d.msg);
+static void print_resource(const spvjit_resource_info *r)
+{
+    const char *name = r->name && *r->name ? r->name : "";
+    switch (r->kind) {
+    case SPVJIT_RES_ARG_POINTER:
+    case SPVJIT_RES_ARG_LOCAL:
+        printf("  arg %u %s: %s* (address space %s)\n", r->index, *name ? name : "(unnamed)", r->type_name,
+               r->storage_class);
+        break;
+    case SPVJIT_RES_ARG_VALUE:
+        printf("  arg %u %s: %s (%" PRIu64 " bytes by value)\n", r->index, *name ? name : "(unnamed)", r->type_name,
+               r->size);
+        break;
+    case SPVJIT_RES_STORAGE_BUFFER:
+    case SPVJIT_RES_UNIFORM_BUFFER:
+        printf("  set %u binding %u: %s buffer %s: %s, %" PRIu64 " bytes", r->set, r->binding,
+               r->kind == SPVJIT_RES_STORAGE_BUFFER ? "storage" : "uniform", name, r->type_name, r->size);
+        if (r->stride)
+            printf(" + n * %" PRIu64 " (runtime array)", r->stride);
+        printf("%s\n", r->readonly ? ", read-only" : "");
+        break;
+    case SPVJIT_RES_PUSH_CONSTANTS:
+        printf("  push constants %s: %s, %" PRIu64 " bytes\n", name, r->type_name, r->size);
+        break;
+    case SPVJIT_RES_UNSUPPORTED:
+        printf("  set %u binding %u: %s (%s, not supported for execution)\n", r->set, r->binding, name, r->type_name);
+        break;
+    }
+}
+
+static void print_entry(const spvjit_module *m, const spvjit_entry_info *e)
+{
+    printf("entry point \"%s\" (%s)\n", e->name, e->execution_model_name);
+    if (!e->is_compute) {
+        printf("  not a compute entry point: spvjit does not run it\n");
         return;
     }
-    uint64_t wg_bytes = 0;
-    char tn[512];
-    for (int i = 0; i < n; i++) {
-        const spv_resource *r = &res[i];
-        spv_type_name(sm, r->type_id, tn, sizeof tn);
-        switch (r->kind) {
-        case SPV_RES_KERNEL_ARG:
-            if (r->is_pointer) {
-                const spv_type *pt = spv_type_get(sm, r->type_id);
-                spv_type_name(sm, pt ? pt->elem : 0, tn, sizeof tn);
-            }
-            printf("  arg %u %s: %s%s", r->index, r->name && *r->name ? r->name : "(unnamed)", tn,
-                   r->is_pointer ? "*" : "");
-            if (r->is_pointer)
-                printf(" (address space %s)", enum_name(SPV_OPERAND_StorageClass, r->storage));
-            else
-                printf(" (%" PRIu64 " bytes by value)", r->size);
-            printf("\n");
-            break;
-        case SPV_RES_STORAGE_BUFFER:
-        case SPV_RES_UNIFORM_BUFFER:
-            printf("  set %u binding %u: %s buffer %s: %s, %" PRIu64 " bytes", r->set, r->binding,
-                   r->kind == SPV_RES_STORAGE_BUFFER ? "storage" : "uniform", r->name && *r->name ? r->name : "", tn,
-                   r->size);
-            if (r->stride)
-                printf(" + n * %" PRIu64 " (runtime array)", r->stride);
-            if (r->readonly)
-                printf(", read-only");
-            printf("\n");
-            break;
-        case SPV_RES_PUSH_CONSTANT:
-            printf("  push constants %s: %s, %" PRIu64 " bytes\n", r->name ? r->name : "", tn, r->size);
-            break;
-        case SPV_RES_WORKGROUP:
-            wg_bytes += r->size;
-            break;
-        case SPV_RES_OPAQUE:
-            printf("  set %u binding %u: %s (%s, not supported for execution)\n", r->set, r->binding,
-                   r->name ? r->name : "", tn);
-            break;
-        }
+    print_local_size(m, e);
+    unsigned n = spvjit_module_resource_count(m, e->name);
+    for (unsigned i = 0; i < n; i++) {
+        spvjit_resource_info r;
+        if (spvjit_module_resource_info(m, e->name, i, &r) == SPVJIT_OK)
+            print_resource(&r);
     }
-    printf("  work-group memory: %" PRIu64 " bytes in static variables%s\n", wg_bytes,
-           m->is_kernel ? " (+ local pointer arguments sized at dispatch)" : "");
-    free(res);
+    printf("  work-group memory: %" PRIu64 " bytes in static variables%s\n", e->wg_memory_bytes,
+           spvjit_module_flavour(m) == SPVJIT_FLAVOUR_KERNEL ? " (+ local pointer arguments sized at dispatch)" : "");
+}
+
+static void print_spec(const spvjit_spec_info *s)
+{
+    char value[64];
+    printf("  SpecId %u", s->spec_id);
+    if (s->name && *s->name)
+        printf(" \"%s\"", s->name);
+    printf(" (%s, default %s)", spvjit_type_name(s->type),
+           spvjit_value_text(s->type, s->default_bits, value, sizeof value));
+    static const struct {
+        unsigned bit;
+        const char *what;
+    } sets[] = { { SPVJIT_SETS_LOCAL_SIZE_X, "local_size_x" },
+                 { SPVJIT_SETS_LOCAL_SIZE_Y, "local_size_y" },
+                 { SPVJIT_SETS_LOCAL_SIZE_Z, "local_size_z" },
+                 { SPVJIT_SETS_ARRAY_LENGTH, "an array length" } };
+    const char *sep = " \u2014 sets ";
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+        if (s->sets & sets[i].bit) {
+            printf("%s%s", sep, sets[i].what);
+            sep = ", ";
+        }
+    printf("\n");
 }
 
 int cmd_info(int argc, char **argv)
 {
     if (argc != 2 || argv[1][0] == '-')
         return cli_error("usage: spvjit info FILE.spv");
-    spv_diag d;
-    spv_module *m = spv_module_load_file(argv[1], NULL, &d);
-    if (!m)
-        return cli_error("%s", d.msg);
-
-    /* Specialize with the defaults to learn sizes that depend on spec constants. */
-    spv_module *spec = NULL;
-    uint32_t *w = NULL;
-    size_t nw = 0;
-    if (spv_specialize(m, NULL, 0, &w, &nw, &d) == 0) {
-        spec = spv_module_load(w, nw * 4, argv[1], &(spv_load_options){ .skip_validation = true }, &d);
-        free(w);
+    spvjit_context *ctx = NULL;
+    spvjit_module *m = NULL;
+    spvjit_module_info mi;
+    spvjit_context_options co = { .threads = 1, .disk_cache_dir = "" };
+    spvjit_status st;
+    if ((st = spvjit_context_create(&co, &ctx)) || (st = spvjit_module_load_file(ctx, argv[1], &m)) ||
+        (st = spvjit_module_info_get(m, &mi))) {
+        cli_api_error(NULL, st);
+        spvjit_module_destroy(m);
+        spvjit_context_destroy(ctx);
+        return 1;
     }
-
-    printf("%s: SPIR-V %u.%u, %s flavour\n", argv[1], (m->version >> 16) & 0xff, (m->version >> 8) & 0xff,
-           m->is_kernel   ? "Kernel (OpenCL)"
-           : m->is_shader ? "Shader (Vulkan)"
-                          : "unknown");
-    printf("addressing %s, memory model %s\n", enum_name(SPV_OPERAND_AddressingModel, m->addressing),
-           enum_name(SPV_OPERAND_MemoryModel, m->memory_model));
+    printf("%s: SPIR-V %u.%u, %s flavour\n", argv[1], mi.spirv_major, mi.spirv_minor,
+           mi.flavour == SPVJIT_FLAVOUR_KERNEL ? "Kernel (OpenCL)" : "Shader (Vulkan)");
+    printf("addressing %s, memory model %s\n", mi.addressing_model_name, mi.memory_model_name);
     printf("capabilities:");
-    for (uint32_t i = 0; i < m->ncaps; i++)
-        printf(" %s", enum_name(SPV_OPERAND_Capability, m->caps[i]));
+    for (unsigned i = 0; i < mi.ncapabilities; i++)
+        printf(" %s", spvjit_module_capability(m, i));
     printf("\n");
-    for (uint32_t i = 0; i < m->nentries; i++)
-        print_entry(m, &m->entries[i], spec);
-
-    spv_spec_constant *sc = NULL;
-    size_t nsc = spv_spec_constants(m, &sc);
-    printf("spec constants: %zu\n", nsc);
-    for (size_t i = 0; i < nsc; i++) {
-        printf("  SpecId %u %s: %s = ", sc[i].spec_id, sc[i].name && *sc[i].name ? sc[i].name : "(unnamed)",
-               spv_value_type_name(sc[i].type));
-        print_value(sc[i].type, sc[i].default_bits);
-        printf("\n");
+    for (unsigned i = 0; i < spvjit_module_entry_count(m); i++) {
+        spvjit_entry_info e;
+        if (spvjit_module_entry_info(m, i, &e) == SPVJIT_OK)
+            print_entry(m, &e);
     }
-    free(sc);
-    spv_module_free(spec);
-    spv_module_free(m);
+    unsigned nspec = spvjit_module_spec_count(m);
+    printf("spec constants: %u\n", nspec);
+    for (unsigned i = 0; i < nspec; i++) {
+        spvjit_spec_info s;
+        if (spvjit_module_spec_info(m, i, &s) == SPVJIT_OK)
+            print_spec(&s);
+    }
+    spvjit_module_destroy(m);
+    spvjit_context_destroy(ctx);
     return 0;
 }

@@ -17,12 +17,6 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int api_error(const char *what, spvjit_status st)
-{
-    const char *e = spvjit_last_error();
-    return cli_error("%s: %s%s%s", what, spvjit_status_name(st), e && *e ? ": " : "", e ? e : "");
-}
-
 /* The run_target a module resource is addressed by. */
 static run_target resource_target(const spvjit_resource_info *ri)
 {
@@ -30,6 +24,7 @@ static run_target resource_target(const spvjit_resource_info *ri)
     switch (ri->kind) {
     case SPVJIT_RES_STORAGE_BUFFER:
     case SPVJIT_RES_UNIFORM_BUFFER:
+    case SPVJIT_RES_UNSUPPORTED:
         t.kind = RUN_TARGET_BINDING;
         t.set = ri->set;
         t.binding = ri->binding;
@@ -58,6 +53,8 @@ static const char *resource_kind_name(spvjit_resource_kind k)
         return "storage buffer";
     case SPVJIT_RES_UNIFORM_BUFFER:
         return "uniform buffer";
+    case SPVJIT_RES_UNSUPPORTED:
+        return "resource spvjit cannot bind";
     default:
         return "push-constant block";
     }
@@ -73,11 +70,14 @@ static int check_bindings(spvjit_module *m, const char *entry, const run_options
         spvjit_resource_info ri;
         spvjit_status st = spvjit_module_resource_info(m, entry, i, &ri);
         if (st)
-            return api_error("reading the module's interface", st);
+            return cli_api_error("reading the module's interface", st);
         run_target t = resource_target(&ri);
         char tn[64], name[160];
         run_target_name(&t, tn, sizeof tn);
         snprintf(name, sizeof name, "%s%s%s%s", tn, ri.name ? " ('" : "", ri.name ? ri.name : "", ri.name ? "')" : "");
+        if (ri.kind == SPVJIT_RES_UNSUPPORTED)
+            return cli_error("%s is a %s (%s): the entry point cannot run", name, resource_kind_name(ri.kind),
+                             ri.type_name);
         if (strlen(have) + strlen(tn) + 3 < sizeof have)
             strcat(strcat(have, *have ? ", " : ""), tn);
         const run_data *d = NULL;
@@ -145,7 +145,7 @@ static int bind_all(spvjit_kernel *k, run_options *o)
                 st = spvjit_set_arg_value(k, d->target.arg, d->data.bytes, d->data.size);
         }
         if (st)
-            return api_error(tn, st);
+            return cli_api_error(tn, st);
     }
     return 0;
 }
@@ -208,31 +208,20 @@ int cmd_run(int argc, char **argv)
         goto done;
     }
     if ((st = spvjit_context_create(&co, &ctx))) {
-        api_error("creating the context", st);
+        cli_api_error("creating the context", st);
         goto done;
     }
     if ((st = spvjit_module_load_file(ctx, o.file, &m))) {
-        api_error(o.file, st);
+        cli_api_error(NULL, st);
         goto done;
     }
     if ((st = spvjit_specs_create(&specs))) {
-        api_error("spec constants", st);
+        cli_api_error("spec constants", st);
         goto done;
     }
-    for (unsigned i = 0; i < o.ndefines; i++) {
-        const char *d = o.defines[i], *eq = strchr(d, '=');
-        num_value id;
-        if (num_parse(d, (size_t)(eq - d), &id) || id.is_float || id.negative || id.u > UINT32_MAX) {
-            cli_error("-D %s: '%.*s' is not a SpecId", d, (int)(eq - d), d);
+    for (unsigned i = 0; i < o.ndefines; i++)
+        if (cli_define(specs, o.defines[i]))
             goto done;
-        }
-        if ((st = spvjit_spec_set_text(specs, (uint32_t)id.u, eq + 1))) {
-            char what[300];
-            snprintf(what, sizeof what, "-D %s", d);
-            api_error(what, st);
-            goto done;
-        }
-    }
     if (check_bindings(m, o.entry, &o, is_local))
         goto done;
     spvjit_build_options bo = { .unspecialized = o.no_specialize };
@@ -240,7 +229,7 @@ int cmd_run(int argc, char **argv)
         memcpy(bo.local_size, o.local, sizeof bo.local_size);
     double t0 = util_now_ms();
     if ((st = spvjit_kernel_build(m, o.entry, specs, &bo, &k))) {
-        api_error("building the kernel", st);
+        cli_api_error(NULL, st);
         goto done;
     }
     double compile_wall = util_now_ms() - t0;
@@ -263,7 +252,7 @@ int cmd_run(int argc, char **argv)
     for (unsigned r = 0; r < runs; r++) {
         double t = util_now_ms();
         if ((st = spvjit_dispatch(k, &di))) {
-            api_error("dispatch", st);
+            cli_api_error("dispatch", st);
             goto done;
         }
         times[r] = util_now_ms() - t;

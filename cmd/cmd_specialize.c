@@ -5,17 +5,28 @@
 #include <string.h>
 
 #include "cli.h"
-#include "spirv/specialize.h"
+
+static int write_words(const char *path, const uint32_t *w, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(w, 4, n, f) == n;
+    if (f && fclose(f))
+        ok = false;
+    return ok ? 0 : cli_error("%s: cannot write the specialized module", path);
+}
 
 int cmd_specialize(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
-    spv_spec_value *vals = calloc((size_t)argc, sizeof *vals);
-    size_t nvals = 0;
-    spv_diag d;
+    spvjit_specs *specs = NULL;
+    spvjit_context *ctx = NULL;
+    spvjit_module *m = NULL;
+    uint32_t *w = NULL;
+    size_t nw = 0;
     int rc = 1;
-    if (!vals)
-        return cli_error("out of memory");
+    spvjit_status st = spvjit_specs_create(&specs);
+    if (st != SPVJIT_OK)
+        return cli_api_error(NULL, st);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-o") && i + 1 < argc) {
@@ -26,11 +37,8 @@ int cmd_specialize(int argc, char **argv)
                 cli_error("-D needs ID=VALUE");
                 goto done;
             }
-            if (spv_parse_spec_value(v, &vals[nvals], &d)) {
-                cli_error("-D %s: %s", v, d.msg);
+            if (cli_define(specs, v))
                 goto done;
-            }
-            nvals++;
         } else if (a[0] == '-') {
             cli_error("specialize: unknown option '%s'", a);
             goto done;
@@ -45,30 +53,17 @@ int cmd_specialize(int argc, char **argv)
         cli_error("usage: spvjit specialize FILE.spv [-D ID=VALUE]... -o OUT.spv");
         goto done;
     }
-    spv_module *m = spv_module_load_file(in, NULL, &d);
-    if (!m) {
-        cli_error("%s", d.msg);
+    spvjit_context_options co = { .threads = 1, .disk_cache_dir = "" };
+    if ((st = spvjit_context_create(&co, &ctx)) || (st = spvjit_module_load_file(ctx, in, &m)) ||
+        (st = spvjit_module_specialize(m, specs, &w, &nw))) {
+        cli_api_error(NULL, st);
         goto done;
     }
-    uint32_t *w = NULL;
-    size_t nw = 0;
-    if (spv_specialize(m, vals, nvals, &w, &nw, &d)) {
-        cli_error("%s", d.msg);
-    } else if (!spv_validate_words(w, nw, in, &d)) {
-        cli_error("%s (after specialization with the given values)", d.msg);
-    } else {
-        FILE *f = fopen(out, "wb");
-        bool ok = f && fwrite(w, 4, nw, f) == nw;
-        if (f && fclose(f))
-            ok = false;
-        if (ok)
-            rc = 0;
-        else
-            cli_error("%s: cannot write the specialized module", out);
-    }
-    free(w);
-    spv_module_free(m);
+    rc = write_words(out, w, nw);
 done:
-    free(vals);
+    spvjit_free(w);
+    spvjit_module_destroy(m);
+    spvjit_context_destroy(ctx);
+    spvjit_specs_destroy(specs);
     return rc;
 }

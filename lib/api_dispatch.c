@@ -69,7 +69,7 @@ static spvjit_status snapshot_kernel_args(spvjit_kernel *k, dispatch_rec *r, sna
     for (uint32_t i = 0; i < n; i++)
         if (k->args[i].kind == API_ARG_VALUE)
             values += round_up(k->args[i].size, value_align(k->args[i].size)) + value_align(k->args[i].size);
-    size_t nspec = k->module->nspec_slots;
+    size_t nspec = k->module->nslots;
     r->mem = malloc(n * (sizeof(void *) * 2 + 16) + nspec * 8 + values + 128);
     if (!r->mem)
         return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -143,7 +143,7 @@ static spvjit_status snapshot_shader(spvjit_kernel *k, dispatch_rec *r, snapshot
                         "needs %llu",
                         src(k), entry, k->push_bytes, (unsigned long long)f->push_constant_size);
     uint32_t n = k->nslots;
-    size_t nspec = k->module->nspec_slots;
+    size_t nspec = k->module->nslots;
     r->mem = malloc(nspec * 8 + n * (8 + sizeof(void *)) + k->push_bytes + 16);
     if (!r->mem)
         return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -269,12 +269,12 @@ static spvjit_status prepare(spvjit_kernel *k, const spvjit_dispatch_info *d, di
             r->exec.wg_memory_align = LOCAL_ARG_ALIGN;
     }
     if (k->opts.unspecialized) {
-        if (f->nspec > k->module->nspec_slots) {
+        if (f->nspec > k->module->nslots) {
             rec_free(r);
             return api_fail(SPVJIT_ERROR_DISPATCH,
                             "%s: kernel \"%s\": the JIT reads %u spec constant slots, the "
                             "module has %zu",
-                            src(k), k->entry->e->name, f->nspec, k->module->nspec_slots);
+                            src(k), k->entry->e->name, f->nspec, k->module->nslots);
         }
         /* The JIT's slot order (facts->spec_ids) with this kernel's values. */
         for (uint32_t i = 0; i < f->nspec; i++) {

@@ -29,6 +29,7 @@
 #include "spirv/interface.h"
 #include "spirv/module.h"
 #include "spirv/specialize.h"
+#include "util/array.h"
 
 /* --- errors (api_error.c) ---------------------------------------------------- */
 
@@ -57,17 +58,21 @@ typedef struct api_entry_info {
     int nres;
     spvjit_resource_info *pub; /* the public view (workgroup variables left out) */
     unsigned npub;
+    uint64_t wg_bytes; /* static work-group variables */
 } api_entry_info;
 
 struct spvjit_module {
     atomic_uint refs;
     spvjit_context *ctx;
     spv_module *m;
-    spv_spec_constant *specs; /* sorted by SpecId, one per SpecId (the first constant
-                                      carrying it: glslang may put one id on several) */
+    spv_spec_constant *slots; /* every SpecId constant, sorted by SpecId (the JIT's
+                                 unspecialized slots: glslang may put one id on several) */
+    size_t nslots;
+    spv_spec_constant *specs; /* one per SpecId: the first constant carrying it (named
+                                 after the first named one) */
     size_t nspecs;
-    size_t nspec_slots;         /* SpecId constants, duplicates included (JIT slots) */
-    bool *spec_shapes;          /* [nspecs]: shapes the local size or an array length */
+    unsigned *spec_sets;        /* [nspecs]: spvjit_spec_sets bits (what the value shapes) */
+    spv_module *view;           /* m specialized with its defaults (reflection), or m */
     api_entry_info *entries;    /* [m->nentries] */
     pthread_mutex_t ffi_lock;   /* exported-function signatures prepared so far */
     struct api_ffi_cached *ffi; /* list (call_exported.c) */
@@ -91,8 +96,7 @@ typedef struct api_spec_value {
 } api_spec_value;
 
 struct spvjit_specs {
-    api_spec_value *v;
-    size_t n, cap;
+    util_array values; /* of api_spec_value, one per SpecId */
 };
 
 /* The value of every spec constant of m (user's, else the default), in the

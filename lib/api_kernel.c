@@ -44,56 +44,6 @@ static size_t estimate_bytes(const spv_module *m)
     return ((size_t)32 << 10) + m->nwords * 4 * 32;
 }
 
-spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *values, bool unspecialized,
-                                  spvjit_shape_value **shapes_out, spvjit_status *st)
-{
-    spv_diag d;
-    d.msg[0] = 0;
-    size_t n = mod->nspecs;
-    spv_spec_value *vals = calloc(n ? n : 1, sizeof *vals);
-    spvjit_shape_value *shapes = calloc(n ? n : 1, sizeof *shapes);
-    *shapes_out = NULL;
-    if (!vals || !shapes) {
-        free(vals);
-        free(shapes);
-        *st = api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        vals[i] = (spv_spec_value){ .spec_id = mod->specs[i].spec_id, .type = mod->specs[i].type, .bits = values[i] };
-        shapes[i] = (spvjit_shape_value){ .spec_id = mod->specs[i].spec_id, .bits = values[i] };
-    }
-    const spv_load_options skip = { .skip_validation = true };
-    spv_module *sm = NULL;
-    spvjit_status fail = SPVJIT_ERROR_INVALID_MODULE;
-    if (unspecialized) {
-        sm = spv_module_load(mod->m->words, mod->m->nwords * 4, mod->m->source, &skip, &d);
-    } else {
-        uint32_t *w = NULL;
-        size_t nw = 0;
-        /* Values can make a valid module invalid (a spec constant used as a
-         * memory scope, say): validate the result, naming the values. */
-        if (spv_specialize(mod->m, vals, n, &w, &nw, &d) != 0) {
-            fail = SPVJIT_ERROR_SPEC_CONSTANT;
-        } else if (!spv_validate_words(w, nw, mod->m->source, &d)) {
-            fail = SPVJIT_ERROR_SPEC_CONSTANT;
-            spv_diag_append(&d, " (after specialization with the given values)");
-        } else {
-            sm = spv_module_load(w, nw * 4, mod->m->source, &skip, &d);
-        }
-        free(w);
-    }
-    free(vals);
-    if (!sm) {
-        free(shapes);
-        *st = api_fail(fail, "%s", d.msg);
-        return NULL;
-    }
-    *shapes_out = shapes;
-    *st = SPVJIT_OK;
-    return sm;
-}
-
 /* The disk cache's side of a build: a stored object for the key if there is a
  * usable one, else a compile whose object is stored for next time.  A stored
  * object the JIT refuses (other facts, damaged) is simply compiled over. */
@@ -215,7 +165,7 @@ static unsigned char *key_rest(const spvjit_kernel *k, const uint32_t ls[3], siz
     unsigned char *countp = p;
     p += 4;
     for (size_t i = 0; i < mod->nspecs; i++) {
-        if (k->opts.unspecialized && !mod->spec_shapes[i])
+        if (k->opts.unspecialized && !mod->spec_sets[i])
             continue;
         memcpy(p, &mod->specs[i].spec_id, 4);
         memcpy(p + 4, &k->values[i], 8);

@@ -86,8 +86,48 @@ SPVJIT_API void spvjit_module_destroy(spvjit_module *m);
 typedef enum spvjit_flavour { SPVJIT_FLAVOUR_SHADER, SPVJIT_FLAVOUR_KERNEL } spvjit_flavour;
 SPVJIT_API spvjit_flavour spvjit_module_flavour(const spvjit_module *m);
 
+/* What the module declares (names are SPIR-V's enumerant names, e.g.
+ * "Physical64", "OpenCL"; they live as long as the module). */
+typedef struct spvjit_module_info {
+    spvjit_flavour flavour;
+    unsigned spirv_major, spirv_minor; /* the header's version */
+    uint32_t addressing_model;         /* SpvAddressingModel */
+    const char *addressing_model_name;
+    uint32_t memory_model; /* SpvMemoryModel */
+    const char *memory_model_name;
+    unsigned ncapabilities; /* spvjit_module_capability(m, 0 .. n-1) */
+} spvjit_module_info;
+SPVJIT_API spvjit_status spvjit_module_info_get(const spvjit_module *m, spvjit_module_info *out);
+/* The i-th OpCapability's name ("Shader", "Int64"), NULL past the end. */
+SPVJIT_API const char *spvjit_module_capability(const spvjit_module *m, unsigned i);
+
 SPVJIT_API unsigned spvjit_module_entry_count(const spvjit_module *m);
 SPVJIT_API const char *spvjit_module_entry_name(const spvjit_module *m, unsigned i);
+
+#define SPVJIT_NO_SPEC_ID UINT32_MAX
+
+/* How an entry point's work-group (local) size is given. */
+typedef enum spvjit_local_size_kind {
+    SPVJIT_LOCAL_SIZE_FIXED,    /* LocalSize: local_size */
+    SPVJIT_LOCAL_SIZE_SPEC,     /* LocalSizeId or the WorkgroupSize builtin: spec constants may set it
+                                   (local_size_spec_id); local_size is the size at the module's defaults */
+    SPVJIT_LOCAL_SIZE_DISPATCH, /* none: chosen at dispatch (Kernel flavour); local_size is the
+                                   LocalSizeHint, or 0,0,0 */
+} spvjit_local_size_kind;
+
+typedef struct spvjit_entry_info {
+    const char *name;
+    uint32_t execution_model;         /* SpvExecutionModel */
+    const char *execution_model_name; /* "GLCompute", "Kernel", ... */
+    bool is_compute;                  /* GLCompute or Kernel: spvjit can build it */
+    spvjit_local_size_kind local_size_kind;
+    uint32_t local_size[3];         /* see spvjit_local_size_kind (0 where unknown) */
+    uint32_t local_size_spec_id[3]; /* LOCAL_SIZE_SPEC: the SpecId giving each dimension,
+                                           SPVJIT_NO_SPEC_ID for a plain or computed one */
+    uint64_t wg_memory_bytes;       /* static Workgroup variables at the defaults (Kernel
+                                           local pointer arguments come on top, sized at dispatch) */
+} spvjit_entry_info;
+SPVJIT_API spvjit_status spvjit_module_entry_info(const spvjit_module *m, unsigned i, spvjit_entry_info *out);
 
 typedef enum spvjit_type {
     SPVJIT_TYPE_BOOL = 1,
@@ -103,12 +143,29 @@ typedef enum spvjit_type {
     SPVJIT_TYPE_F32,
     SPVJIT_TYPE_F64,
 } spvjit_type;
+/* "bool", "i8", ... "f64" (the -D suffixes); "?" for anything else. */
+SPVJIT_API const char *spvjit_type_name(spvjit_type t);
+/* A value as text ("true", "-3", "0.1", "inf": floats with the fewest digits
+ * that read back to the same value).  Returns buf. */
+SPVJIT_API const char *spvjit_value_text(spvjit_type t, uint64_t bits, char *buf, size_t len);
 
+/* What a spec constant's value decides besides the values it feeds (a bit set
+ * in spvjit_spec_info.sets; directly or through OpSpecConstantOp chains). */
+typedef enum spvjit_spec_sets {
+    SPVJIT_SETS_LOCAL_SIZE_X = 1 << 0, /* a work-group size dimension */
+    SPVJIT_SETS_LOCAL_SIZE_Y = 1 << 1,
+    SPVJIT_SETS_LOCAL_SIZE_Z = 1 << 2,
+    SPVJIT_SETS_ARRAY_LENGTH = 1 << 3, /* the length of an array type */
+} spvjit_spec_sets;
+
+/* One entry per SpecId (glslang may put one id on several constants: they
+ * are set together). */
 typedef struct spvjit_spec_info {
     uint32_t spec_id;
-    const char *name; /* OpName or NULL */
+    const char *name; /* OpName (of any constant carrying the id) or NULL */
     spvjit_type type;
     uint64_t default_bits; /* bool 0/1, ints zero-extended, floats IEEE bits */
+    unsigned sets;         /* spvjit_spec_sets bits */
 } spvjit_spec_info;
 SPVJIT_API unsigned spvjit_module_spec_count(const spvjit_module *m);
 SPVJIT_API spvjit_status spvjit_module_spec_info(const spvjit_module *m, unsigned i, spvjit_spec_info *out);
@@ -120,17 +177,25 @@ typedef enum spvjit_resource_kind {
     SPVJIT_RES_STORAGE_BUFFER, /* Shader */
     SPVJIT_RES_UNIFORM_BUFFER, /* Shader */
     SPVJIT_RES_PUSH_CONSTANTS, /* Shader */
+    SPVJIT_RES_UNSUPPORTED,    /* Shader: an image, sampler or other handle spvjit cannot bind
+                                  (building the entry point fails) */
 } spvjit_resource_kind;
 
 typedef struct spvjit_resource_info {
     spvjit_resource_kind kind;
-    const char *name;      /* parameter / variable / block name, or NULL */
-    uint32_t index;        /* Kernel: argument index */
-    uint32_t set, binding; /* Shader buffers */
-    uint64_t size;         /* by-value bytes; buffers: fixed part's bytes */
-    uint64_t stride;       /* buffers ending in a runtime array: its stride, else 0 */
+    const char *name;          /* parameter / variable / block name, or NULL */
+    uint32_t index;            /* Kernel: argument index */
+    uint32_t set, binding;     /* Shader buffers */
+    uint64_t size;             /* by-value bytes; buffers: fixed part's bytes (at the module's defaults) */
+    uint64_t stride;           /* buffers ending in a runtime array: its stride, else 0 */
+    const char *type_name;     /* readable type ("float", "struct Buf { float[] }"); pointer
+                              arguments: the pointee's */
+    const char *storage_class; /* SPIR-V storage class ("StorageBuffer", "CrossWorkgroup", ...);
+                                  pointer arguments: the pointee's address space */
+    bool readonly;             /* NonWritable */
 } spvjit_resource_info;
-/* Interface of entry point `entry` (NULL: the only/first compute entry). */
+/* Interface of entry point `entry` (NULL: the only/first compute entry).
+ * Work-group variables are not listed (see spvjit_entry_info.wg_memory_bytes). */
 SPVJIT_API unsigned spvjit_module_resource_count(const spvjit_module *m, const char *entry);
 SPVJIT_API spvjit_status spvjit_module_resource_info(const spvjit_module *m, const char *entry, unsigned i,
                                                      spvjit_resource_info *out);
@@ -150,6 +215,30 @@ SPVJIT_API spvjit_status spvjit_spec_set_f64(spvjit_specs *s, uint32_t spec_id, 
 SPVJIT_API spvjit_status spvjit_spec_set(spvjit_specs *s, uint32_t spec_id, spvjit_type type, uint64_t bits);
 /* Text form, as on the command line: "16", "0x10", "-3", "1.5", "true", "2.5:f64". */
 SPVJIT_API spvjit_status spvjit_spec_set_text(spvjit_specs *s, uint32_t spec_id, const char *text);
+/* "ID=VALUE", as `spvjit -D` takes it: "0=16", "3=2.5:f64". */
+SPVJIT_API spvjit_status spvjit_spec_set_define(spvjit_specs *s, const char *id_equals_value);
+/* Which values fit which constants (checked when the specs meet a module, in
+ * spvjit_kernel_build, spvjit_module_specialize ...; a setting for an id twice
+ * keeps the later value):
+ *   - bool constants: a bool, or an integer of any type that is 0 or 1 (a
+ *     Vulkan VkBool32; OpenCL's one byte); text true, false, 1, 0;
+ *   - integer constants: an integer of any width and signedness whose value
+ *     the constant's type holds (16 as a u64 fits a u32; -1 does not).  Kernel
+ *     (OpenCL) integers have no signedness: the signed or the unsigned range
+ *     of the width (-1 for a 32-bit constant is 0xffffffff);
+ *   - float constants: a float of any width that converts exactly (0.5 as an
+ *     f64 fits an f32, 0.1 does not); text is rounded to nearest.
+ * Text without a suffix is read as the constant's own type.  An id the module
+ * lacks is an error that lists the ids it has. */
+
+/* --- specializing a module --------------------------------------------------------------
+ * The module with `specs` (NULL: its defaults) folded in, as SPIR-V words (host
+ * byte order): every spec constant has become a constant, OpSpecConstantOp
+ * chains are folded, LocalSizeId / the WorkgroupSize builtin are a plain
+ * LocalSize.  The output is validated with SPIRV-Tools (a value can make a
+ * valid module invalid).  *words is malloc'd: release it with spvjit_free. */
+SPVJIT_API spvjit_status spvjit_module_specialize(const spvjit_module *m, const spvjit_specs *specs, uint32_t **words,
+                                                  size_t *nwords);
 
 /* --- kernels ------------------------------------------------------------------------ */
 

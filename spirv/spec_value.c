@@ -1,16 +1,19 @@
-/* spirv/spec_value.c — specialization values as users write them.
+/* spirv/spec_value.c — specialization values: text forms, and the one rule for
+ * what fits a constant (see spec_value.h).
  *
- * "ID=VALUE" or "VALUE", VALUE one of 16, 0x10, -3, 1.5, 1e-3, 0x1.8p3, inf,
- * nan, true, false, optionally with a type suffix (:u8 :i16 :u32 :i64 :f16
- * :f32 :f64 :bool ...).  Without a suffix the value stays text
- * (SPV_VALUE_AUTO) and is parsed once the constant's type is known.
+ * Text: "ID=VALUE" or "VALUE", VALUE one of 16, 0x10, -3, 1.5, 1e-3, 0x1.8p3,
+ * inf, nan, true, false, optionally with a type suffix (:u8 :i16 :u32 :i64
+ * :f16 :f32 :f64 :bool ...).  Without a suffix the value stays text
+ * (SPV_VALUE_AUTO) and is read as the constant's type once that is known.
  */
-#include "specialize.h"
+#include "spec_value.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fenv.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -18,58 +21,138 @@
 #include "fold.h"
 
 static const struct {
-    const char *name;
+    const char *name, *with_article;
     spv_value_type type;
-} type_names[] = {
-    { "bool", SPV_VALUE_BOOL }, { "i8", SPV_VALUE_I8 },   { "i16", SPV_VALUE_I16 }, { "i32", SPV_VALUE_I32 },
-    { "i64", SPV_VALUE_I64 },   { "u8", SPV_VALUE_U8 },   { "u16", SPV_VALUE_U16 }, { "u32", SPV_VALUE_U32 },
-    { "u64", SPV_VALUE_U64 },   { "f16", SPV_VALUE_F16 }, { "f32", SPV_VALUE_F32 }, { "f64", SPV_VALUE_F64 },
+    unsigned bits;
+} types[] = {
+    { "bool", "a bool", SPV_VALUE_BOOL, 1 }, { "i8", "an i8", SPV_VALUE_I8, 8 },
+    { "i16", "an i16", SPV_VALUE_I16, 16 },  { "i32", "an i32", SPV_VALUE_I32, 32 },
+    { "i64", "an i64", SPV_VALUE_I64, 64 },  { "u8", "a u8", SPV_VALUE_U8, 8 },
+    { "u16", "a u16", SPV_VALUE_U16, 16 },   { "u32", "a u32", SPV_VALUE_U32, 32 },
+    { "u64", "a u64", SPV_VALUE_U64, 64 },   { "f16", "an f16", SPV_VALUE_F16, 16 },
+    { "f32", "an f32", SPV_VALUE_F32, 32 },  { "f64", "an f64", SPV_VALUE_F64, 64 },
 };
+#define NTYPES (sizeof types / sizeof types[0])
 
 const char *spv_value_type_name(spv_value_type t)
 {
-    for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
-        if (type_names[i].type == t)
-            return type_names[i].name;
+    for (size_t i = 0; i < NTYPES; i++)
+        if (types[i].type == t)
+            return types[i].name;
     return t == SPV_VALUE_AUTO ? "auto" : "?";
+}
+
+/* "a u32", "an f16": for messages. */
+static const char *a_type(spv_value_type t)
+{
+    for (size_t i = 0; i < NTYPES; i++)
+        if (types[i].type == t)
+            return types[i].with_article;
+    return "a value of no known type";
 }
 
 unsigned spv_value_type_bits(spv_value_type t)
 {
-    switch (t) {
-    case SPV_VALUE_BOOL:
-        return 1;
-    case SPV_VALUE_I8:
-    case SPV_VALUE_U8:
-        return 8;
-    case SPV_VALUE_I16:
-    case SPV_VALUE_U16:
-    case SPV_VALUE_F16:
-        return 16;
-    case SPV_VALUE_I32:
-    case SPV_VALUE_U32:
-    case SPV_VALUE_F32:
-        return 32;
-    case SPV_VALUE_I64:
-    case SPV_VALUE_U64:
-    case SPV_VALUE_F64:
-        return 64;
-    default:
-        return 0;
-    }
+    for (size_t i = 0; i < NTYPES; i++)
+        if (types[i].type == t)
+            return types[i].bits;
+    return 0;
 }
 
-static bool type_is_signed_int(spv_value_type t)
+static bool is_sint(spv_value_type t)
 {
     return t >= SPV_VALUE_I8 && t <= SPV_VALUE_I64;
 }
-static bool type_is_unsigned_int(spv_value_type t)
+static bool is_int(spv_value_type t)
 {
-    return t >= SPV_VALUE_U8 && t <= SPV_VALUE_U64;
+    return t >= SPV_VALUE_I8 && t <= SPV_VALUE_U64;
 }
-static bool type_is_float(spv_value_type t)
+static bool is_float(spv_value_type t)
 {
     return t >= SPV_VALUE_F16 && t <= SPV_VALUE_F64;
+}
+
+/* --- the module's constants ------------------------------------------------------------ */
+
+static spv_value_type value_type_of(const spv_module *m, uint32_t type_id)
+{
+    const spv_type *t = spv_type_get(m, type_id);
+    if (!t)
+        return SPV_VALUE_AUTO;
+    if (t->kind == SPV_TYPE_BOOL)
+        return SPV_VALUE_BOOL;
+    for (size_t i = 0; i < NTYPES; i++) {
+        spv_value_type v = types[i].type;
+        if (types[i].bits != t->width)
+            continue;
+        if ((t->kind == SPV_TYPE_INT && is_int(v) && is_sint(v) == t->is_signed) ||
+            (t->kind == SPV_TYPE_FLOAT && is_float(v)))
+            return v;
+    }
+    return SPV_VALUE_AUTO;
+}
+
+static int cmp_spec(const void *a, const void *b)
+{
+    const spv_spec_constant *x = a, *y = b;
+    if (x->spec_id != y->spec_id)
+        return x->spec_id < y->spec_id ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static bool is_spec_scalar(const spv_module *m, const spv_id *x)
+{
+    if (x->spec_id == SPV_NONE || x->kind != SPV_ID_SPEC_CONSTANT || x->inst == SPV_NONE)
+        return false;
+    uint32_t op = m->insts[x->inst].opcode;
+    return op == SpvOpSpecConstant || op == SpvOpSpecConstantTrue || op == SpvOpSpecConstantFalse;
+}
+
+size_t spv_spec_constants(const spv_module *m, spv_spec_constant **out)
+{
+    size_t n = 0;
+    *out = NULL;
+    for (uint32_t id = 1; id < m->bound; id++)
+        n += is_spec_scalar(m, &m->ids[id]);
+    if (n == 0 || !(*out = calloc(n, sizeof **out)))
+        return 0;
+    size_t k = 0;
+    for (uint32_t id = 1; id < m->bound; id++) {
+        const spv_id *x = &m->ids[id];
+        if (is_spec_scalar(m, x))
+            (*out)[k++] =
+                (spv_spec_constant){ x->spec_id, id, x->name, x->type_id, value_type_of(m, x->type_id), x->scalar };
+    }
+    qsort(*out, n, sizeof **out, cmp_spec);
+    return n;
+}
+
+/* --- values as text -------------------------------------------------------------------- */
+
+void spv_value_format(spv_value_type t, uint64_t bits, char *buf, size_t len)
+{
+    unsigned w = spv_value_type_bits(t);
+    if (t == SPV_VALUE_BOOL) {
+        snprintf(buf, len, "%s", bits ? "true" : "false");
+    } else if (is_sint(t)) {
+        snprintf(buf, len, "%" PRId64, spv_fold_sext(bits, w));
+    } else if (is_int(t)) {
+        snprintf(buf, len, "%" PRIu64, spv_fold_mask(bits, w));
+    } else if (is_float(t)) {
+        double d = spv_float_bits_to_f64(bits, w);
+        if (isnan(d) || isinf(d)) {
+            snprintf(buf, len, "%s%s", signbit(d) ? "-" : "", isnan(d) ? "nan" : "inf");
+            return;
+        }
+        /* the fewest digits that read back as the same value of this width */
+        for (int digits = 1; digits <= 17; digits++) {
+            snprintf(buf, len, "%.*g", digits, d);
+            if (spv_f64_to_float_bits(strtod(buf, NULL), w) == spv_fold_mask(bits, w))
+                break;
+        }
+    } else {
+        snprintf(buf, len, "0x%" PRIx64, bits);
+    }
 }
 
 /* Integer text: optional sign, decimal or 0x hex digits, nothing else.
@@ -128,7 +211,38 @@ static int strtod_round_to_odd(const char *s, double *out)
     return 0;
 }
 
-int spv_parse_value_as(const char *text, spv_value_type t, uint64_t *bits, spv_diag *diag)
+/* --- integers: ranges ------------------------------------------------------------------------ */
+
+/* The values an integer type holds: -neg_limit to hi.  Kernel-flavour integers
+ * have no signedness: they hold the signed and the unsigned range of the width. */
+static void int_range(spv_value_type t, bool signless, uint64_t *neg_limit, uint64_t *hi)
+{
+    uint64_t umax = spv_fold_mask(UINT64_MAX, spv_value_type_bits(t)), smax = umax >> 1;
+    *neg_limit = signless || is_sint(t) ? smax + 1 : 0;
+    *hi = is_sint(t) && !signless ? smax : umax;
+}
+
+/* Whether the integer -mag (neg) or mag fits type t; *bits its bits there. */
+static bool int_fits(spv_value_type t, bool signless, bool neg, uint64_t mag, uint64_t *bits)
+{
+    uint64_t lo, hi;
+    int_range(t, signless, &lo, &hi);
+    if (neg ? mag > lo : mag > hi)
+        return false;
+    *bits = spv_fold_mask(neg ? (uint64_t)0 - mag : mag, spv_value_type_bits(t));
+    return true;
+}
+
+static int range_error(spv_diag *diag, const char *value, spv_value_type t, bool signless)
+{
+    uint64_t lo, hi;
+    int_range(t, signless, &lo, &hi);
+    return spv_fail(diag, "%s is out of range for %s (%s%" PRIu64 " to %" PRIu64 "%s)", value, spv_value_type_name(t),
+                    lo ? "-" : "", lo, hi, signless ? "; Kernel integers have no signedness" : "");
+}
+
+/* Text (no suffix) as a value of type t; `signless`: t is a Kernel integer. */
+static int parse_as(const char *text, spv_value_type t, bool signless, uint64_t *bits, spv_diag *diag)
 {
     char buf[256];
     while (isspace((unsigned char)*text))
@@ -137,7 +251,7 @@ int spv_parse_value_as(const char *text, spv_value_type t, uint64_t *bits, spv_d
     while (n && isspace((unsigned char)text[n - 1]))
         n--;
     if (n == 0)
-        return spv_fail(diag, "empty value, expected a %s", spv_value_type_name(t));
+        return spv_fail(diag, "empty value, expected %s", a_type(t));
     if (n >= sizeof buf)
         return spv_fail(diag, "value text of %zu characters is too long", n);
     memcpy(buf, text, n);
@@ -154,33 +268,25 @@ int spv_parse_value_as(const char *text, spv_value_type t, uint64_t *bits, spv_d
         return 0;
     }
     unsigned w = spv_value_type_bits(t);
-    if (type_is_signed_int(t) || type_is_unsigned_int(t)) {
+    if (is_int(t)) {
         bool neg;
         uint64_t mag = 0;
         int r = parse_int(buf, &neg, &mag);
         if (r == -1)
-            return spv_fail(diag, "value \"%s\" is not an integer, expected a %s (decimal or 0x hex)", buf, tn);
-        uint64_t umax = w == 64 ? UINT64_MAX : (UINT64_C(1) << w) - 1;
-        uint64_t smax = umax >> 1;
-        if (type_is_signed_int(t)) {
-            if (r == -2 || (neg ? mag > smax + 1 : mag > smax))
-                return spv_fail(diag, "value %s is out of range for %s (%lld to %llu)", buf, tn,
-                                w == 64 ? (long long)INT64_MIN : -(long long)(smax + 1), (unsigned long long)smax);
-            *bits = spv_fold_mask(neg ? (uint64_t)0 - mag : mag, w);
-        } else {
-            if (r == -2 || (neg && mag) || mag > umax)
-                return spv_fail(diag, "value %s is out of range for %s (0 to %llu)", buf, tn, (unsigned long long)umax);
-            *bits = mag;
-        }
+            return spv_fail(diag, "value \"%s\" is not an integer, expected %s (decimal or 0x hex)", buf, a_type(t));
+        char what[300];
+        snprintf(what, sizeof what, "value %s", buf);
+        if (r == -2 || !int_fits(t, signless, neg, mag, bits))
+            return range_error(diag, what, t, signless);
         return 0;
     }
-    if (type_is_float(t)) {
+    if (is_float(t)) {
         double d;
         char *end;
         if (w == 32) {
             float f = strtof(buf, &end);
             if (end == buf || *end)
-                return spv_fail(diag, "value \"%s\" is not a number, expected a %s", buf, tn);
+                return spv_fail(diag, "value \"%s\" is not a number, expected %s", buf, a_type(t));
             uint32_t u;
             memcpy(&u, &f, sizeof u);
             *bits = u;
@@ -188,11 +294,11 @@ int spv_parse_value_as(const char *text, spv_value_type t, uint64_t *bits, spv_d
         } else if (w == 64) {
             d = strtod(buf, &end);
             if (end == buf || *end)
-                return spv_fail(diag, "value \"%s\" is not a number, expected a %s", buf, tn);
+                return spv_fail(diag, "value \"%s\" is not a number, expected %s", buf, a_type(t));
             memcpy(bits, &d, sizeof d);
         } else {
             if (strtod_round_to_odd(buf, &d))
-                return spv_fail(diag, "value \"%s\" is not a number, expected a %s", buf, tn);
+                return spv_fail(diag, "value \"%s\" is not a number, expected %s", buf, a_type(t));
             *bits = spv_f64_to_f16(d);
             d = spv_f16_to_f64((uint16_t)*bits);
         }
@@ -201,6 +307,11 @@ int spv_parse_value_as(const char *text, spv_value_type t, uint64_t *bits, spv_d
         return 0;
     }
     return spv_fail(diag, "no value type given for \"%s\"", buf);
+}
+
+int spv_parse_value_as(const char *text, spv_value_type t, uint64_t *bits, spv_diag *diag)
+{
+    return parse_as(text, t, false, bits, diag);
 }
 
 int spv_parse_spec_value(const char *text, spv_spec_value *v, spv_diag *diag)
@@ -219,11 +330,11 @@ int spv_parse_spec_value(const char *text, spv_spec_value *v, spv_diag *diag)
         bool neg;
         uint64_t id = 0;
         if (n == 0 || n >= sizeof idbuf)
-            return spv_fail(diag, "\"%s\": expected ID=VALUE with a numeric spec id", text);
+            return spv_fail(diag, "\"%s\": expected ID=VALUE with a numeric SpecId", text);
         memcpy(idbuf, text, n);
         idbuf[n] = 0;
         if (parse_int(idbuf, &neg, &id) || neg || id > UINT32_MAX)
-            return spv_fail(diag, "\"%s\": spec id \"%s\" is not a number from 0 to 4294967295", text, idbuf);
+            return spv_fail(diag, "\"%s\": SpecId \"%s\" is not a number from 0 to 4294967295", text, idbuf);
         v->spec_id = (uint32_t)id;
         value = eq + 1;
         while (isspace((unsigned char)*value))
@@ -233,9 +344,9 @@ int spv_parse_spec_value(const char *text, spv_spec_value *v, spv_diag *diag)
     if (colon) {
         const char *suffix = colon + 1;
         spv_value_type t = SPV_VALUE_AUTO;
-        for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
-            if (!strcmp(type_names[i].name, suffix))
-                t = type_names[i].type;
+        for (size_t i = 0; i < NTYPES; i++)
+            if (!strcmp(types[i].name, suffix))
+                t = types[i].type;
         if (t == SPV_VALUE_AUTO)
             return spv_fail(diag,
                             "\"%s\": unknown type suffix \":%s\", expected one of :bool :i8 :i16 :i32 :i64 "
@@ -265,4 +376,131 @@ int spv_parse_spec_value(const char *text, spv_spec_value *v, spv_diag *diag)
         !spv_parse_value_as(value, SPV_VALUE_F64, &v->bits, &sub))
         return 0;
     return spv_fail(diag, "\"%s\": value \"%s\" is not a number, true or false", text, value);
+}
+
+/* --- the rule ---------------------------------------------------------------------------------- */
+
+static const char *src(const spv_module *m)
+{
+    return m->source ? m->source : "<memory>";
+}
+
+/* "mm.spv: SpecId 0 (BS, u32)": how every message names a constant. */
+static void describe(const spv_module *m, const spv_spec_constant *c, char *buf, size_t len)
+{
+    if (c->name && *c->name)
+        snprintf(buf, len, "%s: SpecId %u (%s, %s)", src(m), c->spec_id, c->name, spv_value_type_name(c->type));
+    else
+        snprintf(buf, len, "%s: SpecId %u (%s)", src(m), c->spec_id, spv_value_type_name(c->type));
+}
+
+/* A typed value into a constant of type kt (see spec_value.h); -1 with the
+ * reason (no prefix) in diag. */
+static int typed_value_bits(spv_value_type kt, bool signless, const spv_spec_value *v, uint64_t *bits, spv_diag *diag)
+{
+    unsigned vw = spv_value_type_bits(v->type), kw = spv_value_type_bits(kt);
+    if (!vw)
+        return spv_fail(diag, "the value has no known type (%d)", (int)v->type);
+    if (spv_fold_mask(v->bits, vw) != v->bits)
+        return spv_fail(diag, "value bits 0x%" PRIx64 " do not fit in %s", v->bits, a_type(v->type));
+    if (v->type == kt) {
+        *bits = v->bits;
+        return 0;
+    }
+    char val[64], given[96];
+    spv_value_format(v->type, v->bits, val, sizeof val);
+    snprintf(given, sizeof given, "the %s value %s", spv_value_type_name(v->type), val);
+    if (kt == SPV_VALUE_BOOL) {
+        /* VkBool32 (and OpenCL's one byte) carry a bool as the integer 0 or 1 */
+        if (v->type != SPV_VALUE_BOOL && !(is_int(v->type) && v->bits <= 1))
+            return spv_fail(diag, "%s is not a bool: give true, false, or an integer 0 or 1 (a VkBool32)", given);
+        *bits = v->bits;
+        return 0;
+    }
+    if (is_int(kt)) {
+        if (!is_int(v->type))
+            return spv_fail(diag, "%s is not an integer, expected %s", given, a_type(kt));
+        int64_t s = spv_fold_sext(v->bits, vw);
+        bool neg = is_sint(v->type) && s < 0;
+        if (!int_fits(kt, signless, neg, neg ? (uint64_t)0 - (uint64_t)s : v->bits, bits))
+            return range_error(diag, given, kt, signless);
+        return 0;
+    }
+    if (!is_float(v->type))
+        return spv_fail(diag, "%s is not a float, expected %s", given, a_type(kt));
+    double d = spv_float_bits_to_f64(v->bits, vw);
+    *bits = spv_f64_to_float_bits(d, kw);
+    if (!isnan(d) && spv_float_bits_to_f64(*bits, kw) != d)
+        return spv_fail(diag, "%s has no exact %s value (give it as %s, or as text to round it)", given,
+                        spv_value_type_name(kt), spv_value_type_name(kt));
+    return 0;
+}
+
+int spv_spec_value_bits(const spv_module *m, const spv_spec_constant *c, const spv_spec_value *v, uint64_t *bits,
+                        spv_diag *diag)
+{
+    char what[512];
+    describe(m, c, what, sizeof what);
+    if (c->type == SPV_VALUE_AUTO)
+        return spv_fail(diag,
+                        "%s: the constant's type is not bool, an 8- to 64-bit integer or a 16-, 32- or 64-bit float",
+                        what);
+    if (v->type == SPV_VALUE_AUTO && !v->text)
+        return spv_fail(diag, "%s: the value has no type and no text", what);
+    bool signless = m->is_kernel && is_int(c->type);
+    spv_diag why;
+    why.msg[0] = 0;
+    int rc = v->type == SPV_VALUE_AUTO ? parse_as(v->text, c->type, signless, bits, &why)
+                                       : typed_value_bits(c->type, signless, v, bits, &why);
+    return rc ? spv_fail(diag, "%s: %s", what, why.msg) : 0;
+}
+
+static int unknown_id_error(const spv_module *m, const spv_spec_constant *list, size_t n, uint32_t spec_id,
+                            spv_diag *diag)
+{
+    spv_fail(diag, "%s: SpecId %u is not in the module", src(m), spec_id);
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; i++)
+        distinct += i == 0 || list[i].spec_id != list[i - 1].spec_id;
+    if (distinct == 0) {
+        spv_diag_append(diag, "; it has no specialization constants");
+        return -1;
+    }
+    spv_diag_append(diag, "; it has SpecId%s", distinct > 1 ? "s" : "");
+    for (size_t i = 0, k = 0; i < n; i++) {
+        if (i && list[i].spec_id == list[i - 1].spec_id)
+            continue;
+        const char *name = NULL; /* the first named constant carrying the id */
+        for (size_t j = i; j < n && list[j].spec_id == list[i].spec_id && !name; j++)
+            name = list[j].name && *list[j].name ? list[j].name : NULL;
+        spv_diag_append(diag, "%s %u (%s%s%s)", k++ ? "," : "", list[i].spec_id, name ? name : "", name ? ", " : "",
+                        spv_value_type_name(list[i].type));
+    }
+    return -1;
+}
+
+int spv_spec_resolve(const spv_module *m, const spv_spec_constant *list, size_t n, const spv_spec_value *values,
+                     size_t nvalues, uint64_t *out, spv_diag *diag)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = list[i].default_bits;
+    for (size_t j = 0; j < nvalues; j++) {
+        const spv_spec_value *v = &values[j];
+        bool overridden = false; /* a later value for the same id wins */
+        for (size_t k = j + 1; k < nvalues && !overridden; k++)
+            overridden = values[k].spec_id == v->spec_id;
+        if (overridden)
+            continue;
+        bool found = false;
+        for (size_t i = 0; i < n; i++) {
+            if (list[i].spec_id != v->spec_id)
+                continue;
+            found = true;
+            if (spv_spec_value_bits(m, &list[i], v, &out[i], diag))
+                return -1;
+        }
+        if (!found)
+            return unknown_id_error(m, list, n, v->spec_id, diag);
+    }
+    return 0;
 }

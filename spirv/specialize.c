@@ -81,9 +81,8 @@ typedef struct spec_ctx {
     /* user values, per entry of the spec constant list */
     spv_spec_constant *list;
     size_t nlist;
-    bool *ov_set;
-    uint64_t *ov_bits;
-    uint32_t cur; /* instruction being evaluated */
+    uint64_t *ov_bits; /* [nlist]: the value of each (the user's, else the default) */
+    uint32_t cur;      /* instruction being evaluated */
 } spec_ctx;
 
 static const char *src(const spv_module *m)
@@ -240,190 +239,12 @@ static bool fold_type_of(const spv_module *m, uint32_t type_id, spv_fold_type *f
     }
 }
 
-static spv_value_type value_type_of(const spv_module *m, uint32_t type_id)
-{
-    const spv_type *t = spv_type_get(m, type_id);
-    if (!t)
-        return SPV_VALUE_AUTO;
-    if (t->kind == SPV_TYPE_BOOL)
-        return SPV_VALUE_BOOL;
-    if (t->kind == SPV_TYPE_INT) {
-        static const spv_value_type s[] = { SPV_VALUE_I8, SPV_VALUE_I16, SPV_VALUE_I32, SPV_VALUE_I64 };
-        static const spv_value_type u[] = { SPV_VALUE_U8, SPV_VALUE_U16, SPV_VALUE_U32, SPV_VALUE_U64 };
-        int k = t->width == 8 ? 0 : t->width == 16 ? 1 : t->width == 32 ? 2 : t->width == 64 ? 3 : -1;
-        return k < 0 ? SPV_VALUE_AUTO : t->is_signed ? s[k] : u[k];
-    }
-    if (t->kind == SPV_TYPE_FLOAT)
-        return t->width == 16   ? SPV_VALUE_F16
-               : t->width == 32 ? SPV_VALUE_F32
-               : t->width == 64 ? SPV_VALUE_F64
-                                : SPV_VALUE_AUTO;
-    return SPV_VALUE_AUTO;
-}
-
-/* --- the list of spec constants ------------------------------------------------------------ */
-
-static int cmp_spec(const void *a, const void *b)
-{
-    const spv_spec_constant *x = a, *y = b;
-    if (x->spec_id != y->spec_id)
-        return x->spec_id < y->spec_id ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
-size_t spv_spec_constants(const spv_module *m, spv_spec_constant **out)
-{
-    size_t n = 0;
-    *out = NULL;
-    for (int pass = 0; pass < 2; pass++) {
-        size_t k = 0;
-        for (uint32_t id = 1; id < m->bound; id++) {
-            const spv_id *x = &m->ids[id];
-            if (x->spec_id == SPV_NONE || x->kind != SPV_ID_SPEC_CONSTANT || x->inst == SPV_NONE)
-                continue;
-            uint32_t op = m->insts[x->inst].opcode;
-            if (op != SpvOpSpecConstant && op != SpvOpSpecConstantTrue && op != SpvOpSpecConstantFalse)
-                continue;
-            if (pass == 1)
-                (*out)[k] =
-                    (spv_spec_constant){ x->spec_id, id, x->name, x->type_id, value_type_of(m, x->type_id), x->scalar };
-            k++;
-        }
-        if (pass == 0) {
-            n = k;
-            if (n == 0)
-                return 0;
-            *out = calloc(n, sizeof **out);
-            if (!*out)
-                return 0;
-        }
-    }
-    qsort(*out, n, sizeof **out, cmp_spec);
-    return n;
-}
-
 /* --- user values ---------------------------------------------------------------------------------- */
 
-static void describe(const spec_ctx *c, const spv_spec_constant *k, char *buf, size_t len)
-{
-    if (k->name && *k->name)
-        snprintf(buf, len, "%s: spec id %u (\"%s\", %%%u, %s)", src(c->m), k->spec_id, k->name, k->id,
-                 spv_value_type_name(k->type));
-    else
-        snprintf(buf, len, "%s: spec id %u (%%%u, %s)", src(c->m), k->spec_id, k->id, spv_value_type_name(k->type));
-}
-
-static bool is_sint(spv_value_type t)
-{
-    return t >= SPV_VALUE_I8 && t <= SPV_VALUE_I64;
-}
-static bool is_uint(spv_value_type t)
-{
-    return t >= SPV_VALUE_U8 && t <= SPV_VALUE_U64;
-}
-static bool is_float(spv_value_type t)
-{
-    return t >= SPV_VALUE_F16 && t <= SPV_VALUE_F64;
-}
-static unsigned vt_width(spv_value_type t)
-{
-    static const unsigned w[] = { 0, 1, 8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64 };
-    return (unsigned)t < sizeof w / sizeof w[0] ? w[t] : 0;
-}
-/* The unsigned / signed type of the same width. */
-static spv_value_type flip_sign(spv_value_type t)
-{
-    return is_sint(t) ? t + (SPV_VALUE_U8 - SPV_VALUE_I8) : is_uint(t) ? t - (SPV_VALUE_U8 - SPV_VALUE_I8) : t;
-}
-
-/* The bits of value v for constant k, or -1 with a message. */
-static int value_bits(spec_ctx *c, const spv_spec_constant *k, const spv_spec_value *v, uint64_t *bits)
-{
-    char what[256];
-    describe(c, k, what, sizeof what);
-    spv_value_type kt = k->type;
-    if (kt == SPV_VALUE_AUTO)
-        return spv_fail(c->diag, "%s: the constant's type is not bool, an 8-64-bit integer or a 16/32/64-bit float",
-                        what);
-    /* Kernel modules have only Signedness 0 integers: either reading is fine. */
-    bool either_sign = c->m->is_kernel && (is_sint(kt) || is_uint(kt));
-    spv_diag sub;
-    if (v->type == SPV_VALUE_AUTO) {
-        if (!v->text)
-            return spv_fail(c->diag, "%s: the value has type auto but no text", what);
-        if (!spv_parse_value_as(v->text, kt, bits, &sub))
-            return 0;
-        if (either_sign && !spv_parse_value_as(v->text, flip_sign(kt), bits, NULL))
-            return 0;
-        return spv_fail(c->diag, "%s: %s", what, sub.msg);
-    }
-    unsigned vw = vt_width(v->type), kw = vt_width(kt);
-    bool same_class = (v->type == SPV_VALUE_BOOL && kt == SPV_VALUE_BOOL) || (is_float(v->type) && is_float(kt)) ||
-                      ((is_sint(v->type) || is_uint(v->type)) && (is_sint(kt) || is_uint(kt)));
-    if (!same_class || vw != kw)
-        return spv_fail(c->diag, "%s: the value is a %s, expected a %s", what, spv_value_type_name(v->type),
-                        spv_value_type_name(kt));
-    if (spv_fold_mask(v->bits, vw) != v->bits)
-        return spv_fail(c->diag, "%s: value bits 0x%llx do not fit in a %s", what, (unsigned long long)v->bits,
-                        spv_value_type_name(v->type));
-    *bits = v->bits;
-    if (either_sign || v->type == kt || v->type == SPV_VALUE_BOOL || is_float(kt))
-        return 0;
-    /* signed value into an unsigned constant or the reverse: only if it fits */
-    if (is_sint(v->type) && spv_fold_sext(v->bits, vw) < 0)
-        return spv_fail(c->diag, "%s: value %lld (%s) is out of range for %s (0 to %llu)", what,
-                        (long long)spv_fold_sext(v->bits, vw), spv_value_type_name(v->type), spv_value_type_name(kt),
-                        (unsigned long long)spv_fold_mask(~0ull, kw));
-    if (is_uint(v->type) && spv_fold_sext(v->bits, vw) < 0)
-        return spv_fail(c->diag, "%s: value %llu (%s) is out of range for %s (at most %llu)", what,
-                        (unsigned long long)v->bits, spv_value_type_name(v->type), spv_value_type_name(kt),
-                        (unsigned long long)(spv_fold_mask(~0ull, kw) >> 1));
-    return 0;
-}
-
-static int unknown_id_error(spec_ctx *c, uint32_t spec_id)
-{
-    spv_fail(c->diag, "%s: spec id %u is not in the module", src(c->m), spec_id);
-    if (c->nlist == 0) {
-        spv_diag_append(c->diag, "; it has no specialization constants");
-        return -1;
-    }
-    spv_diag_append(c->diag, "; it has spec id%s", c->nlist > 1 ? "s" : "");
-    for (size_t i = 0; i < c->nlist; i++) {
-        if (i && c->list[i].spec_id == c->list[i - 1].spec_id)
-            continue;
-        const spv_spec_constant *k = &c->list[i];
-        spv_diag_append(c->diag, "%s %u", i ? "," : "", k->spec_id);
-        if (k->name && *k->name)
-            spv_diag_append(c->diag, " (%s %s)", k->name, spv_value_type_name(k->type));
-        else
-            spv_diag_append(c->diag, " (%s)", spv_value_type_name(k->type));
-    }
-    return -1;
-}
-
+/* Every constant's value: the user's where given (fitted by spec_value.c), else its default. */
 static int apply_values(spec_ctx *c, const spv_spec_value *values, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        const spv_spec_value *v = &values[i];
-        for (size_t j = 0; j < i; j++)
-            if (values[j].spec_id == v->spec_id && values[j].type != SPV_VALUE_AUTO && v->type != SPV_VALUE_AUTO &&
-                values[j].type != v->type)
-                return spv_fail(c->diag, "%s: spec id %u is set twice with different types (%s, then %s)", src(c->m),
-                                v->spec_id, spv_value_type_name(values[j].type), spv_value_type_name(v->type));
-        bool found = false;
-        for (size_t k = 0; k < c->nlist; k++) {
-            if (c->list[k].spec_id != v->spec_id)
-                continue;
-            found = true;
-            if (value_bits(c, &c->list[k], v, &c->ov_bits[k]))
-                return -1;
-            c->ov_set[k] = true; /* a later value for the same id wins */
-        }
-        if (!found)
-            return unknown_id_error(c, v->spec_id);
-    }
-    return 0;
+    return spv_spec_resolve(c->m, c->list, c->nlist, values, n, c->ov_bits, c->diag);
 }
 
 /* Type of constituent k of an aggregate type (0 if none); *count: how many
@@ -749,7 +570,7 @@ static int eval_spec_op(spec_ctx *c, const spv_inst *in, cval *out)
 static int override_of(const spec_ctx *c, uint32_t id, uint64_t *bits)
 {
     for (size_t k = 0; k < c->nlist; k++)
-        if (c->list[k].id == id && c->ov_set[k]) {
+        if (c->list[k].id == id) {
             *bits = c->ov_bits[k];
             return 1;
         }
@@ -1138,11 +959,10 @@ int spv_specialize(const spv_module *m, const spv_spec_value *values, size_t n, 
     spec_ctx c = { .m = m, .diag = diag, .bound = m->bound };
     int rc = -1;
     c.nlist = spv_spec_constants(m, &c.list);
-    c.ov_set = calloc(c.nlist ? c.nlist : 1, sizeof *c.ov_set);
     c.ov_bits = calloc(c.nlist ? c.nlist : 1, sizeof *c.ov_bits);
     c.vcap = m->bound;
     c.vidx = calloc(c.vcap ? c.vcap : 1, sizeof *c.vidx);
-    if (!c.ov_set || !c.ov_bits || !c.vidx) {
+    if (!c.ov_bits || !c.vidx) {
         oom(&c);
         goto out;
     }
@@ -1158,7 +978,6 @@ out:
     free(c.news);
     free(c.scal);
     free(c.list);
-    free(c.ov_set);
     free(c.ov_bits);
     return rc;
 }

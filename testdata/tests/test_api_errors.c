@@ -109,7 +109,9 @@ TEST(api_spec_errors)
     spvjit_spec_set_f32(s, 12, 1.0f);
     CHECK(spvjit_kernel_build(m, NULL, s, NULL, &k) == SPVJIT_ERROR_SPEC_CONSTANT && !k, "unknown SpecId 12");
     has(spvjit_last_error(), "12");
-    has(spvjit_last_error(), "0, 1, 2, 3, 4, 5, 6, 7, 8"); /* the ids it has */
+    has(spvjit_last_error(),
+        "SpecId 12 is not in the module; it has SpecIds 0 (K0, f32), 1 (K1, f32)"); /* the ids it has */
+    has(spvjit_last_error(), "8 (K8, f32)");
     spvjit_specs_destroy(s);
 
     spvjit_specs_create(&s);
@@ -120,8 +122,13 @@ TEST(api_spec_errors)
     spvjit_specs_destroy(s);
 
     spvjit_specs_create(&s);
-    spvjit_spec_set_f64(s, 4, 0.5); /* another width */
-    CHECK(spvjit_kernel_build(m, NULL, s, NULL, &k) == SPVJIT_ERROR_SPEC_CONSTANT, "f64 for a float");
+    spvjit_spec_set_f64(s, 4, 0.1); /* another width, not exactly an f32 */
+    CHECK(spvjit_kernel_build(m, NULL, s, NULL, &k) == SPVJIT_ERROR_SPEC_CONSTANT, "f64 0.1 for a float");
+    has(spvjit_last_error(), "the f64 value 0.1 has no exact f32 value");
+    spvjit_spec_set_f64(s, 4, 0.5); /* exactly an f32 */
+    CHECK(spvjit_kernel_build(m, NULL, s, NULL, &k) == SPVJIT_OK, "f64 0.5 for a float: %s", spvjit_last_error());
+    spvjit_kernel_destroy(k);
+    k = NULL;
     spvjit_specs_destroy(s);
 
     spvjit_specs_create(&s);

@@ -1,0 +1,360 @@
+/* testdata/tests/test_spec_values.c — one rule for spec-constant values,
+ * whichever way they come in.
+ *
+ * Every case goes through the specializer (spv_specialize), the public API
+ * (spvjit_spec_set_define + spvjit_module_specialize), `spvjit specialize -D`
+ * and, for some, `spvjit run -D`: all four must give the same verdict, the
+ * same bits and the same error text.  The expected verdicts are the rule of
+ * spirv/spec_value.h as the specifications give it (Vulkan: a bool spec
+ * constant is passed as a 4-byte VkBool32, VK_FALSE or VK_TRUE; OpenCL Kernel
+ * integers have no signedness); the expected bits are plain C conversions.
+ */
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+/* libspirv.h defines this constant with external linkage in C; keep ours apart from the library's */
+#define kDefaultMaxIdBound test_spec_values_kDefaultMaxIdBound
+#include <spirv-tools/libspirv.h>
+#undef kDefaultMaxIdBound
+
+#include "lib/spvjit.h"
+#include "spirv/specialize.h"
+
+/* Shader module: one constant per type; the function does nothing, so `run`
+ * compiles in a moment. */
+static const char shader_src[] =
+    "OpCapability Shader\nOpCapability Int8\nOpCapability Int64\nOpCapability Float16\nOpCapability Float64\n"
+    "OpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n"
+    "OpName %n \"N\"\nOpDecorate %flag SpecId 1\nOpDecorate %n SpecId 2\nOpDecorate %s SpecId 3\n"
+    "OpDecorate %byte SpecId 4\nOpDecorate %h SpecId 5\nOpDecorate %f SpecId 6\nOpDecorate %d SpecId 7\n"
+    "OpDecorate %l SpecId 8\n"
+    "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%bool = OpTypeBool\n%u32 = OpTypeInt 32 0\n"
+    "%i32 = OpTypeInt 32 1\n%u8 = OpTypeInt 8 0\n%i64 = OpTypeInt 64 1\n%f16 = OpTypeFloat 16\n"
+    "%f32 = OpTypeFloat 32\n%f64 = OpTypeFloat 64\n"
+    "%flag = OpSpecConstantFalse %bool\n%n = OpSpecConstant %u32 16\n%s = OpSpecConstant %i32 -1\n"
+    "%byte = OpSpecConstant %u8 7\n%h = OpSpecConstant %f16 1\n%f = OpSpecConstant %f32 0.5\n"
+    "%d = OpSpecConstant %f64 0.25\n%l = OpSpecConstant %i64 -3\n"
+    "%main = OpFunction %void None %fn\n%lab = OpLabel\nOpReturn\nOpFunctionEnd\n";
+
+/* Kernel module: a 32-bit integer (no signedness) and a bool. */
+static const char kernel_src[] =
+    "OpCapability Addresses\nOpCapability Kernel\nOpCapability Int64\nOpMemoryModel Physical64 OpenCL\n"
+    "OpEntryPoint Kernel %k \"k\"\nOpDecorate %n SpecId 0\nOpDecorate %flag SpecId 1\n"
+    "%void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%bool = OpTypeBool\n%n = OpSpecConstant %uint 8\n"
+    "%flag = OpSpecConstantTrue %bool\n%fn = OpTypeFunction %void\n"
+    "%k = OpFunction %void None %fn\n%l = OpLabel\nOpReturn\nOpFunctionEnd\n";
+
+static uint64_t f32b(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static uint64_t f64b(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
+static uint64_t f16b(_Float16 h)
+{
+    uint16_t u;
+    memcpy(&u, &h, 2);
+    return u;
+}
+
+typedef struct vcase {
+    bool kernel;
+    const char *defines[2]; /* one or two -D values (the later one wins) */
+    bool ok;
+    uint64_t bits;   /* ok: the constant's bits afterwards */
+    const char *err; /* !ok: a part of the message */
+    bool run;        /* also through `spvjit run` */
+} vcase;
+
+/* Writes the assembled module to dir/name; returns its path (static buffer per call site). */
+static bool write_module(const char *src, const char *path)
+{
+    spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_3);
+    spv_binary bin = NULL;
+    spv_diagnostic d = NULL;
+    bool ok = spvTextToBinary(ctx, src, strlen(src), &bin, &d) == SPV_SUCCESS;
+    if (ok) {
+        FILE *f = fopen(path, "wb");
+        ok = f && fwrite(bin->code, 4, bin->wordCount, f) == bin->wordCount;
+        if (f)
+            ok = fclose(f) == 0 && ok;
+    } else {
+        fprintf(stderr, "assemble: %s\n", d && d->error ? d->error : "?");
+    }
+    spvBinaryDestroy(bin);
+    spvDiagnosticDestroy(d);
+    spvContextDestroy(ctx);
+    return ok;
+}
+
+/* The id of the constant with SpecId sid in the original module. */
+static uint32_t const_id(const spv_module *m, uint32_t sid)
+{
+    for (uint32_t id = 1; id < m->bound; id++)
+        if (m->ids[id].spec_id == sid)
+            return id;
+    return 0;
+}
+
+static uint32_t spec_id_of(const char *define)
+{
+    return (uint32_t)strtoul(define, NULL, 10);
+}
+
+/* One path's verdict. */
+typedef struct verdict {
+    bool ok;
+    uint64_t bits;
+    char msg[2048];
+} verdict;
+
+static void bits_of(const uint32_t *w, size_t nw, uint32_t id, verdict *v)
+{
+    spv_diag d;
+    spv_module *o = spv_module_load(w, nw * 4, "out", &(spv_load_options){ .skip_validation = true }, &d);
+    v->bits = o && id < o->bound ? o->ids[id].scalar : ~0ull;
+    spv_module_free(o);
+}
+
+static void by_specializer(const spv_module *m, const vcase *c, uint32_t id, verdict *v)
+{
+    spv_spec_value vals[2];
+    size_t n = 0;
+    spv_diag d;
+    for (; n < 2 && c->defines[n]; n++)
+        if (spv_parse_spec_value(c->defines[n], &vals[n], &d) != 0) {
+            snprintf(v->msg, sizeof v->msg, "parse: %.2000s", d.msg);
+            return;
+        }
+    uint32_t *w = NULL;
+    size_t nw = 0;
+    v->ok = spv_specialize(m, vals, n, &w, &nw, &d) == 0;
+    if (v->ok)
+        bits_of(w, nw, id, v);
+    else
+        snprintf(v->msg, sizeof v->msg, "%s", d.msg);
+    free(w);
+}
+
+static void by_api(const char *path, const vcase *c, uint32_t id, verdict *v)
+{
+    spvjit_context *ctx = NULL;
+    spvjit_module *m = NULL;
+    spvjit_specs *s = NULL;
+    uint32_t *w = NULL;
+    size_t nw = 0;
+    spvjit_context_create(&(spvjit_context_options){ .threads = 1, .disk_cache_dir = "" }, &ctx);
+    spvjit_status st = spvjit_module_load_file(ctx, path, &m);
+    if (st == SPVJIT_OK)
+        st = spvjit_specs_create(&s);
+    for (int i = 0; i < 2 && c->defines[i] && st == SPVJIT_OK; i++)
+        st = spvjit_spec_set_define(s, c->defines[i]);
+    if (st == SPVJIT_OK)
+        st = spvjit_module_specialize(m, s, &w, &nw);
+    v->ok = st == SPVJIT_OK;
+    if (v->ok)
+        bits_of(w, nw, id, v);
+    else
+        snprintf(v->msg, sizeof v->msg, "%s", spvjit_last_error());
+    spvjit_free(w);
+    spvjit_specs_destroy(s);
+    spvjit_module_destroy(m);
+    spvjit_context_destroy(ctx);
+}
+
+static const char *bin(void)
+{
+    const char *b = getenv("SPVJIT_BIN");
+    return b ? b : "build/spvjit";
+}
+
+/* `spvjit specialize` (out != NULL) or `spvjit run`. */
+static void by_cli(const char *path, const char *out, const vcase *c, uint32_t id, verdict *v)
+{
+    char cmd[2048];
+    int n = snprintf(cmd, sizeof cmd, "%s %s %s", bin(), out ? "specialize" : "run", path);
+    for (int i = 0; i < 2 && c->defines[i]; i++)
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " -D '%s'", c->defines[i]);
+    if (out)
+        snprintf(cmd + n, sizeof cmd - (size_t)n, " -o %s", out);
+    char *text = NULL;
+    v->ok = test_run_capture(cmd, &text) == 0;
+    /* the message as the library gave it: "spvjit: " before, one newline after */
+    size_t len = strlen(text);
+    if (!v->ok && !strncmp(text, "spvjit: ", 8) && len > 8 && text[len - 1] == '\n')
+        snprintf(v->msg, sizeof v->msg, "%.*s", (int)(len - 9), text + 8);
+    else
+        snprintf(v->msg, sizeof v->msg, "%s", text);
+    free(text);
+    if (v->ok && out) {
+        size_t bytes = 0;
+        uint32_t *w = test_read_file(out, &bytes);
+        if (w)
+            bits_of(w, bytes / 4, id, v);
+        free(w);
+    }
+}
+
+static void check_case(const vcase *c, const char *path, const spv_module *m, const char *tmp_out)
+{
+    uint32_t id = const_id(m, spec_id_of(c->defines[0]));
+    verdict v[4];
+    memset(v, 0, sizeof v);
+    static const char *const how[4] = { "specializer", "API", "spvjit specialize", "spvjit run" };
+    by_specializer(m, c, id, &v[0]);
+    by_api(path, c, id, &v[1]);
+    by_cli(path, tmp_out, c, id, &v[2]);
+    int npaths = 3;
+    if (c->run) {
+        by_cli(path, NULL, c, id, &v[3]);
+        v[3].bits = v[0].bits; /* run has no output module: the verdict and message count */
+        npaths = 4;
+    }
+    const char *what = c->defines[1] ? c->defines[1] : c->defines[0];
+    CHECK(v[0].ok == c->ok, "%s: specializer says %s, the rule %s (%s)", what, v[0].ok ? "ok" : "error",
+          c->ok ? "ok" : "error", v[0].msg);
+    if (c->ok)
+        CHECK(v[0].bits == c->bits, "%s: bits 0x%llx, expected 0x%llx", what, (unsigned long long)v[0].bits,
+              (unsigned long long)c->bits);
+    else
+        CHECK(strstr(v[0].msg, c->err) != NULL, "%s: message \"%s\" lacks \"%s\"", what, v[0].msg, c->err);
+    for (int p = 1; p < npaths; p++) {
+        CHECK(v[p].ok == v[0].ok, "%s: %s says %s, the specializer %s (%s)", what, how[p], v[p].ok ? "ok" : "error",
+              v[0].ok ? "ok" : "error", v[p].msg);
+        if (v[p].ok && v[0].ok)
+            CHECK(v[p].bits == v[0].bits, "%s: %s gives 0x%llx, the specializer 0x%llx", what, how[p],
+                  (unsigned long long)v[p].bits, (unsigned long long)v[0].bits);
+        if (!v[p].ok && !v[0].ok)
+            CHECK(!strcmp(v[p].msg, v[0].msg), "%s: %s words it \"%s\", the specializer \"%s\"", what, how[p], v[p].msg,
+                  v[0].msg);
+    }
+}
+
+TEST(spec_values_one_rule_for_api_specializer_and_cli)
+{
+    char dir[] = "/tmp/spvjit_specv_XXXXXX";
+    REQUIRE(mkdtemp(dir), "mkdtemp");
+    char shader[128], kernel[128], out[128];
+    snprintf(shader, sizeof shader, "%s/values.spv", dir);
+    snprintf(kernel, sizeof kernel, "%s/values_kernel.spv", dir);
+    snprintf(out, sizeof out, "%s/out.spv", dir);
+    REQUIRE(write_module(shader_src, shader) && write_module(kernel_src, kernel), "assemble the test modules");
+    spv_diag d;
+    spv_module *ms = spv_module_load_file(shader, NULL, &d);
+    spv_module *mk = spv_module_load_file(kernel, NULL, &d);
+    REQUIRE(ms && mk, "load: %s", d.msg);
+
+    const vcase cases[] = {
+        /* integers: any width and signedness when the value fits (the issue: 16:u64 for a u32) */
+        { false, { "2=16" }, true, 16, NULL, true },
+        { false, { "2=16:u64" }, true, 16, NULL, true },
+        { false, { "2=0x10:u8" }, true, 16, NULL, false },
+        { false, { "2=4294967295" }, true, 0xffffffffu, NULL, false },
+        { false, { "2=-1" }, false, 0, "value -1 is out of range for u32 (0 to 4294967295)", true },
+        { false, { "2=-1:i32" }, false, 0, "the i32 value -1 is out of range for u32 (0 to 4294967295)", false },
+        { false, { "2=4294967296:u64" }, false, 0, "the u64 value 4294967296 is out of range for u32", false },
+        { false, { "2=1.5" }, false, 0, "value \"1.5\" is not an integer, expected a u32", false },
+        { false, { "2=1.5:f32" }, false, 0, "the f32 value 1.5 is not an integer, expected a u32", false },
+        { false, { "2=true" }, false, 0, "value \"true\" is not an integer", false },
+        { false, { "2=true:bool" }, false, 0, "the bool value true is not an integer, expected a u32", false },
+        { false, { "3=-5" }, true, (uint32_t)-5, NULL, false },
+        { false, { "3=-5:i64" }, true, (uint32_t)-5, NULL, false },
+        { false, { "3=7:u8" }, true, 7, NULL, false },
+        { false, { "3=2147483648" }, false, 0, "out of range for i32 (-2147483648 to 2147483647)", false },
+        { false, { "3=3000000000:u32" }, false, 0, "the u32 value 3000000000 is out of range for i32", false },
+        { false, { "4=255" }, true, 255, NULL, false },
+        { false, { "4=255:u32" }, true, 255, NULL, false },
+        { false, { "4=256" }, false, 0, "value 256 is out of range for u8 (0 to 255)", false },
+        { false, { "4=-1:i8" }, false, 0, "the i8 value -1 is out of range for u8", false },
+        { false, { "8=-9223372036854775808" }, true, (uint64_t)INT64_MIN, NULL, false },
+        { false, { "8=18446744073709551615:u64" }, false, 0, "out of range for i64", false },
+        /* bool: VkBool32 (an integer 0 or 1) as well as a bool */
+        { false, { "1=true" }, true, 1, NULL, true },
+        { false, { "1=1" }, true, 1, NULL, false },
+        { false, { "1=1:u32" }, true, 1, NULL, true },
+        { false, { "1=0:u32" }, true, 0, NULL, false },
+        { false, { "1=1:i8" }, true, 1, NULL, false },
+        { false, { "1=2:u32" }, false, 0, "the u32 value 2 is not a bool", true },
+        { false, { "1=2" }, false, 0, "value \"2\" is not a bool, expected true, false, 1 or 0", false },
+        { false, { "1=1:f32" }, false, 0, "the f32 value 1 is not a bool", false },
+        /* floats: any width that converts exactly; text rounds */
+        { false, { "6=0.1" }, true, f32b(0.1f), NULL, false },
+        { false, { "6=0.5:f64" }, true, f32b(0.5f), NULL, false },
+        { false, { "6=0.1:f64" }, false, 0, "the f64 value 0.1 has no exact f32 value", false },
+        { false, { "6=1e39:f64" }, false, 0, "has no exact f32 value", false },
+        { false, { "6=-inf:f64" }, true, f32b(-__builtin_inff()), NULL, false },
+        { false, { "6=1:u32" }, false, 0, "the u32 value 1 is not a float, expected an f32", false },
+        { false, { "6=1e39" }, false, 0, "value 1e39 is out of range for f32 (rounds to infinity)", false },
+        { false, { "5=0.1" }, true, f16b((_Float16)0.1), NULL, false },
+        { false, { "5=0.5:f64" }, true, f16b((_Float16)0.5), NULL, false },
+        { false, { "5=0.1:f32" }, false, 0, "the f32 value 0.1 has no exact f16 value", false },
+        { false, { "5=70000" }, false, 0, "rounds to infinity", false },
+        { false, { "7=0.1:f32" }, true, f64b((double)0.1f), NULL, false },
+        { false, { "7=0.1" }, true, f64b(0.1), NULL, false },
+        /* unknown ids name the ids the module has; a later value for an id wins */
+        { false,
+          { "9=1" },
+          false,
+          0,
+          "SpecId 9 is not in the module; it has SpecIds 1 (bool), 2 (N, u32), 3 (i32)",
+          true },
+        { false, { "2=1", "2=2:u64" }, true, 2, NULL, true },
+        { false, { "2=-1", "2=3" }, true, 3, NULL, false },
+        /* Kernel integers have no signedness: the signed or the unsigned range of the width */
+        { true, { "0=-1" }, true, 0xffffffffu, NULL, false },
+        { true, { "0=-1:i32" }, true, 0xffffffffu, NULL, false },
+        { true, { "0=4294967295:u64" }, true, 0xffffffffu, NULL, false },
+        { true, { "0=-2147483649:i64" }, false, 0, "out of range for u32 (-2147483648 to 4294967295", false },
+        { true, { "0=4294967296" }, false, 0, "Kernel integers have no signedness", false },
+        { true, { "1=0:u8" }, true, 0, NULL, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_case(&cases[i], cases[i].kernel ? kernel : shader, cases[i].kernel ? mk : ms, out);
+
+    /* The typed setters are the suffixes' twins. */
+    spvjit_context *ctx = NULL;
+    spvjit_module *m = NULL;
+    spvjit_specs *s = NULL;
+    uint32_t *w = NULL;
+    size_t nw = 0;
+    REQUIRE(spvjit_context_create(&(spvjit_context_options){ .threads = 1, .disk_cache_dir = "" }, &ctx) == SPVJIT_OK &&
+                spvjit_module_load_file(ctx, shader, &m) == SPVJIT_OK && spvjit_specs_create(&s) == SPVJIT_OK,
+            "api: %s", spvjit_last_error());
+    spvjit_spec_set_u64(s, 2, 16);
+    spvjit_spec_set_u32(s, 1, 1); /* VkBool32 VK_TRUE */
+    spvjit_spec_set_f64(s, 6, 0.5);
+    spvjit_spec_set_i32(s, 3, -7);
+    CHECK(spvjit_module_specialize(m, s, &w, &nw) == SPVJIT_OK, "typed setters: %s", spvjit_last_error());
+    verdict v;
+    uint32_t ids[4] = { const_id(ms, 2), const_id(ms, 1), const_id(ms, 6), const_id(ms, 3) };
+    uint64_t want[4] = { 16, 1, f32b(0.5f), (uint32_t)-7 };
+    for (int i = 0; w && i < 4; i++) {
+        bits_of(w, nw, ids[i], &v);
+        CHECK(v.bits == want[i], "typed setter %d: 0x%llx, expected 0x%llx", i, (unsigned long long)v.bits,
+              (unsigned long long)want[i]);
+    }
+    spvjit_free(w);
+    w = NULL;
+    spvjit_spec_set_u32(s, 1, 2);
+    CHECK(spvjit_module_specialize(m, s, &w, &nw) == SPVJIT_ERROR_SPEC_CONSTANT &&
+              strstr(spvjit_last_error(), "the u32 value 2 is not a bool"),
+          "VkBool32 2: %s", spvjit_last_error());
+    spvjit_specs_destroy(s);
+    spvjit_module_destroy(m);
+    spvjit_context_destroy(ctx);
+
+    spv_module_free(ms);
+    spv_module_free(mk);
+    remove(shader);
+    remove(kernel);
+    remove(out);
+    rmdir(dir);
+}
