@@ -34,8 +34,7 @@ const spv_entry_point *jit_find_entry(const spv_module *m, const char *name, spv
 
 bool jit_barriers_on_fibers(const spvjit_options *o)
 {
-    const char *e = getenv("SPVJIT_BARRIERS");
-    return o->barrier_fibers || (e && !strcmp(e, "fibers"));
+    return o->barriers == JIT_BARRIERS_FIBERS;
 }
 
 /* --- context ---------------------------------------------------------------------------- */

@@ -56,6 +56,23 @@ typedef struct spvjit_shape_value {
     uint64_t bits;
 } spvjit_shape_value;
 
+/* How barriers run (lib/api_options.c resolves it from the API and $SPVJIT_BARRIERS). */
+typedef enum jit_barriers {
+    JIT_BARRIERS_AUTO = 0, /* regions (wg_fn) where jit/regions.c can, else fibers (item_fn) */
+    JIT_BARRIERS_REGIONS,  /* regions (for now, where jit/regions.c cannot build them: fibers, as AUTO) */
+    JIT_BARRIERS_FIBERS,   /* fibers even where regions could be built */
+} jit_barriers;
+
+/* The options below are carried (and keyed, and validated by lib/) ahead of the
+ * issues that give them meaning; until then the JIT runs sub-groups of 1, the
+ * scalar work-item path, unchecked accesses and the optimizing tier only. */
+typedef enum jit_simd { JIT_SIMD_AUTO = 0, JIT_SIMD_OFF } jit_simd;
+typedef enum jit_memory { JIT_MEMORY_ROBUST = 0, JIT_MEMORY_CHECK, JIT_MEMORY_UNCHECKED } jit_memory;
+typedef enum jit_tier { JIT_TIER_AUTO = 0, JIT_TIER_QUICK, JIT_TIER_OPT } jit_tier;
+
+/* One build's options, as lib/ resolves them (lib/api_options.c, the only
+ * place that reads the environment); a zeroed value means the built-in
+ * defaults.  Every field that changes the code is in lib/'s cache keys. */
 typedef struct spvjit_options {
     bool unspecialized;     /* see above */
     int opt_level;          /* 0..3; 3 when the options pointer is NULL */
@@ -65,9 +82,11 @@ typedef struct spvjit_options {
                                         module's fixed size where it has one. */
     const spvjit_shape_value *shape_values;
     size_t nshape_values;
-    bool barrier_fibers;   /* keep barrier kernels on the fiber path (item_fn) even
-                                        where they could be compiled into regions (wg_fn);
-                                        also set by the environment SPVJIT_BARRIERS=fibers */
+    jit_barriers barriers;
+    uint32_t subgroup_size; /* 0: native; else 1, 4, 8, 16, 32 or 64 */
+    jit_simd simd;
+    jit_memory memory;
+    jit_tier tier;
     bool keep_object;      /* keep the relocatable object of the code, with the facts
                                         it was made with, for spvjit_kernel_take_object() */
     spvjit_emit_hook emit; /* NULL: emit nothing */

@@ -51,7 +51,7 @@ int jit_analyze(lower_ctx *c, uint32_t fidx, bool is_entry);
 /* Copies the analysis into k->facts; k takes over params, resources, spec ids. */
 void jit_fill_facts(jit_kernel *k, lower_ctx *c);
 
-/* Barrier kernels stay on fibers when asked (option or SPVJIT_BARRIERS=fibers). */
+/* Barrier kernels stay on fibers when asked (spvjit_options.barriers; lib/ resolves it). */
 bool jit_barriers_on_fibers(const spvjit_options *o);
 
 /* Verifies c->mod; -1 with c->diag filled (a JIT bug) when it does not. */

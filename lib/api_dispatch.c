@@ -287,7 +287,7 @@ static spvjit_status prepare(spvjit_kernel *k, const spvjit_dispatch_info *d, di
     }
     r->data.args = s.args;
     r->data.arg_sizes = s.sizes;
-    r->data.nthreads = k->module->ctx->threads;
+    r->data.nthreads = k->module->ctx->options.threads;
 
     if (d->work_dim) {
         r->range.kind = SPVJIT_RANGE_NDRANGE;

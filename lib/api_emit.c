@@ -40,8 +40,9 @@ SPVJIT_API spvjit_status spvjit_kernel_emit(spvjit_module *m, const char *entry,
     const api_entry_info *ei = api_module_entry(m, entry, &st);
     if (!ei)
         return st;
-    spvjit_build_options o = opts ? *opts : (spvjit_build_options){ 0 };
-    o.opt_level = o.no_opt ? 0 : o.opt_level ? o.opt_level : 3;
+    api_build_options o;
+    if ((st = api_build_options_resolve(&m->ctx->options, opts, "spvjit_kernel_emit", &o)) != SPVJIT_OK)
+        return st;
     uint64_t *values = NULL;
     if ((st = api_resolve_specs(m, specs, &values)) != SPVJIT_OK)
         return st;
@@ -53,19 +54,14 @@ SPVJIT_API spvjit_status spvjit_kernel_emit(spvjit_module *m, const char *entry,
     if (!sm)
         goto out;
     emit_capture cap = { .want = what == SPVJIT_EMIT_LLVM ? "ir" : what == SPVJIT_EMIT_OPT_LLVM ? "opt-ir" : "asm" };
-    spvjit_options jo = { .unspecialized = o.unspecialized,
-                          .opt_level = o.opt_level,
-                          .shape_values = shapes,
+    spvjit_options jo = { .shape_values = shapes,
                           .nshape_values = m->nspecs,
                           .emit = capture,
                           .emit_user = &cap,
                           .emit_ir = what == SPVJIT_EMIT_LLVM,
                           .emit_opt_ir = what == SPVJIT_EMIT_OPT_LLVM,
                           .emit_asm = what == SPVJIT_EMIT_ASM };
-    memcpy(jo.local_size, o.local_size, sizeof jo.local_size);
-    for (int i = 0; i < 3 && (o.local_size[0] || o.local_size[1] || o.local_size[2]); i++)
-        if (!jo.local_size[i])
-            jo.local_size[i] = 1;
+    api_build_options_to_jit(&o, &jo);
     jit_kernel *jk = spvjit_compile(sm, ei->e->name, &jo, &d);
     if (!jk) {
         free(cap.text);

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "lib/api_jit.h"
+#include "lib/api_options.h"
 #include "lib/executor.h"
 #include "lib/kernel_cache.h"
 #include "lib/spvjit.h"
@@ -42,9 +43,8 @@ void api_set_error(const char *msg);
 
 struct spvjit_context {
     atomic_uint refs;
-    uint32_t threads; /* for the executor; 0: its default */
+    api_context_options options; /* resolved once, the environment included (api_options.c) */
     kcache *cache;
-    char *disk_dir; /* NULL: no disk cache */
 };
 
 void api_context_retain(spvjit_context *ctx);
@@ -125,6 +125,18 @@ spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *valu
 void api_compiled_retain(void *c);
 void api_compiled_release(void *c);
 
+/* What a cache entry holds: a kernel or an exported function. */
+typedef enum api_code_kind { API_CODE_KERNEL = 'K', API_CODE_FUNCTION = 'F' } api_code_kind;
+
+/* The kernel caches' key, memory and disk alike: part a the module's words;
+ * part b the kind, the entry / function name, the resolved build options
+ * whole (every field, as bytes: none can be left out) and the spec values the
+ * code depends on (all when specializing; unspecialized, only the ones that
+ * shape the work-group size or an array, the rest being read at run time).
+ * Fills *key (hash included) and returns part b, malloc'd (NULL: no memory). */
+unsigned char *api_cache_key(const spvjit_module *mod, api_code_kind kind, const char *name, const api_build_options *o,
+                             const uint64_t *values, kcache_key *key);
+
 /* --- kernels --------------------------------------------------------------------------- */
 
 /* A Kernel-flavour argument as the user set it. */
@@ -152,9 +164,9 @@ typedef struct api_slot {
 struct spvjit_kernel {
     spvjit_module *module;
     const api_entry_info *entry;
-    spvjit_build_options opts; /* opt_level resolved */
-    uint64_t *values;          /* resolved spec values, module->specs order */
-    api_compiled *compiled;    /* NULL: local size chosen at dispatch */
+    api_build_options opts; /* resolved (api_options.c) */
+    uint64_t *values;       /* resolved spec values, module->specs order */
+    api_compiled *compiled; /* NULL: local size chosen at dispatch */
     bool from_cache;
     pthread_mutex_t lock; /* bindings, the local-size memo */
     /* local size chosen at dispatch: the compiles seen so far */

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/api_hash.h"
 #include "lib/api_internal.h"
 #include "lib/disk_cache.h"
 #include "util/timer.h"
@@ -49,7 +48,7 @@ static size_t estimate_bytes(const spv_module *m)
  * object the JIT refuses (other facts, damaged) is simply compiled over. */
 static jit_kernel *load_or_compile(build_req *r, const spv_module *sm, const spvjit_options *o, spv_diag *d)
 {
-    const char *dir = r->k->module->ctx->disk_dir;
+    const char *dir = r->k->module->ctx->options.disk_dir;
     const char *entry = r->k->entry->e->name;
     const kcache_key *key = r->key;
     if (dir) {
@@ -96,10 +95,8 @@ static void *build_compiled(void *user, size_t *est)
     if (!sm)
         return NULL;
 
-    spvjit_options o = { .unspecialized = k->opts.unspecialized,
-                         .opt_level = k->opts.opt_level,
-                         .shape_values = shapes,
-                         .nshape_values = mod->nspecs };
+    spvjit_options o = { .shape_values = shapes, .nshape_values = mod->nspecs };
+    api_build_options_to_jit(&k->opts, &o);
     memcpy(o.local_size, r->ls, sizeof o.local_size);
     jit_kernel *jk = load_or_compile(r, sm, &o, &d);
     free(shapes);
@@ -138,56 +135,47 @@ static void *build_compiled(void *user, size_t *est)
     return c;
 }
 
-/* --- cache keys ----------------------------------------------------------------
- * The key's first part is the module's words; the second is everything else a
- * compile depends on: entry name, flags, local size and the spec values (all
- * of them when specializing; only the shape-giving ones when not, since the
- * others are read at run time). */
+/* --- cache keys ------------------------------------------------------------- */
 
-static unsigned char *key_rest(const spvjit_kernel *k, const uint32_t ls[3], size_t *len)
+unsigned char *api_cache_key(const spvjit_module *mod, api_code_kind kind, const char *name, const api_build_options *o,
+                             const uint64_t *values, kcache_key *key)
 {
-    const spvjit_module *mod = k->module;
-    const char *entry = k->entry->e->name;
-    size_t elen = strlen(entry) + 1;
-    size_t cap = elen + 4 + 12 + 4 + mod->nspecs * 12;
-    unsigned char *b = malloc(cap), *p = b;
+    size_t nlen = strlen(name) + 1;
+    unsigned char *b = malloc(1 + nlen + sizeof *o + 4 + mod->nspecs * 12), *p = b;
     if (!b)
         return NULL;
-    memcpy(p, entry, elen);
-    p += elen;
-    *p++ = k->opts.unspecialized;
-    *p++ = (unsigned char)k->opts.opt_level;
-    *p++ = 0;
-    *p++ = 0;
-    memcpy(p, ls, 12);
-    p += 12;
+    *p++ = (unsigned char)kind;
+    memcpy(p, name, nlen);
+    p += nlen;
+    memcpy(p, o, sizeof *o); /* the whole value: no option can be left out */
+    p += sizeof *o;
     uint32_t count = 0;
     unsigned char *countp = p;
     p += 4;
     for (size_t i = 0; i < mod->nspecs; i++) {
-        if (k->opts.unspecialized && !mod->spec_sets[i])
-            continue;
+        if (o->unspecialized && !mod->spec_sets[i])
+            continue; /* read at run time */
         memcpy(p, &mod->specs[i].spec_id, 4);
-        memcpy(p + 4, &k->values[i], 8);
+        memcpy(p + 4, &values[i], 8);
         p += 12;
         count++;
     }
     memcpy(countp, &count, 4);
-    *len = (size_t)(p - b);
+    *key = (kcache_key){ .a = mod->m->words, .alen = mod->m->nwords * 4, .b = b, .blen = (size_t)(p - b) };
+    key->hash = kcache_key_hash(key->a, key->alen, key->b, key->blen);
     return b;
 }
 
 api_compiled *api_kernel_compiled_for(spvjit_kernel *k, const uint32_t ls[3], bool *hit, spvjit_status *st)
 {
-    const spv_module *m = k->module->m;
-    size_t blen = 0;
-    unsigned char *rest = key_rest(k, ls, &blen);
+    api_build_options o = k->opts;
+    memcpy(o.local_size, ls, sizeof o.local_size); /* the local size of this compile */
+    kcache_key key;
+    unsigned char *rest = api_cache_key(k->module, API_CODE_KERNEL, k->entry->e->name, &o, k->values, &key);
     if (!rest) {
         *st = api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
         return NULL;
     }
-    kcache_key key = { .a = m->words, .alen = m->nwords * 4, .b = rest, .blen = blen };
-    key.hash = kcache_key_hash(key.a, key.alen, key.b, key.blen);
     build_req req = { .k = k, .key = &key, .st = SPVJIT_OK };
     memcpy(req.ls, ls, sizeof req.ls);
     api_compiled *c = kcache_get(k->module->ctx->cache, &key, build_compiled, &req, hit);
@@ -263,16 +251,10 @@ SPVJIT_API spvjit_status spvjit_kernel_build(spvjit_module *m, const char *entry
     if (!ei)
         return st;
 
-    spvjit_build_options o = { 0 };
-    if (opts)
-        o = *opts;
-    if (o.opt_level < 0 || o.opt_level > 3)
-        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_kernel_build: opt_level %d is not 0..3", o.opt_level);
-    o.opt_level = o.no_opt ? 0 : o.opt_level ? o.opt_level : 3;
+    api_build_options o;
+    if ((st = api_build_options_resolve(&m->ctx->options, opts, "spvjit_kernel_build", &o)) != SPVJIT_OK)
+        return st;
     bool ls_given = o.local_size[0] || o.local_size[1] || o.local_size[2];
-    for (int d = 0; ls_given && d < 3; d++)
-        if (!o.local_size[d])
-            o.local_size[d] = 1;
     bool fixed = has_fixed_local_size(m->m, ei->e);
     if (!fixed && !ls_given && !m->m->is_kernel)
         return api_fail(SPVJIT_ERROR_UNSUPPORTED,

@@ -222,9 +222,8 @@ static const api_ffi_sig *module_sig(spvjit_module *mod, const spv_function *f, 
 /* --- the JIT side ---------------------------------------------------------------------
  * The function is compiled by the JIT (spvjit_compile_function) from the module
  * specialized with the call's values, once per (module, function, values):
- * the compiled code goes through the context's kernel cache like kernels do.
- * Its key's second part starts with "\0\xff", which no kernel key can (their
- * entry name's NUL is followed by the unspecialized flag, 0 or 1). */
+ * the compiled code goes through the context's kernel cache like kernels do,
+ * under a key of its own kind (api_cache_key). */
 
 typedef struct export_build {
     const spvjit_module *mod;
@@ -245,7 +244,8 @@ static void *build_export(void *user, size_t *est)
     d.msg[0] = 0;
     jit_kernel *owner = NULL;
     uint32_t fid = api_find_export(sm, b->name);
-    spvjit_options o = { .opt_level = 3 };
+    spvjit_options o = { 0 };
+    api_build_options_to_jit(&b->mod->ctx->options.build, &o);
     spvjit_native_fn fn = fid ? spvjit_compile_function(sm, fid, &o, &owner, &d) : NULL;
     api_compiled *c = fn ? calloc(1, sizeof *c) : NULL;
     if (!c) {
@@ -271,19 +271,14 @@ static void *build_export(void *user, size_t *est)
 /* The compiled function (a reference), or NULL with the error set. */
 static api_compiled *compiled_export(spvjit_module *mod, const char *name, const uint64_t *values, spvjit_status *st)
 {
-    size_t nlen = strlen(name) + 1, blen = 2 + nlen + mod->nspecs * 8;
-    unsigned char *rest = malloc(blen);
+    api_build_options o = mod->ctx->options.build;
+    o.unspecialized = 0; /* exported functions are compiled from the specialized module */
+    kcache_key key;
+    unsigned char *rest = api_cache_key(mod, API_CODE_FUNCTION, name, &o, values, &key);
     if (!rest) {
         *st = api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
         return NULL;
     }
-    rest[0] = 0;
-    rest[1] = 0xff;
-    memcpy(rest + 2, name, nlen);
-    if (mod->nspecs)
-        memcpy(rest + 2 + nlen, values, mod->nspecs * 8);
-    kcache_key key = { .a = mod->m->words, .alen = mod->m->nwords * 4, .b = rest, .blen = blen };
-    key.hash = kcache_key_hash(key.a, key.alen, key.b, key.blen);
     export_build b = { .mod = mod, .name = name, .values = values, .st = SPVJIT_OK };
     bool hit;
     api_compiled *c = kcache_get(mod->ctx->cache, &key, build_export, &b, &hit);

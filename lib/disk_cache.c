@@ -16,8 +16,8 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
 
-#include "lib/api_hash.h"
 #include "lib/spvjit.h"
+#include "util/hash.h"
 
 #define MAGIC "SPVJITK1"
 #define FORMAT 1u
@@ -30,21 +30,6 @@ typedef struct file_header {
     uint64_t payload_len;
     uint64_t checksum;
 } file_header;
-
-char *disk_cache_dir(const char *opt)
-{
-    char buf[4096];
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (opt)
-        snprintf(buf, sizeof buf, "%s", opt);
-    else if (xdg && *xdg)
-        snprintf(buf, sizeof buf, "%s/spvjit", xdg);
-    else if (home && *home)
-        snprintf(buf, sizeof buf, "%s/.cache/spvjit", home);
-    else
-        return NULL;
-    return *buf ? strdup(buf) : NULL;
-}
 
 static char *host_id;
 static pthread_once_t host_once = PTHREAD_ONCE_INIT;
@@ -99,7 +84,7 @@ const char *disk_cache_host_id(void)
 static uint64_t key_hash(const void *a, size_t alen, const void *b, size_t blen)
 {
     const char *h = disk_cache_host_id();
-    return api_hash_bytes(h, strlen(h), api_hash_bytes(b, blen, api_hash_bytes(a, alen, 0xD15Cull)));
+    return util_hash_bytes(h, strlen(h), util_hash_bytes(b, blen, util_hash_bytes(a, alen, 0xD15Cull)));
 }
 
 void disk_cache_path(const char *dir, const void *a, size_t alen, const void *b, size_t blen, char *buf, size_t len)
@@ -141,12 +126,14 @@ static int write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
-/* The checksum covers the lengths, the stored key and the payload. */
+/* The file's integrity check (the one place it is computed): the lengths,
+ * the stored key and the payload.  Catches truncation and bit rot; it is not
+ * meant to resist tampering. */
 static uint64_t checksum(const file_header *h, const void *key, const void *payload)
 {
-    uint64_t s = api_hash_bytes(&h->key_len, sizeof h->key_len, h->payload_len);
-    s = api_hash_bytes(key, (size_t)h->key_len, s);
-    return api_hash_bytes(payload, (size_t)h->payload_len, s);
+    uint64_t s = util_hash_bytes(&h->key_len, sizeof h->key_len, h->payload_len);
+    s = util_hash_bytes(key, (size_t)h->key_len, s);
+    return util_hash_bytes(payload, (size_t)h->payload_len, s);
 }
 
 int disk_cache_store(const char *dir, const void *a, size_t alen, const void *b, size_t blen, const void *payload,

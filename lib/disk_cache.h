@@ -1,6 +1,7 @@
 /* lib/disk_cache.h — the on-disk kernel cache's file layer.
  *
- * One file per key in the cache directory, named by the key's hash.  The
+ * One file per key in the cache directory (lib/api_options.c chooses it),
+ * named by the key's hash.  The
  * stored key is the memory cache's key (module words + build parameters)
  * followed by the host identity: CPU name and features (LLVM's view of the
  * host), the spvjit and LLVM versions and the identity (size, modification
@@ -9,7 +10,7 @@
  *
  * File layout (host byte order; the host identity makes foreign files miss):
  *   "SPVJITK1"  u32 format  u32 header_bytes  u64 key_len  u64 payload_len
- *   u64 checksum (api_hash_bytes of key then payload)   key   payload
+ *   u64 checksum (of the lengths, key and payload: checksum())   key   payload
  * A file that is short, has another magic or format, a checksum mismatch or
  * another full key is never trusted: it counts as a miss and is deleted, so
  * the next store rebuilds it.  Stores write a temporary file and rename it
@@ -21,10 +22,6 @@
 #include <stddef.h>
 
 #include "spirv/diag.h"
-
-/* The directory to use: `opt` if non-NULL ("" disables: returns NULL), else
- * $XDG_CACHE_HOME/spvjit, else $HOME/.cache/spvjit.  malloc'd, or NULL. */
-char *disk_cache_dir(const char *opt);
 
 /* "cpu=<name>;features=<...>;spvjit=<v>;llvm=<v>;build=<size-mtime>", computed once. */
 const char *disk_cache_host_id(void);

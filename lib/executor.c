@@ -399,16 +399,8 @@ int spvjit_exec_dispatch(const spvjit_exec_kernel *kernel, const spvjit_exec_ran
         total *= n;
     }
 
-    uint32_t nthreads = data->nthreads;
-    if (nthreads == 0) {
-        const char *bad_env;
-        nthreads = spvjit_pool_default_threads(&bad_env);
-        if (nthreads == 0)
-            return spv_fail(diag,
-                            "executor: SPVJIT_THREADS=\"%s\" is not a thread count "
-                            "(a whole number from 1 to %u)",
-                            bad_env, SPVJIT_POOL_MAX_THREADS);
-    } else if (nthreads > SPVJIT_POOL_MAX_THREADS) {
+    uint32_t nthreads = data->nthreads ? data->nthreads : spvjit_pool_default_threads();
+    if (nthreads > SPVJIT_POOL_MAX_THREADS) {
         return spv_fail(diag, "executor: %u threads asked for, at most %u", nthreads, SPVJIT_POOL_MAX_THREADS);
     }
 

@@ -76,8 +76,7 @@ typedef struct spvjit_exec_data {
     const void *push_constants;
     const void *spec_values;
     void *printf_stream;
-    uint32_t nthreads; /* threads to use, caller included (0: the default:
-                                    SPVJIT_THREADS, else one per CPU) */
+    uint32_t nthreads; /* threads to use, caller included (0: one per CPU) */
 } spvjit_exec_data;
 
 /* Runs the dispatch and returns when it is complete.  Returns 0, or -1 with

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/api_hash.h"
+#include "util/hash.h"
 
 typedef struct kentry {
     struct kentry *next_in_bucket;
@@ -32,7 +32,7 @@ struct kcache {
 
 uint64_t kcache_key_hash(const void *a, size_t alen, const void *b, size_t blen)
 {
-    return api_hash_bytes(b, blen, api_hash_bytes(a, alen, 0x5350564A4954ull));
+    return util_hash_bytes(b, blen, util_hash_bytes(a, alen, 0x5350564A4954ull));
 }
 
 kcache *kcache_create(size_t max_bytes, kcache_ref_fn retain, kcache_ref_fn release)

@@ -21,7 +21,7 @@
 typedef struct kcache kcache;
 
 typedef struct kcache_key {
-    uint64_t hash; /* of both parts (api_hash_bytes) */
+    uint64_t hash; /* of both parts (kcache_key_hash) */
     const void *a;
     size_t alen;
     const void *b;

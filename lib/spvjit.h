@@ -61,12 +61,76 @@ typedef struct spvjit_specs spvjit_specs;     /* a set of spec-constant values *
 typedef struct spvjit_kernel spvjit_kernel;   /* compiled entry point + its bindings */
 typedef struct spvjit_event spvjit_event;     /* an asynchronous dispatch */
 
+/* --- options ---------------------------------------------------------------
+ * How kernels are built and run.  Every field's 0 means "not given": a build
+ * takes it from the context's defaults (spvjit_context_options.defaults), the
+ * context from the environment variable named below (read once, when the
+ * context is created), and failing those the built-in default; so an explicit
+ * API value beats the environment, which beats the built-in default.  A value
+ * outside the ones listed is an SPVJIT_ERROR_INVALID_ARGUMENT naming it; a bad
+ * environment variable fails spvjit_context_create naming the variable and
+ * the values it takes.  Every option is part of the kernel caches' keys.
+ * simd, memory and tier are carried ahead of the work that implements them:
+ * today the JIT runs the scalar work-item path, unchecked accesses and the
+ * optimizing tier only, and refuses (SPVJIT_ERROR_UNSUPPORTED) the values it
+ * would otherwise silently ignore: a sub-group size above 1, memory=check. */
+
+/* Barriers ($SPVJIT_BARRIERS=auto|regions|fibers; built-in: auto). */
+typedef enum spvjit_barriers {
+    SPVJIT_BARRIERS_DEFAULT = 0,
+    SPVJIT_BARRIERS_AUTO,    /* compiled into barrier-free regions where possible, else fibers */
+    SPVJIT_BARRIERS_REGIONS, /* compiled into regions (for now: fibers where regions cannot be built) */
+    SPVJIT_BARRIERS_FIBERS,  /* every work-item on a fiber that switches at each barrier */
+} spvjit_barriers;
+
+/* SIMD across work-items ($SPVJIT_SIMD=auto|off; built-in: auto). */
+typedef enum spvjit_simd {
+    SPVJIT_SIMD_DEFAULT = 0,
+    SPVJIT_SIMD_AUTO, /* sub-groups as SIMD lanes where the JIT can */
+    SPVJIT_SIMD_OFF,  /* the scalar work-item path */
+} spvjit_simd;
+
+/* Memory accesses ($SPVJIT_MEMORY=robust|check|unchecked; built-in: robust). */
+typedef enum spvjit_memory {
+    SPVJIT_MEMORY_DEFAULT = 0,
+    SPVJIT_MEMORY_ROBUST,    /* out-of-bounds loads read zero, stores are dropped (robustBufferAccess2) */
+    SPVJIT_MEMORY_CHECK,     /* the first out-of-bounds access or work-group-memory race is an error */
+    SPVJIT_MEMORY_UNCHECKED, /* trusted kernels: no bounds handling */
+} spvjit_memory;
+
+/* Compile tiers ($SPVJIT_TIER=auto|quick|opt; built-in: auto). */
+typedef enum spvjit_tier {
+    SPVJIT_TIER_DEFAULT = 0,
+    SPVJIT_TIER_AUTO,  /* a quick tier runs at once while the optimized one compiles */
+    SPVJIT_TIER_QUICK, /* only the quick tier */
+    SPVJIT_TIER_OPT,   /* only the optimized tier */
+} spvjit_tier;
+
+/* spvjit_build_options.subgroup_size: the native size, given explicitly
+ * ($SPVJIT_SUBGROUP_SIZE=native; built-in: native). */
+#define SPVJIT_SUBGROUP_SIZE_NATIVE UINT32_MAX
+
+typedef struct spvjit_build_options {
+    uint32_t local_size[3]; /* where the module leaves it open (Kernel without
+                               reqd_work_group_size); 0,0,0: chosen at dispatch */
+    bool unspecialized;     /* keep spec constants as run-time values (for measuring) */
+    int opt_level;          /* 1..3 (0: 3) */
+    bool no_opt;            /* really -O0 */
+    spvjit_barriers barriers;
+    uint32_t subgroup_size; /* 1, 4, 8, 16, 32, 64 or SPVJIT_SUBGROUP_SIZE_NATIVE ($SPVJIT_SUBGROUP_SIZE) */
+    spvjit_simd simd;
+    spvjit_memory memory;
+    spvjit_tier tier;
+} spvjit_build_options;
+
 /* --- context -------------------------------------------------------------- */
 
 typedef struct spvjit_context_options {
-    unsigned threads;           /* worker threads incl. the caller; 0: $SPVJIT_THREADS or all cores */
-    size_t cache_bytes;         /* in-memory kernel cache bound; 0: 256 MiB */
-    const char *disk_cache_dir; /* NULL: $XDG_CACHE_HOME/spvjit (~/.cache/spvjit); "" disables */
+    unsigned threads;              /* worker threads incl. the caller; 0: $SPVJIT_THREADS, else all cores */
+    size_t cache_bytes;            /* in-memory kernel cache bound; 0: 256 MiB */
+    const char *disk_cache_dir;    /* NULL: $XDG_CACHE_HOME/spvjit, else $HOME/.cache/spvjit; "" disables */
+    spvjit_build_options defaults; /* for every build in the context (fields left 0: the environment's
+                                      or the built-in default) */
 } spvjit_context_options;
 
 SPVJIT_API spvjit_status spvjit_context_create(const spvjit_context_options *opts, spvjit_context **out);
@@ -241,14 +305,6 @@ SPVJIT_API spvjit_status spvjit_module_specialize(const spvjit_module *m, const 
                                                   size_t *nwords);
 
 /* --- kernels ------------------------------------------------------------------------ */
-
-typedef struct spvjit_build_options {
-    uint32_t local_size[3]; /* where the module leaves it open (Kernel without
-                                     reqd_work_group_size); 0,0,0: chosen at dispatch */
-    bool unspecialized;     /* keep spec constants as run-time values (for measuring) */
-    int opt_level;          /* 0..3; default (0 in a zeroed struct means 3) */
-    bool no_opt;            /* really -O0 */
-} spvjit_build_options;
 
 /* Builds (or finds in the cache) entry point `entry` with `specs` (NULL: defaults). */
 SPVJIT_API spvjit_status spvjit_kernel_build(spvjit_module *m, const char *entry, const spvjit_specs *specs,

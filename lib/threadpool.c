@@ -1,7 +1,6 @@
 /* lib/threadpool.c — the process-wide worker pool (see threadpool.h). */
 #include "lib/threadpool.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -62,22 +61,8 @@ static uint32_t cpu_count(void)
     return cpus;
 }
 
-uint32_t spvjit_pool_default_threads(const char **bad_env)
+uint32_t spvjit_pool_default_threads(void)
 {
-    const char *env = getenv("SPVJIT_THREADS");
-    if (bad_env)
-        *bad_env = NULL;
-    if (env && *env) {
-        char *end;
-        errno = 0;
-        unsigned long v = strtoul(env, &end, 10);
-        if (errno || *end || env[0] == '-' || v < 1 || v > SPVJIT_POOL_MAX_THREADS) {
-            if (bad_env)
-                *bad_env = env;
-            return 0;
-        }
-        return (uint32_t)v;
-    }
     uint32_t n = cpu_count();
     return n > SPVJIT_POOL_MAX_THREADS ? SPVJIT_POOL_MAX_THREADS : n;
 }
@@ -177,11 +162,8 @@ bool spvjit_pool_run(uint64_t count, uint32_t nthreads, spvjit_pool_chunk_fn fn,
 {
     if (count == 0)
         return true;
-    if (nthreads == 0) {
-        nthreads = spvjit_pool_default_threads(NULL);
-        if (nthreads == 0)
-            nthreads = cpu_count();
-    }
+    if (nthreads == 0)
+        nthreads = spvjit_pool_default_threads();
     if (nthreads > SPVJIT_POOL_MAX_THREADS)
         nthreads = SPVJIT_POOL_MAX_THREADS;
 

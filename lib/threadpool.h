@@ -9,8 +9,8 @@
  * every caller works on its own job, so a run always progresses even when
  * all workers are busy elsewhere.
  *
- * Default thread count (caller included): SPVJIT_THREADS if set, else the
- * number of CPUs this process may run on.
+ * Default thread count (caller included): the number of CPUs this process
+ * may run on (contexts resolve $SPVJIT_THREADS themselves: lib/api_options.c).
  */
 #ifndef SPVJIT_LIB_THREADPOOL_H
 #define SPVJIT_LIB_THREADPOOL_H
@@ -30,9 +30,9 @@ typedef bool (*spvjit_pool_chunk_fn)(void *user, uint64_t begin, uint64_t end);
  * out has finished: true if all ran, false if a chunk stopped the run. */
 bool spvjit_pool_run(uint64_t count, uint32_t nthreads, spvjit_pool_chunk_fn fn, void *user);
 
-/* The default thread count.  If SPVJIT_THREADS is set but not a number in
- * 1..SPVJIT_POOL_MAX_THREADS, returns 0 and points *bad_env at its value. */
-uint32_t spvjit_pool_default_threads(const char **bad_env);
+/* The default thread count: the CPUs this process may run on (at most
+ * SPVJIT_POOL_MAX_THREADS). */
+uint32_t spvjit_pool_default_threads(void);
 
 /* Stops and joins all workers (for orderly teardown, e.g. before unloading
  * the library).  Must not overlap a run; a later run starts new workers. */

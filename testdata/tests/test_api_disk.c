@@ -120,27 +120,7 @@ TEST(api_disk_cache_corruption_is_ignored)
     free(dir);
 }
 
-TEST(api_disk_cache_dir_choice)
-{
-    char *d = disk_cache_dir("");
-    CHECK(d == NULL, "\"\" disables");
-    free(d);
-    d = disk_cache_dir("/x/y");
-    CHECK(d && !strcmp(d, "/x/y"), "explicit dir: %s", d ? d : "(null)");
-    free(d);
-    const char *old = getenv("XDG_CACHE_HOME");
-    char *saved = old ? strdup(old) : NULL;
-    setenv("XDG_CACHE_HOME", "/tmp/xdg-test", 1);
-    d = disk_cache_dir(NULL);
-    CHECK(d && !strcmp(d, "/tmp/xdg-test/spvjit"), "XDG: %s", d ? d : "(null)");
-    free(d);
-    if (saved) {
-        setenv("XDG_CACHE_HOME", saved, 1);
-        free(saved);
-    } else {
-        unsetenv("XDG_CACHE_HOME");
-    }
-}
+/* The directory's choice (explicit, $XDG_CACHE_HOME, $HOME): test_api_options.c. */
 
 /* Through the API: a context with a disk cache directory builds and runs
  * normally (compiled code is not stored until the JIT can emit objects). */

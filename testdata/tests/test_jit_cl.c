@@ -22,7 +22,9 @@ static jit_kernel *cl_kernel_on(spv_module **m, const char *file, const char *en
     *m = tj_load(file);
     if (!*m)
         return NULL;
-    spvjit_options o = { .opt_level = 3, .local_size = { local, 1, 1 }, .barrier_fibers = fibers };
+    spvjit_options o = { .opt_level = 3,
+                         .local_size = { local, 1, 1 },
+                         .barriers = fibers ? JIT_BARRIERS_FIBERS : JIT_BARRIERS_AUTO };
     return tj_compile(*m, entry, &o);
 }
 

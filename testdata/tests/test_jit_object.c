@@ -84,9 +84,11 @@ static void mm_roundtrip(const char *file, bool unspec, bool fibers, uint32_t bs
     spv_module *sm = unspec ? m : tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
     spvjit_shape_value shape = { 0, bs };
-    spvjit_options o = {
-        .unspecialized = unspec, .opt_level = 3, .shape_values = &shape, .nshape_values = 1, .barrier_fibers = fibers
-    };
+    spvjit_options o = { .unspecialized = unspec,
+                         .opt_level = 3,
+                         .shape_values = &shape,
+                         .nshape_values = 1,
+                         .barriers = fibers ? JIT_BARRIERS_FIBERS : JIT_BARRIERS_AUTO };
     if (cl) {
         o.local_size[0] = o.local_size[1] = bs;
         o.local_size[2] = 1;
@@ -259,7 +261,7 @@ TEST(jit_object_refuses_damaged_and_foreign_blobs)
     spvjit_kernel_free(l);
     /* compiled into regions, loaded where fibers are asked for */
     spvjit_options fib = o;
-    fib.barrier_fibers = true;
+    fib.barriers = JIT_BARRIERS_FIBERS;
     d.msg[0] = 0;
     l = spvjit_load_object(s16, NULL, &fib, blob, len, &d);
     CHECK(!l && strstr(d.msg, "fibers"), "fibers asked: %s", d.msg);
