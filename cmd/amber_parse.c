@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "amber.h"
+#include "cli.h"
+#include "util/array.h"
 
 typedef struct tok {
     const char *s;
@@ -45,17 +47,8 @@ typedef struct parser {
 
 /* --- errors and small helpers ------------------------------------------------------ */
 
-static int pfail(parser *P, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int pfail(parser *P, int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = snprintf(P->err, P->errlen, "%s:%d: ", P->path, line);
-    if (n >= 0 && (size_t)n < P->errlen)
-        vsnprintf(P->err + n, P->errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
+/* "PATH:LINE: message" into the caller's buffer; returns -1. */
+#define pfail(P, line, ...) cli_errf_at((P)->err, (P)->errlen, (P)->path, (line), __VA_ARGS__)
 
 /* Ends the parse with a skip reason (not an error). */
 static int stop_skip(parser *P, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -85,18 +78,7 @@ static char *xstrndup(const char *s, size_t n)
 }
 
 /* Appends one zeroed element to a dynamic array; returns it or NULL. */
-static void *pgrow(void **arr, unsigned *n, size_t size)
-{
-    void *a = realloc(*arr, (*n + 1) * size);
-    if (!a)
-        return NULL;
-    *arr = a;
-    void *e = (char *)a + *n * size;
-    memset(e, 0, size);
-    (*n)++;
-    return e;
-}
-#define GROW(arr, n) ((__typeof__(arr))pgrow((void **)&(arr), &(n), sizeof *(arr)))
+#define GROW(arr, n) UTIL_APPEND(arr, n)
 
 /* --- tokens ---------------------------------------------------------------------------- */
 

@@ -17,12 +17,12 @@
  * "ssbo SET:BINDING", "ubo SET:BINDING" and "push constants".
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "amber.h"
+#include "cli.h"
 #include "util/array.h"
 
 typedef struct vk {
@@ -34,17 +34,8 @@ typedef struct vk {
     unsigned ntol;
 } vk;
 
-static int vk_fail(vk *V, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int vk_fail(vk *V, int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = snprintf(V->err, V->errlen, "%s:%d: ", V->path, line);
-    if (n >= 0 && (size_t)n < V->errlen)
-        vsnprintf(V->err + n, V->errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
+/* "PATH:LINE: message" into the caller's buffer; returns -1. */
+#define vk_fail(V, line, ...) cli_errf_at((V)->err, (V)->errlen, (V)->path, (line), __VA_ARGS__)
 
 static int vk_skip(vk *V, int line, const char *what)
 {
@@ -53,18 +44,7 @@ static int vk_skip(vk *V, int line, const char *what)
     return 1;
 }
 
-static void *vk_grow(void **arr, unsigned *n, size_t size)
-{
-    void *a = realloc(*arr, (*n + 1) * size);
-    if (!a)
-        return NULL;
-    *arr = a;
-    void *e = (char *)a + *n * size;
-    memset(e, 0, size);
-    (*n)++;
-    return e;
-}
-#define GROW(arr, n) ((__typeof__(arr))vk_grow((void **)&(arr), &(n), sizeof *(arr)))
+#define GROW(arr, n) UTIL_APPEND(arr, n)
 
 /* VkScript (GLSL-style) type names → Amber types. */
 static int vk_type(const char *name, bool std140, amber_type *t)

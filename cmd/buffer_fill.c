@@ -10,43 +10,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/file.h"
+
 /* --- scalar types ------------------------------------------------------------ */
 
-static const struct {
-    const char *name;
-    spvjit_type type;
-    size_t size;
-} vtypes[] = {
-    { "bool", SPVJIT_TYPE_BOOL, 4 }, { "i8", SPVJIT_TYPE_I8, 1 },   { "i16", SPVJIT_TYPE_I16, 2 },
-    { "i32", SPVJIT_TYPE_I32, 4 },   { "i64", SPVJIT_TYPE_I64, 8 }, { "u8", SPVJIT_TYPE_U8, 1 },
-    { "u16", SPVJIT_TYPE_U16, 2 },   { "u32", SPVJIT_TYPE_U32, 4 }, { "u64", SPVJIT_TYPE_U64, 8 },
-    { "f16", SPVJIT_TYPE_F16, 2 },   { "f32", SPVJIT_TYPE_F32, 4 }, { "f64", SPVJIT_TYPE_F64, 8 },
-};
-#define NVTYPES (sizeof vtypes / sizeof vtypes[0])
-
+/* The names are the library's (spvjit_type_name: the -D suffixes too). */
 int vtype_parse(const char *name, size_t len, spvjit_type *out)
 {
-    for (size_t i = 0; i < NVTYPES; i++)
-        if (strlen(vtypes[i].name) == len && !memcmp(vtypes[i].name, name, len)) {
-            *out = vtypes[i].type;
+    for (int t = SPVJIT_TYPE_BOOL; t <= SPVJIT_TYPE_F64; t++) {
+        const char *n = spvjit_type_name((spvjit_type)t);
+        if (strlen(n) == len && !memcmp(n, name, len)) {
+            *out = (spvjit_type)t;
             return 0;
         }
+    }
     return -1;
 }
 
 const char *vtype_name(spvjit_type t)
 {
-    for (size_t i = 0; i < NVTYPES; i++)
-        if (vtypes[i].type == t)
-            return vtypes[i].name;
-    return "?";
+    return spvjit_type_name(t);
 }
 
+/* Bytes of one element in a buffer (a bool is a 4-byte VkBool32 there). */
 size_t vtype_size(spvjit_type t)
 {
-    for (size_t i = 0; i < NVTYPES; i++)
-        if (vtypes[i].type == t)
-            return vtypes[i].size;
+    switch (t) {
+    case SPVJIT_TYPE_I8:
+    case SPVJIT_TYPE_U8:
+        return 1;
+    case SPVJIT_TYPE_I16:
+    case SPVJIT_TYPE_U16:
+    case SPVJIT_TYPE_F16:
+        return 2;
+    case SPVJIT_TYPE_BOOL:
+    case SPVJIT_TYPE_I32:
+    case SPVJIT_TYPE_U32:
+    case SPVJIT_TYPE_F32:
+        return 4;
+    case SPVJIT_TYPE_I64:
+    case SPVJIT_TYPE_U64:
+    case SPVJIT_TYPE_F64:
+        return 8;
+    }
     return 0;
 }
 
@@ -197,72 +203,23 @@ int num_store(spvjit_type t, const num_value *n, bool wrap_ints, void *dst, char
     } else if (!wrap_ints && bits == 64 && n->negative && !vtype_is_signed(t)) {
         return cli_errf(err, errlen, "a negative value for %s", vtype_name(t));
     }
-    /* little-endian host assumed by the whole project: store the low bytes */
-    switch (size) {
-    case 1: {
-        uint8_t v = (uint8_t)u;
-        memcpy(dst, &v, 1);
-        break;
-    }
-    case 2: {
-        uint16_t v = (uint16_t)u;
-        memcpy(dst, &v, 2);
-        break;
-    }
-    case 4: {
-        uint32_t v = (uint32_t)u;
-        memcpy(dst, &v, 4);
-        break;
-    }
-    default:
-        memcpy(dst, &u, 8);
-        break;
-    }
+    memcpy(dst, &u, size); /* the low bytes: little-endian hosts, as the whole project assumes */
     return 0;
+}
+
+/* An element's bytes as bits, zero-extended (little-endian hosts). */
+static uint64_t element_bits(spvjit_type t, const void *src)
+{
+    uint64_t v = 0;
+    memcpy(&v, src, vtype_size(t));
+    return v;
 }
 
 uint64_t scalar_as_bits(spvjit_type t, const void *src)
 {
-    switch (t) {
-    case SPVJIT_TYPE_I8: {
-        int8_t v;
-        memcpy(&v, src, 1);
-        return (uint64_t)(int64_t)v;
-    }
-    case SPVJIT_TYPE_I16: {
-        int16_t v;
-        memcpy(&v, src, 2);
-        return (uint64_t)(int64_t)v;
-    }
-    case SPVJIT_TYPE_I32: {
-        int32_t v;
-        memcpy(&v, src, 4);
-        return (uint64_t)(int64_t)v;
-    }
-    case SPVJIT_TYPE_U8: {
-        uint8_t v;
-        memcpy(&v, src, 1);
-        return v;
-    }
-    case SPVJIT_TYPE_U16:
-    case SPVJIT_TYPE_F16: {
-        uint16_t v;
-        memcpy(&v, src, 2);
-        return v;
-    }
-    case SPVJIT_TYPE_U32:
-    case SPVJIT_TYPE_F32:
-    case SPVJIT_TYPE_BOOL: {
-        uint32_t v;
-        memcpy(&v, src, 4);
-        return v;
-    }
-    default: {
-        uint64_t v;
-        memcpy(&v, src, 8);
-        return v;
-    }
-    }
+    uint64_t v = element_bits(t, src);
+    unsigned shift = 64 - 8 * (unsigned)vtype_size(t);
+    return vtype_is_signed(t) && shift ? (uint64_t)((int64_t)(v << shift) >> shift) : v;
 }
 
 double scalar_as_double(spvjit_type t, const void *src)
@@ -290,25 +247,11 @@ double scalar_as_double(spvjit_type t, const void *src)
     return vtype_is_signed(t) ? (double)(int64_t)b : (double)b;
 }
 
+/* The library's value text (floats with the digits that read back the same);
+ * a bool element is shown as the VkBool32 number it is. */
 void scalar_format(spvjit_type t, const void *src, char *buf, size_t len)
 {
-    switch (t) {
-    case SPVJIT_TYPE_F16:
-        snprintf(buf, len, "%.5g", scalar_as_double(t, src));
-        break;
-    case SPVJIT_TYPE_F32:
-        snprintf(buf, len, "%.9g", scalar_as_double(t, src));
-        break;
-    case SPVJIT_TYPE_F64:
-        snprintf(buf, len, "%.17g", scalar_as_double(t, src));
-        break;
-    default:
-        if (vtype_is_signed(t))
-            snprintf(buf, len, "%" PRId64, (int64_t)scalar_as_bits(t, src));
-        else
-            snprintf(buf, len, "%" PRIu64, scalar_as_bits(t, src));
-        break;
-    }
+    spvjit_value_text(t == SPVJIT_TYPE_BOOL ? SPVJIT_TYPE_U32 : t, element_bits(t, src), buf, len);
 }
 
 /* --- buffer contents ------------------------------------------------------------------ */
@@ -363,31 +306,10 @@ static int alloc_bytes(fill_data *out, uint64_t count, size_t size, const char *
 
 static int read_file_bytes(const char *path, fill_data *out, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cli_errf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *b = malloc(cap);
-    while (b) {
-        size_t r = fread(b + n, 1, cap - n, f);
-        n += r;
-        if (n < cap)
-            break;
-        uint8_t *nb = realloc(b, cap * 2);
-        if (!nb) {
-            free(b);
-            b = NULL;
-            break;
-        }
-        b = nb;
-        cap *= 2;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!b || bad) {
-        free(b);
-        return cli_errf(err, errlen, "%s: cannot read", path);
-    }
+    size_t n = 0;
+    uint8_t *b = util_read_file(path, &n);
+    if (!b)
+        return cli_errf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
     out->bytes = b;
     out->size = n;
     return 0;

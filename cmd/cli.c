@@ -31,12 +31,31 @@ int cli_error(const char *fmt, ...)
     return 1;
 }
 
+/* "[PATH:LINE: ]message" into err[len]. */
+static int verrf(char *err, size_t len, const char *path, int line, const char *fmt, va_list ap)
+{
+    if (!err || !len)
+        return -1;
+    int n = path ? snprintf(err, len, "%s:%d: ", path, line) : 0;
+    if (n >= 0 && (size_t)n < len)
+        vsnprintf(err + n, len - (size_t)n, fmt, ap);
+    return -1;
+}
+
 int cli_errf(char *err, size_t len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    if (err && len)
-        vsnprintf(err, len, fmt, ap);
+    verrf(err, len, NULL, 0, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int cli_errf_at(char *err, size_t len, const char *path, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verrf(err, len, path, line, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -53,4 +72,11 @@ int cli_define(spvjit_specs *specs, const char *id_equals_value)
 {
     spvjit_status st = spvjit_spec_set_define(specs, id_equals_value);
     return st == SPVJIT_OK ? 0 : cli_api_error("-D", st);
+}
+
+int cli_define_arg(spvjit_specs *specs, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    const char *v = a[2] ? a + 2 : *i + 1 < argc ? argv[++*i] : NULL;
+    return v ? cli_define(specs, v) : cli_error("-D needs ID=VALUE");
 }

@@ -18,6 +18,9 @@ int cmd_compile(int argc, char **argv);
 /* Formats a message into err[len] (if err) and returns -1: the error style of
  * the parsers that report into a caller's buffer. */
 int cli_errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same with the place first: "PATH:LINE: message" (the script parsers). */
+int cli_errf_at(char *err, size_t len, const char *path, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Prints "spvjit: <message>" on stderr and returns the exit status 1. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -29,5 +32,8 @@ int cli_api_error(const char *what, spvjit_status st);
 /* Adds "-D ID=VALUE" to specs (the library parses and, once the module is
  * known, checks it); reports a malformed one.  Returns 0 or 1. */
 int cli_define(spvjit_specs *specs, const char *id_equals_value);
+/* argv[*i] is "-DID=VALUE" or "-D" followed by "ID=VALUE": adds it (moving *i
+ * past a separate value).  Returns 0 or 1 (reported). */
+int cli_define_arg(spvjit_specs *specs, int argc, char **argv, int *i);
 
 #endif

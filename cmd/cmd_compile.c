@@ -79,12 +79,7 @@ int cmd_compile(int argc, char **argv)
         } else if (!strcmp(a, "--no-specialize")) {
             opts.unspecialized = true;
         } else if (!strncmp(a, "-D", 2)) {
-            const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v) {
-                cli_error("compile: -D needs ID=VALUE");
-                goto done;
-            }
-            if (cli_define(specs, v))
+            if (cli_define_arg(specs, argc, argv, &i))
                 goto done;
         } else if (a[0] == '-' && a[1]) {
             cli_error("compile: unknown option '%s'", a);

@@ -32,12 +32,7 @@ int cmd_specialize(int argc, char **argv)
         if (!strcmp(a, "-o") && i + 1 < argc) {
             out = argv[++i];
         } else if (!strncmp(a, "-D", 2)) {
-            const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v) {
-                cli_error("-D needs ID=VALUE");
-                goto done;
-            }
-            if (cli_define(specs, v))
+            if (cli_define_arg(specs, argc, argv, &i))
                 goto done;
         } else if (a[0] == '-') {
             cli_error("specialize: unknown option '%s'", a);

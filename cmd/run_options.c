@@ -1,6 +1,7 @@
 /* cmd/run_options.c — option parsing of `spvjit run`. */
 #include "run_options.h"
 #include "cli.h"
+#include "util/array.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -116,18 +117,6 @@ int run_parse_dims(const char *s, uint64_t out[3])
     }
 }
 
-static void *ro_grow(void **arr, unsigned *n, size_t size)
-{
-    void *a = realloc(*arr, (*n + 1) * size);
-    if (!a)
-        return NULL;
-    *arr = a;
-    void *e = (char *)a + *n * size;
-    memset(e, 0, size);
-    (*n)++;
-    return e;
-}
-
 /* TARGET=DATA (or just DATA for --push) into a new run_data. */
 static int add_data(run_options *o, const char *opt, const char *arg, run_target_kind want, char *err, size_t len)
 {
@@ -146,7 +135,7 @@ static int add_data(run_options *o, const char *opt, const char *arg, run_target
             run_target_name(&t, n, sizeof n);
             return cli_errf(err, len, "%s %s: %s is given twice", opt, arg, n);
         }
-    run_data *d = ro_grow((void **)&o->data, &o->ndata, sizeof *o->data);
+    run_data *d = UTIL_APPEND(o->data, o->ndata);
     if (!d)
         return cli_errf(err, len, "out of memory");
     d->target = t;
@@ -171,7 +160,7 @@ static int add_output(run_options *o, const char *opt, const char *arg, bool to_
     const char *rest;
     if (run_target_parse(arg, &t, &rest))
         return cli_errf(err, len, "%s %s: expected SET:BINDING, N (argument) or push", opt, arg);
-    run_output *out = ro_grow((void **)&o->outputs, &o->noutputs, sizeof *o->outputs);
+    run_output *out = UTIL_APPEND(o->outputs, o->noutputs);
     if (!out)
         return cli_errf(err, len, "out of memory");
     out->target = t;

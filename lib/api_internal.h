@@ -122,6 +122,9 @@ typedef struct api_compiled {
 spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *values, bool unspecialized,
                                   spvjit_shape_value **shapes, spvjit_status *st);
 
+/* A compiled object taking over sm and jk, with one reference; NULL (nothing
+ * taken) when out of memory. */
+api_compiled *api_compiled_new(spv_module *sm, jit_kernel *jk);
 void api_compiled_retain(void *c);
 void api_compiled_release(void *c);
 

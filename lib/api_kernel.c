@@ -15,6 +15,18 @@ void api_compiled_retain(void *p)
     atomic_fetch_add(&c->refs, 1);
 }
 
+api_compiled *api_compiled_new(spv_module *sm, jit_kernel *jk)
+{
+    api_compiled *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    atomic_init(&c->refs, 1);
+    c->module = sm;
+    c->jk = jk;
+    c->facts = spvjit_kernel_facts_of(jk);
+    return c;
+}
+
 void api_compiled_release(void *p)
 {
     api_compiled *c = p;
@@ -106,22 +118,16 @@ static void *build_compiled(void *user, size_t *est)
         return NULL;
     }
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(jk);
-    api_compiled *c = calloc(1, sizeof *c);
-    if (!c || !f->local_size_known) {
-        r->st = c ? api_fail(SPVJIT_ERROR_UNSUPPORTED,
-                             "%s: entry point \"%s\": the JIT did not settle the "
-                             "work-group size",
-                             mod->m->source, k->entry->e->name)
-                  : api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
-        free(c);
+    api_compiled *c = f->local_size_known ? api_compiled_new(sm, jk) : NULL;
+    if (!c) {
+        r->st = f->local_size_known ? api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory")
+                                    : api_fail(SPVJIT_ERROR_UNSUPPORTED,
+                                               "%s: entry point \"%s\": the JIT did not settle the work-group size",
+                                               mod->m->source, k->entry->e->name);
         spvjit_kernel_free(jk);
         spv_module_free(sm);
         return NULL;
     }
-    atomic_init(&c->refs, 1);
-    c->module = sm;
-    c->jk = jk;
-    c->facts = f;
     c->exec.wg_fn = spvjit_kernel_wg_fn(jk);
     c->exec.item_fn = c->exec.wg_fn ? NULL : spvjit_kernel_item_fn(jk);
     memcpy(c->exec.local_size, f->local_size, sizeof c->exec.local_size);

@@ -6,6 +6,7 @@
 
 #include "lib/api_internal.h"
 #include "spirv_grammar.h"
+#include "util/file.h"
 
 void api_module_retain(spvjit_module *m)
 {
@@ -267,29 +268,13 @@ SPVJIT_API spvjit_status spvjit_module_load_file(spvjit_context *ctx, const char
     *out = NULL;
     if (!path)
         return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_module_load_file: path is NULL");
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return api_fail(errno == ENOENT ? SPVJIT_ERROR_NOT_FOUND : SPVJIT_ERROR_IO, "%s: cannot open: %s", path,
-                        strerror(errno));
-    size_t cap = 1 << 16, n = 0, r;
-    unsigned char *buf = malloc(cap);
-    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n == cap) {
-            unsigned char *p = realloc(buf, cap *= 2);
-            if (!p)
-                free(buf);
-            buf = p;
-        }
-    }
-    bool err = ferror(f);
-    fclose(f);
+    size_t n = 0;
+    void *buf = util_read_file(path, &n);
     if (!buf)
-        return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
-    if (err) {
-        free(buf);
-        return api_fail(SPVJIT_ERROR_IO, "%s: read error", path);
-    }
+        return api_fail(errno == ENOENT   ? SPVJIT_ERROR_NOT_FOUND
+                        : errno == ENOMEM ? SPVJIT_ERROR_OUT_OF_MEMORY
+                                          : SPVJIT_ERROR_IO,
+                        "%s: cannot read: %s", path, strerror(errno));
     spvjit_status s = spvjit_module_load(ctx, buf, n, path, out);
     free(buf);
     return s;

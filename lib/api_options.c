@@ -28,28 +28,18 @@ typedef struct enum_option {
     size_t resolved;      /* offsetof(api_build_options, field) */
 } enum_option;
 
+/* One row per option: the field (in both structs), its variable, its values by name. */
+/* clang-format off */
+#define ENUM_OPTION(field, env, ...) \
+    { #field, env, { __VA_ARGS__ }, offsetof(spvjit_build_options, field), offsetof(api_build_options, field) }
+/* clang-format on */
 static const enum_option enum_options[] = {
-    { "barriers",
-      "SPVJIT_BARRIERS",
-      { "auto", "regions", "fibers" },
-      offsetof(spvjit_build_options, barriers),
-      offsetof(api_build_options, barriers) },
-    { "simd",
-      "SPVJIT_SIMD",
-      { "auto", "off" },
-      offsetof(spvjit_build_options, simd),
-      offsetof(api_build_options, simd) },
-    { "memory",
-      "SPVJIT_MEMORY",
-      { "robust", "check", "unchecked" },
-      offsetof(spvjit_build_options, memory),
-      offsetof(api_build_options, memory) },
-    { "tier",
-      "SPVJIT_TIER",
-      { "auto", "quick", "opt" },
-      offsetof(spvjit_build_options, tier),
-      offsetof(api_build_options, tier) },
+    ENUM_OPTION(barriers, "SPVJIT_BARRIERS", "auto", "regions", "fibers"),
+    ENUM_OPTION(simd, "SPVJIT_SIMD", "auto", "off"),
+    ENUM_OPTION(memory, "SPVJIT_MEMORY", "robust", "check", "unchecked"),
+    ENUM_OPTION(tier, "SPVJIT_TIER", "auto", "quick", "opt"),
 };
+#undef ENUM_OPTION
 #define NENUMS (sizeof enum_options / sizeof enum_options[0])
 
 _Static_assert(sizeof(spvjit_barriers) == sizeof(int) && sizeof(spvjit_simd) == sizeof(int) &&

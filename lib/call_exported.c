@@ -100,30 +100,11 @@ int api_ffi_sig_make(const spv_module *m, uint32_t fn_type, api_ffi_sig *sig, sp
 
 /* --- calls ----------------------------------------------------------------------- */
 
-/* libffi widens integer results to ffi_arg; narrow them back into dst. */
+/* libffi widens integer results to ffi_arg; their low bytes come first on the
+ * little-endian hosts the project assumes, so the first ret_size bytes are the
+ * result at its own width. */
 static void store_result(const api_ffi_sig *sig, const void *raw, void *dst)
 {
-    if ((sig->ret_class == API_FFI_SINT || sig->ret_class == API_FFI_UINT) && sig->ret_size < sizeof(ffi_arg)) {
-        ffi_arg v;
-        memcpy(&v, raw, sizeof v);
-        switch (sig->ret_size) {
-        case 1: {
-            uint8_t x = (uint8_t)v;
-            memcpy(dst, &x, 1);
-            return;
-        }
-        case 2: {
-            uint16_t x = (uint16_t)v;
-            memcpy(dst, &x, 2);
-            return;
-        }
-        case 4: {
-            uint32_t x = (uint32_t)v;
-            memcpy(dst, &x, 4);
-            return;
-        }
-        }
-    }
     memcpy(dst, raw, sig->ret_size);
 }
 
@@ -247,7 +228,7 @@ static void *build_export(void *user, size_t *est)
     spvjit_options o = { 0 };
     api_build_options_to_jit(&b->mod->ctx->options.build, &o);
     spvjit_native_fn fn = fid ? spvjit_compile_function(sm, fid, &o, &owner, &d) : NULL;
-    api_compiled *c = fn ? calloc(1, sizeof *c) : NULL;
+    api_compiled *c = fn ? api_compiled_new(sm, owner) : NULL;
     if (!c) {
         b->st = !fid  ? api_fail(SPVJIT_ERROR_INVALID_MODULE,
                                  "%s: \"%s\" is no longer exported after "
@@ -259,10 +240,6 @@ static void *build_export(void *user, size_t *est)
         spv_module_free(sm);
         return NULL;
     }
-    atomic_init(&c->refs, 1);
-    c->module = sm;
-    c->jk = owner;
-    c->facts = spvjit_kernel_facts_of(owner);
     c->fn = fn;
     *est = ((size_t)16 << 10) + sm->nwords * 4 * 16;
     return c;

@@ -17,6 +17,7 @@
 #include <llvm-c/TargetMachine.h>
 
 #include "lib/spvjit.h"
+#include "util/file.h"
 #include "util/hash.h"
 
 #define MAGIC "SPVJITK1"
@@ -178,27 +179,6 @@ int disk_cache_store(const char *dir, const void *a, size_t alen, const void *b,
     return 0;
 }
 
-static void *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || st.st_size < 0) {
-        fclose(f);
-        return NULL;
-    }
-    size_t n = (size_t)st.st_size;
-    unsigned char *p = malloc(n ? n : 1);
-    if (p && fread(p, 1, n, f) != n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *len = n;
-    return p;
-}
-
 int disk_cache_load(const char *dir, const void *a, size_t alen, const void *b, size_t blen, void **payload, size_t *n)
 {
     char path[4200];
@@ -206,7 +186,7 @@ int disk_cache_load(const char *dir, const void *a, size_t alen, const void *b, 
     *payload = NULL;
     *n = 0;
     size_t len = 0;
-    unsigned char *f = read_file(path, &len);
+    unsigned char *f = util_read_file(path, &len);
     if (!f)
         return 0;
 

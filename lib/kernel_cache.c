@@ -1,4 +1,4 @@
-/* lib/kernel_cache.c — hash map + LRU list of compiled kernels (see kernel_cache.h). */
+/* lib/kernel_cache.c — a hash map (util/hashmap.h) + LRU list of compiled kernels (see kernel_cache.h). */
 #include "lib/kernel_cache.h"
 
 #include <pthread.h>
@@ -6,14 +6,13 @@
 #include <string.h>
 
 #include "util/hash.h"
+#include "util/hashmap.h"
 
 typedef struct kentry {
-    struct kentry *next_in_bucket;
+    kcache_key key;                     /* the map's key: a and b point into key_bytes */
     struct kentry *lru_prev, *lru_next; /* only while ready */
-    uint64_t hash;
-    unsigned char *key; /* the two parts, concatenated */
-    size_t alen, blen;
-    void *value; /* NULL while being built */
+    unsigned char *key_bytes;           /* the two parts, concatenated */
+    void *value;                        /* NULL while being built */
     size_t bytes;
     bool ready;
     bool failed;      /* build failed: waiters retry */
@@ -22,9 +21,8 @@ typedef struct kentry {
 
 struct kcache {
     pthread_mutex_t lock;
-    pthread_cond_t built; /* some build finished (or failed) */
-    kentry **buckets;
-    size_t nbuckets, count;
+    pthread_cond_t built;        /* some build finished (or failed) */
+    util_hashmap map;            /* kcache_key * -> kentry */
     kentry *lru_head, *lru_tail; /* head: most recently used */
     size_t bytes, max_bytes;
     kcache_ref_fn retain, release;
@@ -35,17 +33,19 @@ uint64_t kcache_key_hash(const void *a, size_t alen, const void *b, size_t blen)
     return util_hash_bytes(b, blen, util_hash_bytes(a, alen, 0x5350564A4954ull));
 }
 
+static bool key_equal(const void *x, const void *y)
+{
+    const kcache_key *a = x, *b = y;
+    return a->alen == b->alen && a->blen == b->blen && memcmp(a->a, b->a, a->alen) == 0 &&
+           memcmp(a->b, b->b, a->blen) == 0;
+}
+
 kcache *kcache_create(size_t max_bytes, kcache_ref_fn retain, kcache_ref_fn release)
 {
     kcache *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    c->nbuckets = 64;
-    c->buckets = calloc(c->nbuckets, sizeof *c->buckets);
-    if (!c->buckets) {
-        free(c);
-        return NULL;
-    }
+    util_hashmap_init(&c->map, key_equal);
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->built, NULL);
     c->max_bytes = max_bytes;
@@ -58,7 +58,7 @@ static void free_entry(kcache *c, kentry *e)
 {
     if (e->value)
         c->release(e->value);
-    free(e->key);
+    free(e->key_bytes);
     free(e);
 }
 
@@ -66,32 +66,18 @@ void kcache_destroy(kcache *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->nbuckets; i++) {
-        kentry *e = c->buckets[i];
-        while (e) {
-            kentry *next = e->next_in_bucket;
-            free_entry(c, e);
-            e = next;
-        }
-    }
-    free(c->buckets);
+    const util_hashmap_entry *me;
+    for (size_t i = 0; (me = util_hashmap_next(&c->map, &i));)
+        free_entry(c, me->value);
+    util_hashmap_fini(&c->map);
     pthread_cond_destroy(&c->built);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
 
-static bool key_equal(const kentry *e, const kcache_key *k)
-{
-    return e->hash == k->hash && e->alen == k->alen && e->blen == k->blen && memcmp(e->key, k->a, k->alen) == 0 &&
-           memcmp(e->key + k->alen, k->b, k->blen) == 0;
-}
-
 static kentry *find(kcache *c, const kcache_key *k)
 {
-    for (kentry *e = c->buckets[k->hash % c->nbuckets]; e; e = e->next_in_bucket)
-        if (key_equal(e, k))
-            return e;
-    return NULL;
+    return util_hashmap_get(&c->map, k->hash, k);
 }
 
 static void lru_unlink(kcache *c, kentry *e)
@@ -118,37 +104,9 @@ static void lru_push_front(kcache *c, kentry *e)
         c->lru_tail = e;
 }
 
-static void unlink_bucket(kcache *c, kentry *e)
+static void unlink_map(kcache *c, kentry *e)
 {
-    kentry **pp = &c->buckets[e->hash % c->nbuckets];
-    while (*pp && *pp != e)
-        pp = &(*pp)->next_in_bucket;
-    if (*pp)
-        *pp = e->next_in_bucket;
-    c->count--;
-}
-
-/* Doubles the bucket array when the table gets crowded (best effort). */
-static void maybe_grow(kcache *c)
-{
-    if (c->count < c->nbuckets)
-        return;
-    size_t n = c->nbuckets * 2;
-    kentry **b = calloc(n, sizeof *b);
-    if (!b)
-        return;
-    for (size_t i = 0; i < c->nbuckets; i++) {
-        kentry *e = c->buckets[i];
-        while (e) {
-            kentry *next = e->next_in_bucket;
-            e->next_in_bucket = b[e->hash % n];
-            b[e->hash % n] = e;
-            e = next;
-        }
-    }
-    free(c->buckets);
-    c->buckets = b;
-    c->nbuckets = n;
+    util_hashmap_remove(&c->map, e->key.hash, &e->key);
 }
 
 /* Drops least recently used ready entries until within the bound; `keep`
@@ -160,7 +118,7 @@ static void evict(kcache *c, kentry *keep)
         kentry *prev = e->lru_prev;
         if (e != keep && e->waiters == 0) { /* a waiter still reads e after waking */
             lru_unlink(c, e);
-            unlink_bucket(c, e);
+            unlink_map(c, e);
             c->bytes -= e->bytes;
             free_entry(c, e);
         }
@@ -196,22 +154,19 @@ void *kcache_get(kcache *c, const kcache_key *k, kcache_build_fn build, void *us
 
     /* Miss: claim the key with a placeholder so concurrent askers wait. */
     kentry *e = calloc(1, sizeof *e);
-    unsigned char *key = e ? malloc(k->alen + k->blen + 1) : NULL;
-    if (!key) {
+    unsigned char *kb = e ? malloc(k->alen + k->blen + 1) : NULL;
+    if (kb) {
+        memcpy(kb, k->a, k->alen);
+        memcpy(kb + k->alen, k->b, k->blen);
+        e->key_bytes = kb;
+        e->key = (kcache_key){ .hash = k->hash, .a = kb, .alen = k->alen, .b = kb + k->alen, .blen = k->blen };
+    }
+    if (!kb || !util_hashmap_put(&c->map, k->hash, &e->key, e)) {
+        free(kb);
         free(e);
         pthread_mutex_unlock(&c->lock);
         return NULL;
     }
-    memcpy(key, k->a, k->alen);
-    memcpy(key + k->alen, k->b, k->blen);
-    e->key = key;
-    e->alen = k->alen;
-    e->blen = k->blen;
-    e->hash = k->hash;
-    maybe_grow(c);
-    e->next_in_bucket = c->buckets[e->hash % c->nbuckets];
-    c->buckets[e->hash % c->nbuckets] = e;
-    c->count++;
     pthread_mutex_unlock(&c->lock);
 
     size_t bytes = 0;
@@ -219,7 +174,7 @@ void *kcache_get(kcache *c, const kcache_key *k, kcache_build_fn build, void *us
 
     pthread_mutex_lock(&c->lock);
     if (!v) {
-        unlink_bucket(c, e);
+        unlink_map(c, e);
         e->failed = true;
         if (e->waiters == 0)
             free_entry(c, e);
@@ -242,7 +197,7 @@ void *kcache_get(kcache *c, const kcache_key *k, kcache_build_fn build, void *us
 size_t kcache_count(kcache *c)
 {
     pthread_mutex_lock(&c->lock);
-    size_t n = c->count;
+    size_t n = c->map.count;
     pthread_mutex_unlock(&c->lock);
     return n;
 }

@@ -104,14 +104,6 @@ uint64_t spv_f64_to_float_bits(double d, unsigned width)
     return u;
 }
 
-static float bits_f32(uint64_t b)
-{
-    uint32_t u = (uint32_t)b;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 static uint64_t f32_bits(float f)
 {
     uint32_t u;
@@ -121,14 +113,47 @@ static uint64_t f32_bits(float f)
 
 /* --- opcode table ---------------------------------------------------------------- */
 
-bool spv_fold_supports(uint32_t op)
+typedef enum fold_class {
+    FOLD_NONE = 0,
+    FOLD_INT_CONVERT,
+    FOLD_FLOAT_CONVERT,
+    FOLD_FLOAT_TO_INT,
+    FOLD_INT_TO_FLOAT,
+    FOLD_INT_UNARY,
+    FOLD_FLOAT_NEGATE,
+    FOLD_INT_BINARY,
+    FOLD_FLOAT_BINARY,
+    FOLD_INT_COMPARE,
+    FOLD_LOGICAL_NOT,
+    FOLD_LOGICAL_BINARY,
+    FOLD_SELECT,
+    FOLD_QUANTIZE,
+    FOLD_SHUFFLE,
+    FOLD_EXTRACT,
+    FOLD_INSERT,
+    FOLD_BITCAST,
+} fold_class;
+
+/* The one list of foldable opcodes, by the way they fold. */
+static fold_class fold_class_of(uint32_t op)
 {
     switch (op) {
     case SpvOpSConvert:
     case SpvOpUConvert:
+        return FOLD_INT_CONVERT;
     case SpvOpFConvert:
+        return FOLD_FLOAT_CONVERT;
+    case SpvOpConvertFToS:
+    case SpvOpConvertFToU:
+        return FOLD_FLOAT_TO_INT;
+    case SpvOpConvertSToF:
+    case SpvOpConvertUToF:
+        return FOLD_INT_TO_FLOAT;
     case SpvOpSNegate:
     case SpvOpNot:
+        return FOLD_INT_UNARY;
+    case SpvOpFNegate:
+        return FOLD_FLOAT_NEGATE;
     case SpvOpIAdd:
     case SpvOpISub:
     case SpvOpIMul:
@@ -137,21 +162,20 @@ bool spv_fold_supports(uint32_t op)
     case SpvOpUMod:
     case SpvOpSRem:
     case SpvOpSMod:
-    case SpvOpShiftRightLogical:
-    case SpvOpShiftRightArithmetic:
-    case SpvOpShiftLeftLogical:
     case SpvOpBitwiseOr:
     case SpvOpBitwiseXor:
     case SpvOpBitwiseAnd:
-    case SpvOpVectorShuffle:
-    case SpvOpCompositeExtract:
-    case SpvOpCompositeInsert:
-    case SpvOpLogicalOr:
-    case SpvOpLogicalAnd:
-    case SpvOpLogicalNot:
-    case SpvOpLogicalEqual:
-    case SpvOpLogicalNotEqual:
-    case SpvOpSelect:
+    case SpvOpShiftLeftLogical:
+    case SpvOpShiftRightLogical:
+    case SpvOpShiftRightArithmetic:
+        return FOLD_INT_BINARY;
+    case SpvOpFAdd:
+    case SpvOpFSub:
+    case SpvOpFMul:
+    case SpvOpFDiv:
+    case SpvOpFRem:
+    case SpvOpFMod:
+        return FOLD_FLOAT_BINARY;
     case SpvOpIEqual:
     case SpvOpINotEqual:
     case SpvOpULessThan:
@@ -162,23 +186,34 @@ bool spv_fold_supports(uint32_t op)
     case SpvOpSLessThanEqual:
     case SpvOpUGreaterThanEqual:
     case SpvOpSGreaterThanEqual:
+        return FOLD_INT_COMPARE;
+    case SpvOpLogicalNot:
+        return FOLD_LOGICAL_NOT;
+    case SpvOpLogicalOr:
+    case SpvOpLogicalAnd:
+    case SpvOpLogicalEqual:
+    case SpvOpLogicalNotEqual:
+        return FOLD_LOGICAL_BINARY;
+    case SpvOpSelect:
+        return FOLD_SELECT;
     case SpvOpQuantizeToF16:
-    case SpvOpConvertFToS:
-    case SpvOpConvertFToU:
-    case SpvOpConvertSToF:
-    case SpvOpConvertUToF:
+        return FOLD_QUANTIZE;
+    case SpvOpVectorShuffle:
+        return FOLD_SHUFFLE;
+    case SpvOpCompositeExtract:
+        return FOLD_EXTRACT;
+    case SpvOpCompositeInsert:
+        return FOLD_INSERT;
     case SpvOpBitcast:
-    case SpvOpFNegate:
-    case SpvOpFAdd:
-    case SpvOpFSub:
-    case SpvOpFMul:
-    case SpvOpFDiv:
-    case SpvOpFRem:
-    case SpvOpFMod:
-        return true;
+        return FOLD_BITCAST;
     default:
-        return false;
+        return FOLD_NONE;
     }
+}
+
+bool spv_fold_supports(uint32_t op)
+{
+    return fold_class_of(op) != FOLD_NONE;
 }
 
 static const char *kind_name(unsigned k)
@@ -294,42 +329,11 @@ static double fmod_floor(double a, double b)
     return r;
 }
 
-static float fmodf_floor(float a, float b)
-{
-    float r = fmodf(a, b);
-    if (r != 0 && (!signbit(r) != !signbit(b)))
-        r += b;
-    return r;
-}
-
+/* In double, rounded once to the width: for +, -, *, / (and the exact fmod)
+ * double carries more than 2p + 2 bits of binary16 and binary32, so this
+ * single rounding is the correctly rounded result at that width. */
 static uint64_t float_binary(uint32_t op, uint64_t a, uint64_t b, unsigned w)
 {
-    if (w == 32) {
-        /* single precision in single precision: C float arithmetic is IEEE binary32 */
-        float x = bits_f32(a), y = bits_f32(b), r;
-        switch (op) {
-        case SpvOpFAdd:
-            r = x + y;
-            break;
-        case SpvOpFSub:
-            r = x - y;
-            break;
-        case SpvOpFMul:
-            r = x * y;
-            break;
-        case SpvOpFDiv:
-            r = x / y;
-            break;
-        case SpvOpFRem:
-            r = fmodf(x, y);
-            break;
-        default:
-            r = fmodf_floor(x, y);
-            break;
-        }
-        return f32_bits(r);
-    }
-    /* double directly, or half computed in double and rounded once */
     double x = spv_float_bits_to_f64(a, w), y = spv_float_bits_to_f64(b, w), r;
     switch (op) {
     case SpvOpFAdd:
@@ -404,8 +408,7 @@ static uint64_t int_to_float(uint64_t a, unsigned iw, bool is_signed, unsigned f
 
 static uint64_t quantize_f16(uint64_t bits)
 {
-    float f = bits_f32(bits);
-    uint16_t h = spv_f64_to_f16(f);
+    uint16_t h = spv_f64_to_f16(spv_float_bits_to_f64(bits, 32));
     if ((h & 0x7c00) == 0 && (h & 0x3ff))
         h &= 0x8000; /* a half denormal: flushed to zero, keeping the sign */
     return f32_bits((float)spv_f16_to_f64(h));
@@ -421,9 +424,8 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
     unsigned n = rt.lanes, w = rt.width;
     if (n < 1 || n > SPV_FOLD_MAX_LANES || rt.kind == SPV_FOLD_NONE)
         return spv_fail(diag, "the result type is not a scalar or vector of bool, integer or float");
-    switch (op) {
-    case SpvOpSConvert:
-    case SpvOpUConvert:
+    switch (fold_class_of(op)) {
+    case FOLD_INT_CONVERT:
         if (want(args, nargs, 0, SPV_FOLD_INT, n, diag))
             return -1;
         if (rt.kind != SPV_FOLD_INT)
@@ -432,19 +434,17 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
             out->lane[i] =
                 op == SpvOpSConvert ? (uint64_t)spv_fold_sext(args[0].lane[i], args[0].t.width) : args[0].lane[i];
         break;
-    case SpvOpFConvert:
+    case FOLD_FLOAT_CONVERT:
         if (want(args, nargs, 0, SPV_FOLD_FLOAT, n, diag))
             return -1;
         if (rt.kind != SPV_FOLD_FLOAT)
             return spv_fail(diag, "expected a float result");
         for (unsigned i = 0; i < n; i++)
-            out->lane[i] = args[0].t.width == w ? args[0].lane[i]
-                           : w == 32 && args[0].t.width == 64
-                               ? f32_bits((float)spv_float_bits_to_f64(args[0].lane[i], 64))
+            out->lane[i] = args[0].t.width == w
+                               ? args[0].lane[i]
                                : spv_f64_to_float_bits(spv_float_bits_to_f64(args[0].lane[i], args[0].t.width), w);
         break;
-    case SpvOpConvertFToS:
-    case SpvOpConvertFToU:
+    case FOLD_FLOAT_TO_INT:
         if (want(args, nargs, 0, SPV_FOLD_FLOAT, n, diag))
             return -1;
         if (rt.kind != SPV_FOLD_INT)
@@ -452,8 +452,7 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
         for (unsigned i = 0; i < n; i++)
             out->lane[i] = float_to_int(args[0].lane[i], args[0].t.width, w, op == SpvOpConvertFToS);
         break;
-    case SpvOpConvertSToF:
-    case SpvOpConvertUToF:
+    case FOLD_INT_TO_FLOAT:
         if (want(args, nargs, 0, SPV_FOLD_INT, n, diag))
             return -1;
         if (rt.kind != SPV_FOLD_FLOAT)
@@ -461,33 +460,19 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
         for (unsigned i = 0; i < n; i++)
             out->lane[i] = int_to_float(args[0].lane[i], args[0].t.width, op == SpvOpConvertSToF, w);
         break;
-    case SpvOpSNegate:
-    case SpvOpNot:
+    case FOLD_INT_UNARY:
         if (want(args, nargs, 0, SPV_FOLD_INT, n, diag) || rt.kind != SPV_FOLD_INT || args[0].t.width != w)
             return spv_fail(diag, "expected an integer operand and result of one width");
         for (unsigned i = 0; i < n; i++)
             out->lane[i] = op == SpvOpNot ? ~args[0].lane[i] : (uint64_t)0 - args[0].lane[i];
         break;
-    case SpvOpFNegate:
+    case FOLD_FLOAT_NEGATE:
         if (want(args, nargs, 0, SPV_FOLD_FLOAT, n, diag) || rt.kind != SPV_FOLD_FLOAT || args[0].t.width != w)
             return spv_fail(diag, "expected a float operand and result of one width");
         for (unsigned i = 0; i < n; i++)
             out->lane[i] = args[0].lane[i] ^ (UINT64_C(1) << (w - 1));
         break;
-    case SpvOpIAdd:
-    case SpvOpISub:
-    case SpvOpIMul:
-    case SpvOpUDiv:
-    case SpvOpSDiv:
-    case SpvOpUMod:
-    case SpvOpSRem:
-    case SpvOpSMod:
-    case SpvOpBitwiseOr:
-    case SpvOpBitwiseXor:
-    case SpvOpBitwiseAnd:
-    case SpvOpShiftLeftLogical:
-    case SpvOpShiftRightLogical:
-    case SpvOpShiftRightArithmetic: {
+    case FOLD_INT_BINARY: {
         bool shift = op == SpvOpShiftLeftLogical || op == SpvOpShiftRightLogical || op == SpvOpShiftRightArithmetic;
         if (want(args, nargs, 0, SPV_FOLD_INT, n, diag) || want(args, nargs, 1, SPV_FOLD_INT, n, diag))
             return -1;
@@ -497,12 +482,7 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
             out->lane[i] = int_binary(op, args[0].lane[i], args[1].lane[i], w, args[1].t.width);
         break;
     }
-    case SpvOpFAdd:
-    case SpvOpFSub:
-    case SpvOpFMul:
-    case SpvOpFDiv:
-    case SpvOpFRem:
-    case SpvOpFMod:
+    case FOLD_FLOAT_BINARY:
         if (want(args, nargs, 0, SPV_FOLD_FLOAT, n, diag) || want(args, nargs, 1, SPV_FOLD_FLOAT, n, diag))
             return -1;
         if (rt.kind != SPV_FOLD_FLOAT || args[0].t.width != w || args[1].t.width != w)
@@ -510,16 +490,7 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
         for (unsigned i = 0; i < n; i++)
             out->lane[i] = float_binary(op, args[0].lane[i], args[1].lane[i], w);
         break;
-    case SpvOpIEqual:
-    case SpvOpINotEqual:
-    case SpvOpULessThan:
-    case SpvOpSLessThan:
-    case SpvOpUGreaterThan:
-    case SpvOpSGreaterThan:
-    case SpvOpULessThanEqual:
-    case SpvOpSLessThanEqual:
-    case SpvOpUGreaterThanEqual:
-    case SpvOpSGreaterThanEqual:
+    case FOLD_INT_COMPARE:
         if (want(args, nargs, 0, SPV_FOLD_INT, n, diag) || want(args, nargs, 1, SPV_FOLD_INT, n, diag))
             return -1;
         if (rt.kind != SPV_FOLD_BOOL || args[0].t.width != args[1].t.width)
@@ -527,16 +498,13 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
         for (unsigned i = 0; i < n; i++)
             out->lane[i] = int_compare(op, args[0].lane[i], args[1].lane[i], args[0].t.width);
         break;
-    case SpvOpLogicalNot:
+    case FOLD_LOGICAL_NOT:
         if (want(args, nargs, 0, SPV_FOLD_BOOL, n, diag) || rt.kind != SPV_FOLD_BOOL)
             return spv_fail(diag, "expected a bool operand and result");
         for (unsigned i = 0; i < n; i++)
             out->lane[i] = !args[0].lane[i];
         break;
-    case SpvOpLogicalOr:
-    case SpvOpLogicalAnd:
-    case SpvOpLogicalEqual:
-    case SpvOpLogicalNotEqual:
+    case FOLD_LOGICAL_BINARY:
         if (want(args, nargs, 0, SPV_FOLD_BOOL, n, diag) || want(args, nargs, 1, SPV_FOLD_BOOL, n, diag))
             return -1;
         if (rt.kind != SPV_FOLD_BOOL)
@@ -549,7 +517,7 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
                                                      : a != b;
         }
         break;
-    case SpvOpSelect:
+    case FOLD_SELECT:
         if (want(args, nargs, 0, SPV_FOLD_BOOL, 0, diag) || want(args, nargs, 1, rt.kind, n, diag) ||
             want(args, nargs, 2, rt.kind, n, diag))
             return -1;
@@ -560,14 +528,14 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
         for (unsigned i = 0; i < n; i++)
             out->lane[i] = args[0].lane[args[0].t.lanes == 1 ? 0 : i] ? args[1].lane[i] : args[2].lane[i];
         break;
-    case SpvOpQuantizeToF16:
+    case FOLD_QUANTIZE:
         if (want(args, nargs, 0, SPV_FOLD_FLOAT, n, diag) || rt.kind != SPV_FOLD_FLOAT || w != 32 ||
             args[0].t.width != 32)
             return spv_fail(diag, "expected a 32-bit float operand and result");
         for (unsigned i = 0; i < n; i++)
             out->lane[i] = quantize_f16(args[0].lane[i]);
         break;
-    case SpvOpVectorShuffle: {
+    case FOLD_SHUFFLE: {
         if (nargs < 2 || args[0].t.kind != rt.kind || args[1].t.kind != rt.kind || args[0].t.width != w ||
             args[1].t.width != w)
             return spv_fail(diag, "expected two vectors with the result's component type");
@@ -587,7 +555,7 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
         }
         break;
     }
-    case SpvOpCompositeExtract:
+    case FOLD_EXTRACT:
         if (nargs < 1 || args[0].t.kind != rt.kind || args[0].t.width != w || n != 1)
             return spv_fail(diag, "expected a vector with the scalar result's component type");
         if (nlits != 1 || lits[0] >= args[0].t.lanes)
@@ -595,7 +563,7 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
                             args[0].t.lanes);
         out->lane[0] = args[0].lane[lits[0]];
         break;
-    case SpvOpCompositeInsert:
+    case FOLD_INSERT:
         if (nargs < 2 || args[0].t.kind != rt.kind || args[0].t.width != w || args[0].t.lanes != 1 ||
             args[1].t.kind != rt.kind || args[1].t.width != w || args[1].t.lanes != n)
             return spv_fail(diag, "expected a scalar object and a vector of the result type");
@@ -604,7 +572,7 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
         *out = args[1];
         out->lane[lits[0]] = args[0].lane[0];
         break;
-    case SpvOpBitcast: {
+    case FOLD_BITCAST: {
         if (nargs < 1 || args[0].t.kind == SPV_FOLD_BOOL || rt.kind == SPV_FOLD_BOOL || args[0].t.kind == SPV_FOLD_NONE)
             return spv_fail(diag, "expected numeric operand and result types");
         unsigned iw = args[0].t.width, in = args[0].t.lanes;
@@ -619,7 +587,7 @@ int spv_fold(uint32_t op, spv_fold_type rt, const spv_fold_value *args, uint32_t
             }
         break;
     }
-    default:
+    case FOLD_NONE:
         return spv_fail(diag, "opcode %u is not foldable", op);
     }
     if (rt.kind == SPV_FOLD_BOOL)

@@ -7,6 +7,7 @@
 
 #include "operands.h"
 #include "spirv_grammar.h"
+#include "util/array.h"
 
 void spv_type_name(const spv_module *m, uint32_t type_id, char *buf, size_t len)
 {
@@ -205,22 +206,9 @@ bool *spv_entry_used_globals(const spv_module *m, const spv_entry_point *e)
     return u.used;
 }
 
-static int push(spv_resource **out, int *n, int *cap, spv_resource r)
-{
-    if (*n == *cap) {
-        *cap = *cap ? *cap * 2 : 16;
-        spv_resource *p = realloc(*out, (size_t)*cap * sizeof *p);
-        if (!p)
-            return -1;
-        *out = p;
-    }
-    (*out)[(*n)++] = r;
-    return 0;
-}
-
 int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resource **out, spv_diag *diag)
 {
-    int n = 0, cap = 0;
+    util_array res = { 0 };
     *out = NULL;
     bool *used = spv_entry_used_globals(m, e);
     if (!used)
@@ -243,7 +231,7 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
         } else {
             r.size = spv_type_size(m, r.type_id);
         }
-        if (push(out, &n, &cap, r))
+        if (!UTIL_ARRAY_PUSH(&res, spv_resource, r))
             goto oom;
     }
     for (uint32_t i = 0; i < m->first_func_inst; i++) {
@@ -288,14 +276,15 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
             continue;
         /* Arrays of buffers (descriptor arrays) keep the array type; size the element. */
         block_size(m, pointee, &r.size, &r.stride);
-        if (push(out, &n, &cap, r))
+        if (!UTIL_ARRAY_PUSH(&res, spv_resource, r))
             goto oom;
     }
     free(used);
+    int n = (int)UTIL_ARRAY_COUNT(&res, spv_resource);
+    *out = util_array_steal(&res);
     return n;
 oom:
     free(used);
-    free(*out);
-    *out = NULL;
+    util_array_fini(&res);
     return spv_fail(diag, "%s: out of memory", m->source);
 }

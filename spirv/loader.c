@@ -19,6 +19,8 @@
 
 #include "operands.h"
 #include "spirv_grammar.h"
+#include "util/array.h"
+#include "util/file.h"
 
 #define HEADER_WORDS 5
 
@@ -388,24 +390,15 @@ static int cmp_dec(const void *a, const void *b)
     return x->inst < y->inst ? -1 : x->inst > y->inst;
 }
 
-static int push_dec(loader *L, uint32_t *cap, spv_decoration d)
+static int push_dec(loader *L, util_array *decs, spv_decoration d)
 {
-    spv_module *m = L->m;
-    if (m->ndecs == *cap) {
-        *cap = *cap ? *cap * 2 : 64;
-        spv_decoration *p = realloc(m->decs, *cap * sizeof *p);
-        if (!p)
-            return spv_fail(L->diag, "%s: out of memory", src(m));
-        m->decs = p;
-    }
-    m->decs[m->ndecs++] = d;
-    return 0;
+    return UTIL_ARRAY_PUSH(decs, spv_decoration, d) ? 0 : spv_fail(L->diag, "%s: out of memory", src(L->m));
 }
 
 static int build_decorations(loader *L)
 {
     spv_module *m = L->m;
-    uint32_t cap = 0;
+    util_array decs = { 0 };
     /* Direct decorations first; groups are expanded onto their targets below. */
     for (uint32_t i = 0; i < m->ninsts; i++) {
         const spv_inst *in = &m->insts[i];
@@ -414,19 +407,19 @@ static int build_decorations(loader *L)
         case SpvOpDecorate:
         case SpvOpDecorateId:
         case SpvOpDecorateString:
-            if (push_dec(L, &cap, (spv_decoration){ in->w[1], -1, in->w[2], n - 3, in->w + 3, i }))
-                return -1;
+            if (push_dec(L, &decs, (spv_decoration){ in->w[1], -1, in->w[2], n - 3, in->w + 3, i }))
+                goto fail;
             break;
         case SpvOpMemberDecorate:
         case SpvOpMemberDecorateString:
-            if (push_dec(L, &cap, (spv_decoration){ in->w[1], (int32_t)in->w[2], in->w[3], n - 4, in->w + 4, i }))
-                return -1;
+            if (push_dec(L, &decs, (spv_decoration){ in->w[1], (int32_t)in->w[2], in->w[3], n - 4, in->w + 4, i }))
+                goto fail;
             break;
         default:
             break;
         }
     }
-    uint32_t direct = m->ndecs;
+    size_t direct = UTIL_ARRAY_COUNT(&decs, spv_decoration);
     for (uint32_t i = 0; i < m->ninsts; i++) {
         const spv_inst *in = &m->insts[i];
         if (in->opcode != SpvOpGroupDecorate && in->opcode != SpvOpGroupMemberDecorate)
@@ -436,17 +429,23 @@ static int build_decorations(loader *L)
         for (uint32_t k = 2; k < in->nwords; k += member ? 2 : 1) {
             uint32_t target = in->w[k];
             int32_t mi = member ? (int32_t)in->w[k + 1] : -1;
-            for (uint32_t d = 0; d < direct; d++) {
-                spv_decoration g = m->decs[d];
+            for (size_t d = 0; d < direct; d++) {
+                spv_decoration g = UTIL_ARRAY_AT(&decs, spv_decoration, d);
                 if (g.target != group || g.member != -1)
                     continue;
                 g.target = target;
                 g.member = mi;
-                if (push_dec(L, &cap, g))
-                    return -1;
+                if (push_dec(L, &decs, g))
+                    goto fail;
             }
         }
     }
+    if (UTIL_ARRAY_COUNT(&decs, spv_decoration) > UINT32_MAX) {
+        spv_fail(L->diag, "%s: more than 2^32 decorations", src(m));
+        goto fail;
+    }
+    m->ndecs = (uint32_t)UTIL_ARRAY_COUNT(&decs, spv_decoration);
+    m->decs = util_array_steal(&decs);
     if (m->ndecs)
         qsort(m->decs, m->ndecs, sizeof *m->decs, cmp_dec);
     for (uint32_t d = 0; d < m->ndecs; d++) {
@@ -462,15 +461,24 @@ static int build_decorations(loader *L)
             m->workgroup_size_id = m->decs[d].target;
     }
     return 0;
+fail:
+    util_array_fini(&decs);
+    return -1;
+}
+
+/* A zeroed array with one element per instruction of `opcode` (at least one). */
+static void *calloc_per_inst(const spv_module *m, uint16_t opcode, size_t elem_size)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->ninsts; i++)
+        n += m->insts[i].opcode == opcode;
+    return calloc(n ? n : 1, elem_size);
 }
 
 static int build_functions(loader *L)
 {
     spv_module *m = L->m;
-    uint32_t nf = 0;
-    for (uint32_t i = 0; i < m->ninsts; i++)
-        nf += m->insts[i].opcode == SpvOpFunction;
-    m->funcs = calloc(nf ? nf : 1, sizeof *m->funcs);
+    m->funcs = calloc_per_inst(m, SpvOpFunction, sizeof *m->funcs);
     if (!m->funcs)
         return spv_fail(L->diag, "%s: out of memory", src(m));
     m->first_func_inst = m->ninsts;
@@ -505,11 +513,10 @@ static int build_functions(loader *L)
         case SpvOpFunctionParameter: {
             if (!f || f->nblocks)
                 return spv_fail(L->diag, "%s: parameter outside a function header", L->where);
-            uint32_t *p = realloc(f->params, (f->nparams + 1) * sizeof *p);
+            uint32_t *p = UTIL_APPEND(f->params, f->nparams);
             if (!p)
                 return spv_fail(L->diag, "%s: out of memory", src(m));
-            f->params = p;
-            f->params[f->nparams++] = in->result_id;
+            *p = in->result_id;
             m->ids[in->result_id].kind = SPV_ID_PARAM;
             m->ids[in->result_id].func = m->nfuncs - 1;
             break;
@@ -520,12 +527,11 @@ static int build_functions(loader *L)
             if (cur_block != SPV_NONE)
                 return spv_fail(L->diag, "%s: block %%%u has no terminator before the next OpLabel", L->where,
                                 f->blocks[cur_block].label);
-            spv_block *b = realloc(f->blocks, (f->nblocks + 1) * sizeof *b);
+            spv_block *b = UTIL_APPEND(f->blocks, f->nblocks);
             if (!b)
                 return spv_fail(L->diag, "%s: out of memory", src(m));
-            f->blocks = b;
-            cur_block = f->nblocks++;
-            f->blocks[cur_block] = (spv_block){ in->result_id, i + 1, i + 1 };
+            cur_block = f->nblocks - 1;
+            *b = (spv_block){ in->result_id, i + 1, i + 1 };
             f->is_declaration = false;
             m->ids[in->result_id].kind = SPV_ID_LABEL;
             m->ids[in->result_id].func = m->nfuncs - 1;
@@ -569,10 +575,7 @@ static int build_functions(loader *L)
 static int build_entry_points(loader *L)
 {
     spv_module *m = L->m;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < m->ninsts; i++)
-        n += m->insts[i].opcode == SpvOpEntryPoint;
-    m->entries = calloc(n ? n : 1, sizeof *m->entries);
+    m->entries = calloc_per_inst(m, SpvOpEntryPoint, sizeof *m->entries);
     if (!m->entries)
         return spv_fail(L->diag, "%s: out of memory", src(m));
     for (uint32_t i = 0; i < m->ninsts; i++) {
@@ -609,11 +612,9 @@ static int build_entry_points(loader *L)
             spv_entry_point *e = &m->entries[k];
             if (e->func_id != in->w[1])
                 continue;
-            spv_exec_mode *p = realloc(e->modes, (e->nmodes + 1) * sizeof *p);
-            if (!p)
+            spv_exec_mode *md = UTIL_APPEND(e->modes, e->nmodes);
+            if (!md)
                 return spv_fail(L->diag, "%s: out of memory", src(m));
-            e->modes = p;
-            spv_exec_mode *md = &e->modes[e->nmodes++];
             md->mode = in->w[2];
             md->is_id = in->opcode == SpvOpExecutionModeId;
             md->nargs = in->nwords - 3;
@@ -641,7 +642,6 @@ static int build_entry_points(loader *L)
 static int build_model(loader *L)
 {
     spv_module *m = L->m;
-    uint32_t cap_caps = 0, cap_ext = 0;
     m->addressing = SpvAddressingModelLogical;
     for (uint32_t i = 0; i < m->ninsts; i++) {
         const spv_inst *in = &m->insts[i];
@@ -650,28 +650,18 @@ static int build_model(loader *L)
         spv_id *x = in->result_id ? &m->ids[in->result_id] : NULL;
         switch (in->opcode) {
         case SpvOpCapability:
-            if (m->ncaps == cap_caps) {
-                cap_caps = cap_caps ? cap_caps * 2 : 16;
-                uint32_t *p = realloc(m->caps, cap_caps * sizeof *p);
-                if (!p)
-                    return spv_fail(L->diag, "%s: out of memory", src(m));
-                m->caps = p;
-            }
-            m->caps[m->ncaps++] = in->w[1];
+            if (!UTIL_APPEND(m->caps, m->ncaps))
+                return spv_fail(L->diag, "%s: out of memory", src(m));
+            m->caps[m->ncaps - 1] = in->w[1];
             if (in->w[1] == SpvCapabilityKernel)
                 m->is_kernel = true;
             if (in->w[1] == SpvCapabilityShader)
                 m->is_shader = true;
             break;
         case SpvOpExtension:
-            if (m->nextensions == cap_ext) {
-                cap_ext = cap_ext ? cap_ext * 2 : 8;
-                const char **p = realloc(m->extensions, cap_ext * sizeof *p);
-                if (!p)
-                    return spv_fail(L->diag, "%s: out of memory", src(m));
-                m->extensions = p;
-            }
-            m->extensions[m->nextensions++] = (const char *)(in->w + 1);
+            if (!UTIL_APPEND(m->extensions, m->nextensions))
+                return spv_fail(L->diag, "%s: out of memory", src(m));
+            m->extensions[m->nextensions - 1] = (const char *)(in->w + 1);
             break;
         case SpvOpMemoryModel:
             m->addressing = in->w[1];
@@ -769,30 +759,10 @@ fail:
 
 spv_module *spv_module_load_file(const char *path, const spv_load_options *opts, spv_diag *diag)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        spv_fail(diag, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0, r;
-    char *buf = malloc(cap);
-    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n == cap) {
-            char *p = cap < ((size_t)1 << 31) ? realloc(buf, cap *= 2) : NULL;
-            if (!p) {
-                free(buf);
-                buf = NULL;
-            } else {
-                buf = p;
-            }
-        }
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!buf || err) {
-        free(buf);
-        spv_fail(diag, "%s: cannot read the file%s", path, buf ? "" : " (out of memory or too large)");
+    size_t n = 0;
+    void *buf = util_read_file(path, &n);
+    if (!buf) {
+        spv_fail(diag, "%s: cannot read: %s", path, strerror(errno));
         return NULL;
     }
     spv_module *m = spv_module_load(buf, n, path, opts, diag);

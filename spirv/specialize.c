@@ -31,6 +31,8 @@
 
 #include "fold.h"
 #include "spirv_grammar.h"
+#include "util/array.h"
+#include "util/hashmap.h"
 #include "writer.h"
 
 typedef enum cv_kind {
@@ -60,7 +62,6 @@ typedef struct new_const {
 
 typedef struct scalar_key {
     uint32_t type_id;
-    uint32_t id; /* 0: empty slot */
     uint64_t bits;
 } scalar_key;
 
@@ -70,14 +71,10 @@ typedef struct spec_ctx {
     uint32_t bound; /* grows as constants are created */
     uint32_t *vidx; /* [vcap] id -> index in vals (0: none) */
     uint32_t vcap;
-    cval *vals;
-    uint32_t nvals, capvals;
-    uint32_t **owned;
-    uint32_t nowned, capowned; /* parts arrays to free */
-    new_const *news;
-    uint32_t nnews, capnews;
-    scalar_key *scal;
-    uint32_t scap, nscal; /* open-addressing (type, bits) -> id */
+    util_array vals;      /* of cval; [0] stands for "none" */
+    util_array owned;     /* of uint32_t *: parts arrays to free */
+    util_array news;      /* of new_const, in the order they are written */
+    util_hashmap scalars; /* scalar_key * (malloc'd) -> the id of the first such constant */
     /* user values, per entry of the spec constant list */
     spv_spec_constant *list;
     size_t nlist;
@@ -101,7 +98,7 @@ static const cval *get_val(const spec_ctx *c, uint32_t id)
 {
     if (id == 0 || id >= c->vcap || !c->vidx[id])
         return NULL;
-    return &c->vals[c->vidx[id]];
+    return &UTIL_ARRAY_AT(&c->vals, cval, c->vidx[id]);
 }
 
 static int set_val(spec_ctx *c, uint32_t id, const cval *v)
@@ -115,91 +112,61 @@ static int set_val(spec_ctx *c, uint32_t id, const cval *v)
         c->vidx = p;
         c->vcap = cap;
     }
-    if (c->nvals == c->capvals) {
-        uint32_t cap = c->capvals ? c->capvals * 2 : 64;
-        cval *p = realloc(c->vals, cap * sizeof *p);
-        if (!p)
-            return oom(c);
-        c->vals = p;
-        c->capvals = cap;
-        if (c->nvals == 0)
-            c->nvals = 1; /* index 0 means "none" */
-    }
-    c->vals[c->nvals] = *v;
-    c->vidx[id] = c->nvals++;
+    if (c->vals.size == 0 && !util_array_grow(&c->vals, sizeof(cval))) /* index 0 means "none" */
+        return oom(c);
+    if (UTIL_ARRAY_COUNT(&c->vals, cval) > UINT32_MAX - 1 || !UTIL_ARRAY_PUSH(&c->vals, cval, *v))
+        return oom(c);
+    c->vidx[id] = (uint32_t)UTIL_ARRAY_COUNT(&c->vals, cval) - 1;
     return 0;
 }
 
 static uint32_t *alloc_parts(spec_ctx *c, uint32_t n)
 {
-    if (c->nowned == c->capowned) {
-        uint32_t cap = c->capowned ? c->capowned * 2 : 16;
-        uint32_t **p = realloc(c->owned, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        c->owned = p;
-        c->capowned = cap;
-    }
     uint32_t *a = calloc(n ? n : 1, sizeof *a);
-    if (a)
-        c->owned[c->nowned++] = a;
+    if (a && !UTIL_ARRAY_PUSH(&c->owned, uint32_t *, a)) {
+        free(a);
+        return NULL;
+    }
     return a;
 }
 
-static uint64_t hash_key(uint32_t type_id, uint64_t bits)
+static bool scalar_key_equal(const void *a, const void *b)
 {
-    uint64_t h = bits * 0x9E3779B97F4A7C15ull ^ type_id * 0xC2B2AE3D27D4EB4Full;
-    return h ^ (h >> 29);
+    const scalar_key *x = a, *y = b;
+    return x->type_id == y->type_id && x->bits == y->bits;
 }
 
-static scalar_key *find_scalar_slot(spec_ctx *c, uint32_t type_id, uint64_t bits)
+static uint64_t scalar_hash(const scalar_key *k)
 {
-    uint32_t mask = c->scap - 1;
-    for (uint32_t i = (uint32_t)hash_key(type_id, bits) & mask;; i = (i + 1) & mask) {
-        scalar_key *k = &c->scal[i];
-        if (!k->id || (k->type_id == type_id && k->bits == bits))
-            return k;
-    }
+    return util_hash_u64(k->bits ^ util_hash_u64(k->type_id));
+}
+
+/* The id of an earlier scalar constant of `type_id` holding `bits`, or 0. */
+static uint32_t known_scalar(const spec_ctx *c, uint32_t type_id, uint64_t bits)
+{
+    scalar_key k = { type_id, bits };
+    return (uint32_t)(uintptr_t)util_hashmap_get(&c->scalars, scalar_hash(&k), &k);
 }
 
 /* Records that scalar constant `id` of `type_id` holds `bits` (first one wins). */
 static int remember_scalar(spec_ctx *c, uint32_t type_id, uint64_t bits, uint32_t id)
 {
-    if ((c->nscal + 1) * 2 > c->scap) {
-        uint32_t cap = c->scap ? c->scap * 2 : 256;
-        scalar_key *old = c->scal;
-        uint32_t oldcap = c->scap;
-        c->scal = calloc(cap, sizeof *c->scal);
-        if (!c->scal) {
-            c->scal = old;
-            return oom(c);
-        }
-        c->scap = cap;
-        for (uint32_t i = 0; i < oldcap; i++)
-            if (old[i].id)
-                *find_scalar_slot(c, old[i].type_id, old[i].bits) = old[i];
-        free(old);
-    }
-    scalar_key *k = find_scalar_slot(c, type_id, bits);
-    if (!k->id) {
-        *k = (scalar_key){ type_id, id, bits };
-        c->nscal++;
+    if (known_scalar(c, type_id, bits))
+        return 0;
+    scalar_key *k = malloc(sizeof *k);
+    if (!k)
+        return oom(c);
+    *k = (scalar_key){ type_id, bits };
+    if (!util_hashmap_put(&c->scalars, scalar_hash(k), k, (void *)(uintptr_t)id)) {
+        free(k);
+        return oom(c);
     }
     return 0;
 }
 
 static int push_new(spec_ctx *c, const new_const *n)
 {
-    if (c->nnews == c->capnews) {
-        uint32_t cap = c->capnews ? c->capnews * 2 : 32;
-        new_const *p = realloc(c->news, cap * sizeof *p);
-        if (!p)
-            return oom(c);
-        c->news = p;
-        c->capnews = cap;
-    }
-    c->news[c->nnews++] = *n;
-    return 0;
+    return UTIL_ARRAY_PUSH(&c->news, new_const, *n) ? 0 : oom(c);
 }
 
 static int fresh_id(spec_ctx *c, uint32_t *id)
@@ -287,13 +254,8 @@ static const cval *operand_val(spec_ctx *c, uint32_t id)
  * new one written before the current instruction. */
 static int scalar_const(spec_ctx *c, uint32_t type_id, const spv_fold_type *st, uint64_t bits, uint32_t *id)
 {
-    if (c->scap) {
-        scalar_key *k = find_scalar_slot(c, type_id, bits);
-        if (k->id) {
-            *id = k->id;
-            return 0;
-        }
-    }
+    if ((*id = known_scalar(c, type_id, bits)))
+        return 0;
     new_const n = { .before = c->cur, .type_id = type_id, .bits = bits };
     n.opcode = st->kind == SPV_FOLD_BOOL ? (bits ? SpvOpConstantTrue : SpvOpConstantFalse) : SpvOpConstant;
     if (fresh_id(c, &n.id) || push_new(c, &n))
@@ -879,11 +841,12 @@ static int write_module(spec_ctx *c, uint32_t **out_words, size_t *out_nwords)
     spv_writer wr;
     spv_writer_init(&wr);
     spv_writer_words(&wr, m->words, 5);
-    uint32_t next_new = 0;
+    size_t next_new = 0;
     for (uint32_t i = 0; i < m->ninsts; i++) {
         const spv_inst *in = &m->insts[i];
-        while (next_new < c->nnews && c->news[next_new].before == i)
-            write_new(&wr, m, &c->news[next_new++]);
+        while (next_new < UTIL_ARRAY_COUNT(&c->news, new_const) &&
+               UTIL_ARRAY_AT(&c->news, new_const, next_new).before == i)
+            write_new(&wr, m, &UTIL_ARRAY_AT(&c->news, new_const, next_new++));
         const cval *v = in->result_id ? get_val(c, in->result_id) : NULL;
         switch (in->opcode) {
         case SpvOpDecorate:
@@ -942,7 +905,7 @@ static int write_module(spec_ctx *c, uint32_t **out_words, size_t *out_nwords)
                         "module",
                         src(m));
     }
-    wr.w[3] = c->bound;
+    spv_writer_patch(&wr, 3, c->bound); /* the id bound: constants were added */
     *out_words = spv_writer_take(&wr, out_nwords);
     return *out_words ? 0 : oom(c);
 }
@@ -957,6 +920,7 @@ int spv_specialize(const spv_module *m, const spv_spec_value *values, size_t n, 
     if (n && !values)
         return spv_fail(diag, "%s: %zu spec values given but no array", src(m), n);
     spec_ctx c = { .m = m, .diag = diag, .bound = m->bound };
+    util_hashmap_init(&c.scalars, scalar_key_equal);
     int rc = -1;
     c.nlist = spv_spec_constants(m, &c.list);
     c.ov_bits = calloc(c.nlist ? c.nlist : 1, sizeof *c.ov_bits);
@@ -970,13 +934,16 @@ int spv_specialize(const spv_module *m, const spv_spec_value *values, size_t n, 
         goto out;
     rc = 0;
 out:
-    for (uint32_t i = 0; i < c.nowned; i++)
-        free(c.owned[i]);
-    free(c.owned);
-    free(c.vals);
+    for (size_t i = 0; i < UTIL_ARRAY_COUNT(&c.owned, uint32_t *); i++)
+        free(UTIL_ARRAY_AT(&c.owned, uint32_t *, i));
+    util_array_fini(&c.owned);
+    util_array_fini(&c.vals);
+    util_array_fini(&c.news);
     free(c.vidx);
-    free(c.news);
-    free(c.scal);
+    const util_hashmap_entry *e;
+    for (size_t i = 0; (e = util_hashmap_next(&c.scalars, &i));)
+        free((void *)e->key);
+    util_hashmap_fini(&c.scalars);
     free(c.list);
     free(c.ov_bits);
     return rc;

@@ -6,11 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/array.h"
+
 typedef struct spv_writer {
-    uint32_t *w;
-    size_t n, cap;
-    bool failed; /* out of memory, or an instruction longer than 65535 words */
-    size_t open; /* start of the instruction being built (SIZE_MAX: none) */
+    util_array words; /* of uint32_t */
+    bool failed;      /* out of memory, or an instruction longer than 65535 words */
+    size_t open;      /* start of the instruction being built (SIZE_MAX: none) */
 } spv_writer;
 
 void spv_writer_init(spv_writer *wr);
@@ -21,6 +22,8 @@ void spv_writer_words(spv_writer *wr, const uint32_t *words, size_t n);
  * fills in the word count. */
 void spv_writer_begin(spv_writer *wr, uint32_t opcode);
 void spv_writer_end(spv_writer *wr);
+/* Overwrites word `at` (written before), e.g. the header's id bound. */
+void spv_writer_patch(spv_writer *wr, size_t at, uint32_t word);
 /* The words so far (ownership passes to the caller); NULL if failed. */
 uint32_t *spv_writer_take(spv_writer *wr, size_t *nwords);
 

@@ -1,6 +1,7 @@
 /* util/array.c — see array.h. */
 #include "util/array.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,4 +48,19 @@ void util_array_fini(util_array *a)
     free(a->data);
     a->data = NULL;
     a->size = a->capacity = 0;
+}
+
+void *util_array_append(void **data, unsigned *count, size_t elem_size)
+{
+    size_t n = *count;
+    if (n == UINT_MAX || (elem_size && n + 1 > (size_t)-1 / elem_size))
+        return NULL;
+    void *p = realloc(*data, (n + 1) * elem_size);
+    if (!p)
+        return NULL;
+    *data = p;
+    void *e = (char *)p + n * elem_size;
+    memset(e, 0, elem_size);
+    *count = (unsigned)n + 1;
+    return e;
 }

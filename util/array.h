@@ -34,4 +34,17 @@ void util_array_fini(util_array *a);
     (util_array_grow((a), sizeof(type)) ? (((type *)(a)->data)[UTIL_ARRAY_COUNT((a), type) - 1] = (value), true)       \
                                         : false)
 
+/* The same growth for arrays kept as a typed pointer and a count, where a
+ * struct exposes them that way (the SPIR-V model, the parsers' results):
+ *
+ *   spv_block *blocks; uint32_t nblocks;
+ *   spv_block *b = UTIL_APPEND(f->blocks, f->nblocks);   // NULL: out of memory
+ *
+ * appends one zeroed element and returns it (the count grows by one), or
+ * returns NULL and leaves the array as it was.  It reallocates every time
+ * (there is no capacity to trust: such arrays are also copied at their exact
+ * size), so keep it for short lists; build long ones in a util_array. */
+void *util_array_append(void **data, unsigned *count, size_t elem_size);
+#define UTIL_APPEND(data, count) ((__typeof__(data))util_array_append((void **)&(data), &(count), sizeof *(data)))
+
 #endif

@@ -6,12 +6,12 @@
 FUZZ_CC    := clang-19
 FUZZ_DIR   := $(BUILD)/fuzz
 FUZZ_FLAGS := -std=c17 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -I. -I$(BUILD)/gen
-FUZZ_SRCS  := $(wildcard spirv/*.c) $(BUILD)/gen/spirv_grammar.c testdata/fuzz/fuzz_loader.c
+FUZZ_SRCS  := $(wildcard util/*.c) $(wildcard spirv/*.c) $(BUILD)/gen/spirv_grammar.c testdata/fuzz/fuzz_loader.c
 FUZZ_JOBS  ?= 1
 
 $(FUZZ_DIR)/fuzz_loader: $(FUZZ_SRCS)
 	@mkdir -p $(FUZZ_DIR)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_SRCS) -lSPIRV-Tools-opt -lSPIRV-Tools -lstdc++ -lm -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_SRCS) -lSPIRV-Tools-opt -lSPIRV-Tools -lxxhash -lstdc++ -lm -o $@
 
 run: $(FUZZ_DIR)/fuzz_loader
 	@mkdir -p $(FUZZ_DIR)/corpus

@@ -145,7 +145,7 @@ TEST(run_options_parse_and_reject)
     }
 }
 
-/* ---- run-throughs: need lib/api.c (spvjit_kernel_build) and the binary ---- */
+/* ---- run-throughs: need the library (spvjit_kernel_build, lib/api_kernel.c) and the binary ---- */
 
 static const char *bin(void)
 {

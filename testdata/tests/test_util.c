@@ -1,11 +1,14 @@
 /* testdata/tests/test_util.c — util/: the growable array and the hash map
  * against plain reference computations. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
 #include "util/array.h"
 #include "util/hash.h"
+#include "util/file.h"
 #include "util/hashmap.h"
 
 TEST(util_array_push_and_steal)
@@ -88,4 +91,56 @@ TEST(util_hash_is_stable_and_chained)
     CHECK(whole != util_hash_bytes(text, sizeof text - 2, 0), "a shorter input hashes the same");
     CHECK(util_hash_bytes(text, 6, 1) != util_hash_bytes(text, 6, 2), "the seed is ignored");
     CHECK(util_hash_u64(1) != util_hash_u64(2) && util_hash_u64(0) == 0, "u64 mix");
+}
+
+/* Typed pointer + count arrays: each append is zeroed, earlier elements keep
+ * their values (a plain C array is the reference), and an array copied at its
+ * exact size (as the Amber parser copies pipelines) still grows correctly. */
+TEST(util_array_append_typed)
+{
+    uint64_t *a = NULL;
+    unsigned n = 0;
+    uint64_t ref[1000];
+    for (unsigned i = 0; i < 1000; i++) {
+        uint64_t *e = UTIL_APPEND(a, n);
+        REQUIRE(e && n == i + 1, "append %u", i);
+        CHECK(*e == 0, "element %u not zeroed", i);
+        *e = ref[i] = (uint64_t)i * 2654435761u;
+    }
+    CHECK(!memcmp(a, ref, sizeof ref), "contents differ");
+    uint64_t *copy = malloc(3 * sizeof *copy);
+    memcpy(copy, a, 3 * sizeof *copy);
+    unsigned nc = 3;
+    for (int i = 0; i < 100; i++)
+        REQUIRE(UTIL_APPEND(copy, nc), "append to a copy");
+    CHECK(nc == 103 && copy[2] == ref[2] && copy[102] == 0, "copy grew: %u", nc);
+    free(copy);
+    free(a);
+}
+
+/* A whole file back as written; a missing one is NULL with errno ENOENT. */
+TEST(util_read_file_round_trip)
+{
+    char path[] = "/tmp/spvjit-util-file-XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0, "mkstemp");
+    size_t n = 200000; /* more than one read chunk */
+    unsigned char *data = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (unsigned char)(i * 31 + 7);
+    FILE *f = fdopen(fd, "wb");
+    REQUIRE(f && fwrite(data, 1, n, f) == n && fclose(f) == 0, "write");
+    size_t len = 0;
+    unsigned char *got = util_read_file(path, &len);
+    CHECK(got && len == n && !memcmp(got, data, n), "read back %zu bytes", len);
+    free(got);
+    f = fopen(path, "wb");
+    REQUIRE(f && fclose(f) == 0, "truncate");
+    got = util_read_file(path, &len);
+    CHECK(got && len == 0, "empty file: %p %zu", (void *)got, len);
+    free(got);
+    remove(path);
+    errno = 0;
+    CHECK(!util_read_file(path, &len) && errno == ENOENT, "missing file: errno %d", errno);
+    free(data);
 }
