@@ -206,6 +206,21 @@ bool *spv_entry_used_globals(const spv_module *m, const spv_entry_point *e)
     return u.used;
 }
 
+/* NonWritable / NonReadable on the variable, or on every member of its block
+ * (how glslang marks a readonly / writeonly buffer). */
+static bool has_access_decoration(const spv_module *m, uint32_t var, uint32_t block, uint32_t decoration)
+{
+    if (spv_find_decoration(m, var, -1, decoration))
+        return true;
+    const spv_type *t = spv_type_get(m, block);
+    if (!t || t->kind != SPV_TYPE_STRUCT || t->nmembers == 0)
+        return false;
+    for (uint32_t i = 0; i < t->nmembers; i++)
+        if (!spv_find_decoration(m, block, (int32_t)i, decoration))
+            return false;
+    return true;
+}
+
 int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resource **out, spv_diag *diag)
 {
     util_array res = { 0 };
@@ -250,8 +265,8 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
             r.set = d->args[0];
         if ((d = spv_find_decoration(m, id, -1, SpvDecorationBinding)) && d->nargs)
             r.binding = d->args[0];
-        r.readonly = spv_find_decoration(m, id, -1, SpvDecorationNonWritable) != NULL;
-        r.writeonly = spv_find_decoration(m, id, -1, SpvDecorationNonReadable) != NULL;
+        r.readonly = has_access_decoration(m, id, pointee, SpvDecorationNonWritable);
+        r.writeonly = has_access_decoration(m, id, pointee, SpvDecorationNonReadable);
         switch (pt->storage) {
         case SpvStorageClassStorageBuffer:
             r.kind = SPV_RES_STORAGE_BUFFER;

@@ -29,8 +29,28 @@ TEST(api_reflection_mm_comp)
     CHECK(spvjit_module_spec_count(m) == 1, "one SpecId: %u", spvjit_module_spec_count(m));
     spvjit_spec_info si;
     CHECK(spvjit_module_spec_info(m, 0, &si) == SPVJIT_OK && si.spec_id == 0 && si.type == SPVJIT_TYPE_U32 &&
-              si.default_bits == 16,
+              si.default_bits == 16 && si.name && !strcmp(si.name, "BS"),
           "BS: id %u type %d default %llu", si.spec_id, si.type, (unsigned long long)si.default_bits);
+    /* local_size_x_id = local_size_y_id = 0, and BS*BS sizes the shared arrays */
+    CHECK(si.sets == (SPVJIT_SETS_LOCAL_SIZE_X | SPVJIT_SETS_LOCAL_SIZE_Y | SPVJIT_SETS_ARRAY_LENGTH), "BS sets %#x",
+          si.sets);
+    spvjit_module_info mi;
+    CHECK(spvjit_module_info_get(m, &mi) == SPVJIT_OK && mi.flavour == SPVJIT_FLAVOUR_SHADER && mi.spirv_major == 1 &&
+              mi.spirv_minor == 3 && !strcmp(mi.addressing_model_name, "Logical") && mi.addressing_model == 0 &&
+              !strcmp(mi.memory_model_name, "GLSL450") && mi.ncapabilities == 1 &&
+              !strcmp(spvjit_module_capability(m, 0), "Shader") && !spvjit_module_capability(m, 1),
+          "module facts: SPIR-V %u.%u %s %s", mi.spirv_major, mi.spirv_minor, mi.addressing_model_name,
+          mi.memory_model_name);
+    spvjit_entry_info ei;
+    CHECK(spvjit_module_entry_info(m, 0, &ei) == SPVJIT_OK && !strcmp(ei.name, "main") &&
+              !strcmp(ei.execution_model_name, "GLCompute") && ei.is_compute &&
+              ei.local_size_kind == SPVJIT_LOCAL_SIZE_SPEC && ei.local_size_spec_id[0] == 0 &&
+              ei.local_size_spec_id[1] == 0 && ei.local_size_spec_id[2] == SPVJIT_NO_SPEC_ID &&
+              ei.local_size[0] == 16 && ei.local_size[1] == 16 && ei.local_size[2] == 1 &&
+              ei.wg_memory_bytes == 2 * 16 * 16 * 4,
+          "entry: %s kind %d ls %u,%u,%u wg %llu", ei.name, ei.local_size_kind, ei.local_size[0], ei.local_size[1],
+          ei.local_size[2], (unsigned long long)ei.wg_memory_bytes);
+    CHECK(spvjit_module_entry_info(m, 1, &ei) == SPVJIT_ERROR_INVALID_ARGUMENT, "entry index out of range");
     unsigned nres = spvjit_module_resource_count(m, "main");
     CHECK(nres == 4, "A, B, C and the push constants: %u", nres);
     bool seen[3] = { 0 }, push = false;
@@ -41,9 +61,15 @@ TEST(api_reflection_mm_comp)
             seen[r.binding] = true;
             CHECK(r.size == 0 && r.stride == 4, "binding %u: size %llu stride %llu", r.binding,
                   (unsigned long long)r.size, (unsigned long long)r.stride);
+            static const char *const types[3] = { "struct MatA { float[] }", "struct MatB { float[] }",
+                                                  "struct MatC { float[] }" };
+            CHECK(!strcmp(r.type_name, types[r.binding]) && !strcmp(r.storage_class, "StorageBuffer") &&
+                      r.readonly == (r.binding < 2),
+                  "binding %u: %s, %s, readonly %d", r.binding, r.type_name, r.storage_class, r.readonly);
         }
         if (r.kind == SPVJIT_RES_PUSH_CONSTANTS)
-            push = r.size == 4;
+            push = r.size == 4 && !strcmp(r.type_name, "struct Params { uint }") &&
+                   !strcmp(r.storage_class, "PushConstant");
     }
     CHECK(seen[0] && seen[1] && seen[2] && push, "bindings 0..2 and a 4-byte push block");
     CHECK(spvjit_module_spec_info(m, 5, &si) == SPVJIT_ERROR_INVALID_ARGUMENT, "index out of range");
@@ -57,6 +83,14 @@ TEST(api_reflection_reduce_cl)
     spvjit_module *m = api_load(ctx, "kernels/reduce.cl.spv");
     REQUIRE(m, "load: %s", spvjit_last_error());
     CHECK(spvjit_module_flavour(m) == SPVJIT_FLAVOUR_KERNEL, "Kernel flavour");
+    spvjit_module_info mi;
+    spvjit_entry_info ei;
+    CHECK(spvjit_module_info_get(m, &mi) == SPVJIT_OK && mi.flavour == SPVJIT_FLAVOUR_KERNEL &&
+              !strcmp(mi.addressing_model_name, "Physical64") && !strcmp(mi.memory_model_name, "OpenCL"),
+          "module facts: %s %s", mi.addressing_model_name, mi.memory_model_name);
+    CHECK(spvjit_module_entry_info(m, 0, &ei) == SPVJIT_OK && !strcmp(ei.execution_model_name, "Kernel") &&
+              ei.local_size_kind == SPVJIT_LOCAL_SIZE_DISPATCH && !ei.local_size[0] && ei.wg_memory_bytes == 0,
+          "entry: %s kind %d", ei.execution_model_name, ei.local_size_kind);
     CHECK(spvjit_module_spec_count(m) == 0, "no spec constants");
     static const spvjit_resource_kind want[4] = { SPVJIT_RES_ARG_POINTER, SPVJIT_RES_ARG_POINTER, SPVJIT_RES_ARG_VALUE,
                                                   SPVJIT_RES_ARG_LOCAL };
@@ -66,6 +100,11 @@ TEST(api_reflection_reduce_cl)
         spvjit_resource_info r;
         spvjit_module_resource_info(m, "reduce", i, &r);
         CHECK(r.index == i && r.kind == want[i], "argument %u: index %u kind %d", i, r.index, r.kind);
+        static const char *const names[4] = { "src", "partial", "n", "scratch" };
+        static const char *const spaces[4] = { "CrossWorkgroup", "CrossWorkgroup", "Function", "Workgroup" };
+        CHECK(r.name && !strcmp(r.name, names[i]) && !strcmp(r.type_name, i == 2 ? "int" : "float") &&
+                  (i == 2 || !strcmp(r.storage_class, spaces[i])),
+              "argument %u: %s %s %s", i, r.name ? r.name : "?", r.type_name, r.storage_class);
         if (i == 2)
             CHECK(r.size == 4, "n is 4 bytes: %llu", (unsigned long long)r.size);
     }
@@ -365,4 +404,64 @@ TEST(api_binding_errors_fixed_part)
     spvjit_context_destroy(ctx);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     test_run_capture(cmd, NULL);
+}
+
+/* A local size computed from spec constants (spec_localsizeid.spvasm: y = SpecId 1 / 2),
+ * an image the JIT cannot bind, a non-compute entry point. */
+TEST(api_reflection_local_size_and_unsupported)
+{
+    spvjit_context *ctx = api_ctx(0);
+    spvjit_module *m = api_load(ctx, "kernels/spec_localsizeid.spv");
+    REQUIRE(m, "load: %s", spvjit_last_error());
+    spvjit_entry_info ei;
+    CHECK(spvjit_module_entry_info(m, 0, &ei) == SPVJIT_OK && ei.local_size_kind == SPVJIT_LOCAL_SIZE_SPEC &&
+              ei.local_size_spec_id[0] == 0 && ei.local_size_spec_id[1] == SPVJIT_NO_SPEC_ID &&
+              ei.local_size_spec_id[2] == SPVJIT_NO_SPEC_ID && ei.local_size[0] == 4 && ei.local_size[1] == 3 &&
+              ei.local_size[2] == 1 && ei.wg_memory_bytes == 4 * 3 * 4,
+          "LocalSizeId: ids %u %u %u, %u,%u,%u, wg %llu", ei.local_size_spec_id[0], ei.local_size_spec_id[1],
+          ei.local_size_spec_id[2], ei.local_size[0], ei.local_size[1], ei.local_size[2],
+          (unsigned long long)ei.wg_memory_bytes);
+    spvjit_spec_info si;
+    CHECK(spvjit_module_spec_info(m, 1, &si) == SPVJIT_OK && si.spec_id == 1 &&
+              si.sets == (SPVJIT_SETS_LOCAL_SIZE_Y | SPVJIT_SETS_ARRAY_LENGTH),
+          "SpecId 1 sets %#x", si.sets);
+    spvjit_module_destroy(m);
+
+    static const char src[] =
+        "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
+        "OpEntryPoint GLCompute %main \"main\"\nOpEntryPoint Vertex %vs \"vs\"\n"
+        "OpExecutionMode %main LocalSize 8 1 1\nOpName %img \"img\"\n"
+        "OpDecorate %img DescriptorSet 0\nOpDecorate %img Binding 3\n"
+        "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n"
+        "%im = OpTypeImage %float 2D 0 0 0 1 Unknown\n%pim = OpTypePointer UniformConstant %im\n"
+        "%img = OpVariable %pim UniformConstant\n"
+        "%main = OpFunction %void None %fn\n%l = OpLabel\n%x = OpLoad %im %img\nOpReturn\nOpFunctionEnd\n"
+        "%vs = OpFunction %void None %fn\n%l2 = OpLabel\nOpReturn\nOpFunctionEnd\n";
+    char asmp[] = "/tmp/spvjit_refl_XXXXXX", spv[64], cmd[256];
+    int fd = mkstemp(asmp);
+    REQUIRE(fd >= 0, "mkstemp");
+    FILE *f = fdopen(fd, "w");
+    fputs(src, f);
+    fclose(f);
+    snprintf(spv, sizeof spv, "%s.spv", asmp);
+    snprintf(cmd, sizeof cmd, "spirv-as --target-env vulkan1.1 -o %s %s", spv, asmp);
+    char *out = NULL;
+    REQUIRE(test_run_capture(cmd, &out) == 0, "spirv-as: %s", out);
+    free(out);
+    REQUIRE(spvjit_module_load_file(ctx, spv, &m) == SPVJIT_OK, "load: %s", spvjit_last_error());
+    spvjit_resource_info r;
+    CHECK(spvjit_module_resource_count(m, "main") == 1 && spvjit_module_resource_info(m, "main", 0, &r) == SPVJIT_OK &&
+              r.kind == SPVJIT_RES_UNSUPPORTED && r.set == 0 && r.binding == 3 && !strcmp(r.name, "img") &&
+              !strcmp(r.storage_class, "UniformConstant"),
+          "the image: kind %d %u:%u %s", r.kind, r.set, r.binding, r.storage_class);
+    CHECK(spvjit_module_entry_info(m, 0, &ei) == SPVJIT_OK && ei.is_compute &&
+              ei.local_size_kind == SPVJIT_LOCAL_SIZE_FIXED && ei.local_size[0] == 8,
+          "main: kind %d ls %u", ei.local_size_kind, ei.local_size[0]);
+    CHECK(spvjit_module_entry_info(m, 1, &ei) == SPVJIT_OK && !ei.is_compute && !strcmp(ei.name, "vs") &&
+              !strcmp(ei.execution_model_name, "Vertex"),
+          "vs: compute %d %s", ei.is_compute, ei.execution_model_name);
+    spvjit_module_destroy(m);
+    remove(asmp);
+    remove(spv);
+    spvjit_context_destroy(ctx);
 }
