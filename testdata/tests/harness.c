@@ -117,6 +117,25 @@ int test_run_capture(const char *cmd, char **out)
     return (st >= 0 && (st & 0x7f) == 0) ? (st >> 8) & 0xff : 128 + (st & 0x7f);
 }
 
+bool test_assemble(const char *text, const char *env, const char *spv_path)
+{
+    char asm_path[4200], cmd[9000];
+    snprintf(asm_path, sizeof asm_path, "%s.spvasm", spv_path);
+    FILE *f = fopen(asm_path, "w");
+    bool ok = f && fputs(text, f) >= 0;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    char *out = NULL;
+    snprintf(cmd, sizeof cmd, "spirv-as --target-env %s -o '%s' '%s'", env, spv_path, asm_path);
+    if (ok && test_run_capture(cmd, &out) != 0) {
+        fprintf(stderr, "spirv-as: %s\n", out);
+        ok = false;
+    }
+    free(out);
+    remove(asm_path);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     const char *env = getenv("SPVJIT_SRC_ROOT");

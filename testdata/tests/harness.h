@@ -50,5 +50,28 @@ const char *test_data_path(const char *rel);
 void *test_read_file(const char *path, size_t *len);
 /* Runs a shell command, captures stdout+stderr into a malloc'd string; returns exit status. */
 int test_run_capture(const char *cmd, char **out);
+/* Assembles SPIR-V text with spirv-as (--target-env env) into spv_path;
+ * false (with spirv-as's message on stderr) when it fails. */
+bool test_assemble(const char *text, const char *env, const char *spv_path);
+
+/* IEEE bits of a float, a double, a half (zero-extended). */
+static inline uint64_t test_f32_bits(float f)
+{
+    uint32_t u;
+    __builtin_memcpy(&u, &f, 4);
+    return u;
+}
+static inline uint64_t test_f64_bits(double d)
+{
+    uint64_t u;
+    __builtin_memcpy(&u, &d, 8);
+    return u;
+}
+static inline uint64_t test_f16_bits(_Float16 h)
+{
+    uint16_t u;
+    __builtin_memcpy(&u, &h, 2);
+    return u;
+}
 
 #endif

@@ -1,6 +1,8 @@
 /* testdata/tests/test_api_errors.c — reflection, spec-value errors, binding
  * errors and their messages, status names.  The references are the kernels'
  * sources (testdata/kernels: .comp and .cl files) and testdata/README.md. */
+#include <unistd.h>
+
 #include "api_test_util.h"
 
 static bool has(const char *msg, const char *part)
@@ -437,17 +439,9 @@ TEST(api_reflection_local_size_and_unsupported)
         "%img = OpVariable %pim UniformConstant\n"
         "%main = OpFunction %void None %fn\n%l = OpLabel\n%x = OpLoad %im %img\nOpReturn\nOpFunctionEnd\n"
         "%vs = OpFunction %void None %fn\n%l2 = OpLabel\nOpReturn\nOpFunctionEnd\n";
-    char asmp[] = "/tmp/spvjit_refl_XXXXXX", spv[64], cmd[256];
-    int fd = mkstemp(asmp);
-    REQUIRE(fd >= 0, "mkstemp");
-    FILE *f = fdopen(fd, "w");
-    fputs(src, f);
-    fclose(f);
-    snprintf(spv, sizeof spv, "%s.spv", asmp);
-    snprintf(cmd, sizeof cmd, "spirv-as --target-env vulkan1.1 -o %s %s", spv, asmp);
-    char *out = NULL;
-    REQUIRE(test_run_capture(cmd, &out) == 0, "spirv-as: %s", out);
-    free(out);
+    char spv[] = "/tmp/spvjit_refl_XXXXXX";
+    int fd = mkstemp(spv);
+    REQUIRE(fd >= 0 && close(fd) == 0 && test_assemble(src, "vulkan1.1", spv), "assemble");
     REQUIRE(spvjit_module_load_file(ctx, spv, &m) == SPVJIT_OK, "load: %s", spvjit_last_error());
     spvjit_resource_info r;
     CHECK(spvjit_module_resource_count(m, "main") == 1 && spvjit_module_resource_info(m, "main", 0, &r) == SPVJIT_OK &&
@@ -461,7 +455,6 @@ TEST(api_reflection_local_size_and_unsupported)
               !strcmp(ei.execution_model_name, "Vertex"),
           "vs: compute %d %s", ei.is_compute, ei.execution_model_name);
     spvjit_module_destroy(m);
-    remove(asmp);
     remove(spv);
     spvjit_context_destroy(ctx);
 }

@@ -14,10 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-/* libspirv.h defines this constant with external linkage in C; keep ours apart from the library's */
-#define kDefaultMaxIdBound test_spec_values_kDefaultMaxIdBound
-#include <spirv-tools/libspirv.h>
-#undef kDefaultMaxIdBound
 
 #include "lib/spvjit.h"
 #include "spirv/specialize.h"
@@ -46,24 +42,9 @@ static const char kernel_src[] =
     "%flag = OpSpecConstantTrue %bool\n%fn = OpTypeFunction %void\n"
     "%k = OpFunction %void None %fn\n%l = OpLabel\nOpReturn\nOpFunctionEnd\n";
 
-static uint64_t f32b(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-static uint64_t f64b(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
-}
-static uint64_t f16b(_Float16 h)
-{
-    uint16_t u;
-    memcpy(&u, &h, 2);
-    return u;
-}
+#define f32b test_f32_bits
+#define f64b test_f64_bits
+#define f16b test_f16_bits
 
 typedef struct vcase {
     bool kernel;
@@ -73,27 +54,6 @@ typedef struct vcase {
     const char *err; /* !ok: a part of the message */
     bool run;        /* also through `spvjit run` */
 } vcase;
-
-/* Writes the assembled module to dir/name; returns its path (static buffer per call site). */
-static bool write_module(const char *src, const char *path)
-{
-    spv_context ctx = spvContextCreate(SPV_ENV_UNIVERSAL_1_3);
-    spv_binary bin = NULL;
-    spv_diagnostic d = NULL;
-    bool ok = spvTextToBinary(ctx, src, strlen(src), &bin, &d) == SPV_SUCCESS;
-    if (ok) {
-        FILE *f = fopen(path, "wb");
-        ok = f && fwrite(bin->code, 4, bin->wordCount, f) == bin->wordCount;
-        if (f)
-            ok = fclose(f) == 0 && ok;
-    } else {
-        fprintf(stderr, "assemble: %s\n", d && d->error ? d->error : "?");
-    }
-    spvBinaryDestroy(bin);
-    spvDiagnosticDestroy(d);
-    spvContextDestroy(ctx);
-    return ok;
-}
 
 /* The id of the constant with SpecId sid in the original module. */
 static uint32_t const_id(const spv_module *m, uint32_t sid)
@@ -246,7 +206,8 @@ TEST(spec_values_one_rule_for_api_specializer_and_cli)
     snprintf(shader, sizeof shader, "%s/values.spv", dir);
     snprintf(kernel, sizeof kernel, "%s/values_kernel.spv", dir);
     snprintf(out, sizeof out, "%s/out.spv", dir);
-    REQUIRE(write_module(shader_src, shader) && write_module(kernel_src, kernel), "assemble the test modules");
+    REQUIRE(test_assemble(shader_src, "spv1.3", shader) && test_assemble(kernel_src, "spv1.3", kernel),
+            "assemble the test modules");
     spv_diag d;
     spv_module *ms = spv_module_load_file(shader, NULL, &d);
     spv_module *mk = spv_module_load_file(kernel, NULL, &d);
