@@ -34,7 +34,7 @@ const spv_entry_point *jit_find_entry(const spv_module *m, const char *name, spv
 
 bool jit_barriers_on_fibers(const spvjit_options *o)
 {
-    return o->barriers == JIT_BARRIERS_FIBERS;
+    return o->barriers == JIT_BARRIER_MODE_FIBERS;
 }
 
 /* --- context ---------------------------------------------------------------------------- */

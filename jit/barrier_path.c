@@ -78,7 +78,7 @@ int jit_choose_barrier_path(lower_ctx *c, bool fibers, jit_barrier_path *path)
     }
     uint64_t n = (uint64_t)c->local_size[0] * c->local_size[1] * c->local_size[2];
     if (fibers) {
-        say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: asked for (barrier_fibers, SPVJIT_BARRIERS=fibers)");
+        say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: asked for (the barriers option, SPVJIT_BARRIERS=fibers)");
     } else if (!c->ls_known) {
         say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: the local size is not known at compile time");
     } else if (n > JIT_REGIONS_MAX_ITEMS) {

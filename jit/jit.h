@@ -57,11 +57,11 @@ typedef struct spvjit_shape_value {
 } spvjit_shape_value;
 
 /* How barriers run (lib/api_options.c resolves it from the API and $SPVJIT_BARRIERS). */
-typedef enum jit_barriers {
-    JIT_BARRIERS_AUTO = 0, /* regions (wg_fn) where jit/regions.c can, else fibers (item_fn) */
-    JIT_BARRIERS_REGIONS,  /* regions (for now, where jit/regions.c cannot build them: fibers, as AUTO) */
-    JIT_BARRIERS_FIBERS,   /* fibers even where regions could be built */
-} jit_barriers;
+typedef enum jit_barrier_mode {
+    JIT_BARRIER_MODE_AUTO = 0, /* regions (wg_fn) where jit/regions.c can, else fibers (item_fn) */
+    JIT_BARRIER_MODE_REGIONS,  /* regions (for now, where jit/regions.c cannot build them: fibers, as AUTO) */
+    JIT_BARRIER_MODE_FIBERS,   /* fibers even where regions could be built */
+} jit_barrier_mode;
 
 /* The options below are carried (and keyed, and validated by lib/) ahead of the
  * issues that give them meaning; until then the JIT runs sub-groups of 1, the
@@ -82,7 +82,7 @@ typedef struct spvjit_options {
                                         module's fixed size where it has one. */
     const spvjit_shape_value *shape_values;
     size_t nshape_values;
-    jit_barriers barriers;
+    jit_barrier_mode barriers;
     uint32_t subgroup_size; /* 0: native; else 1, 4, 8, 16, 32 or 64 */
     jit_simd simd;
     jit_memory memory;

@@ -45,8 +45,9 @@ static const enum_option enum_options[] = {
 _Static_assert(sizeof(spvjit_barriers) == sizeof(int) && sizeof(spvjit_simd) == sizeof(int) &&
                    sizeof(spvjit_memory) == sizeof(int) && sizeof(spvjit_tier) == sizeof(int),
                "the table reads the public enum fields as int");
-_Static_assert(SPVJIT_BARRIERS_AUTO == JIT_BARRIERS_AUTO + 1 && SPVJIT_BARRIERS_REGIONS == JIT_BARRIERS_REGIONS + 1 &&
-                   SPVJIT_BARRIERS_FIBERS == JIT_BARRIERS_FIBERS + 1,
+_Static_assert(SPVJIT_BARRIERS_AUTO == JIT_BARRIER_MODE_AUTO + 1 &&
+                   SPVJIT_BARRIERS_REGIONS == JIT_BARRIER_MODE_REGIONS + 1 &&
+                   SPVJIT_BARRIERS_FIBERS == JIT_BARRIER_MODE_FIBERS + 1,
                "barriers: public = JIT + 1");
 _Static_assert(SPVJIT_SIMD_AUTO == JIT_SIMD_AUTO + 1 && SPVJIT_SIMD_OFF == JIT_SIMD_OFF + 1, "simd: public = JIT + 1");
 _Static_assert(SPVJIT_MEMORY_ROBUST == JIT_MEMORY_ROBUST + 1 && SPVJIT_MEMORY_CHECK == JIT_MEMORY_CHECK + 1 &&
@@ -264,7 +265,7 @@ void api_build_options_to_jit(const api_build_options *o, spvjit_options *jo)
     memcpy(jo->local_size, o->local_size, sizeof jo->local_size);
     jo->unspecialized = o->unspecialized;
     jo->opt_level = o->opt_level;
-    jo->barriers = (jit_barriers)o->barriers;
+    jo->barriers = (jit_barrier_mode)o->barriers;
     jo->subgroup_size = o->subgroup_size;
     jo->simd = (jit_simd)o->simd;
     jo->memory = (jit_memory)o->memory;

@@ -28,7 +28,7 @@ typedef struct api_build_options {
     uint32_t subgroup_size; /* 0: native; else 1, 4, 8, 16, 32, 64 */
     uint8_t unspecialized;  /* 0 or 1 */
     uint8_t opt_level;      /* 0..3 */
-    uint8_t barriers;       /* jit_barriers */
+    uint8_t barriers;       /* jit_barrier_mode */
     uint8_t simd;           /* jit_simd */
     uint8_t memory;         /* jit_memory */
     uint8_t tier;           /* jit_tier */

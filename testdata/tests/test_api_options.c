@@ -177,7 +177,7 @@ TEST(api_options_precedence_api_over_env_over_builtin)
     spvjit_context_destroy(ctx);
     REQUIRE(spvjit_context_create(&(spvjit_context_options){ .disk_cache_dir = "" }, &ctx) == SPVJIT_OK, "ctx");
     CHECK(api_build_options_resolve(&ctx->options, NULL, "t", &r) == SPVJIT_OK && r.opt_level == 3 &&
-              !r.unspecialized && !r.local_size[0] && r.barriers == JIT_BARRIERS_AUTO,
+              !r.unspecialized && !r.local_size[0] && r.barriers == JIT_BARRIER_MODE_AUTO,
           "built-in: O%u", r.opt_level);
     spvjit_context_destroy(ctx);
 }

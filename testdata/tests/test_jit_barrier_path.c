@@ -160,7 +160,7 @@ TEST(barrier_path_regions)
 
 TEST(barrier_path_fibers_and_why)
 {
-    path_case("kernels/mm.comp.spv", NULL, 16, (spvjit_options){ .barrier_fibers = true },
+    path_case("kernels/mm.comp.spv", NULL, 16, (spvjit_options){ .barriers = JIT_BARRIER_MODE_FIBERS },
               "barriers on fibers: asked for");
     path_case("kernels/reduce.cl.spv", "reduce", 0, (spvjit_options){ 0 },
               "barriers on fibers: the local size is not known at compile time");

@@ -24,7 +24,7 @@ static jit_kernel *cl_kernel_on(spv_module **m, const char *file, const char *en
         return NULL;
     spvjit_options o = { .opt_level = 3,
                          .local_size = { local, 1, 1 },
-                         .barriers = fibers ? JIT_BARRIERS_FIBERS : JIT_BARRIERS_AUTO };
+                         .barriers = fibers ? JIT_BARRIER_MODE_FIBERS : JIT_BARRIER_MODE_AUTO };
     return tj_compile(*m, entry, &o);
 }
 

@@ -88,7 +88,7 @@ static void mm_roundtrip(const char *file, bool unspec, bool fibers, uint32_t bs
                          .opt_level = 3,
                          .shape_values = &shape,
                          .nshape_values = 1,
-                         .barriers = fibers ? JIT_BARRIERS_FIBERS : JIT_BARRIERS_AUTO };
+                         .barriers = fibers ? JIT_BARRIER_MODE_FIBERS : JIT_BARRIER_MODE_AUTO };
     if (cl) {
         o.local_size[0] = o.local_size[1] = bs;
         o.local_size[2] = 1;
@@ -261,7 +261,7 @@ TEST(jit_object_refuses_damaged_and_foreign_blobs)
     spvjit_kernel_free(l);
     /* compiled into regions, loaded where fibers are asked for */
     spvjit_options fib = o;
-    fib.barriers = JIT_BARRIERS_FIBERS;
+    fib.barriers = JIT_BARRIER_MODE_FIBERS;
     d.msg[0] = 0;
     l = spvjit_load_object(s16, NULL, &fib, blob, len, &d);
     CHECK(!l && strstr(d.msg, "fibers"), "fibers asked: %s", d.msg);

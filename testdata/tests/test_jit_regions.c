@@ -1,7 +1,7 @@
 /* testdata/tests/test_jit_regions.c — barriers compiled away (jit/regions.h).
  *
  * Every barrier kernel runs through both paths: regions (the default: one
- * wg_fn per group, no fibers) and fibers (spvjit_options.barriers = JIT_BARRIERS_FIBERS), on
+ * wg_fn per group, no fibers) and fibers (spvjit_options.barriers = JIT_BARRIER_MODE_FIBERS), on
  * random data against plain C references: the seed kernels mm and reduce, and
  * testdata/jit/regions_* (barriers in loops, in a called function, in nested
  * loops, a work-group scan, a smaller last OpenCL group, uniform loops whose
@@ -58,7 +58,7 @@ static unsigned count_of(const char *s, const char *needle)
 static jit_kernel *compile_path(const spv_module *m, const char *entry, spvjit_options o, bool fibers)
 {
     o.opt_level = 3;
-    o.barriers = fibers ? JIT_BARRIERS_FIBERS : JIT_BARRIERS_AUTO;
+    o.barriers = fibers ? JIT_BARRIER_MODE_FIBERS : JIT_BARRIER_MODE_AUTO;
     jit_kernel *k = tj_compile(m, entry, &o);
     if (!k)
         return NULL;
