@@ -1,7 +1,7 @@
 /* lib/api_options.h — every option of a context and of a build, resolved in one place.
  *
  * api_options.c is the one owner of option defaults, of the environment (read
- * once, when a context is created: nothing else in spvjit calls getenv) and of
+ * once, when a context is created: nothing else in the library reads it) and of
  * validation.  Precedence, field by field: a build's spvjit_build_options >
  * the context's defaults (spvjit_context_options.defaults) > the environment
  * > the built-in default.
