@@ -117,6 +117,21 @@ int test_run_capture(const char *cmd, char **out)
     return (st >= 0 && (st & 0x7f) == 0) ? (st >> 8) & 0xff : 128 + (st & 0x7f);
 }
 
+char *test_temp_dir(const char *name)
+{
+    char tmpl[256];
+    snprintf(tmpl, sizeof tmpl, "/tmp/spvjit-%s-XXXXXX", name);
+    char *d = mkdtemp(tmpl);
+    return d ? strdup(d) : NULL;
+}
+
+void test_remove_dir(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    test_run_capture(cmd, NULL);
+}
+
 bool test_assemble(const char *text, const char *env, const char *spv_path)
 {
     char asm_path[4200], cmd[9000];

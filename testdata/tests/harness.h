@@ -50,6 +50,9 @@ const char *test_data_path(const char *rel);
 void *test_read_file(const char *path, size_t *len);
 /* Runs a shell command, captures stdout+stderr into a malloc'd string; returns exit status. */
 int test_run_capture(const char *cmd, char **out);
+/* A fresh directory /tmp/spvjit-NAME-XXXXXX (malloc'd), or NULL; and its removal. */
+char *test_temp_dir(const char *name);
+void test_remove_dir(const char *dir);
 /* Assembles SPIR-V text with spirv-as (--target-env env) into spv_path;
  * false (with spirv-as's message on stderr) when it fails. */
 bool test_assemble(const char *text, const char *env, const char *spv_path);

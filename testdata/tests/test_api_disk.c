@@ -10,21 +10,6 @@
 #include "api_test_util.h"
 #include "lib/disk_cache.h"
 
-/* A fresh temporary directory (malloc'd). */
-static char *temp_dir(void)
-{
-    char tmpl[] = "/tmp/spvjit-disk-test-XXXXXX";
-    char *d = mkdtemp(tmpl);
-    return d ? strdup(d) : NULL;
-}
-
-static void remove_dir(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    test_run_capture(cmd, NULL);
-}
-
 static size_t file_size(const char *path)
 {
     struct stat st;
@@ -45,7 +30,7 @@ static void flip_byte(const char *path, long at)
 
 TEST(api_disk_cache_store_and_load)
 {
-    char *dir = temp_dir();
+    char *dir = test_temp_dir("disk-test");
     REQUIRE(dir, "mkdtemp");
     char sub[600];
     snprintf(sub, sizeof sub, "%s/nested/spvjit", dir); /* created on demand */
@@ -67,13 +52,13 @@ TEST(api_disk_cache_store_and_load)
     CHECK(strstr(disk_cache_host_id(), "cpu=") && strstr(disk_cache_host_id(), "llvm=19"), "host id: %s",
           disk_cache_host_id());
     free(payload);
-    remove_dir(dir);
+    test_remove_dir(dir);
     free(dir);
 }
 
 TEST(api_disk_cache_corruption_is_ignored)
 {
-    char *dir = temp_dir();
+    char *dir = test_temp_dir("disk-test");
     REQUIRE(dir, "mkdtemp");
     uint64_t seed = 99;
     size_t n = 4096;
@@ -116,7 +101,7 @@ TEST(api_disk_cache_corruption_is_ignored)
           "rebuilt file hits");
     free(got);
     free(payload);
-    remove_dir(dir);
+    test_remove_dir(dir);
     free(dir);
 }
 
@@ -126,7 +111,7 @@ TEST(api_disk_cache_corruption_is_ignored)
  * normally (compiled code is not stored until the JIT can emit objects). */
 TEST(api_disk_cache_context)
 {
-    char *dir = temp_dir();
+    char *dir = test_temp_dir("disk-test");
     REQUIRE(dir, "mkdtemp");
     for (int round = 0; round < 2; round++) {
         spvjit_context *ctx = NULL;
@@ -139,6 +124,6 @@ TEST(api_disk_cache_context)
         spvjit_module_destroy(m);
         spvjit_context_destroy(ctx);
     }
-    remove_dir(dir);
+    test_remove_dir(dir);
     free(dir);
 }

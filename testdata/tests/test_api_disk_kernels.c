@@ -18,20 +18,6 @@
 #include "lib/disk_cache.h"
 #include "testdata/kernels/reference.h"
 
-static char *temp_dir(void)
-{
-    char tmpl[] = "/tmp/spvjit-diskk-test-XXXXXX";
-    char *d = mkdtemp(tmpl);
-    return d ? strdup(d) : NULL;
-}
-
-static void remove_dir(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    test_run_capture(cmd, NULL);
-}
-
 /* Cache files (*.kobj) in dir; the first one's path in first (if given). */
 static int cache_files(const char *dir, char *first, size_t len)
 {
@@ -181,7 +167,7 @@ static uint32_t f32bits(float f)
 
 TEST(api_disk_cache_fresh_context_loads_identical_code)
 {
-    char *dir = temp_dir();
+    char *dir = test_temp_dir("diskk-test");
     REQUIRE(dir, "mkdtemp");
     static const struct {
         kernel_case kc;
@@ -228,13 +214,13 @@ TEST(api_disk_cache_fresh_context_loads_identical_code)
         spvjit_context_destroy(b);
     }
     spvjit_context_destroy(plain);
-    remove_dir(dir);
+    test_remove_dir(dir);
     free(dir);
 }
 
 TEST(api_disk_cache_corrupt_file_is_rebuilt)
 {
-    char *dir = temp_dir();
+    char *dir = test_temp_dir("diskk-test");
     REQUIRE(dir, "mkdtemp");
     run_out r;
     spvjit_context *a = disk_ctx(dir);
@@ -272,13 +258,13 @@ TEST(api_disk_cache_corrupt_file_is_rebuilt)
         free(r.out);
         spvjit_context_destroy(c);
     }
-    remove_dir(dir);
+    test_remove_dir(dir);
     free(dir);
 }
 
 TEST(api_disk_cache_other_values_or_host_miss)
 {
-    char *dir = temp_dir();
+    char *dir = test_temp_dir("diskk-test");
     REQUIRE(dir, "mkdtemp");
     run_out r;
     spvjit_context *a = disk_ctx(dir);
@@ -306,14 +292,14 @@ TEST(api_disk_cache_other_values_or_host_miss)
     CHECK(run_case(d, K_MM_COMP, 16, 4, &r) && r.stats.from_cache, "the real host's file misses");
     free(r.out);
     spvjit_context_destroy(d);
-    remove_dir(dir);
+    test_remove_dir(dir);
     free(dir);
 }
 
 /* Cold compile vs disk load vs memory hit of the seed mm (printed, not asserted). */
 TEST(api_disk_cache_mm_timings)
 {
-    char *dir = temp_dir();
+    char *dir = test_temp_dir("diskk-test");
     REQUIRE(dir, "mkdtemp");
     run_out cold, disk, mem;
     spvjit_context *a = disk_ctx(dir), *b = disk_ctx(dir);
@@ -329,6 +315,6 @@ TEST(api_disk_cache_mm_timings)
     free(mem.out);
     spvjit_context_destroy(a);
     spvjit_context_destroy(b);
-    remove_dir(dir);
+    test_remove_dir(dir);
     free(dir);
 }

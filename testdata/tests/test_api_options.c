@@ -353,13 +353,6 @@ TEST(api_options_every_field_is_in_both_cache_keys)
 
 /* --- the case that motivated the key: SPVJIT_BARRIERS=fibers on the disk cache --- */
 
-static char *temp_dir(void)
-{
-    char tmpl[] = "/tmp/spvjit-options-test-XXXXXX";
-    char *d = mkdtemp(tmpl);
-    return d ? strdup(d) : NULL;
-}
-
 /* Builds reduce.comp (WG 64) in ctx, runs it on n floats, checks the C
  * reference; returns whether the kernel runs its barriers as regions. */
 static bool reduce_run(spvjit_context *ctx, bool *from_cache, bool *ok)
@@ -397,7 +390,7 @@ static bool reduce_run(spvjit_context *ctx, bool *from_cache, bool *ok)
 
 TEST(api_options_barriers_fibers_and_regions_do_not_share_the_disk_cache)
 {
-    char *dir = temp_dir();
+    char *dir = test_temp_dir("options-test");
     REQUIRE(dir, "mkdtemp");
     spvjit_context_options co = { .disk_cache_dir = dir };
     spvjit_status st;
@@ -423,8 +416,6 @@ TEST(api_options_barriers_fibers_and_regions_do_not_share_the_disk_cache)
     REQUIRE(ctx, "auto context: %s", spvjit_last_error());
     CHECK(reduce_run(ctx, &hit, &ok) && hit, "auto again: the regions kernel from disk (hit %d)", hit);
     spvjit_context_destroy(ctx);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    test_run_capture(cmd, NULL);
+    test_remove_dir(dir);
     free(dir);
 }

@@ -13,7 +13,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/spvjit.h"
 #include "spirv/specialize.h"
@@ -200,8 +199,8 @@ static void check_case(const vcase *c, const char *path, const spv_module *m, co
 
 TEST(spec_values_one_rule_for_api_specializer_and_cli)
 {
-    char dir[] = "/tmp/spvjit_specv_XXXXXX";
-    REQUIRE(mkdtemp(dir), "mkdtemp");
+    char *dir = test_temp_dir("spec-values");
+    REQUIRE(dir, "mkdtemp");
     char shader[128], kernel[128], out[128];
     snprintf(shader, sizeof shader, "%s/values.spv", dir);
     snprintf(kernel, sizeof kernel, "%s/values_kernel.spv", dir);
@@ -314,8 +313,6 @@ TEST(spec_values_one_rule_for_api_specializer_and_cli)
 
     spv_module_free(ms);
     spv_module_free(mk);
-    remove(shader);
-    remove(kernel);
-    remove(out);
-    rmdir(dir);
+    test_remove_dir(dir);
+    free(dir);
 }
