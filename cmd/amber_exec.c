@@ -664,30 +664,6 @@ static bool module_spec(spvjit_module *m, uint32_t id, spvjit_spec_info *out)
     return false;
 }
 
-/* SPECIALIZE gives bytes, as VkSpecializationInfo does: they are read as the
- * constant's own type when the sizes agree (uint32 bits for an int constant,
- * a 4-byte VkBool32 for a bool, 0 or 1).  Sets *type and *bits. */
-static int spec_as_declared(exec *X, const amber_pipeline *pl, const amber_spec *sp, spvjit_type *type, uint64_t *bits)
-{
-    spvjit_spec_info si;
-    *type = sp->type;
-    *bits = sp->bits;
-    if (!module_spec(mod_of(X, pl), sp->id, &si) || si.type == sp->type)
-        return 0; /* an unknown id is the library's error to report */
-    size_t have = vtype_size(sp->type), want = si.type == SPVJIT_TYPE_BOOL ? 4 : vtype_size(si.type);
-    if (have != want)
-        return msgf(X->msg, X->len,
-                    "line %d: SPECIALIZE %u AS %s: the constant is a %s (%zu bytes), the value %zu bytes", pl->line,
-                    sp->id, vtype_name(sp->type), vtype_name(si.type), want, have);
-    uint64_t mask = have == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * have)) - 1;
-    *bits = sp->bits & mask;
-    if (si.type == SPVJIT_TYPE_BOOL && *bits > 1)
-        return msgf(X->msg, X->len, "line %d: SPECIALIZE %u: a bool constant takes a VkBool32, 0 or 1, not %" PRIu64,
-                    pl->line, sp->id, *bits);
-    *type = si.type;
-    return 0;
-}
-
 static int prepare_kernel(exec *X, unsigned pi, int line)
 {
     amber_pipeline *pl = &X->s->pipelines[pi];
@@ -714,11 +690,10 @@ static int prepare_kernel(exec *X, unsigned pi, int line)
             cl_ls_set = true;
             continue;
         }
-        spvjit_type type;
-        uint64_t bits;
-        if (spec_as_declared(X, pl, sp, &type, &bits))
-            return spvjit_specs_destroy(specs), -1;
-        st = spvjit_spec_set(specs, sp->id, type, bits);
+        /* SPECIALIZE gives bytes, as VkSpecializationInfo does: the library reads
+         * them as the constant's type (a bool: a VkBool32, 0 or 1) */
+        uint64_t bits = sp->bits;
+        st = spvjit_spec_set_bytes(specs, sp->id, &bits, vtype_size(sp->type));
     }
     if (st) {
         spvjit_specs_destroy(specs);

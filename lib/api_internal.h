@@ -93,6 +93,7 @@ typedef struct api_spec_value {
     spv_value_type type; /* SPV_VALUE_AUTO: text to parse as the constant's type */
     uint64_t bits;
     char *text;
+    uint32_t size; /* SPV_VALUE_BYTES: how many */
 } api_spec_value;
 
 struct spvjit_specs {

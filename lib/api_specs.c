@@ -26,7 +26,8 @@ SPVJIT_API void spvjit_specs_destroy(spvjit_specs *s)
 }
 
 /* Sets (or replaces) the value of spec_id. */
-static spvjit_status put(spvjit_specs *s, uint32_t spec_id, spv_value_type type, uint64_t bits, const char *text)
+static spvjit_status put(spvjit_specs *s, uint32_t spec_id, spv_value_type type, uint64_t bits, const char *text,
+                         uint32_t size)
 {
     if (!s)
         return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_spec_set: the specs object is NULL");
@@ -42,43 +43,43 @@ static spvjit_status put(spvjit_specs *s, uint32_t spec_id, spv_value_type type,
         return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "spvjit_spec_set: out of memory");
     }
     free(v->text);
-    *v = (api_spec_value){ .spec_id = spec_id, .type = type, .bits = bits, .text = t };
+    *v = (api_spec_value){ .spec_id = spec_id, .type = type, .bits = bits, .text = t, .size = size };
     return SPVJIT_OK;
 }
 
 SPVJIT_API spvjit_status spvjit_spec_set_bool(spvjit_specs *s, uint32_t id, bool v)
 {
-    return put(s, id, SPV_VALUE_BOOL, v ? 1 : 0, NULL);
+    return put(s, id, SPV_VALUE_BOOL, v ? 1 : 0, NULL, 0);
 }
 SPVJIT_API spvjit_status spvjit_spec_set_i32(spvjit_specs *s, uint32_t id, int32_t v)
 {
-    return put(s, id, SPV_VALUE_I32, (uint32_t)v, NULL);
+    return put(s, id, SPV_VALUE_I32, (uint32_t)v, NULL, 0);
 }
 SPVJIT_API spvjit_status spvjit_spec_set_u32(spvjit_specs *s, uint32_t id, uint32_t v)
 {
-    return put(s, id, SPV_VALUE_U32, v, NULL);
+    return put(s, id, SPV_VALUE_U32, v, NULL, 0);
 }
 SPVJIT_API spvjit_status spvjit_spec_set_i64(spvjit_specs *s, uint32_t id, int64_t v)
 {
-    return put(s, id, SPV_VALUE_I64, (uint64_t)v, NULL);
+    return put(s, id, SPV_VALUE_I64, (uint64_t)v, NULL, 0);
 }
 SPVJIT_API spvjit_status spvjit_spec_set_u64(spvjit_specs *s, uint32_t id, uint64_t v)
 {
-    return put(s, id, SPV_VALUE_U64, v, NULL);
+    return put(s, id, SPV_VALUE_U64, v, NULL, 0);
 }
 
 SPVJIT_API spvjit_status spvjit_spec_set_f32(spvjit_specs *s, uint32_t id, float v)
 {
     uint32_t b;
     memcpy(&b, &v, 4);
-    return put(s, id, SPV_VALUE_F32, b, NULL);
+    return put(s, id, SPV_VALUE_F32, b, NULL, 0);
 }
 
 SPVJIT_API spvjit_status spvjit_spec_set_f64(spvjit_specs *s, uint32_t id, double v)
 {
     uint64_t b;
     memcpy(&b, &v, 8);
-    return put(s, id, SPV_VALUE_F64, b, NULL);
+    return put(s, id, SPV_VALUE_F64, b, NULL, 0);
 }
 
 SPVJIT_API spvjit_status spvjit_spec_set(spvjit_specs *s, uint32_t id, spvjit_type type, uint64_t bits)
@@ -92,7 +93,19 @@ SPVJIT_API spvjit_status spvjit_spec_set(spvjit_specs *s, uint32_t id, spvjit_ty
                         "SpecId %u: bits 0x%" PRIx64 " do not fit a %s "
                         "(give %u-bit values zero-extended)",
                         id, bits, spv_value_type_name(t), w);
-    return put(s, id, t, bits, NULL);
+    return put(s, id, t, bits, NULL, 0);
+}
+
+SPVJIT_API spvjit_status spvjit_spec_set_bytes(spvjit_specs *s, uint32_t id, const void *data, size_t size)
+{
+    if (!data)
+        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_spec_set_bytes: data is NULL");
+    if (size != 1 && size != 2 && size != 4 && size != 8)
+        return api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "SpecId %u: %zu bytes given; a spec constant has 1, 2, 4 or 8", id,
+                        size);
+    uint64_t bits = 0;
+    memcpy(&bits, data, size); /* the low bytes first: little-endian hosts, as the whole project assumes */
+    return put(s, id, SPV_VALUE_BYTES, bits, NULL, (uint32_t)size);
 }
 
 SPVJIT_API spvjit_status spvjit_spec_set_text(spvjit_specs *s, uint32_t id, const char *text)
@@ -110,7 +123,7 @@ SPVJIT_API spvjit_status spvjit_spec_set_text(spvjit_specs *s, uint32_t id, cons
     if (spv_parse_spec_value(text, &v, &d) != 0)
         return api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "SpecId %u: %s", id, d.msg);
     /* No suffix: the text is parsed as the constant's type when the module is known. */
-    return put(s, id, v.type, v.bits, v.type == SPV_VALUE_AUTO ? v.text : NULL);
+    return put(s, id, v.type, v.bits, v.type == SPV_VALUE_AUTO ? v.text : NULL, 0);
 }
 
 SPVJIT_API spvjit_status spvjit_spec_set_define(spvjit_specs *s, const char *define)
@@ -124,7 +137,7 @@ SPVJIT_API spvjit_status spvjit_spec_set_define(spvjit_specs *s, const char *def
     d.msg[0] = 0;
     if (spv_parse_spec_value(define, &v, &d) != 0)
         return api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "%s", d.msg);
-    return put(s, v.spec_id, v.type, v.bits, v.type == SPV_VALUE_AUTO ? v.text : NULL);
+    return put(s, v.spec_id, v.type, v.bits, v.type == SPV_VALUE_AUTO ? v.text : NULL, 0);
 }
 
 spvjit_status api_resolve_specs(const spvjit_module *m, const spvjit_specs *s, uint64_t **out)
@@ -142,7 +155,9 @@ spvjit_status api_resolve_specs(const spvjit_module *m, const spvjit_specs *s, u
     }
     for (size_t j = 0; j < nv; j++) {
         const api_spec_value *v = &UTIL_ARRAY_AT(&s->values, api_spec_value, j);
-        vals[j] = (spv_spec_value){ .spec_id = v->spec_id, .type = v->type, .bits = v->bits, .text = v->text };
+        vals[j] = (spv_spec_value){
+            .spec_id = v->spec_id, .type = v->type, .bits = v->bits, .text = v->text, .size = v->size
+        };
     }
     /* Every constant (one SpecId may sit on several) is checked by the one rule. */
     spv_diag d;

@@ -281,6 +281,10 @@ SPVJIT_API spvjit_status spvjit_spec_set(spvjit_specs *s, uint32_t spec_id, spvj
 SPVJIT_API spvjit_status spvjit_spec_set_text(spvjit_specs *s, uint32_t spec_id, const char *text);
 /* "ID=VALUE", as `spvjit -D` takes it: "0=16", "3=2.5:f64". */
 SPVJIT_API spvjit_status spvjit_spec_set_define(spvjit_specs *s, const char *id_equals_value);
+/* Raw bytes, as a VkSpecializationMapEntry gives them (size 1, 2, 4 or 8): read
+ * as a value of the constant's own type, whose size they must have (a bool: a
+ * 4-byte VkBool32, or one byte, holding 0 or 1). */
+SPVJIT_API spvjit_status spvjit_spec_set_bytes(spvjit_specs *s, uint32_t spec_id, const void *data, size_t size);
 /* Which values fit which constants (checked when the specs meet a module, in
  * spvjit_kernel_build, spvjit_module_specialize ...; a setting for an id twice
  * keeps the later value):
@@ -291,7 +295,8 @@ SPVJIT_API spvjit_status spvjit_spec_set_define(spvjit_specs *s, const char *id_
  *     (OpenCL) integers have no signedness: the signed or the unsigned range
  *     of the width (-1 for a 32-bit constant is 0xffffffff);
  *   - float constants: a float of any width that converts exactly (0.5 as an
- *     f64 fits an f32, 0.1 does not); text is rounded to nearest.
+ *     f64 fits an f32, 0.1 does not); text is rounded to nearest;
+ *   - raw bytes (spvjit_spec_set_bytes): the constant's size, its own type.
  * Text without a suffix is read as the constant's own type.  An id the module
  * lacks is an error that lists the ids it has. */
 

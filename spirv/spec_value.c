@@ -39,7 +39,7 @@ const char *spv_value_type_name(spv_value_type t)
     for (size_t i = 0; i < NTYPES; i++)
         if (types[i].type == t)
             return types[i].name;
-    return t == SPV_VALUE_AUTO ? "auto" : "?";
+    return t == SPV_VALUE_AUTO ? "auto" : t == SPV_VALUE_BYTES ? "bytes" : "?";
 }
 
 /* "a u32", "an f16": for messages. */
@@ -394,10 +394,27 @@ static void describe(const spv_module *m, const spv_spec_constant *c, char *buf,
         snprintf(buf, len, "%s: SpecId %u (%s)", src(m), c->spec_id, spv_value_type_name(c->type));
 }
 
+/* Raw bytes: the constant's size, read as its type (Vulkan's rule). */
+static int bytes_value_bits(spv_value_type kt, const spv_spec_value *v, uint64_t *bits, spv_diag *diag)
+{
+    unsigned want = kt == SPV_VALUE_BOOL ? 4 : spv_value_type_bits(kt) / 8;
+    if (v->size != want && !(kt == SPV_VALUE_BOOL && v->size == 1))
+        return spv_fail(diag, "%u bytes given, %s takes %u%s", v->size, a_type(kt), want,
+                        kt == SPV_VALUE_BOOL ? " (a VkBool32) or 1" : "");
+    if (v->size < 8 && (v->bits >> (8 * v->size)) != 0)
+        return spv_fail(diag, "value bits 0x%" PRIx64 " do not fit in %u bytes", v->bits, v->size);
+    if (kt == SPV_VALUE_BOOL && v->bits > 1)
+        return spv_fail(diag, "the %u-byte value %" PRIu64 " is not a bool: a VkBool32 is 0 or 1", v->size, v->bits);
+    *bits = v->bits;
+    return 0;
+}
+
 /* A typed value into a constant of type kt (see spec_value.h); -1 with the
  * reason (no prefix) in diag. */
 static int typed_value_bits(spv_value_type kt, bool signless, const spv_spec_value *v, uint64_t *bits, spv_diag *diag)
 {
+    if (v->type == SPV_VALUE_BYTES)
+        return bytes_value_bits(kt, v, bits, diag);
     unsigned vw = spv_value_type_bits(v->type), kw = spv_value_type_bits(kt);
     if (!vw)
         return spv_fail(diag, "the value has no known type (%d)", (int)v->type);

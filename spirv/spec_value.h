@@ -23,6 +23,9 @@
  *     (0.5:f64 fits an f32, 0.1:f64 does not; infinities and NaN stay what
  *     they are).  Text: any decimal or hex float, inf, nan, rounded to nearest
  *     even; finite text that rounds to infinity is refused.  Not an integer.
+ *   - raw bytes (SPV_VALUE_BYTES, as Vulkan's VkSpecializationInfo gives them):
+ *     exactly the constant's size (a bool: a 4-byte VkBool32, or OpenCL's one
+ *     byte, holding 0 or 1), read as a value of the constant's own type.
  * Setting an id the module lacks is an error that lists the ids it has; when
  * one id is set twice, the later value wins.  One SpecId on several constants
  * (glslang's work-group size) gives each of them the value, fitted to each.
@@ -48,6 +51,7 @@ typedef enum spv_value_type {
     SPV_VALUE_F16,
     SPV_VALUE_F32,
     SPV_VALUE_F64,
+    SPV_VALUE_BYTES, /* raw bytes of a size (spv_spec_value.size), as a VkSpecializationMapEntry gives them */
 } spv_value_type;
 
 /* One user-supplied value. */
@@ -56,6 +60,7 @@ typedef struct spv_spec_value {
     spv_value_type type;
     uint64_t bits;    /* bool 0/1; ints: two's complement, zero-extended; floats: IEEE bits */
     const char *text; /* for SPV_VALUE_AUTO: the text as the user wrote it (e.g. "1.5"); else NULL */
+    uint32_t size;    /* for SPV_VALUE_BYTES: how many bytes (1, 2, 4 or 8; bits holds them little-endian) */
 } spv_spec_value;
 
 /* A specialization constant as the module declares it (OpSpecConstant,

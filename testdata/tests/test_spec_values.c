@@ -316,3 +316,98 @@ TEST(spec_values_one_rule_for_api_specializer_and_cli)
     test_remove_dir(dir);
     free(dir);
 }
+
+/* Raw bytes as Vulkan's VkSpecializationInfo gives them: the constant's size,
+ * read as its type (so int32 -1 is 0xffffffff for a uint constant, as a Vulkan
+ * driver would copy it); a bool is a 4-byte VkBool32 (or OpenCL's one byte),
+ * 0 or 1.  The specializer and the API agree, word for word. */
+TEST(spec_values_raw_bytes_as_vulkan_gives_them)
+{
+    char *dir = test_temp_dir("spec-bytes");
+    REQUIRE(dir, "mkdtemp");
+    char path[128];
+    snprintf(path, sizeof path, "%s/values.spv", dir);
+    REQUIRE(test_assemble(shader_src, "spv1.3", path), "assemble");
+    spv_diag d;
+    spv_module *m = spv_module_load_file(path, NULL, &d);
+    REQUIRE(m, "load: %s", d.msg);
+    spvjit_context *ctx = NULL;
+    spvjit_module *am = NULL;
+    REQUIRE(spvjit_context_create(&(spvjit_context_options){ .threads = 1, .disk_cache_dir = "" }, &ctx) == SPVJIT_OK &&
+                spvjit_module_load_file(ctx, path, &am) == SPVJIT_OK,
+            "api: %s", spvjit_last_error());
+    int32_t minus1 = -1;
+    uint32_t one = 1, two = 2;
+    uint8_t zero8 = 0;
+    float tenth = 0.1f;
+    uint64_t big = 16;
+    _Float16 half = (_Float16)0.5;
+    const struct {
+        uint32_t spec_id;
+        const void *data;
+        uint32_t size;
+        bool ok;
+        uint64_t bits;
+        const char *err;
+    } cases[] = {
+        { 2, &minus1, 4, true, 0xffffffffu, NULL }, /* the bytes, not the value */
+        { 2, &big, 8, false, 0, "8 bytes given, a u32 takes 4" },
+        { 1, &one, 4, true, 1, NULL },   /* VK_TRUE */
+        { 1, &zero8, 1, true, 0, NULL }, /* OpenCL's one-byte bool */
+        { 1, &two, 4, false, 0, "the 4-byte value 2 is not a bool: a VkBool32 is 0 or 1" },
+        { 6, &tenth, 4, true, test_f32_bits(0.1f), NULL },
+        { 5, &half, 2, true, test_f16_bits((_Float16)0.5), NULL },
+        { 5, &tenth, 4, false, 0, "4 bytes given, an f16 takes 2" },
+        { 8, &big, 8, true, 16, NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t id = const_id(m, cases[i].spec_id);
+        verdict sv = { 0 }, av = { 0 };
+        /* the specializer */
+        spv_spec_value v = { .spec_id = cases[i].spec_id, .type = SPV_VALUE_BYTES, .size = cases[i].size };
+        memcpy(&v.bits, cases[i].data, cases[i].size);
+        uint32_t *w = NULL;
+        size_t nw = 0;
+        sv.ok = spv_specialize(m, &v, 1, &w, &nw, &d) == 0;
+        if (sv.ok)
+            bits_of(w, nw, id, &sv);
+        else
+            snprintf(sv.msg, sizeof sv.msg, "%s", d.msg);
+        free(w);
+        /* the API */
+        spvjit_specs *s = NULL;
+        w = NULL;
+        spvjit_status st = spvjit_specs_create(&s);
+        if (st == SPVJIT_OK)
+            st = spvjit_spec_set_bytes(s, cases[i].spec_id, cases[i].data, cases[i].size);
+        if (st == SPVJIT_OK)
+            st = spvjit_module_specialize(am, s, &w, &nw);
+        av.ok = st == SPVJIT_OK;
+        if (av.ok)
+            bits_of(w, nw, id, &av);
+        else
+            snprintf(av.msg, sizeof av.msg, "%s", spvjit_last_error());
+        spvjit_free(w);
+        spvjit_specs_destroy(s);
+        CHECK(sv.ok == cases[i].ok && av.ok == cases[i].ok, "case %zu: specializer %d, API %d, rule %d (%s | %s)", i,
+              sv.ok, av.ok, cases[i].ok, sv.msg, av.msg);
+        if (cases[i].ok)
+            CHECK(sv.bits == cases[i].bits && av.bits == cases[i].bits,
+                  "case %zu: bits 0x%llx / 0x%llx, expected 0x%llx", i, (unsigned long long)sv.bits,
+                  (unsigned long long)av.bits, (unsigned long long)cases[i].bits);
+        else
+            CHECK(strstr(sv.msg, cases[i].err) && !strcmp(sv.msg, av.msg), "case %zu: \"%s\" / \"%s\", expected \"%s\"",
+                  i, sv.msg, av.msg, cases[i].err);
+    }
+    spvjit_specs *s = NULL;
+    spvjit_specs_create(&s);
+    CHECK(spvjit_spec_set_bytes(s, 2, &one, 3) == SPVJIT_ERROR_SPEC_CONSTANT &&
+              strstr(spvjit_last_error(), "3 bytes given; a spec constant has 1, 2, 4 or 8"),
+          "3 bytes: %s", spvjit_last_error());
+    spvjit_specs_destroy(s);
+    spvjit_module_destroy(am);
+    spvjit_context_destroy(ctx);
+    spv_module_free(m);
+    test_remove_dir(dir);
+    free(dir);
+}
