@@ -1,4 +1,4 @@
-/* testdata/tests/test_util.c — util/: the growable array and the hash map
+/* testdata/tests/test_util.c — util/: the arena, the growable array and the hash map
  * against plain reference computations. */
 #include <errno.h>
 #include <stdio.h>
@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "util/arena.h"
 #include "util/array.h"
 #include "util/hash.h"
 #include "util/file.h"
@@ -143,4 +144,74 @@ TEST(util_read_file_round_trip)
     errno = 0;
     CHECK(!util_read_file(path, &len) && errno == ENOENT, "missing file: errno %d", errno);
     free(data);
+}
+
+/* The arena against a reference: many allocations of random sizes, each
+ * filled with its own byte pattern, must all keep their bytes (no overlap),
+ * be aligned for any type and come back zeroed from the zeroing calls. */
+TEST(util_arena_allocations_keep_their_bytes)
+{
+    enum { N = 20000 };
+    static unsigned char *ptr[N];
+    static size_t len[N];
+    util_arena a;
+    util_arena_init(&a, 0);
+    uint64_t rng = 7;
+    size_t total = 0;
+    for (int i = 0; i < N; i++) {
+        /* mostly small, sometimes larger than a chunk */
+        uint64_t r = test_rand_u64(&rng);
+        len[i] = (r % 100 == 0) ? (size_t)(r % (3u << 20)) : (size_t)(r % 200);
+        ptr[i] = util_arena_array(&a, len[i], 1);
+        REQUIRE(ptr[i], "allocation %d of %zu bytes failed", i, len[i]);
+        CHECK((uintptr_t)ptr[i] % _Alignof(max_align_t) == 0, "allocation %d is misaligned", i);
+        for (size_t k = 0; k < len[i]; k++)
+            if (ptr[i][k]) {
+                CHECK(0, "allocation %d byte %zu not zeroed", i, k);
+                break;
+            }
+        memset(ptr[i], (int)(i * 31 + 1), len[i]);
+        total += len[i];
+    }
+    for (int i = 0; i < N; i++)
+        for (size_t k = 0; k < len[i]; k++)
+            if (ptr[i][k] != (unsigned char)(i * 31 + 1)) {
+                CHECK(0, "allocation %d byte %zu was overwritten", i, k);
+                break;
+            }
+    CHECK(a.reserved >= total && a.reserved < 2 * total + (2u << 20), "reserved %zu for %zu bytes used", a.reserved,
+          total);
+    const char text[] = "copied";
+    char *d = util_arena_dup(&a, text, sizeof text);
+    CHECK(d && !strcmp(d, text), "dup");
+    CHECK(!util_arena_array(&a, SIZE_MAX / 2, 4), "an overflowing array size must fail");
+    util_arena_fini(&a);
+    CHECK(!a.chunks && a.reserved == 0, "fini leaves the arena empty");
+    CHECK(util_arena_zalloc(&a, 10) != NULL, "the arena is usable again after fini");
+    util_arena_fini(&a);
+}
+
+/* With a byte limit the arena refuses what would exceed it (NULL, never a
+ * crash), keeps what it handed out and stays usable below the limit. */
+TEST(util_arena_limit)
+{
+    util_arena a;
+    util_arena_init(&a, 100000);
+    size_t got = 0;
+    unsigned char *first = util_arena_alloc(&a, 1000);
+    REQUIRE(first, "first allocation");
+    memset(first, 0xAB, 1000);
+    for (int i = 0; i < 1000; i++) {
+        void *p = util_arena_alloc(&a, 1000);
+        if (!p)
+            break;
+        got += 1000;
+    }
+    CHECK(got > 50000 && got < 100000, "%zu bytes handed out under a 100000-byte limit", got);
+    CHECK(a.reserved <= 100000, "reserved %zu over the limit", a.reserved);
+    CHECK(!util_arena_alloc(&a, 200000), "an allocation over the limit must fail");
+    CHECK(first[0] == 0xAB && first[999] == 0xAB, "earlier allocations keep their bytes");
+    util_arena_fini(&a);
+    CHECK(util_arena_alloc(&a, 50000) != NULL, "after fini the limit applies afresh");
+    util_arena_fini(&a);
 }
