@@ -37,76 +37,6 @@ bool jit_barriers_on_fibers(const spvjit_options *o)
     return o->barriers == JIT_BARRIER_MODE_FIBERS;
 }
 
-/* --- context ---------------------------------------------------------------------------- */
-
-void jit_ctx_init(lower_ctx *c, const spv_module *m, LLVMContextRef llc)
-{
-    uint32_t n = m->bound + 1;
-    c->llc = llc;
-    c->vtypes = calloc(n, sizeof *c->vtypes);
-    c->layouts = calloc(n, sizeof *c->layouts);
-    c->consts = calloc(n, sizeof *c->consts);
-    c->vals = calloc(n, sizeof *c->vals);
-    c->blocks = calloc(n, sizeof *c->blocks);
-    c->block_ends = calloc(n, sizeof *c->block_ends);
-    c->mat_info = calloc(n, sizeof *c->mat_info);
-    c->var_slot = malloc(n * sizeof *c->var_slot);
-    for (uint32_t i = 0; i < n; i++)
-        c->var_slot[i] = SPV_NONE;
-    c->var_offset = calloc(n, sizeof *c->var_offset);
-    c->globals = calloc(n, sizeof *c->globals);
-    c->fns = calloc(m->nfuncs + 1, sizeof *c->fns);
-    c->barrier_site = calloc(m->ninsts + 1, sizeof *c->barrier_site);
-    if (!llc)
-        return;
-    c->t_void = LLVMVoidTypeInContext(llc);
-    c->t_i1 = LLVMInt1TypeInContext(llc);
-    c->t_i8 = LLVMInt8TypeInContext(llc);
-    c->t_i16 = LLVMInt16TypeInContext(llc);
-    c->t_i32 = LLVMInt32TypeInContext(llc);
-    c->t_i64 = LLVMInt64TypeInContext(llc);
-    c->t_ptr = LLVMPointerTypeInContext(llc, 0);
-    c->fb = LLVMCreateBuilderInContext(llc);
-    c->pb = LLVMCreateBuilderInContext(llc);
-    c->b = c->fb;
-}
-
-void jit_ctx_free(lower_ctx *c)
-{
-    free(c->vtypes);
-    free(c->layouts);
-    free(c->consts);
-    free(c->vals);
-    free(c->blocks);
-    free(c->block_ends);
-    free(c->mat_info);
-    free(c->var_slot);
-    free(c->var_offset);
-    free(c->globals);
-    free(c->fns);
-    free(c->reach);
-    free(c->used_globals);
-    free(c->barrier_site);
-    free(c->phis);
-    free(c->res);
-    free(c->params);
-    free(c->spec_ids);
-    if (c->fb)
-        LLVMDisposeBuilder(c->fb);
-    if (c->pb)
-        LLVMDisposeBuilder(c->pb);
-}
-
-void jit_new_host_module(lower_ctx *c, LLVMTargetMachineRef tm, const char *name)
-{
-    c->mod = LLVMModuleCreateWithNameInContext(name, c->llc);
-    c->td = LLVMCreateTargetDataLayout(tm);
-    char *triple = LLVMGetTargetMachineTriple(tm);
-    LLVMSetModuleDataLayout(c->mod, c->td);
-    LLVMSetTarget(c->mod, triple);
-    LLVMDisposeMessage(triple);
-}
-
 /* --- the entry point --------------------------------------------------------------------- */
 
 static int settle_local_size(lower_ctx *c, const spvjit_options *o)
@@ -122,7 +52,8 @@ static int settle_local_size(lower_ctx *c, const spvjit_options *o)
         for (int i = 0; i < 3; i++) {
             uint64_t v;
             if (!jit_shape_u64(c, ep->local_size_id[i], &v))
-                return -1;
+                return jit_fail(c, "entry point %s: LocalSizeId operand %%%u is not an integer constant", ep->name,
+                                ep->local_size_id[i]);
             ls[i] = (uint32_t)v;
         }
         fixed = true;
@@ -132,7 +63,8 @@ static int settle_local_size(lower_ctx *c, const spvjit_options *o)
         for (int i = 0; i < 3; i++) {
             uint64_t v;
             if (!jit_shape_u64(c, wgs->parts[i], &v))
-                return -1;
+                return jit_fail(c, "the WorkgroupSize constant's component %%%u is not an integer constant",
+                                wgs->parts[i]);
             ls[i] = (uint32_t)v;
         }
         fixed = true;
@@ -166,7 +98,7 @@ static int cmp_u32pair(const void *a, const void *b)
 static void spec_slots(lower_ctx *c)
 {
     const spv_module *m = c->m;
-    uint32_t *pairs = calloc(2ull * m->bound + 2, sizeof *pairs);
+    uint32_t *pairs = jit_alloc(c, 2ull * m->bound + 2, sizeof *pairs);
     uint32_t n = 0;
     for (uint32_t id = 1; id < m->bound; id++) {
         const spv_id *d = &m->ids[id];
@@ -182,13 +114,12 @@ static void spec_slots(lower_ctx *c)
     }
     qsort(pairs, n, 2 * sizeof *pairs, cmp_u32pair);
     c->nspec = n;
-    c->spec_ids = calloc(n + 1, sizeof *c->spec_ids);
+    c->spec_ids = jit_alloc(c, n + 1, sizeof *c->spec_ids);
     for (uint32_t i = 0; i < n; i++) {
         c->spec_ids[i] = pairs[2 * i];
         if (c->unspec)
             c->var_slot[pairs[2 * i + 1]] = i;
     }
-    free(pairs);
 }
 
 int jit_settle_entry(lower_ctx *c, const spvjit_options *o)
@@ -197,6 +128,39 @@ int jit_settle_entry(lower_ctx *c, const spvjit_options *o)
         return -1;
     spec_slots(c);
     return 0;
+}
+
+/* --- call graph ------------------------------------------------------------------ */
+
+/* Depth first from fi: marks c->reach, fails on a call back into a function on the stack. */
+static int visit(lower_ctx *c, uint32_t fi, uint8_t *color)
+{
+    const spv_function *f = &c->m->funcs[fi];
+    color[fi] = 1;
+    c->reach[fi] = true;
+    for (uint32_t b = 0; b < f->nblocks; b++)
+        for (uint32_t i = f->blocks[b].first; i < f->blocks[b].end; i++) {
+            const spv_inst *in = &c->m->insts[i];
+            if (in->opcode != SpvOpFunctionCall)
+                continue;
+            uint32_t callee = spv_function_index(c->m, spv_inst_op(in, 0));
+            if (callee == SPV_NONE)
+                return jit_fail_inst(c, in, "callee is not a function");
+            if (color[callee] == 1)
+                return jit_fail_inst(c, in,
+                                     "recursion: %s calls %s, which is on the call stack (SPIR-V "
+                                     "forbids recursion)",
+                                     jit_name_of(c, f->id), jit_name_of(c, c->m->funcs[callee].id));
+            if (color[callee] == 0 && visit(c, callee, color))
+                return -1;
+        }
+    color[fi] = 2;
+    return 0;
+}
+
+static int reach_functions(lower_ctx *c, uint32_t entry)
+{
+    return visit(c, entry, jit_alloc(c, c->m->nfuncs + 1, 1));
 }
 
 /* --- what is reachable ---------------------------------------------------------------------- */
@@ -235,7 +199,7 @@ static uint64_t function_var_bytes(lower_ctx *c)
             if (in->opcode != SpvOpVariable)
                 continue;
             const spv_type *pt = spv_type_get(c->m, in->type_id);
-            const jit_layout *l = pt ? jit_layout_of(c, pt->elem) : NULL;
+            const spv_layout *l = pt ? jit_layout_of(c, pt->elem) : NULL;
             if (l)
                 total += l->size;
         }
@@ -245,11 +209,10 @@ static uint64_t function_var_bytes(lower_ctx *c)
 
 int jit_analyze(lower_ctx *c, uint32_t fidx, bool is_entry)
 {
-    c->reach = calloc(c->m->nfuncs + 1, sizeof *c->reach);
-    if (jit_check_recursion(c, fidx))
+    if (reach_functions(c, fidx))
         return -1;
-    jit_mark_reachable(c, fidx, c->reach);
-    if (!c->reach || (c->ep && !(c->used_globals = spv_entry_used_globals(c->m, c->ep))))
+    /* the statically used module-scope variables: owned by c, released by jit_ctx_free */
+    if (c->ep && !(c->used_globals = spv_entry_used_globals(c->m, c->ep)))
         return jit_fail(c, "out of memory");
     number_barriers(c);
     if (jit_create_module_globals(c))
@@ -267,16 +230,26 @@ int jit_analyze(lower_ctx *c, uint32_t fidx, bool is_entry)
     if (is_entry && c->kernel) {
         if (jit_kernel_params(c, fidx))
             return -1;
-    } else {
-        c->params = calloc(1, sizeof *c->params);
     }
     c->fn_var_bytes = function_var_bytes(c);
     return 0;
 }
 
-void jit_fill_facts(jit_kernel *k, lower_ctx *c)
+/* A malloc'd copy the kernel owns (the compile's arena goes when it ends). */
+static void *kernel_copy(const void *p, size_t n, size_t size, bool *ok)
+{
+    void *q = malloc(n ? n * size : 1);
+    if (!q)
+        *ok = false;
+    else if (n)
+        memcpy(q, p, n * size);
+    return q;
+}
+
+int jit_fill_facts(jit_kernel *k, lower_ctx *c)
 {
     spvjit_kernel_facts *f = &k->facts;
+    bool ok = true;
     f->is_kernel = c->kernel;
     f->uses_barriers = c->uses_barriers;
     f->nbarrier_sites = c->nbarriers;
@@ -284,12 +257,9 @@ void jit_fill_facts(jit_kernel *k, lower_ctx *c)
     memcpy(f->local_size, c->local_size, sizeof f->local_size);
     f->wg_mem_size = c->wg_size;
     f->wg_mem_align = c->wg_align;
-    k->params = c->params;
-    c->params = NULL;
-    k->res = c->res;
-    c->res = NULL;
-    k->spec_ids = c->spec_ids;
-    c->spec_ids = NULL;
+    k->params = kernel_copy(c->params, c->nparams, sizeof *c->params, &ok);
+    k->res = kernel_copy(c->res, c->nres, sizeof *c->res, &ok);
+    k->spec_ids = kernel_copy(c->spec_ids, c->nspec, sizeof *c->spec_ids, &ok);
     f->nparams = c->nparams;
     f->params = k->params;
     f->nresources = c->nres;
@@ -299,4 +269,5 @@ void jit_fill_facts(jit_kernel *k, lower_ctx *c)
     f->nspec = c->unspec ? c->nspec : 0;
     f->spec_ids = k->spec_ids;
     f->stack_estimate = c->item_size + c->fn_var_bytes;
+    return ok ? 0 : spv_fail(c->diag, "out of memory keeping the kernel's facts");
 }

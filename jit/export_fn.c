@@ -59,12 +59,6 @@ static LLVMTypeRef c_type(lower_ctx *c, const char *fname, uint32_t type_id, con
     return NULL;
 }
 
-static void store_at(lower_ctx *c, LLVMValueRef base, uint64_t off, LLVMValueRef v, unsigned align)
-{
-    LLVMValueRef s = LLVMBuildStore(c->b, v, jit_byte_gep(c, base, LLVMConstInt(c->t_i64, off, 0), true));
-    LLVMSetAlignment(s, align);
-}
-
 static LLVMValueRef zeroed_alloca(lower_ctx *c, uint64_t size, unsigned align, const char *name)
 {
     LLVMValueRef a = LLVMBuildAlloca(c->b, LLVMArrayType2(c->t_i8, size ? size : 1), name);
@@ -99,12 +93,12 @@ static LLVMValueRef one_item_ctx(lower_ctx *c)
     LLVMValueRef ctx = zeroed_alloca(c, sizeof(spvjit_wg_ctx), 16, "ctx");
     LLVMValueRef one32 = LLVMConstInt(c->t_i32, 1, 0), one64 = LLVMConstInt(c->t_i64, 1, 0);
     for (unsigned i = 0; i < 3; i++) {
-        store_at(c, ctx, offsetof(spvjit_wg_ctx, num_groups) + 4 * i, one32, 4);
-        store_at(c, ctx, offsetof(spvjit_wg_ctx, enqueued_local_size) + 4 * i, one32, 4);
-        store_at(c, ctx, offsetof(spvjit_wg_ctx, local_size) + 4 * i, one32, 4);
-        store_at(c, ctx, offsetof(spvjit_wg_ctx, global_size) + 8 * i, one64, 8);
+        jit_store_at(c, ctx, offsetof(spvjit_wg_ctx, num_groups) + 4 * i, one32, 4);
+        jit_store_at(c, ctx, offsetof(spvjit_wg_ctx, enqueued_local_size) + 4 * i, one32, 4);
+        jit_store_at(c, ctx, offsetof(spvjit_wg_ctx, local_size) + 4 * i, one32, 4);
+        jit_store_at(c, ctx, offsetof(spvjit_wg_ctx, global_size) + 8 * i, one64, 8);
     }
-    store_at(c, ctx, offsetof(spvjit_wg_ctx, work_dim), one32, 4);
+    jit_store_at(c, ctx, offsetof(spvjit_wg_ctx, work_dim), one32, 4);
     return ctx;
 }
 
@@ -115,31 +109,27 @@ static int build_export(lower_ctx *c, uint32_t fidx, const char *fname)
     if (!ft)
         return -1;
     unsigned n = f->nparams;
-    LLVMTypeRef *pt = calloc(n + 1, sizeof *pt);
-    bool *pbool = calloc(n + 1, sizeof *pbool), rbool = false;
-    LLVMValueRef *args = calloc(n + 2, sizeof *args);
-    int rc = -1;
+    LLVMTypeRef *pt = jit_alloc(c, n + 1, sizeof *pt);
+    bool *pbool = jit_alloc(c, n + 1, sizeof *pbool), rbool = false;
+    LLVMValueRef *args = jit_alloc(c, n + 2, sizeof *args);
     LLVMTypeRef rt = c_type(c, fname, ft->elem, "the result", &rbool);
-    for (unsigned i = 0; rt && i < n; i++) {
+    if (!rt)
+        return -1;
+    for (unsigned i = 0; i < n; i++) {
         char what[32];
         snprintf(what, sizeof what, "parameter %u", i);
         if (!(pt[i] = c_type(c, fname, i < ft->nmembers ? ft->members[i] : 0, what, &pbool[i])))
-            goto out;
+            return -1;
     }
-    if (!rt)
-        goto out;
     bool wg_used = c->wg_size && reaches_workgroup_vars(c);
-    if (wg_used && c->wg_size > EXPORT_MAX_WG_BYTES) {
-        jit_fail(c,
-                 "function %s uses Workgroup variables; their %llu bytes exceed the %u a call from host C "
-                 "may take on its stack",
-                 fname, (unsigned long long)c->wg_size, EXPORT_MAX_WG_BYTES);
-        goto out;
-    }
+    if (wg_used && c->wg_size > EXPORT_MAX_WG_BYTES)
+        return jit_fail(c,
+                        "function %s uses Workgroup variables; their %llu bytes exceed the %u a call from host C "
+                        "may take on its stack",
+                        fname, (unsigned long long)c->wg_size, EXPORT_MAX_WG_BYTES);
 
     LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_EXPORT, LLVMFunctionType(rt, pt, n, 0));
-    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c->llc, nounwind, 0));
+    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
     LLVMPositionBuilderAtEnd(c->pb, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
     c->b = c->pb;
     c->llfn = fn;
@@ -147,13 +137,13 @@ static int build_export(lower_ctx *c, uint32_t fidx, const char *fname)
     /* the item state: environment (work-group memory only), local id 0, local size 1 */
     LLVMValueRef wgmem = wg_used ? zeroed_alloca(c, c->wg_size, c->wg_align, "wgmem") : LLVMConstPointerNull(c->t_ptr);
     c->arg_item = zeroed_alloca(c, c->item_size, c->item_align, "item");
-    store_at(c, c->arg_item, JIT_ITEM_ENV + 8ull * JIT_ENV_WGMEM, wgmem, 8);
+    jit_store_at(c, c->arg_item, JIT_ITEM_ENV + 8ull * JIT_ENV_WGMEM, wgmem, 8);
     for (unsigned i = 0; i < 3; i++)
-        store_at(c, c->arg_item, JIT_ITEM_LSIZE + 4 * i, LLVMConstInt(c->t_i32, 1, 0), 4);
+        jit_store_at(c, c->arg_item, JIT_ITEM_LSIZE + 4 * i, LLVMConstInt(c->t_i32, 1, 0), 4);
     memset(c->vals, 0, c->m->bound * sizeof *c->vals);
     if ((wg_used && c->has_wg_init && jit_init_module_vars(c, SpvStorageClassWorkgroup)) ||
         jit_init_module_vars(c, SpvStorageClassPrivate))
-        goto out;
+        return -1;
     args[0] = c->arg_ctx;
     args[1] = c->arg_item;
     for (unsigned i = 0; i < n; i++) {
@@ -167,19 +157,32 @@ static int build_export(lower_ctx *c, uint32_t fidx, const char *fname)
     else
         LLVMBuildRet(c->b, rbool ? LLVMBuildZExt(c->b, r, c->t_i8, "") : r);
     c->llfn = NULL;
-    rc = 0;
-out:
-    free(pt);
-    free(pbool);
-    free(args);
-    return rc;
+    return 0;
 }
 
-static void emit_text(const spvjit_options *o, const char *what, char *text)
+typedef struct export_steps {
+    uint32_t fidx;
+    const char *fname;
+} export_steps;
+
+/* Everything that makes LLVM IR, with the out-of-memory exit armed. */
+static int lower_export(lower_ctx *c, void *user)
 {
-    if (text && o->emit)
-        o->emit(o->emit_user, what, text);
-    free(text);
+    const export_steps *s = user;
+    if (jit_analyze(c, s->fidx, false))
+        return -1;
+    if (c->nbarriers)
+        return jit_fail(c,
+                        "function %s reaches %u work-group barrier site%s (barriers or collectives), which only "
+                        "have a meaning inside a dispatch",
+                        s->fname, c->nbarriers, c->nbarriers == 1 ? "" : "s");
+    if (jit_declare_functions(c))
+        return -1;
+    for (uint32_t f = 0; f < c->m->nfuncs; f++)
+        if (c->reach[f] && !c->m->funcs[f].is_declaration && jit_lower_function(c, f))
+            return -1;
+    c->fn = NULL;
+    return build_export(c, s->fidx, s->fname) || jit_verify(c) ? -1 : 0;
 }
 
 spvjit_native_fn spvjit_compile_function(const spv_module *m, uint32_t func_id, const spvjit_options *opts,
@@ -189,10 +192,7 @@ spvjit_native_fn spvjit_compile_function(const spv_module *m, uint32_t func_id, 
     const spvjit_options *o = opts ? opts : &defaults;
     const char *src = m->source ? m->source : "<memory>";
     *owner = NULL;
-    uint32_t fidx = SPV_NONE;
-    for (uint32_t i = 0; i < m->nfuncs && fidx == SPV_NONE; i++)
-        if (m->funcs[i].id == func_id)
-            fidx = i;
+    uint32_t fidx = spv_function_index(m, func_id);
     if (fidx == SPV_NONE) {
         spv_fail(diag, "%s: %%%u is not a function", src, func_id);
         return NULL;
@@ -213,56 +213,26 @@ spvjit_native_fn spvjit_compile_function(const spv_module *m, uint32_t func_id, 
         spv_fail(diag, "%s: function %s: calls from host C are compiled specialized only", src, fname);
         return NULL;
     }
-    double t0 = util_now_ms();
-    LLVMTargetMachineRef tm = jit_host_target_machine(o->opt_level, diag);
-    if (!tm)
-        return NULL;
-    LLVMContextRef llc = LLVMContextCreate();
-    lower_ctx c = { .m = m, .diag = diag, .kernel = true, .ls_known = true, .local_size = { 1, 1, 1 } };
-    jit_ctx_init(&c, m, llc);
-    jit_new_host_module(&c, tm, fname);
-    LLVMModuleRef mod = c.mod;
+    jit_build b = { 0 };
+    export_steps steps = { fidx, fname };
     jit_kernel *k = calloc(1, sizeof *k);
-    bool ok = !jit_analyze(&c, fidx, false);
-    if (ok && c.nbarriers) {
-        jit_fail(&c,
-                 "function %s reaches %u work-group barrier site%s (barriers or collectives), which only have "
-                 "a meaning inside a dispatch",
-                 fname, c.nbarriers, c.nbarriers == 1 ? "" : "s");
-        ok = false;
+    if (!k)
+        spv_fail(diag, "out of memory");
+    bool ok = k && !jit_build_begin(&b, m, NULL, o, true, fname, diag);
+    if (ok) {
+        b.c.ls_known = true;
+        b.c.local_size[0] = b.c.local_size[1] = b.c.local_size[2] = 1;
     }
-    ok = ok && !jit_declare_functions(&c);
-    for (uint32_t f = 0; ok && f < m->nfuncs; f++)
-        if (c.reach[f] && !m->funcs[f].is_declaration && jit_lower_function(&c, f))
-            ok = false;
-    c.fn = NULL;
-    ok = ok && !build_export(&c, fidx, fname) && !jit_verify(&c);
-    double t1 = util_now_ms();
-    if (ok && o->emit && o->emit_ir)
-        emit_text(o, "ir", jit_emit_ir(mod));
-    ok = ok && !jit_optimize(mod, tm, o->opt_level, diag);
-    double t2 = util_now_ms();
-    if (ok && o->emit && o->emit_opt_ir)
-        emit_text(o, "opt-ir", jit_emit_ir(mod));
-    if (ok && o->emit && o->emit_asm)
-        emit_text(o, "asm", jit_emit_asm(mod, tm, diag));
-    LLVMMemoryBufferRef obj = ok ? jit_emit_object(mod, tm, diag) : NULL;
-    ok = ok && obj;
-    if (ok)
-        jit_fill_facts(k, &c);
-    jit_ctx_free(&c);
-    LLVMDisposeTargetData(c.td);
-    LLVMDisposeTargetMachine(tm);
-    LLVMDisposeModule(mod);
-    LLVMContextDispose(llc);
-    if (!ok) {
-        spvjit_kernel_free(k);
-        return NULL;
-    }
+    ok = ok && !jit_run_guarded(&b.c, lower_export, &steps);
+    LLVMMemoryBufferRef obj = ok ? jit_build_object(&b) : NULL;
+    ok = obj && !jit_fill_facts(k, &b.c);
+    double t0 = b.t_start, t1 = b.t_lowered, t2 = b.t_optimized;
+    jit_build_end(&b);
     const char *names[1] = { JIT_SYM_EXPORT };
     void *addr = NULL;
-    k->jit = jit_link_object(obj, o->opt_level, names, &addr, 1, diag);
-    if (!k->jit) {
+    if (!ok || !(k->jit = jit_link_object(obj, o->opt_level, names, &addr, 1, diag))) {
+        if (obj && !ok)
+            LLVMDisposeMemoryBuffer(obj);
         spvjit_kernel_free(k);
         return NULL;
     }

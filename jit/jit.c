@@ -13,8 +13,6 @@
 #include "barrier_path.h"
 
 #include <stdlib.h>
-#include <string.h>
-#include <llvm-c/Analysis.h>
 
 static int lower_module(lower_ctx *c, uint32_t entry)
 {
@@ -27,32 +25,18 @@ static int lower_module(lower_ctx *c, uint32_t entry)
     return jit_build_entry_functions(c, entry);
 }
 
-int jit_verify(lower_ctx *c)
-{
-    char *msg = NULL;
-    if (!LLVMVerifyModule(c->mod, LLVMReturnStatusAction, &msg)) {
-        LLVMDisposeMessage(msg);
-        return 0;
-    }
-    jit_fail(c, "internal error: the lowered LLVM module does not verify (a JIT bug): %.1500s", msg ? msg : "");
-    LLVMDisposeMessage(msg);
-    return -1;
-}
+typedef struct entry_steps {
+    const spvjit_options *o;
+    jit_barrier_path path; /* regions, fibers or none, and why */
+} entry_steps;
 
-/* The host assembler's line comment (the JIT compiles for the host). */
-#if defined(__aarch64__)
-#define ASM_COMMENT "//"
-#else
-#define ASM_COMMENT "#"
-#endif
-
-/* Hands text to the emit hook, the barrier path's reason as its first line. */
-static void emit_text(const spvjit_options *o, const char *what, const jit_barrier_path *path, char *text)
+/* Everything that makes LLVM IR, with the out-of-memory exit armed. */
+static int lower_entry(lower_ctx *c, void *user)
 {
-    text = jit_barrier_path_note(path, strcmp(what, "asm") ? ";" : ASM_COMMENT, text);
-    if (text && o->emit)
-        o->emit(o->emit_user, what, text);
-    free(text);
+    entry_steps *s = user;
+    if (jit_settle_entry(c, s->o) || lower_module(c, c->ep->func) || jit_verify(c))
+        return -1;
+    return jit_choose_barrier_path(c, jit_barriers_on_fibers(s->o), &s->path);
 }
 
 jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_options *opts, spv_diag *diag)
@@ -62,75 +46,37 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
     const spv_entry_point *ep = jit_find_entry(m, entry, diag);
     if (!ep)
         return NULL;
-    double t0 = util_now_ms();
-    LLVMTargetMachineRef tm = jit_host_target_machine(o->opt_level, diag);
-    if (!tm)
-        return NULL;
-    LLVMContextRef llc = LLVMContextCreate();
-    lower_ctx c = { .m = m,
-                    .ep = ep,
-                    .diag = diag,
-                    .unspec = o->unspecialized,
-                    .kernel = m->is_kernel && !m->is_shader,
-                    .shape = o->shape_values,
-                    .nshape = o->nshape_values };
-    if (ep->model == SpvExecutionModelKernel)
-        c.kernel = true;
-    jit_ctx_init(&c, m, llc);
-    jit_new_host_module(&c, tm, ep->name);
+    jit_build b = { 0 };
+    entry_steps steps = { .o = o };
     jit_kernel *k = calloc(1, sizeof *k);
-    LLVMModuleRef mod = c.mod;
-    jit_barrier_path path = { 0 };
-    bool ok = !jit_settle_entry(&c, o);
-    ok = ok && !lower_module(&c, ep->func) && !jit_verify(&c);
-    ok = ok && !jit_choose_barrier_path(&c, jit_barriers_on_fibers(o), &path);
-    bool regions = path.kind == JIT_BARRIERS_REGIONS;
-    double t1 = util_now_ms();
-    if (ok && o->emit && o->emit_ir)
-        emit_text(o, "ir", &path, jit_emit_ir(mod));
-    ok = ok && !jit_optimize(mod, tm, o->opt_level, diag);
-    double t2 = util_now_ms();
-    if (ok && o->emit && o->emit_opt_ir)
-        emit_text(o, "opt-ir", &path, jit_emit_ir(mod));
-    if (ok && o->emit && o->emit_asm)
-        emit_text(o, "asm", &path, jit_emit_asm(mod, tm, diag));
-    LLVMMemoryBufferRef obj = ok ? jit_emit_object(mod, tm, diag) : NULL;
-    ok = ok && obj;
-    if (ok)
-        jit_fill_facts(k, &c);
-    k->facts.barrier_regions = regions;
-    bool wg = !c.uses_barriers || regions, item = !regions;
-    const char *names[3] = { wg ? JIT_SYM_WG : NULL, item ? JIT_SYM_ITEM : NULL,
-                             c.has_wg_init ? JIT_SYM_WG_INIT : NULL };
-    jit_ctx_free(&c);
-    LLVMDisposeTargetData(c.td);
-    LLVMDisposeTargetMachine(tm);
-    LLVMDisposeModule(mod);
-    LLVMContextDispose(llc);
-    unsigned syms = (wg ? JIT_HAS_WG : 0) | (item ? JIT_HAS_ITEM : 0) | (names[2] ? JIT_HAS_WG_INIT : 0);
-    if (ok && o->keep_object && jit_keep_object(k, syms, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj))) {
-        spv_fail(diag, "out of memory keeping the object file");
-        ok = false;
+    if (!k)
+        spv_fail(diag, "out of memory");
+    bool ok = k && !jit_build_begin(&b, m, ep, o, true, ep->name, diag);
+    ok = ok && !jit_run_guarded(&b.c, lower_entry, &steps);
+    b.barrier_path = &steps.path; /* the texts say which path the barriers took */
+    LLVMMemoryBufferRef obj = ok ? jit_build_object(&b) : NULL;
+    ok = obj && !jit_fill_facts(k, &b.c);
+    bool regions = steps.path.kind == JIT_BARRIERS_REGIONS;
+    bool wg = !b.c.uses_barriers || regions, item = !regions;
+    unsigned syms = (wg ? JIT_HAS_WG : 0) | (item ? JIT_HAS_ITEM : 0) | (b.c.has_wg_init ? JIT_HAS_WG_INIT : 0);
+    double t0 = b.t_start, t1 = b.t_lowered, t2 = b.t_optimized;
+    jit_build_end(&b);
+    if (ok) {
+        k->facts.barrier_regions = regions;
+        if (o->keep_object && jit_keep_object(k, syms, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj))) {
+            spv_fail(diag, "out of memory keeping the object file");
+            ok = false;
+        }
     }
-    if (!ok) {
-        if (obj)
+    if (!ok || jit_kernel_link(k, obj, syms, o->opt_level, diag)) {
+        if (obj && !ok)
             LLVMDisposeMemoryBuffer(obj);
         spvjit_kernel_free(k);
         return NULL;
     }
-    void *addrs[3];
-    k->jit = jit_link_object(obj, o->opt_level, names, addrs, 3, diag);
-    if (!k->jit) {
-        spvjit_kernel_free(k);
-        return NULL;
-    }
-    k->wg = (spvjit_wg_fn)addrs[0];
-    k->item = (spvjit_item_fn)addrs[1];
-    k->wg_init = (spvjit_wg_fn)addrs[2];
-    double t3 = util_now_ms();
     k->facts.ms_lower = t1 - t0;
     k->facts.ms_passes = t2 - t1;
-    k->facts.ms_codegen = t3 - t2;
+    k->facts.ms_codegen = util_now_ms() - t2;
     return k;
 }
 

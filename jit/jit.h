@@ -45,16 +45,14 @@
 #include "abi.h"
 #include "spirv/diag.h"
 #include "spirv/module.h"
+#include "spirv/shape.h"
 
 /* A text emitted for inspection: what is "ir" (as lowered), "opt-ir" (after the
  * passes) or "asm" (host assembly). */
 typedef void (*spvjit_emit_hook)(void *user, const char *what, const char *text);
 
 /* A compile-time value of a spec constant (unspecialized mode: shapes only). */
-typedef struct spvjit_shape_value {
-    uint32_t spec_id;
-    uint64_t bits;
-} spvjit_shape_value;
+typedef spv_shape_value spvjit_shape_value;
 
 /* How barriers run (lib/api_options.c resolves it from the API and $SPVJIT_BARRIERS). */
 typedef enum jit_barrier_mode {

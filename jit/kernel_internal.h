@@ -3,6 +3,9 @@
  *   spvjit_compile()           jit.c        lower, optimize, emit an object, link it;
  *   spvjit_load_object()       object.c     facts from the module, a cached object linked;
  *   spvjit_compile_function()  export_fn.c  one function with a C signature.
+ * Each starts a build (compile.c), runs its steps with the out-of-memory exit
+ * armed (jit_run_guarded), and ends the build, which releases everything the
+ * compile held, in one place, whatever happened.
  *
  * The facts (spvjit_kernel_facts) come from an analysis of the module that
  * makes no LLVM IR (analyze.c), so a cached object can be paired with facts
@@ -28,16 +31,40 @@ struct jit_kernel {
     size_t blob_len;
 };
 
-/* Milliseconds on a monotonic clock. */
+/* One compile (compile.c). */
+typedef struct jit_barrier_path jit_barrier_path;
+typedef struct jit_build {
+    lower_ctx c;
+    LLVMTargetMachineRef tm; /* NULL for an analysis */
+    const spvjit_options *o;
+    const jit_barrier_path *barrier_path;   /* set: the emitted texts start with its reason */
+    double t_start, t_lowered, t_optimized; /* util_now_ms() */
+} jit_build;
+
+/* Starts a compile of module m for entry point ep (NULL: one function of a
+ * Kernel-flavour module): the lowering context and, with_llvm, the host
+ * target machine, an LLVM context and a module named `name`.  0, or -1 with
+ * diag filled; jit_build_end() releases either way. */
+int jit_build_begin(jit_build *b, const spv_module *m, const spv_entry_point *ep, const spvjit_options *o,
+                    bool with_llvm, const char *name, spv_diag *diag);
+/* The back half, after lowering: the texts the options ask for, the passes,
+ * code generation.  The object (the module is spent), or NULL with diag filled. */
+LLVMMemoryBufferRef jit_build_object(jit_build *b);
+/* Releases everything the build holds: the arena, builders, module, LLVM
+ * context and target machine. */
+void jit_build_end(jit_build *b);
+/* Verifies c->mod; -1 with c->diag filled (a JIT bug) when it does not. */
+int jit_verify(lower_ctx *c);
+
+/* Which of the functions of jit/abi.h an object defines. */
+enum { JIT_HAS_WG = 1, JIT_HAS_ITEM = 2, JIT_HAS_WG_INIT = 4 };
+/* Links an object (consumed) into k and sets k->wg / item / wg_init from the
+ * symbols `syms` says it defines.  0, or -1 with diag filled. */
+int jit_kernel_link(jit_kernel *k, LLVMMemoryBufferRef obj, unsigned syms, int opt_level, spv_diag *diag);
 
 /* The entry point by name (NULL: the first compute one), checked to be a
  * compute entry point with a body; NULL with diag filled otherwise. */
 const spv_entry_point *jit_find_entry(const spv_module *m, const char *name, spv_diag *diag);
-
-/* Allocates the per-id tables of c for module m.  llc may be NULL for an
- * analysis only (no LLVM types, builders or module). */
-void jit_ctx_init(lower_ctx *c, const spv_module *m, LLVMContextRef llc);
-void jit_ctx_free(lower_ctx *c);
 
 /* Settles the local size of c->ep (options, LocalSize, LocalSizeId, the
  * WorkgroupSize builtin) and numbers the spec-constant slots.  0 or -1. */
@@ -48,21 +75,14 @@ int jit_settle_entry(lower_ctx *c, const spvjit_options *o);
  * Makes no LLVM IR, except the globals of program-scope Kernel data when
  * c->mod is set.  0 or -1 with c->diag filled. */
 int jit_analyze(lower_ctx *c, uint32_t fidx, bool is_entry);
-/* Copies the analysis into k->facts; k takes over params, resources, spec ids. */
-void jit_fill_facts(jit_kernel *k, lower_ctx *c);
+/* Copies the analysis into k->facts (k owns copies of the parameters,
+ * resources and spec ids).  0, or -1 out of memory. */
+int jit_fill_facts(jit_kernel *k, lower_ctx *c);
 
 /* Barrier kernels stay on fibers when asked (spvjit_options.barriers; lib/ resolves it). */
 bool jit_barriers_on_fibers(const spvjit_options *o);
 
-/* Verifies c->mod; -1 with c->diag filled (a JIT bug) when it does not. */
-int jit_verify(lower_ctx *c);
-
-/* Which of the functions of jit/abi.h an object defines. */
-enum { JIT_HAS_WG = 1, JIT_HAS_ITEM = 2, JIT_HAS_WG_INIT = 4 };
 /* Makes k->blob from k->facts and the object's bytes (object.c).  0, or -1 out of memory. */
 int jit_keep_object(jit_kernel *k, unsigned syms, const void *obj, size_t len);
-
-/* A fresh LLVM module for the host target of tm, in c->llc (sets c->mod, c->td). */
-void jit_new_host_module(lower_ctx *c, LLVMTargetMachineRef tm, const char *name);
 
 #endif

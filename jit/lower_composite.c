@@ -100,12 +100,8 @@ int jit_lower_composite(lower_ctx *c, const spv_inst *in)
     switch (in->opcode) {
     case SpvOpCompositeConstruct: {
         uint32_t n = spv_inst_nops(in);
-        LLVMValueRef *p = calloc(n + 1, sizeof *p);
-        int rc = jit_operands(c, in, p, n);
-        if (!rc)
-            r = jit_build_composite(c, in->type_id, p, n);
-        free(p);
-        if (rc || !r)
+        LLVMValueRef *p = jit_alloc(c, n + 1, sizeof *p);
+        if (jit_operands(c, in, p, n) || !(r = jit_build_composite(c, in->type_id, p, n)))
             return -1;
         break;
     }

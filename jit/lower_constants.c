@@ -8,7 +8,6 @@
  */
 #include "lower_ctx.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 void jit_set(lower_ctx *c, uint32_t id, LLVMValueRef v)
@@ -19,16 +18,13 @@ void jit_set(lower_ctx *c, uint32_t id, LLVMValueRef v)
 
 LLVMValueRef jit_const_int(lower_ctx *c, LLVMTypeRef t, uint64_t v)
 {
-    (void)c;
     if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
         unsigned n = LLVMGetVectorSize(t);
         LLVMValueRef e = LLVMConstInt(LLVMGetElementType(t), v, 0);
-        LLVMValueRef *parts = malloc(n * sizeof *parts);
+        LLVMValueRef *parts = jit_alloc(c, n, sizeof *parts);
         for (unsigned i = 0; i < n; i++)
             parts[i] = e;
-        LLVMValueRef r = LLVMConstVector(parts, n);
-        free(parts);
-        return r;
+        return LLVMConstVector(parts, n);
     }
     return LLVMConstInt(t, v, 0);
 }
@@ -90,15 +86,11 @@ LLVMValueRef jit_build_composite(lower_ctx *c, uint32_t type_id, LLVMValueRef *p
 
 static LLVMValueRef composite_of_ids(lower_ctx *c, uint32_t type_id, const uint32_t *ids, uint32_t n)
 {
-    LLVMValueRef *parts = calloc(n + 1, sizeof *parts);
+    LLVMValueRef *parts = jit_alloc(c, n, sizeof *parts);
     for (uint32_t i = 0; i < n; i++)
-        if (!(parts[i] = jit_value(c, ids[i]))) {
-            free(parts);
+        if (!(parts[i] = jit_value(c, ids[i])))
             return NULL;
-        }
-    LLVMValueRef r = jit_build_composite(c, type_id, parts, n);
-    free(parts);
-    return r;
+    return jit_build_composite(c, type_id, parts, n);
 }
 
 static LLVMValueRef make_constant(lower_ctx *c, uint32_t id, const spv_id *d)
@@ -152,12 +144,14 @@ static LLVMValueRef load_spec_slot(lower_ctx *c, uint32_t id, const spv_id *d)
     return LLVMBuildBitCast(b, i, t, "");
 }
 
+static int lower_spec_op(lower_ctx *c, const spv_inst *in);
+
 static LLVMValueRef spec_constant(lower_ctx *c, uint32_t id, const spv_id *d)
 {
     const spv_inst *in = spv_def(c->m, id);
     uint32_t op = in ? in->opcode : 0;
     if (op == SpvOpSpecConstantOp) {
-        if (jit_lower_spec_op(c, in))
+        if (lower_spec_op(c, in))
             return NULL;
         return c->vals[id] ? c->vals[id] : c->consts[id];
     }
@@ -193,12 +187,12 @@ static LLVMValueRef spec_constant(lower_ctx *c, uint32_t id, const spv_id *d)
 }
 
 /* OpSpecConstantOp as an instruction: rebuild it with the real opcode and run the
- * ordinary lowering in the prologue. */
-int jit_lower_spec_op(lower_ctx *c, const spv_inst *in)
+ * ordinary lowering (the driver's opcode table, c->dispatch) in the prologue. */
+static int lower_spec_op(lower_ctx *c, const spv_inst *in)
 {
     if (in->nwords < 4)
         return jit_fail_inst(c, in, "truncated OpSpecConstantOp");
-    uint32_t *w = malloc(in->nwords * sizeof *w);
+    uint32_t *w = jit_alloc(c, in->nwords, sizeof *w);
     uint32_t op = spv_inst_op(in, 0);
     w[0] = ((uint32_t)(in->nwords - 1) << 16) | op;
     w[1] = in->type_id;
@@ -212,9 +206,8 @@ int jit_lower_spec_op(lower_ctx *c, const spv_inst *in)
     LLVMBuilderRef saved = c->b;
     if (c->llfn)
         c->b = c->pb;
-    int rc = jit_lower_inst(c, &tmp);
+    int rc = c->dispatch(c, &tmp);
     c->b = saved;
-    free(w);
     if (rc)
         return rc;
     LLVMValueRef v = c->vals[in->result_id];
@@ -307,7 +300,7 @@ static int const_bytes_at(lower_ctx *c, uint32_t id, uint32_t type_id, uint8_t *
     if (!d->is_composite) {
         if (t->kind == SPV_TYPE_POINTER)
             return jit_fail(c, "%%%u: pointer constant in an initializer", id);
-        const jit_layout *l = jit_layout_of(c, type_id);
+        const spv_layout *l = jit_layout_of(c, type_id);
         if (!l)
             return -1;
         put_bits(buf, size, off, d->scalar, (uint32_t)l->size);
@@ -322,11 +315,11 @@ static int const_bytes_at(lower_ctx *c, uint32_t id, uint32_t type_id, uint8_t *
             et = t->members[i];
             eoff = jit_member_offset(c, type_id, i);
         } else {
-            const jit_layout *l = jit_layout_of(c, type_id);
+            const spv_layout *l = jit_layout_of(c, type_id);
             if (!l)
                 return -1;
             et = t->elem;
-            eoff = i * (t->kind == SPV_TYPE_VECTOR ? jit_layout_of(c, et)->size : l->stride);
+            eoff = i * l->stride; /* elements, columns or components */
         }
         if (const_bytes_at(c, d->parts[i], et, buf, size, off + eoff))
             return -1;

@@ -1,4 +1,43 @@
-/* jit/lower_ctx.h — state shared by the lowering files (private to jit/).
+/* jit/lower_ctx.h — the lowering core: the context, memory, failure, types,
+ * the value table and the few helpers every instruction class needs (private
+ * to jit/).
+ *
+ * Layers (calls and includes run downwards only; checked by the test
+ * jit_lowering_dependencies_run_one_way on the object files):
+ *
+ *   driver     lower_inst.c (the opcode table, lowering a function's blocks),
+ *              workgroup.c, analyze.c, compile.c, jit.c, object.c,
+ *              export_fn.c, regions.c
+ *                 │ calls any class and the core
+ *   classes    lower_alu.c  lower_relational.c  lower_convert.c
+ *              lower_composite.c  lower_memory.c  lower_cfg.c  lower_atomic.c
+ *              lower_group.c  lower_dot.c  lower_barrier.c + lower_wgcoll.c
+ *              lower_extinst.c + lower_glsl450.c + lower_opencl.c + extinst_util.c
+ *                 │ each calls only the core (and the files of its own class)
+ *   core       this header: lower_ctx.c (context, arena, failure),
+ *              lower_types.c (types; layouts from spirv/layout.h),
+ *              lower_constants.c (the value table, constants, spec constants),
+ *              lower_build.c (small IR helpers), lower_access.c (typed loads
+ *              and stores at byte offsets), lower_vars.c (module-scope
+ *              variables), lower_builtins.c (builtin values)
+ *                 │ calls nothing above it — with one exception by design: an
+ *                 │ OpSpecConstantOp lowered on first use goes through
+ *                 │ c->dispatch, the opcode table the driver hands the core
+ *   spirv/     the module model, layouts, shapes
+ *
+ * Memory and failure, the contract (Mesa's linear context + _vtn_fail model):
+ *  - everything a compile allocates comes from c->arena (jit_alloc) and is
+ *    released at once by jit_ctx_free(), or is owned by the LLVM context that
+ *    the driver disposes right after; no lowering code calls malloc or free;
+ *  - jit_alloc never returns NULL: when the arena is exhausted it records
+ *    "out of memory" in c->diag and longjmps to the one exit armed by
+ *    jit_run_guarded(), which returns -1.  Every frame it skips owns nothing
+ *    that the arena or the LLVM context would not release;
+ *  - any other failure calls jit_fail()/jit_fail_inst() — which fill c->diag
+ *    (the first failure is kept: messages of the unwinding do not replace it)
+ *    and return -1 — and returns -1 / NULL upwards, to the driver, which
+ *    releases everything in one place.  Nothing on the way needs cleanup.
+ *    (LLVM's own allocation failures abort the process: LLVM's contract.)
  *
  * Model of the generated code:
  *  - every SPIR-V function becomes an internal, always-inline LLVM function whose
@@ -8,9 +47,9 @@
  *    local size, the "environment" pointers loaded once per work-group (work-group
  *    memory, spec values, push constants, resource bases) and the work-item's
  *    Private variables;
- *  - memory follows the SPIR-V explicit layout: access chains are byte offsets
- *    (GEP on i8), composites are loaded/stored member by member unless LLVM's own
- *    layout of the value type is identical (then one load/store);
+ *  - memory follows the layouts of spirv/layout.h: access chains are byte
+ *    offsets (GEP on i8), composites are loaded/stored member by member unless
+ *    LLVM's own layout of the value type is identical (then one load/store);
  *  - every function starts with a "prologue" block where allocas, global-variable
  *    pointers and (unspecialized) spec-constant values are computed, so they
  *    dominate every use.
@@ -18,13 +57,18 @@
 #ifndef SPVJIT_JIT_LOWER_CTX_H
 #define SPVJIT_JIT_LOWER_CTX_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
 
 #include "jit.h"
+#include "spirv/layout.h"
 #include "spirv/module.h"
+#include "util/arena.h"
+#include "util/array.h"
 
 /* Item-state layout (bytes). */
 enum {
@@ -34,16 +78,8 @@ enum {
 };
 enum { JIT_ENV_WGMEM = 0, JIT_ENV_SPEC = 1, JIT_ENV_PUSH = 2, JIT_ENV_RES0 = 3 };
 
-/* Memory layout of a SPIR-V type. */
-typedef struct jit_layout {
-    bool done;
-    uint64_t size; /* 0 for runtime arrays */
-    uint32_t align;
-    uint64_t stride; /* (runtime) arrays: element stride; matrices: column stride */
-    int8_t compat;   /* -1 unknown; 1: LLVM's layout of the value type is the same */
-} jit_layout;
-
-/* How a matrix sits in memory (set by access chains reaching a struct member). */
+/* How a matrix sits in memory (set by access chains reaching a struct member):
+ * its MatrixStride, | JIT_MAT_ROW_MAJOR; 0: the matrix type's own layout. */
 #define JIT_MAT_ROW_MAJOR 0x80000000u
 
 typedef struct jit_phi {
@@ -51,14 +87,23 @@ typedef struct jit_phi {
     uint32_t inst;
 } jit_phi;
 
-typedef struct lower_ctx {
+typedef struct lower_ctx lower_ctx;
+typedef int (*jit_lower_fn)(lower_ctx *c, const spv_inst *in);
+
+struct lower_ctx {
     const spv_module *m;
     const spv_entry_point *ep;
     spv_diag *diag;
     bool unspec;
     bool kernel;          /* OpenCL flavour */
     bool invariant_loads; /* loads being built read memory that is constant for the
-                                          whole dispatch (push constants): !invariant.load */
+                             whole dispatch (push constants): !invariant.load */
+    bool failed;          /* c->diag holds the compile's first failure */
+
+    util_arena arena;      /* everything of this compile (see the contract above) */
+    jmp_buf *oom_exit;     /* armed by jit_run_guarded */
+    jit_lower_fn dispatch; /* the driver's opcode table (lower_inst.c) */
+    spv_layouts *layouts;  /* spirv/'s records, under this compile's shape values */
 
     LLVMContextRef llc;
     LLVMModuleRef mod;
@@ -70,11 +115,11 @@ typedef struct lower_ctx {
 
     /* per id, [m->bound] */
     LLVMTypeRef *vtypes;
-    jit_layout *layouts;
+    int8_t *compat;       /* types: -1 unknown; 1: LLVM's layout of the value type is spirv/'s */
     LLVMValueRef *consts; /* LLVM constants, valid in every function */
     LLVMValueRef *vals;   /* values of the current function */
     LLVMBasicBlockRef *blocks, *block_ends;
-    uint32_t *mat_info;     /* pointer ids: matrix stride | JIT_MAT_ROW_MAJOR, 0 default */
+    uint32_t *mat_info;     /* pointer ids: how a matrix they reach sits (JIT_MAT_ROW_MAJOR) */
     uint32_t *var_slot;     /* resource variables: slot; spec constants: spec slot */
     uint64_t *var_offset;   /* Workgroup: in wg memory; Private: in the item state */
     LLVMValueRef *globals;  /* CrossWorkgroup / Kernel UniformConstant: LLVM globals */
@@ -87,8 +132,7 @@ typedef struct lower_ctx {
     const spv_function *fn;
     LLVMValueRef llfn, arg_ctx, arg_item;
     uint32_t cur_label; /* block being lowered */
-    jit_phi *phis;
-    size_t nphis, cap_phis;
+    util_array phis;    /* jit_phi of the function (lower_cfg.c fills them in at its end) */
 
     /* entry-point facts */
     bool ls_known;
@@ -106,7 +150,6 @@ typedef struct lower_ctx {
     bool has_wg_init;
     uint32_t nspec;
     uint32_t *spec_ids;
-    uint32_t *spec_var; /* slot → SpecId, constant id */
     const spvjit_shape_value *shape;
     size_t nshape;
     uint32_t nbarriers;
@@ -114,24 +157,38 @@ typedef struct lower_ctx {
     uint64_t push_size;
     uint64_t wg_scratch_offset; /* work-group collectives: slots in work-group memory */
     uint64_t wg_scratch_slot;   /* bytes per work-item slot, 0: no collectives */
-} lower_ctx;
+};
 
-typedef int (*jit_lower_fn)(lower_ctx *c, const spv_inst *in);
+/* --- context, memory, failure (lower_ctx.c) --- */
+/* Prepares c (c->m, ep, diag, unspec, kernel, shape, dispatch already set) for module m:
+ * the arena, the per-id tables, the layouts; with an LLVM context (NULL: an
+ * analysis only, without types, builders or module) the builders and basic
+ * types.  0, or -1 with c->diag filled; jit_ctx_free() releases either way. */
+int jit_ctx_init(lower_ctx *c, LLVMContextRef llc);
+void jit_ctx_free(lower_ctx *c);
+/* A fresh LLVM module for the host target of tm, in c->llc (sets c->mod, c->td). */
+void jit_new_host_module(lower_ctx *c, LLVMTargetMachineRef tm, const char *name);
+/* Runs step(c, user) with the out-of-memory exit armed: its result, or -1 when an
+ * allocation failed inside (c->diag then says so). */
+int jit_run_guarded(lower_ctx *c, int (*step)(lower_ctx *c, void *user), void *user);
+/* n zeroed elements of `size` bytes from the arena; never NULL (see the contract). */
+void *jit_alloc(lower_ctx *c, size_t n, size_t size);
+/* Test hook: a byte limit for the arena of every compile started afterwards (0: none). */
+void jit_set_arena_limit_for_tests(size_t bytes);
 
-/* --- errors (lower_inst.c) --- */
 int jit_fail_inst(lower_ctx *c, const spv_inst *in, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int jit_fail(lower_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int jit_lower_inst(lower_ctx *c, const spv_inst *in);
+/* The OpName of an id, or "unnamed" (for messages and symbol names). */
+const char *jit_name_of(lower_ctx *c, uint32_t id);
 
 /* --- types and layouts (lower_types.c) --- */
 const spv_type *jit_spv_type(lower_ctx *c, uint32_t id); /* NULL + diag if not a type */
 LLVMTypeRef jit_type(lower_ctx *c, uint32_t type_id);    /* value type; NULL + diag */
-const jit_layout *jit_layout_of(lower_ctx *c, uint32_t type_id);
+const spv_layout *jit_layout_of(lower_ctx *c, uint32_t type_id);
 uint64_t jit_member_offset(lower_ctx *c, uint32_t struct_id, uint32_t member);
-uint64_t jit_layout_extent(lower_ctx *c, uint32_t type_id); /* bytes a binding must hold */
 uint32_t jit_member_mat_info(lower_ctx *c, uint32_t struct_id, uint32_t member);
-bool jit_array_length(lower_ctx *c, const spv_type *t, uint64_t *len);
-bool jit_shape_u64(lower_ctx *c, uint32_t id, uint64_t *out); /* compile-time value */
+bool jit_array_length(lower_ctx *c, uint32_t array_type_id, uint64_t *len); /* false + diag */
+bool jit_shape_u64(lower_ctx *c, uint32_t id, uint64_t *out); /* compile-time value; false (quiet) if none */
 bool jit_layout_compat(lower_ctx *c, uint32_t type_id);
 uint32_t jit_scalar_type_of(lower_ctx *c, uint32_t type_id); /* component type of scalar/vector */
 bool jit_is_float_type(lower_ctx *c, uint32_t type_id);
@@ -142,20 +199,36 @@ void jit_set(lower_ctx *c, uint32_t id, LLVMValueRef v);
 LLVMValueRef jit_const_int(lower_ctx *c, LLVMTypeRef t, uint64_t v);
 LLVMValueRef jit_build_composite(lower_ctx *c, uint32_t type_id, LLVMValueRef *parts, uint32_t n);
 int jit_const_bytes(lower_ctx *c, uint32_t id, uint32_t type_id, uint8_t *buf, uint64_t size);
-int jit_lower_spec_op(lower_ctx *c, const spv_inst *in);
 
-/* --- memory (lower_memory.c) --- */
+/* --- IR helpers (lower_build.c) --- */
+/* An enum attribute (LLVMAttributeFunctionIndex, or 1 + parameter index). */
+void jit_add_attr(lower_ctx *c, LLVMValueRef fn, unsigned idx, const char *name);
+int jit_operands(lower_ctx *c, const spv_inst *in, LLVMValueRef *v, uint32_t n);
+LLVMValueRef jit_intrinsic(lower_ctx *c, const char *name, LLVMTypeRef *types, unsigned ntypes, LLVMValueRef *args,
+                           unsigned nargs);
+LLVMValueRef jit_splat(lower_ctx *c, LLVMValueRef scalar, LLVMTypeRef vec_t);
+LLVMValueRef jit_int_cast(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bool is_signed);
+void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v);
+/* Identity element of a group operation (sub-group and work-group alike). */
+LLVMValueRef jit_group_identity(lower_ctx *c, uint32_t op, LLVMTypeRef t);
+
+/* --- memory at byte offsets (lower_access.c) --- */
 LLVMValueRef jit_byte_gep(lower_ctx *c, LLVMValueRef base, LLVMValueRef off_i64, bool inbounds);
+LLVMValueRef jit_ptr_at(lower_ctx *c, LLVMValueRef base, uint64_t off); /* base + a constant offset */
+void jit_store_at(lower_ctx *c, LLVMValueRef base, uint64_t off, LLVMValueRef v, unsigned align);
+/* Bytes between the columns (rows when mat has JIT_MAT_ROW_MAJOR) of a matrix. */
+uint64_t jit_matrix_stride(lower_ctx *c, uint32_t type_id, uint32_t mat);
 LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef ptr, uint32_t align, bool is_volatile,
                           uint32_t mat);
 int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef ptr, LLVMValueRef v, uint32_t align, bool is_volatile,
                   uint32_t mat);
+LLVMValueRef jit_item_field_ptr(lower_ctx *c, uint64_t off);
+LLVMValueRef jit_ctx_field(lower_ctx *c, LLVMValueRef ctx, size_t off, LLVMTypeRef t);
+
+/* --- module-scope variables (lower_vars.c) --- */
 LLVMValueRef jit_global_var_ptr(lower_ctx *c, uint32_t var_id);
 LLVMValueRef jit_env(lower_ctx *c, uint32_t slot);
 uint32_t jit_var_storage(lower_ctx *c, uint32_t var_id);
-LLVMValueRef jit_item_field_ptr(lower_ctx *c, uint64_t off);
-LLVMValueRef jit_ctx_field(lower_ctx *c, LLVMValueRef ctx, size_t off, LLVMTypeRef t);
-int jit_function_variable(lower_ctx *c, const spv_inst *in);
 int jit_create_module_globals(lower_ctx *c);
 int jit_init_module_vars(lower_ctx *c, uint32_t storage_class);
 
@@ -164,47 +237,37 @@ LLVMValueRef jit_builtin_value(lower_ctx *c, uint32_t builtin, uint32_t type_id,
 LLVMValueRef jit_local_index(lower_ctx *c);
 bool jit_var_builtin(lower_ctx *c, uint32_t var_id, uint32_t *builtin);
 
-/* --- control flow and functions (lower_cfg.c) --- */
-int jit_declare_functions(lower_ctx *c);
-int jit_lower_function(lower_ctx *c, uint32_t fidx);
-int jit_check_recursion(lower_ctx *c, uint32_t entry_fidx);
-void jit_mark_reachable(lower_ctx *c, uint32_t entry_fidx, bool *reach);
-
-/* --- the functions the executor calls (workgroup.c) --- */
-int jit_kernel_params(lower_ctx *c, uint32_t entry_fidx);
-int jit_build_entry_functions(lower_ctx *c, uint32_t entry_fidx);
-#define JIT_SYM_WG "spvjit_wg"
-#define JIT_SYM_ITEM "spvjit_item"
-#define JIT_SYM_WG_INIT "spvjit_wg_init"
-
-/* --- helpers (lower_alu.c) --- */
-int jit_operands(lower_ctx *c, const spv_inst *in, LLVMValueRef *v, uint32_t n);
-LLVMValueRef jit_intrinsic(lower_ctx *c, const char *name, LLVMTypeRef *types, unsigned ntypes, LLVMValueRef *args,
-                           unsigned nargs);
-LLVMValueRef jit_splat(lower_ctx *c, LLVMValueRef scalar, LLVMTypeRef vec_t);
-LLVMValueRef jit_int_cast(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bool is_signed);
-void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v);
-
-/* --- the instruction classes: each is a jit_lower_fn (see lower_inst.c) --- */
-int jit_lower_arith(lower_ctx *c, const spv_inst *in);
-int jit_lower_bits(lower_ctx *c, const spv_inst *in);
-int jit_lower_compare(lower_ctx *c, const spv_inst *in);
+/* --- the instruction classes: each is a jit_lower_fn of the opcode table (lower_inst.c) --- */
+int jit_lower_arith(lower_ctx *c, const spv_inst *in);   /* lower_alu.c */
+int jit_lower_bits(lower_ctx *c, const spv_inst *in);    /* lower_alu.c */
+int jit_lower_compare(lower_ctx *c, const spv_inst *in); /* lower_relational.c */
 int jit_lower_convert(lower_ctx *c, const spv_inst *in);
 int jit_lower_composite(lower_ctx *c, const spv_inst *in);
-int jit_lower_matrix(lower_ctx *c, const spv_inst *in);
+int jit_lower_matrix(lower_ctx *c, const spv_inst *in); /* lower_composite.c */
 int jit_lower_memory(lower_ctx *c, const spv_inst *in);
+int jit_function_variable(lower_ctx *c, const spv_inst *in); /* lower_memory.c */
 int jit_lower_cfg(lower_ctx *c, const spv_inst *in);
+int jit_fill_phis(lower_ctx *c); /* lower_cfg.c: the phis' incoming values, once a function is lowered */
 int jit_lower_atomic(lower_ctx *c, const spv_inst *in);
+int jit_lower_group(lower_ctx *c, const spv_inst *in); /* sub-group scope */
+int jit_lower_dot(lower_ctx *c, const spv_inst *in);
+int jit_lower_extinst(lower_ctx *c, const spv_inst *in); /* lower_extinst.c */
+/* barriers and work-group collectives (lower_barrier.c, lower_wgcoll.c) */
 int jit_lower_barrier(lower_ctx *c, const spv_inst *in);
 bool jit_is_group_barrier(lower_ctx *c, const spv_inst *in);
-int jit_lower_group(lower_ctx *c, const spv_inst *in);
-LLVMValueRef jit_group_identity(lower_ctx *c, uint32_t op, LLVMTypeRef t);
-/* --- work-group collectives, async copies (lower_wgcoll.c), dot products (lower_dot.c) --- */
 bool jit_is_wg_collective(lower_ctx *c, const spv_inst *in);
 unsigned jit_barrier_sites(lower_ctx *c, const spv_inst *in);   /* barrier sites an instruction takes */
 uint64_t jit_wg_scratch_slot(lower_ctx *c, const spv_inst *in); /* scratch bytes per work-item it needs */
 int jit_lower_wg_group(lower_ctx *c, const spv_inst *in);
-int jit_lower_dot(lower_ctx *c, const spv_inst *in);
-int jit_lower_extinst(lower_ctx *c, const spv_inst *in);
+
+/* --- the driver --- */
+int jit_lower_inst(lower_ctx *c, const spv_inst *in);     /* lower_inst.c: through the opcode table */
+int jit_declare_functions(lower_ctx *c);                  /* lower_inst.c */
+int jit_lower_function(lower_ctx *c, uint32_t fidx);      /* lower_inst.c */
+int jit_kernel_params(lower_ctx *c, uint32_t entry_fidx); /* workgroup.c: the functions the executor calls */
+int jit_build_entry_functions(lower_ctx *c, uint32_t entry_fidx);
+#define JIT_SYM_WG "spvjit_wg"
+#define JIT_SYM_ITEM "spvjit_item"
+#define JIT_SYM_WG_INIT "spvjit_wg_init"
 
 #endif

@@ -4,63 +4,10 @@
  * OpGroupNonUniform* and every Subgroup-scope OpGroup* has one participant:
  * broadcasts, shuffles, reductions, inclusive scans return the value itself;
  * exclusive scans return the operation's identity; ballots have only bit 0.
- * Work-group-scope OpGroup* collectives are lowered in lower_wgcoll.c.
+ * Work-group-scope OpGroup* collectives are lowered in lower_wgcoll.c (the
+ * opcode table picks by scope).
  */
 #include "lower_ctx.h"
-
-static LLVMValueRef fconst(LLVMTypeRef t, double v)
-{
-    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
-        unsigned n = LLVMGetVectorSize(t);
-        LLVMValueRef e[16];
-        for (unsigned i = 0; i < n && i < 16; i++)
-            e[i] = LLVMConstReal(LLVMGetElementType(t), v);
-        return LLVMConstVector(e, n);
-    }
-    return LLVMConstReal(t, v);
-}
-
-/* Identity element of a group operation: sub-group (OpGroupNonUniform*) and
- * work-group (OpGroup*, the KHR ones) alike; exclusive scans start from it. */
-LLVMValueRef jit_group_identity(lower_ctx *c, uint32_t op, LLVMTypeRef t)
-{
-    LLVMTypeRef et = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
-    unsigned w = LLVMGetTypeKind(et) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(et) : 0;
-    switch (op) {
-    case SpvOpGroupNonUniformIMul:
-    case SpvOpGroupIMulKHR:
-        return jit_const_int(c, t, 1);
-    case SpvOpGroupNonUniformFMul:
-    case SpvOpGroupFMulKHR:
-        return fconst(t, 1.0);
-    case SpvOpGroupNonUniformSMin:
-    case SpvOpGroupSMin:
-        return jit_const_int(c, t, w >= 64 ? INT64_MAX : (1ull << (w - 1)) - 1);
-    case SpvOpGroupNonUniformUMin:
-    case SpvOpGroupUMin:
-        return LLVMConstAllOnes(t);
-    case SpvOpGroupNonUniformFMin:
-    case SpvOpGroupFMin:
-        return fconst(t, __builtin_inf());
-    case SpvOpGroupNonUniformSMax:
-    case SpvOpGroupSMax:
-        return jit_const_int(c, t, w >= 64 ? (uint64_t)INT64_MIN : ~0ull << (w - 1));
-    case SpvOpGroupNonUniformFMax:
-    case SpvOpGroupFMax:
-        return fconst(t, -__builtin_inf());
-    case SpvOpGroupNonUniformBitwiseAnd:
-    case SpvOpGroupNonUniformLogicalAnd:
-    case SpvOpGroupBitwiseAndKHR:
-    case SpvOpGroupLogicalAndKHR:
-    case SpvOpGroupAll:
-        return LLVMConstAllOnes(t);
-    case SpvOpGroupNonUniformFAdd:
-    case SpvOpGroupFAdd:
-        return fconst(t, -0.0);
-    default:
-        return LLVMConstNull(t); /* add, umax, or, xor, any */
-    }
-}
 
 static bool is_arith(uint32_t op)
 {
@@ -199,9 +146,7 @@ int jit_lower_group(lower_ctx *c, const spv_inst *in)
         in->opcode != SpvOpSubgroupAllEqualKHR && in->opcode != SpvOpSubgroupReadInvocationKHR) {
         uint64_t scope = 0;
         if (!jit_shape_u64(c, spv_inst_op(in, 0), &scope))
-            return -1;
-        if (scope == SpvScopeWorkgroup && jit_is_wg_collective(c, in))
-            return jit_lower_wg_group(c, in);
+            return jit_fail_inst(c, in, "the Scope operand is not a constant");
         if (scope != SpvScopeSubgroup)
             return jit_fail_inst(c, in,
                                  "group operations are supported at Subgroup scope, and the OpGroup* "

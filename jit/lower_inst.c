@@ -1,5 +1,6 @@
-/* jit/lower_inst.c — the one dispatch table from opcode to lowering function,
- * error reporting, and OpExtInst (handed to jit/extinst.h's lowerings).
+/* jit/lower_inst.c — the driver of the lowering: the one dispatch table from
+ * opcode to the lowering function of its class, and functions lowered block
+ * by block through it.
  *
  * An opcode without an entry is an error naming it (from the generated grammar
  * tables), never a silent skip.  Instructions that only inform (names,
@@ -7,43 +8,10 @@
  */
 #include "lower_ctx.h"
 
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "extinst.h"
 #include "spirv_grammar.h"
-
-static void vfail(lower_ctx *c, const spv_inst *in, const char *fmt, va_list ap)
-{
-    char msg[1024], dis[512] = "";
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    if (in)
-        spv_disasm_inst(c->m, in, dis, sizeof dis);
-    const char *fn = (c->fn && c->m->ids[c->fn->id].name) ? c->m->ids[c->fn->id].name : NULL;
-    spv_fail(c->diag, "%s: %s%s%s%s%s", c->m->source ? c->m->source : "<memory>", fn ? "in function " : "",
-             fn ? fn : "", fn ? ": " : "", in ? dis : "", in ? ": " : "");
-    spv_diag_append(c->diag, "%s", msg);
-}
-
-int jit_fail_inst(lower_ctx *c, const spv_inst *in, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfail(c, in, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-int jit_fail(lower_ctx *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfail(c, NULL, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static int lower_nop(lower_ctx *c, const spv_inst *in)
 {
@@ -55,6 +23,13 @@ static int lower_nop(lower_ctx *c, const spv_inst *in)
 static int lower_forbidden(lower_ctx *c, const spv_inst *in)
 {
     return jit_fail_inst(c, in, "not allowed in a compute entry point");
+}
+
+/* OpGroup* collectives: at Workgroup scope through work-group memory
+ * (lower_wgcoll.c), at Subgroup scope within the sub-group of one (lower_group.c). */
+static int lower_group_collective(lower_ctx *c, const spv_inst *in)
+{
+    return jit_is_wg_collective(c, in) ? jit_lower_wg_group(c, in) : jit_lower_group(c, in);
 }
 
 #define JIT_MAX_OPCODE 6416
@@ -246,25 +221,25 @@ static const jit_lower_fn table[JIT_MAX_OPCODE] = {
     [SpvOpSDotAccSat] = jit_lower_dot,
     [SpvOpUDotAccSat] = jit_lower_dot,
     [SpvOpSUDotAccSat] = jit_lower_dot,
-    [SpvOpGroupAll] = jit_lower_group,
-    [SpvOpGroupAny] = jit_lower_group,
-    [SpvOpGroupBroadcast] = jit_lower_group,
-    [SpvOpGroupIAdd] = jit_lower_group,
-    [SpvOpGroupFAdd] = jit_lower_group,
-    [SpvOpGroupFMin] = jit_lower_group,
-    [SpvOpGroupUMin] = jit_lower_group,
-    [SpvOpGroupSMin] = jit_lower_group,
-    [SpvOpGroupFMax] = jit_lower_group,
-    [SpvOpGroupUMax] = jit_lower_group,
-    [SpvOpGroupSMax] = jit_lower_group,
-    [SpvOpGroupIMulKHR] = jit_lower_group,
-    [SpvOpGroupFMulKHR] = jit_lower_group,
-    [SpvOpGroupBitwiseAndKHR] = jit_lower_group,
-    [SpvOpGroupBitwiseOrKHR] = jit_lower_group,
-    [SpvOpGroupBitwiseXorKHR] = jit_lower_group,
-    [SpvOpGroupLogicalAndKHR] = jit_lower_group,
-    [SpvOpGroupLogicalOrKHR] = jit_lower_group,
-    [SpvOpGroupLogicalXorKHR] = jit_lower_group,
+    [SpvOpGroupAll] = lower_group_collective,
+    [SpvOpGroupAny] = lower_group_collective,
+    [SpvOpGroupBroadcast] = lower_group_collective,
+    [SpvOpGroupIAdd] = lower_group_collective,
+    [SpvOpGroupFAdd] = lower_group_collective,
+    [SpvOpGroupFMin] = lower_group_collective,
+    [SpvOpGroupUMin] = lower_group_collective,
+    [SpvOpGroupSMin] = lower_group_collective,
+    [SpvOpGroupFMax] = lower_group_collective,
+    [SpvOpGroupUMax] = lower_group_collective,
+    [SpvOpGroupSMax] = lower_group_collective,
+    [SpvOpGroupIMulKHR] = lower_group_collective,
+    [SpvOpGroupFMulKHR] = lower_group_collective,
+    [SpvOpGroupBitwiseAndKHR] = lower_group_collective,
+    [SpvOpGroupBitwiseOrKHR] = lower_group_collective,
+    [SpvOpGroupBitwiseXorKHR] = lower_group_collective,
+    [SpvOpGroupLogicalAndKHR] = lower_group_collective,
+    [SpvOpGroupLogicalOrKHR] = lower_group_collective,
+    [SpvOpGroupLogicalXorKHR] = lower_group_collective,
     [SpvOpGroupNonUniformElect] = jit_lower_group,
     [SpvOpGroupNonUniformAll] = jit_lower_group,
     [SpvOpGroupNonUniformAny] = jit_lower_group,
@@ -326,103 +301,127 @@ int jit_lower_inst(lower_ctx *c, const spv_inst *in)
     return f(c, in);
 }
 
-/* --- OpExtInst ------------------------------------------------------------------ */
+/* --- functions ---------------------------------------------------------------------- */
 
-/* The bytes of a constant string an OpenCL printf format pointer designates. */
-static char *format_string(lower_ctx *c, uint32_t id)
+/* FuncParamAttr decorations of a parameter as LLVM attributes. */
+static void param_attrs(lower_ctx *c, LLVMValueRef f, unsigned llvm_idx, uint32_t param_id)
 {
-    for (int depth = 0; depth < 8; depth++) {
-        const spv_inst *d = spv_def(c->m, id);
-        if (!d)
-            return NULL;
-        if (d->opcode == SpvOpSpecConstantOp && spv_inst_nops(d) >= 2) {
-            id = spv_inst_op(d, 1);
+    const spv_module *m = c->m;
+    const spv_id *d = spv_id_get(m, param_id);
+    for (uint32_t k = 0; d && k < d->dec_count; k++) {
+        const spv_decoration *dec = &m->decs[d->dec_first + k];
+        if (dec->decoration != SpvDecorationFuncParamAttr || !dec->nargs)
             continue;
+        switch (dec->args[0]) {
+        case SpvFunctionParameterAttributeNoAlias:
+            jit_add_attr(c, f, llvm_idx, "noalias");
+            break;
+        case SpvFunctionParameterAttributeNoCapture:
+            jit_add_attr(c, f, llvm_idx, "nocapture");
+            break;
+        case SpvFunctionParameterAttributeNoWrite:
+            jit_add_attr(c, f, llvm_idx, "readonly");
+            break;
+        case SpvFunctionParameterAttributeNoReadWrite:
+            jit_add_attr(c, f, llvm_idx, "readnone");
+            break;
+        default:
+            break;
         }
-        if (d->opcode == SpvOpInBoundsPtrAccessChain || d->opcode == SpvOpPtrAccessChain ||
-            d->opcode == SpvOpAccessChain || d->opcode == SpvOpInBoundsAccessChain || d->opcode == SpvOpBitcast ||
-            d->opcode == SpvOpPtrCastToGeneric) {
-            id = spv_inst_op(d, 0);
-            continue;
-        }
-        if (d->opcode != SpvOpVariable || spv_inst_nops(d) < 2)
-            return NULL;
-        const spv_id *init = spv_id_get(c->m, spv_inst_op(d, 1));
-        if (!init || !init->is_composite)
-            return NULL;
-        char *s = calloc(init->nparts + 1, 1);
-        for (uint32_t i = 0; i < init->nparts; i++)
-            s[i] = (char)c->m->ids[init->parts[i]].scalar;
-        return s;
     }
-    return NULL;
+    if (spv_find_decoration(m, param_id, -1, SpvDecorationRestrict))
+        jit_add_attr(c, f, llvm_idx, "noalias");
 }
 
-int jit_lower_extinst(lower_ctx *c, const spv_inst *in)
+/* Only functions reachable from the compiled one get an LLVM function: another
+ * entry point of the module (or a helper only it calls) would stay a body-less
+ * internal declaration, which LLVM rejects. */
+int jit_declare_functions(lower_ctx *c)
 {
-    const spv_id *set = spv_id_get(c->m, spv_inst_op(in, 0));
-    uint32_t inst = spv_inst_op(in, 1), n = spv_inst_nops(in) - 2;
-    if (!set || set->kind != SPV_ID_EXT_IMPORT)
-        return jit_fail_inst(c, in, "set is not an OpExtInstImport");
-    if (set->ext_set == SPV_EXT_NONSEMANTIC)
-        return 0;
-    if (set->ext_set != SPV_EXT_GLSL_STD_450 && set->ext_set != SPV_EXT_OPENCL_STD)
-        return jit_fail_inst(c, in, "unknown extended instruction set");
-    LLVMValueRef *args = calloc(n + 1, sizeof *args);
-    LLVMTypeRef *pointees = calloc(n + 1, sizeof *pointees);
-    char *fmt = NULL;
-    int rc = -1;
-    /* OpenCL.std operands that are literals, not ids: vloadn / vload_halfn /
-     * vloada_halfn's n (operand 2), vstore*_r's rounding mode (operand 3). */
-    int literal_at = -1;
-    if (set->ext_set == SPV_EXT_OPENCL_STD)
-        literal_at = (inst == 171 || inst == 174 || inst == 179)   ? 2
-                     : (inst == 176 || inst == 178 || inst == 181) ? 3
-                                                                   : -1;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t id = spv_inst_op(in, 2 + i);
-        if ((int)i == literal_at) {
-            args[i] = LLVMConstInt(c->t_i32, id, 0);
+    for (uint32_t i = 0; i < c->m->nfuncs; i++) {
+        const spv_function *f = &c->m->funcs[i];
+        if (c->reach && !c->reach[i])
             continue;
-        }
-        if (!(args[i] = jit_value(c, id)))
-            goto out;
-        const spv_type *t = spv_type_get(c->m, c->m->ids[id].type_id);
-        if (t && t->kind == SPV_TYPE_POINTER && t->elem && !(pointees[i] = jit_type(c, t->elem)))
-            goto out;
+        LLVMTypeRef ft = jit_type(c, f->fn_type);
+        if (!ft)
+            return -1;
+        char name[96];
+        snprintf(name, sizeof name, "spv.%u.%.64s", f->id, jit_name_of(c, f->id));
+        LLVMValueRef fn = LLVMAddFunction(c->mod, name, ft);
+        LLVMSetLinkage(fn, LLVMInternalLinkage);
+        jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "alwaysinline");
+        jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
+        for (uint32_t p = 0; p < f->nparams; p++)
+            param_attrs(c, fn, 3 + p, f->params[p]);
+        c->fns[i] = fn;
     }
-    ext_lower_ctx e = {
-        .ctx = c->llc,
-        .mod = c->mod,
-        .b = c->b,
-        .result_type = jit_type(c, in->type_id),
-        .pointee_types = pointees,
-        .printf_format = NULL,
-        .wg_ctx = c->arg_ctx,
-    };
-    if (!e.result_type)
-        goto out;
-    if (set->ext_set == SPV_EXT_OPENCL_STD && inst == 184 /* printf */ && n >= 1) {
-        if (!(fmt = format_string(c, spv_inst_op(in, 2)))) {
-            jit_fail_inst(c, in, "printf format is not a constant string");
-            goto out;
-        }
-        e.printf_format = fmt;
+    return 0;
+}
+
+/* A ByVal pointer parameter (FuncParamAttr ByVal: "passed by value") gets
+ * its own copy of the pointee in the prologue, so that the callee's stores
+ * never reach the caller's object. */
+static int copy_byval_param(lower_ctx *c, uint32_t param_id)
+{
+    bool byval = false;
+    const spv_id *d = spv_id_get(c->m, param_id);
+    for (uint32_t k = 0; d && k < d->dec_count; k++) {
+        const spv_decoration *dec = &c->m->decs[d->dec_first + k];
+        byval |= dec->decoration == SpvDecorationFuncParamAttr && dec->nargs &&
+                 dec->args[0] == SpvFunctionParameterAttributeByVal;
     }
-    LLVMValueRef r = set->ext_set == SPV_EXT_GLSL_STD_450 ? lower_glsl450(&e, inst, args, n, c->diag)
-                                                          : lower_opencl_std(&e, inst, args, n, c->diag);
-    if (!r) {
-        char msg[sizeof c->diag->msg];
-        snprintf(msg, sizeof msg, "%s", c->diag->msg);
-        jit_fail_inst(c, in, "%s", msg);
-        goto out;
+    const spv_type *pt = d ? spv_type_get(c->m, d->type_id) : NULL;
+    if (!byval || !pt || pt->kind != SPV_TYPE_POINTER)
+        return 0;
+    const spv_layout *l = jit_layout_of(c, pt->elem);
+    if (!l)
+        return -1;
+    unsigned align = l->align < 16 ? 16 : l->align;
+    LLVMValueRef copy = LLVMBuildAlloca(c->pb, LLVMArrayType2(c->t_i8, l->size ? l->size : 1), "byval");
+    LLVMSetAlignment(copy, align);
+    LLVMBuildMemCpy(c->pb, copy, align, jit_value(c, param_id), 1, LLVMConstInt(c->t_i64, l->size, 0));
+    jit_set(c, param_id, copy);
+    return 0;
+}
+
+int jit_lower_function(lower_ctx *c, uint32_t fidx)
+{
+    const spv_module *m = c->m;
+    const spv_function *f = &m->funcs[fidx];
+    c->fn = f;
+    c->llfn = c->fns[fidx];
+    c->arg_ctx = LLVMGetParam(c->llfn, 0);
+    c->arg_item = LLVMGetParam(c->llfn, 1);
+    c->phis.size = 0;
+    memset(c->vals, 0, m->bound * sizeof *c->vals);
+    for (uint32_t p = 0; p < f->nparams; p++)
+        jit_set(c, f->params[p], LLVMGetParam(c->llfn, 2 + p));
+    LLVMBasicBlockRef pro = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "prologue");
+    LLVMPositionBuilderAtEnd(c->pb, pro);
+    for (uint32_t p = 0; p < f->nparams; p++)
+        if (copy_byval_param(c, f->params[p]))
+            return -1;
+    for (uint32_t b = 0; b < f->nblocks; b++) {
+        char name[24];
+        snprintf(name, sizeof name, "L%u", f->blocks[b].label);
+        c->blocks[f->blocks[b].label] = LLVMAppendBasicBlockInContext(c->llc, c->llfn, name);
+        c->block_ends[f->blocks[b].label] = NULL;
     }
-    jit_fp_flags(c, in->result_id, r);
-    jit_set(c, in->result_id, r);
-    rc = 0;
-out:
-    free(args);
-    free(pointees);
-    free(fmt);
-    return rc;
+    for (uint32_t b = 0; b < f->nblocks; b++) {
+        const spv_block *bl = &f->blocks[b];
+        c->cur_label = bl->label;
+        LLVMPositionBuilderAtEnd(c->fb, c->blocks[bl->label]);
+        c->b = c->fb;
+        for (uint32_t i = bl->first; i < bl->end; i++)
+            if (jit_lower_inst(c, &m->insts[i]))
+                return -1;
+    }
+    if (jit_fill_phis(c))
+        return -1;
+    LLVMPositionBuilderAtEnd(c->pb, pro);
+    LLVMBuildBr(c->pb, c->blocks[f->blocks[0].label]);
+    for (uint32_t b = 0; b < f->nblocks; b++)
+        c->blocks[f->blocks[b].label] = NULL;
+    c->llfn = NULL;
+    return 0;
 }

@@ -1,218 +1,14 @@
-/* jit/lower_memory.c — loads, stores, access chains, copies, pointer arithmetic.
+/* jit/lower_memory.c — the memory instructions: variables, loads, stores,
+ * access chains, copies, array lengths, pointer comparison and difference.
  *
- * Addresses are computed as byte offsets from the SPIR-V layout (GEP on i8).
- * A scalar or vector is one load/store; a composite is one too when LLVM's own
- * layout of its value type is identical (jit_layout_compat), else it is split
- * member by member / element by element.  Matrices inside structs follow the
- * member's MatrixStride / RowMajor decorations, which access chains pass on
- * through c->mat_info.
+ * Addresses are byte offsets from the layout records (GEP on i8); the typed
+ * loads and stores are the core's (lower_access.c).  An access chain reaching a
+ * matrix member passes the member's MatrixStride / RowMajor on through
+ * c->mat_info to the loads, stores and chains that use its result.
  */
 #include "lower_ctx.h"
 
 #include <stddef.h>
-
-LLVMValueRef jit_byte_gep(lower_ctx *c, LLVMValueRef base, LLVMValueRef off, bool inbounds)
-{
-    if (LLVMIsConstant(off) && LLVMConstIntGetZExtValue(off) == 0)
-        return base;
-    return inbounds ? LLVMBuildInBoundsGEP2(c->b, c->t_i8, base, &off, 1, "")
-                    : LLVMBuildGEP2(c->b, c->t_i8, base, &off, 1, "");
-}
-
-static LLVMValueRef at(lower_ctx *c, LLVMValueRef base, uint64_t off)
-{
-    return jit_byte_gep(c, base, LLVMConstInt(c->t_i64, off, 0), true);
-}
-
-LLVMValueRef jit_item_field_ptr(lower_ctx *c, uint64_t off)
-{
-    return at(c, c->arg_item, off);
-}
-
-LLVMValueRef jit_ctx_field(lower_ctx *c, LLVMValueRef ctx, size_t off, LLVMTypeRef t)
-{
-    LLVMValueRef l = LLVMBuildLoad2(c->b, t, at(c, ctx, off), "");
-    LLVMSetAlignment(l, LLVMABIAlignmentOfType(c->td, t));
-    return l;
-}
-
-/* --- typed loads and stores under the layout ------------------------------- */
-
-static uint32_t access_align(lower_ctx *c, uint32_t type_id, uint32_t align)
-{
-    if (align)
-        return align;
-    const spv_type *t = spv_type_get(c->m, type_id);
-    if (t && t->kind == SPV_TYPE_VECTOR)
-        return jit_layout_of(c, t->elem)->size;
-    const jit_layout *l = jit_layout_of(c, type_id);
-    return l ? l->align : 1;
-}
-
-static LLVMValueRef plain_load(lower_ctx *c, LLVMTypeRef lt, LLVMValueRef p, uint32_t align, bool vol)
-{
-    LLVMValueRef l = LLVMBuildLoad2(c->b, lt, p, "");
-    LLVMSetAlignment(l, align);
-    if (vol)
-        LLVMSetVolatile(l, 1);
-    /* Push constants cannot change during a dispatch: tell LLVM, so stores to
-     * buffers do not force a reload per work-item. */
-    if (c->invariant_loads && !vol)
-        LLVMSetMetadata(l, LLVMGetMDKindIDInContext(c->llc, "invariant.load", 14),
-                        LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, NULL, 0)));
-    return l;
-}
-
-static void plain_store(lower_ctx *c, LLVMValueRef v, LLVMValueRef p, uint32_t align, bool vol)
-{
-    LLVMValueRef s = LLVMBuildStore(c->b, v, p);
-    LLVMSetAlignment(s, align);
-    if (vol)
-        LLVMSetVolatile(s, 1);
-}
-
-/* Address of element (col, row) / of column col of a matrix in memory. */
-static LLVMValueRef mat_elem_ptr(lower_ctx *c, const spv_type *t, LLVMValueRef p, uint32_t mat, uint64_t stride,
-                                 unsigned col, unsigned row)
-{
-    uint64_t esize = jit_layout_of(c, spv_type_get(c->m, t->elem)->elem)->size;
-    if (mat & JIT_MAT_ROW_MAJOR)
-        return at(c, p, row * stride + col * esize);
-    return at(c, p, col * stride + row * esize);
-}
-
-static uint64_t mat_stride(lower_ctx *c, uint32_t type_id, uint32_t mat)
-{
-    uint64_t s = mat & ~JIT_MAT_ROW_MAJOR;
-    return s ? s : jit_layout_of(c, type_id)->stride;
-}
-
-LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, uint32_t align, bool vol, uint32_t mat)
-{
-    const spv_type *t = jit_spv_type(c, type_id);
-    LLVMTypeRef lt = jit_type(c, type_id);
-    if (!t || !lt || !jit_layout_of(c, type_id))
-        return NULL;
-    switch (t->kind) {
-    case SPV_TYPE_MATRIX: {
-        const spv_type *ct = spv_type_get(c->m, t->elem);
-        LLVMTypeRef clt = jit_type(c, t->elem);
-        uint64_t stride = mat_stride(c, type_id, mat);
-        uint32_t ea = jit_layout_of(c, ct->elem)->size;
-        LLVMValueRef r = LLVMConstNull(lt);
-        for (unsigned i = 0; i < t->count; i++) {
-            LLVMValueRef colv;
-            if (!(mat & JIT_MAT_ROW_MAJOR)) {
-                colv = plain_load(c, clt, at(c, p, i * stride), ea, vol);
-            } else {
-                colv = LLVMConstNull(clt);
-                for (unsigned j = 0; j < ct->count; j++) {
-                    LLVMValueRef e =
-                        plain_load(c, LLVMGetElementType(clt), mat_elem_ptr(c, t, p, mat, stride, i, j), ea, vol);
-                    colv = LLVMBuildInsertElement(c->b, colv, e, LLVMConstInt(c->t_i32, j, 0), "");
-                }
-            }
-            r = LLVMBuildInsertValue(c->b, r, colv, i, "");
-        }
-        return r;
-    }
-    case SPV_TYPE_ARRAY:
-    case SPV_TYPE_STRUCT: {
-        if (jit_layout_compat(c, type_id) && !mat)
-            return plain_load(c, lt, p, align ? align : jit_layout_of(c, type_id)->align, vol);
-        LLVMValueRef r = LLVMConstNull(lt);
-        unsigned n = t->kind == SPV_TYPE_STRUCT ? t->nmembers : LLVMGetArrayLength2(lt);
-        for (unsigned i = 0; i < n; i++) {
-            uint32_t et = t->kind == SPV_TYPE_STRUCT ? t->members[i] : t->elem;
-            uint64_t off =
-                t->kind == SPV_TYPE_STRUCT ? jit_member_offset(c, type_id, i) : i * jit_layout_of(c, type_id)->stride;
-            uint32_t emat = t->kind == SPV_TYPE_STRUCT ? jit_member_mat_info(c, type_id, i) : mat;
-            LLVMValueRef e = jit_load_mem(c, et, at(c, p, off), 0, vol, emat);
-            if (!e)
-                return NULL;
-            r = LLVMBuildInsertValue(c->b, r, e, i, "");
-        }
-        return r;
-    }
-    case SPV_TYPE_RUNTIME_ARRAY:
-        jit_fail(c, "a runtime array (type %%%u) cannot be loaded as a whole", type_id);
-        return NULL;
-    case SPV_TYPE_VECTOR:
-        if (mat & JIT_MAT_ROW_MAJOR) { /* a column of a row-major matrix */
-            LLVMTypeRef et = LLVMGetElementType(lt);
-            uint32_t ea = jit_layout_of(c, t->elem)->size;
-            LLVMValueRef r = LLVMGetPoison(lt);
-            for (unsigned j = 0; j < t->count; j++)
-                r = LLVMBuildInsertElement(c->b, r,
-                                           plain_load(c, et, at(c, p, j * (uint64_t)(mat & ~JIT_MAT_ROW_MAJOR)), ea,
-                                                      vol),
-                                           LLVMConstInt(c->t_i32, j, 0), "");
-            return r;
-        }
-        return plain_load(c, lt, p, access_align(c, type_id, align), vol);
-    default:
-        return plain_load(c, lt, p, access_align(c, type_id, align), vol);
-    }
-}
-
-int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, LLVMValueRef v, uint32_t align, bool vol,
-                  uint32_t mat)
-{
-    const spv_type *t = jit_spv_type(c, type_id);
-    LLVMTypeRef lt = jit_type(c, type_id);
-    if (!t || !lt || !jit_layout_of(c, type_id))
-        return -1;
-    switch (t->kind) {
-    case SPV_TYPE_MATRIX: {
-        const spv_type *ct = spv_type_get(c->m, t->elem);
-        uint64_t stride = mat_stride(c, type_id, mat);
-        uint32_t ea = jit_layout_of(c, ct->elem)->size;
-        for (unsigned i = 0; i < t->count; i++) {
-            LLVMValueRef colv = LLVMBuildExtractValue(c->b, v, i, "");
-            if (!(mat & JIT_MAT_ROW_MAJOR)) {
-                plain_store(c, colv, at(c, p, i * stride), ea, vol);
-                continue;
-            }
-            for (unsigned j = 0; j < ct->count; j++)
-                plain_store(c, LLVMBuildExtractElement(c->b, colv, LLVMConstInt(c->t_i32, j, 0), ""),
-                            mat_elem_ptr(c, t, p, mat, stride, i, j), ea, vol);
-        }
-        return 0;
-    }
-    case SPV_TYPE_ARRAY:
-    case SPV_TYPE_STRUCT: {
-        if (jit_layout_compat(c, type_id) && !mat) {
-            plain_store(c, v, p, align ? align : jit_layout_of(c, type_id)->align, vol);
-            return 0;
-        }
-        unsigned n = t->kind == SPV_TYPE_STRUCT ? t->nmembers : LLVMGetArrayLength2(lt);
-        for (unsigned i = 0; i < n; i++) {
-            uint32_t et = t->kind == SPV_TYPE_STRUCT ? t->members[i] : t->elem;
-            uint64_t off =
-                t->kind == SPV_TYPE_STRUCT ? jit_member_offset(c, type_id, i) : i * jit_layout_of(c, type_id)->stride;
-            uint32_t emat = t->kind == SPV_TYPE_STRUCT ? jit_member_mat_info(c, type_id, i) : mat;
-            if (jit_store_mem(c, et, at(c, p, off), LLVMBuildExtractValue(c->b, v, i, ""), 0, vol, emat))
-                return -1;
-        }
-        return 0;
-    }
-    case SPV_TYPE_RUNTIME_ARRAY:
-        return jit_fail(c, "a runtime array (type %%%u) cannot be stored as a whole", type_id);
-    case SPV_TYPE_VECTOR:
-        if (mat & JIT_MAT_ROW_MAJOR) { /* a column of a row-major matrix */
-            uint32_t ea = jit_layout_of(c, t->elem)->size;
-            for (unsigned j = 0; j < t->count; j++)
-                plain_store(c, LLVMBuildExtractElement(c->b, v, LLVMConstInt(c->t_i32, j, 0), ""),
-                            at(c, p, j * (uint64_t)(mat & ~JIT_MAT_ROW_MAJOR)), ea, vol);
-            return 0;
-        }
-        plain_store(c, v, p, access_align(c, type_id, align), vol);
-        return 0;
-    default:
-        plain_store(c, v, p, access_align(c, type_id, align), vol);
-        return 0;
-    }
-}
 
 /* --- access chains ------------------------------------------------------------ */
 
@@ -271,38 +67,13 @@ static int add_index(lower_ctx *c, chain_off *o, uint32_t idx_id, uint64_t strid
     return 0;
 }
 
-/* Whether the module lays Workgroup memory out explicitly (Block variables,
- * SPV_KHR_workgroup_memory_explicit_layout: all or none of them are). */
-static bool explicit_workgroup_layout(lower_ctx *c)
-{
-    for (uint32_t i = 0; i < c->m->first_func_inst && i < c->m->ninsts; i++) {
-        const spv_inst *in = &c->m->insts[i];
-        const spv_type *pt = in->opcode == SpvOpVariable ? spv_type_get(c->m, in->type_id) : NULL;
-        if (pt && pt->storage == SpvStorageClassWorkgroup &&
-            spv_find_decoration(c->m, pt->elem, -1, SpvDecorationBlock))
-            return true;
-    }
-    return false;
-}
-
-/* Stride of PtrAccessChain's Element operand: the pointer type's ArrayStride
- * for explicitly laid out storage (SPIR-V: Uniform, StorageBuffer,
- * PushConstant, PhysicalStorageBuffer; Workgroup Blocks), else - and for every
- * other storage class, where an ArrayStride is to be ignored - the pointee's
- * size rounded to its alignment. */
+/* Stride of PtrAccessChain's Element operand (spirv/layout.h), 0 when the
+ * pointee has no size. */
 static uint64_t element_stride(lower_ctx *c, uint32_t base_id)
 {
     const spv_id *d = spv_id_get(c->m, base_id);
-    const spv_decoration *s = spv_find_decoration(c->m, d->type_id, -1, SpvDecorationArrayStride);
-    const spv_type *pt = spv_type_get(c->m, d->type_id);
-    uint32_t sc = pt ? pt->storage : SpvStorageClassMax;
-    bool laid_out = sc == SpvStorageClassUniform || sc == SpvStorageClassStorageBuffer ||
-                    sc == SpvStorageClassPushConstant || sc == SpvStorageClassPhysicalStorageBuffer ||
-                    (sc == SpvStorageClassWorkgroup && explicit_workgroup_layout(c));
-    if (s && s->nargs && laid_out)
-        return s->args[0];
-    const jit_layout *l = jit_layout_of(c, pointee_of(c, base_id));
-    return l ? (l->size + l->align - 1) / l->align * l->align : 0;
+    uint64_t stride;
+    return d && spv_pointer_stride(c->layouts, d->type_id, &stride) ? stride : 0;
 }
 
 static int access_chain(lower_ctx *c, const spv_inst *in)
@@ -328,7 +99,7 @@ static int access_chain(lower_ctx *c, const spv_inst *in)
     }
     for (; i < spv_inst_nops(in); i++) {
         const spv_type *t = jit_spv_type(c, cur);
-        const jit_layout *l = jit_layout_of(c, cur);
+        const spv_layout *l = jit_layout_of(c, cur);
         uint32_t idx = spv_inst_op(in, i);
         if (!t || !l)
             return -1;
@@ -356,7 +127,7 @@ static int access_chain(lower_ctx *c, const spv_inst *in)
             mat = 0;
             break;
         case SPV_TYPE_MATRIX: {
-            uint64_t stride = mat_stride(c, cur, mat);
+            uint64_t stride = jit_matrix_stride(c, cur, mat);
             if (!(mat & JIT_MAT_ROW_MAJOR)) {
                 if (add_index(c, &o, idx, stride))
                     return -1;
@@ -451,7 +222,7 @@ static LLVMValueRef block_slot(lower_ctx *c, const spv_inst *at_inst, uint32_t p
     LLVMValueRef args = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, args), c->t_ptr);
     LLVMValueRef slot = LLVMConstInt(c->t_i64, c->nres_slots, 0); /* none: arg_sizes is not read */
     for (uint32_t i = c->nres_slots; i-- > 0;) {
-        LLVMValueRef base = LLVMBuildLoad2(c->b, c->t_ptr, at(c, args, 8ull * i), "");
+        LLVMValueRef base = LLVMBuildLoad2(c->b, c->t_ptr, jit_ptr_at(c, args, 8ull * i), "");
         slot =
             LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, base, p, ""), LLVMConstInt(c->t_i64, i, 0), slot, "");
     }
@@ -466,7 +237,7 @@ static int array_length(lower_ctx *c, const spv_inst *in)
     if (!t || t->kind != SPV_TYPE_STRUCT || member >= t->nmembers)
         return jit_fail_inst(c, in, "expected a pointer to a struct with a runtime array member %u", member);
     uint64_t off = jit_member_offset(c, st, member);
-    const jit_layout *l = jit_layout_of(c, t->members[member]);
+    const spv_layout *l = jit_layout_of(c, t->members[member]);
     if (!l || !l->stride)
         return -1;
     LLVMValueRef slot = block_slot(c, in, ptr);
@@ -494,7 +265,7 @@ static int array_length(lower_ctx *c, const spv_inst *in)
 int jit_function_variable(lower_ctx *c, const spv_inst *in)
 {
     uint32_t pointee = pointee_of(c, in->result_id);
-    const jit_layout *l = pointee ? jit_layout_of(c, pointee) : NULL;
+    const spv_layout *l = pointee ? jit_layout_of(c, pointee) : NULL;
     if (!l)
         return -1;
     uint64_t size = l->size ? l->size : 1;

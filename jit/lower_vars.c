@@ -35,11 +35,6 @@ LLVMValueRef jit_env(lower_ctx *c, uint32_t slot)
     return l;
 }
 
-static LLVMValueRef offset_ptr(lower_ctx *c, LLVMValueRef base, uint64_t off)
-{
-    return jit_byte_gep(c, base, LLVMConstInt(c->t_i64, off, 0), true);
-}
-
 static LLVMValueRef builtin_input(lower_ctx *c, uint32_t var)
 {
     uint32_t bi;
@@ -51,7 +46,7 @@ static LLVMValueRef builtin_input(lower_ctx *c, uint32_t var)
         return NULL;
     }
     uint32_t pt = pointee(c, var);
-    const jit_layout *l = jit_layout_of(c, pt);
+    const spv_layout *l = jit_layout_of(c, pt);
     LLVMValueRef v = jit_builtin_value(c, bi, pt, NULL);
     if (!l || !v)
         return NULL;
@@ -76,15 +71,15 @@ static LLVMValueRef var_ptr(lower_ctx *c, uint32_t var)
         {
             const spv_type *t = spv_type_get(c->m, pointee(c, var));
             if (t->kind == SPV_TYPE_ARRAY || t->kind == SPV_TYPE_RUNTIME_ARRAY) /* descriptor array */
-                return offset_ptr(c, c->arg_item, JIT_ITEM_ENV + 8ull * (JIT_ENV_RES0 + c->var_slot[var]));
+                return jit_ptr_at(c, c->arg_item, JIT_ITEM_ENV + 8ull * (JIT_ENV_RES0 + c->var_slot[var]));
         }
         return jit_env(c, JIT_ENV_RES0 + c->var_slot[var]);
     case SpvStorageClassPushConstant:
         return jit_env(c, JIT_ENV_PUSH);
     case SpvStorageClassWorkgroup:
-        return offset_ptr(c, jit_env(c, JIT_ENV_WGMEM), c->var_offset[var]);
+        return jit_ptr_at(c, jit_env(c, JIT_ENV_WGMEM), c->var_offset[var]);
     case SpvStorageClassPrivate:
-        return offset_ptr(c, c->arg_item, c->var_offset[var]);
+        return jit_ptr_at(c, c->arg_item, c->var_offset[var]);
     case SpvStorageClassInput:
         return builtin_input(c, var);
     default:
@@ -104,11 +99,14 @@ LLVMValueRef jit_global_var_ptr(lower_ctx *c, uint32_t var)
     return v;
 }
 
-/* --- layout of module-scope storage ----------------------------------------------- */
+/* --- where module-scope variables live ------------------------------------------------
+ * Workgroup variables are placed one after another in work-group memory,
+ * Private ones in the item state, each at the next multiple of its type's
+ * alignment: an allocation plan (the types' layouts are spirv/'s). */
 
-static uint64_t round_up(uint64_t v, uint64_t a)
+static uint64_t place(uint64_t at, uint32_t align)
 {
-    return (v + a - 1) / a * a;
+    return (at + align - 1) / align * align;
 }
 
 static int cmp_res(const void *a, const void *b)
@@ -145,22 +143,15 @@ static int add_resource(lower_ctx *c, uint32_t var, uint32_t sc)
         return jit_fail(c, "%%%u: runtime-sized descriptor arrays are not supported", var);
     if (t->kind == SPV_TYPE_ARRAY) {
         uint64_t n;
-        if (!jit_array_length(c, t, &n))
+        if (!jit_array_length(c, pt, &n))
             return -1;
         r->array_count = (uint32_t)n;
         pt = t->elem;
-        t = spv_type_get(c->m, pt);
     }
-    const jit_layout *l = jit_layout_of(c, pt);
-    if (!l)
+    /* the binding check's number: spirv/'s, as for reflection */
+    if (!spv_block_size(c->layouts, pt, &r->size, &r->runtime_stride)) {
+        c->failed = true;
         return -1;
-    r->size = jit_layout_extent(c, pt);
-    if (t->kind == SPV_TYPE_STRUCT && t->nmembers) {
-        const spv_type *last = spv_type_get(c->m, t->members[t->nmembers - 1]);
-        if (last && last->kind == SPV_TYPE_RUNTIME_ARRAY) {
-            r->runtime_stride = jit_layout_of(c, t->members[t->nmembers - 1])->stride;
-            r->size = jit_member_offset(c, pt, t->nmembers - 1);
-        }
     }
     return 0;
 }
@@ -169,17 +160,14 @@ static int add_resource(lower_ctx *c, uint32_t var, uint32_t sc)
 static int make_llvm_global(lower_ctx *c, uint32_t var, const spv_inst *in, uint32_t sc)
 {
     uint32_t pt = pointee(c, var);
-    const jit_layout *l = jit_layout_of(c, pt);
+    const spv_layout *l = jit_layout_of(c, pt);
     if (!l)
         return -1;
     uint64_t size = l->size ? l->size : 1;
-    uint8_t *buf = calloc(size, 1);
-    if (spv_inst_nops(in) >= 2 && jit_const_bytes(c, spv_inst_op(in, 1), pt, buf, size)) {
-        free(buf);
+    uint8_t *buf = jit_alloc(c, size, 1);
+    if (spv_inst_nops(in) >= 2 && jit_const_bytes(c, spv_inst_op(in, 1), pt, buf, size))
         return -1;
-    }
     LLVMValueRef init = LLVMConstStringInContext(c->llc, (const char *)buf, (unsigned)size, 1);
-    free(buf);
     char name[32];
     snprintf(name, sizeof name, "spv.var.%u", var);
     LLVMValueRef g = LLVMAddGlobal(c->mod, LLVMTypeOf(init), name);
@@ -203,14 +191,14 @@ static bool aliased_wg_block(lower_ctx *c, uint32_t var)
 int jit_create_module_globals(lower_ctx *c)
 {
     const spv_module *m = c->m;
-    c->res = calloc(m->bound + 1, sizeof *c->res);
+    c->res = jit_alloc(c, m->bound + 1, sizeof *c->res);
     c->wg_align = 16;
     for (uint32_t i = 0; i < m->first_func_inst && i < m->ninsts; i++) { /* the aliased blocks first */
         const spv_inst *in = &m->insts[i];
         if (in->opcode != SpvOpVariable || !aliased_wg_block(c, in->result_id) ||
             (c->used_globals && !c->used_globals[in->result_id]))
             continue;
-        const jit_layout *l = jit_layout_of(c, pointee(c, in->result_id));
+        const spv_layout *l = jit_layout_of(c, pointee(c, in->result_id));
         if (!l)
             return -1;
         c->var_offset[in->result_id] = 0;
@@ -242,10 +230,10 @@ int jit_create_module_globals(lower_ctx *c)
             if (add_resource(c, var, sc))
                 return -1;
         } else if (sc == SpvStorageClassWorkgroup && !aliased_wg_block(c, var)) {
-            const jit_layout *l = jit_layout_of(c, pointee(c, var));
+            const spv_layout *l = jit_layout_of(c, pointee(c, var));
             if (!l)
                 return -1;
-            c->wg_size = round_up(c->wg_size, l->align);
+            c->wg_size = place(c->wg_size, l->align);
             c->var_offset[var] = c->wg_size;
             c->wg_size += l->size;
             if (l->align > c->wg_align)
@@ -253,10 +241,11 @@ int jit_create_module_globals(lower_ctx *c)
             if (spv_inst_nops(in) >= 2)
                 c->has_wg_init = true;
         } else if (sc == SpvStorageClassPushConstant) {
-            const jit_layout *l = jit_layout_of(c, pointee(c, var));
-            if (!l)
+            uint64_t stride; /* (a push-constant block has no runtime array) */
+            if (!spv_block_size(c->layouts, pointee(c, var), &c->push_size, &stride)) {
+                c->failed = true;
                 return -1;
-            c->push_size = jit_layout_extent(c, pointee(c, var));
+            }
         }
     }
     qsort(c->res, c->nres, sizeof *c->res, cmp_res);
@@ -266,16 +255,16 @@ int jit_create_module_globals(lower_ctx *c)
         c->nres_slots += c->res[i].array_count;
     }
     /* Private variables follow the environment slots in the item state. */
-    c->item_size = round_up(JIT_ITEM_ENV + 8ull * (JIT_ENV_RES0 + c->nres_slots), 16);
+    c->item_size = place(JIT_ITEM_ENV + 8ull * (JIT_ENV_RES0 + c->nres_slots), 16);
     c->item_align = 16;
     for (uint32_t i = 0; i < m->first_func_inst && i < m->ninsts; i++) {
         const spv_inst *in = &m->insts[i];
         if (in->opcode != SpvOpVariable || jit_var_storage(c, in->result_id) != SpvStorageClassPrivate)
             continue;
-        const jit_layout *l = jit_layout_of(c, pointee(c, in->result_id));
+        const spv_layout *l = jit_layout_of(c, pointee(c, in->result_id));
         if (!l)
             return -1;
-        c->item_size = round_up(c->item_size, l->align);
+        c->item_size = place(c->item_size, l->align);
         c->var_offset[in->result_id] = c->item_size;
         c->item_size += l->size ? l->size : 1;
         if (l->align > c->item_align)

@@ -80,7 +80,7 @@ uint64_t jit_wg_scratch_slot(lower_ctx *c, const spv_inst *in)
 {
     if (!jit_is_wg_collective(c, in) || !in->type_id)
         return 0;
-    const jit_layout *l = jit_layout_of(c, in->type_id);
+    const spv_layout *l = jit_layout_of(c, in->type_id);
     uint64_t size = l && l->size ? l->size : 8;
     return (size + 7) & ~7ull;
 }
@@ -291,7 +291,7 @@ static int lower_async_copy(lower_ctx *c, const spv_inst *in)
     if (!gather && st->storage != SpvStorageClassWorkgroup)
         return jit_fail_inst(c, in, "one of destination and source must be in Workgroup storage");
     uint32_t elem = dt->elem;
-    const jit_layout *l = jit_layout_of(c, elem);
+    const spv_layout *l = jit_layout_of(c, elem);
     if (!l)
         return -1;
     LLVMValueRef dst = jit_value(c, spv_inst_op(in, 1)), src = jit_value(c, spv_inst_op(in, 2));

@@ -13,13 +13,14 @@
  * which functions exist) is taken from the flags.
  */
 #include "kernel_internal.h"
+#include "util/hash.h"
 #include "util/timer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define BLOB_MAGIC "SPVJITO1"
-#define BLOB_FORMAT 1u
+#define BLOB_FORMAT 2u /* 2: XXH3 hashes (util/hash.h) */
 
 enum {
     BLOB_WG = JIT_HAS_WG,
@@ -44,24 +45,15 @@ typedef struct blob_header {
     uint64_t object_len, object_hash;
 } blob_header;
 
-/* FNV-1a, 64 bits. */
-static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
 static uint64_t hash_u64(uint64_t h, uint64_t v)
 {
-    return hash_bytes(&v, sizeof v, h);
+    return util_hash_bytes(&v, sizeof v, h);
 }
 
 /* The fields of the parameter, resource and spec-slot lists (not their names). */
 static uint64_t facts_hash(const spvjit_kernel_facts *f)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = 0;
     for (uint32_t i = 0; i < f->nparams; i++) {
         const spvjit_param *p = &f->params[i];
         h = hash_u64(h, p->index);
@@ -114,7 +106,7 @@ int jit_keep_object(jit_kernel *k, unsigned syms, const void *obj, size_t len)
     h.header_bytes = sizeof h;
     record_facts(&h, &k->facts, syms);
     h.object_len = len;
-    h.object_hash = hash_bytes(obj, len, 0xcbf29ce484222325ull);
+    h.object_hash = util_hash_bytes(obj, len, 0);
     k->blob = malloc(sizeof h + len);
     if (!k->blob)
         return -1;
@@ -177,6 +169,11 @@ static bool symbols_consistent(unsigned flags)
     return wg == (!barriers || regions) && item == !regions;
 }
 
+static int analyze_entry(lower_ctx *c, void *options)
+{
+    return jit_settle_entry(c, options) || jit_analyze(c, c->ep->func, true) ? -1 : 0;
+}
+
 jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spvjit_options *opts, const void *blob,
                                size_t len, spv_diag *diag)
 {
@@ -195,7 +192,7 @@ jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spv
         memcpy(&h, blob, sizeof h);
     ok = ok && !memcmp(h.magic, BLOB_MAGIC, 8) && h.format == BLOB_FORMAT && h.header_bytes == sizeof h &&
          h.object_len == len - sizeof h && symbols_consistent(h.flags) &&
-         hash_bytes(bytes + sizeof h, (size_t)h.object_len, 0xcbf29ce484222325ull) == h.object_hash;
+         util_hash_bytes(bytes + sizeof h, (size_t)h.object_len, 0) == h.object_hash;
     if (!ok) {
         spv_fail(diag, "%s: entry point %s: the cached object is damaged or of another format", src, ep->name);
         return NULL;
@@ -207,26 +204,18 @@ jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spv
     }
 
     /* The facts, from the module alone. */
-    lower_ctx c = { .m = m,
-                    .ep = ep,
-                    .diag = diag,
-                    .unspec = o->unspecialized,
-                    .kernel = m->is_kernel && !m->is_shader,
-                    .shape = o->shape_values,
-                    .nshape = o->nshape_values };
-    if (ep->model == SpvExecutionModelKernel)
-        c.kernel = true;
-    jit_ctx_init(&c, m, NULL);
+    jit_build b = { 0 };
     jit_kernel *k = calloc(1, sizeof *k);
-    ok = k && !jit_settle_entry(&c, o) && !jit_analyze(&c, ep->func, true);
-    if (ok) {
-        jit_fill_facts(k, &c);
+    if (!k)
+        spv_fail(diag, "out of memory");
+    ok = k && !jit_build_begin(&b, m, ep, o, false, ep->name, diag) && !jit_run_guarded(&b.c, analyze_entry, (void *)o);
+    ok = ok && !jit_fill_facts(k, &b.c);
+    if (ok)
         k->facts.barrier_regions = (h.flags & BLOB_REGIONS) != 0;
-    }
     unsigned syms = h.flags & (BLOB_WG | BLOB_ITEM);
-    if (ok && c.has_wg_init)
+    if (ok && b.c.has_wg_init)
         syms |= BLOB_WG_INIT;
-    jit_ctx_free(&c);
+    jit_build_end(&b);
     if (!ok || check_facts(&h, &k->facts, syms, src, diag)) {
         spvjit_kernel_free(k);
         return NULL;
@@ -235,17 +224,10 @@ jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spv
 
     LLVMMemoryBufferRef obj =
         LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)bytes + sizeof h, (size_t)h.object_len, ep->name);
-    const char *names[3] = { (h.flags & BLOB_WG) ? JIT_SYM_WG : NULL, (h.flags & BLOB_ITEM) ? JIT_SYM_ITEM : NULL,
-                             (h.flags & BLOB_WG_INIT) ? JIT_SYM_WG_INIT : NULL };
-    void *addrs[3];
-    k->jit = jit_link_object(obj, o->opt_level, names, addrs, 3, diag);
-    if (!k->jit) {
+    if (jit_kernel_link(k, obj, h.flags & (BLOB_WG | BLOB_ITEM | BLOB_WG_INIT), o->opt_level, diag)) {
         spvjit_kernel_free(k);
         return NULL;
     }
-    k->wg = (spvjit_wg_fn)addrs[0];
-    k->item = (spvjit_item_fn)addrs[1];
-    k->wg_init = (spvjit_wg_fn)addrs[2];
     /* nothing was lowered or optimized: the analysis counts as lowering, linking as code generation */
     k->facts.ms_lower = t1 - t0;
     k->facts.ms_codegen = util_now_ms() - t1;

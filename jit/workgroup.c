@@ -22,18 +22,12 @@
 
 enum { NFIXED = 7, NENV = JIT_ENV_RES0 }; /* ctx + 3 ids + 3 sizes; wgmem/spec/push */
 
-static void attr(lower_ctx *c, LLVMValueRef f, unsigned idx, const char *name)
-{
-    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
-    LLVMAddAttributeAtIndex(f, idx, LLVMCreateEnumAttribute(c->llc, kind, 0));
-}
-
 /* --- kernel parameters ------------------------------------------------------------ */
 
 int jit_kernel_params(lower_ctx *c, uint32_t fidx)
 {
     const spv_function *f = &c->m->funcs[fidx];
-    c->params = calloc(f->nparams + 1, sizeof *c->params);
+    c->params = jit_alloc(c, f->nparams + 1, sizeof *c->params);
     c->nparams = f->nparams;
     for (uint32_t i = 0; i < f->nparams; i++) {
         uint32_t pid = f->params[i];
@@ -61,7 +55,7 @@ int jit_kernel_params(lower_ctx *c, uint32_t fidx)
             p->size = p->align = 8;
             continue;
         }
-        const jit_layout *l = jit_layout_of(c, byval ? t->elem : p->type_id);
+        const spv_layout *l = jit_layout_of(c, byval ? t->elem : p->type_id);
         if (!l)
             return -1;
         p->kind = SPVJIT_PARAM_VALUE;
@@ -100,7 +94,7 @@ static unsigned nenv(lower_ctx *c)
 static LLVMTypeRef body_type(lower_ctx *c)
 {
     unsigned n = NFIXED + nenv(c) + c->nparams;
-    LLVMTypeRef *p = calloc(n, sizeof *p);
+    LLVMTypeRef *p = jit_alloc(c, n, sizeof *p);
     p[0] = c->t_ptr;
     for (unsigned i = 1; i < NFIXED; i++)
         p[i] = c->t_i32;
@@ -108,21 +102,12 @@ static LLVMTypeRef body_type(lower_ctx *c)
         p[NFIXED + i] = c->t_ptr;
     LLVMTypeRef ef = jit_type(c, c->m->funcs[c->ep->func].fn_type);
     if (c->nparams) {
-        LLVMTypeRef *ep = calloc(c->nparams + 2, sizeof *ep);
+        LLVMTypeRef *ep = jit_alloc(c, c->nparams + 2, sizeof *ep);
         LLVMGetParamTypes(ef, ep);
         for (unsigned i = 0; i < c->nparams; i++)
             p[NFIXED + nenv(c) + i] = ep[2 + i];
-        free(ep);
     }
-    LLVMTypeRef t = LLVMFunctionType(c->t_void, p, n, 0);
-    free(p);
-    return t;
-}
-
-static void store_at(lower_ctx *c, LLVMValueRef base, uint64_t off, LLVMValueRef v, unsigned align)
-{
-    LLVMValueRef s = LLVMBuildStore(c->b, v, jit_byte_gep(c, base, LLVMConstInt(c->t_i64, off, 0), true));
-    LLVMSetAlignment(s, align);
+    return LLVMFunctionType(c->t_void, p, n, 0);
 }
 
 /* An item state on the stack with the environment stored; becomes c->arg_item. */
@@ -131,7 +116,7 @@ static LLVMValueRef new_item_state(lower_ctx *c, LLVMValueRef *env)
     LLVMValueRef st = LLVMBuildAlloca(c->b, LLVMArrayType2(c->t_i8, c->item_size), "item");
     LLVMSetAlignment(st, c->item_align);
     for (unsigned i = 0; i < nenv(c); i++)
-        store_at(c, st, JIT_ITEM_ENV + 8ull * i, env[i], 8);
+        jit_store_at(c, st, JIT_ITEM_ENV + 8ull * i, env[i], 8);
     return st;
 }
 
@@ -139,14 +124,14 @@ static int build_body(lower_ctx *c, uint32_t entry_fidx, LLVMValueRef *out)
 {
     LLVMValueRef fn = LLVMAddFunction(c->mod, "spvjit.item.body", body_type(c));
     LLVMSetLinkage(fn, LLVMInternalLinkage);
-    attr(c, fn, LLVMAttributeFunctionIndex, "alwaysinline");
-    attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
+    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "alwaysinline");
+    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
     for (uint32_t i = 0; i < c->nres; i++)
         if (spv_find_decoration(c->m, c->res[i].var_id, -1, SpvDecorationRestrict) && c->res[i].array_count == 1)
-            attr(c, fn, 1 + NFIXED + NENV + c->res[i].slot, "noalias");
+            jit_add_attr(c, fn, 1 + NFIXED + NENV + c->res[i].slot, "noalias");
     for (uint32_t i = 0; i < c->nparams; i++)
         if (c->params[i].noalias && c->params[i].kind == SPVJIT_PARAM_GLOBAL_PTR)
-            attr(c, fn, 1 + NFIXED + nenv(c) + i, "noalias");
+            jit_add_attr(c, fn, 1 + NFIXED + nenv(c) + i, "noalias");
     LLVMPositionBuilderAtEnd(c->pb, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
     c->b = c->pb;
     c->llfn = fn;
@@ -158,19 +143,18 @@ static int build_body(lower_ctx *c, uint32_t entry_fidx, LLVMValueRef *out)
         env[i] = LLVMGetParam(fn, NFIXED + i);
     c->arg_item = new_item_state(c, env);
     for (unsigned i = 0; i < 6; i++)
-        store_at(c, c->arg_item, 4ull * i, LLVMGetParam(fn, 1 + i), 4);
+        jit_store_at(c, c->arg_item, 4ull * i, LLVMGetParam(fn, 1 + i), 4);
     memset(c->vals, 0, c->m->bound * sizeof *c->vals);
     if (jit_init_module_vars(c, SpvStorageClassPrivate))
         return -1;
     unsigned n = 2 + c->nparams;
-    LLVMValueRef *args = calloc(n, sizeof *args);
+    LLVMValueRef *args = jit_alloc(c, n, sizeof *args);
     args[0] = c->arg_ctx;
     args[1] = c->arg_item;
     for (unsigned i = 0; i < c->nparams; i++)
         args[2 + i] = LLVMGetParam(fn, NFIXED + nenv(c) + i);
     LLVMValueRef callee = c->fns[entry_fidx];
     LLVMBuildCall2(c->b, LLVMGlobalGetValueType(callee), callee, args, n, "");
-    free(args);
     LLVMBuildRetVoid(c->b);
     c->llfn = NULL;
     *out = fn;
@@ -187,7 +171,7 @@ typedef struct group_env {
 /* Loads the environment and the kernel arguments from ctx (once per call). */
 static group_env load_env(lower_ctx *c, LLVMValueRef ctx)
 {
-    group_env e = { calloc(nenv(c) + c->nparams + 1, sizeof(LLVMValueRef)), nenv(c) + c->nparams };
+    group_env e = { jit_alloc(c, nenv(c) + c->nparams + 1, sizeof(LLVMValueRef)), nenv(c) + c->nparams };
     e.v[JIT_ENV_WGMEM] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, wg_memory), c->t_ptr);
     e.v[JIT_ENV_SPEC] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, spec_values), c->t_ptr);
     e.v[JIT_ENV_PUSH] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, push_constants), c->t_ptr);
@@ -207,7 +191,7 @@ static void call_body(lower_ctx *c, LLVMValueRef body, LLVMValueRef ctx, LLVMVal
                       group_env *e)
 {
     unsigned n = NFIXED + e->n;
-    LLVMValueRef *a = calloc(n, sizeof *a);
+    LLVMValueRef *a = jit_alloc(c, n, sizeof *a);
     a[0] = ctx;
     for (unsigned i = 0; i < 3; i++) {
         a[1 + i] = id[i];
@@ -216,7 +200,6 @@ static void call_body(lower_ctx *c, LLVMValueRef body, LLVMValueRef ctx, LLVMVal
     for (unsigned i = 0; i < e->n; i++)
         a[NFIXED + i] = e->v[i];
     LLVMBuildCall2(c->b, LLVMGlobalGetValueType(body), body, a, n, "");
-    free(a);
 }
 
 /* for z, y, x in [0, size): body.  Bounds must be >= 1 (checked by the caller). */
@@ -260,8 +243,8 @@ static void build_wg(lower_ctx *c, LLVMValueRef body)
 {
     LLVMTypeRef ft = LLVMFunctionType(c->t_void, &c->t_ptr, 1, 0);
     LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_WG, ft);
-    attr(c, fn, 1, "noalias");
-    attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
+    jit_add_attr(c, fn, 1, "noalias");
+    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
     LLVMValueRef ctx = LLVMGetParam(fn, 0);
     LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
     group_env e = load_env(c, ctx);
@@ -308,7 +291,6 @@ static void build_wg(lower_ctx *c, LLVMValueRef body)
     }
     LLVMPositionBuilderAtEnd(c->b, exit);
     LLVMBuildRetVoid(c->b);
-    free(e.v);
 }
 
 static void build_item(lower_ctx *c, LLVMValueRef body)
@@ -325,7 +307,6 @@ static void build_item(lower_ctx *c, LLVMValueRef body)
     }
     call_body(c, body, ctx, id, size, &e);
     LLVMBuildRetVoid(c->b);
-    free(e.v);
 }
 
 static int build_wg_init(lower_ctx *c)

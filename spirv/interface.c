@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "operands.h"
 #include "spirv_grammar.h"
 #include "util/array.h"
@@ -82,31 +83,6 @@ void spv_type_name(const spv_module *m, uint32_t type_id, char *buf, size_t len)
         break;
     }
     }
-}
-
-/* Size of the fixed part of a block and the stride of a trailing runtime array. */
-static void block_size(const spv_module *m, uint32_t type_id, uint64_t *size, uint64_t *stride)
-{
-    const spv_type *t = spv_type_get(m, type_id);
-    *stride = 0;
-    if (t && t->kind == SPV_TYPE_RUNTIME_ARRAY) {
-        const spv_decoration *d = spv_find_decoration(m, type_id, -1, SpvDecorationArrayStride);
-        *stride = d && d->nargs ? d->args[0] : spv_type_size(m, t->elem);
-        *size = 0;
-        return;
-    }
-    if (t && t->kind == SPV_TYPE_STRUCT && t->nmembers) {
-        uint32_t last = t->members[t->nmembers - 1];
-        const spv_type *lt = spv_type_get(m, last);
-        if (lt && lt->kind == SPV_TYPE_RUNTIME_ARRAY) {
-            const spv_decoration *d = spv_find_decoration(m, last, -1, SpvDecorationArrayStride);
-            const spv_decoration *o = spv_find_decoration(m, type_id, (int32_t)t->nmembers - 1, SpvDecorationOffset);
-            *stride = d && d->nargs ? d->args[0] : spv_type_size(m, lt->elem);
-            *size = o && o->nargs ? o->args[0] : spv_type_size(m, type_id);
-            return;
-        }
-    }
-    *size = spv_type_size(m, type_id);
 }
 
 /* --- static use ---------------------------------------------------------------- */
@@ -223,11 +199,14 @@ static bool has_access_decoration(const spv_module *m, uint32_t var, uint32_t bl
 
 int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resource **out, spv_diag *diag)
 {
-    util_array res = { 0 };
+    util_array list = { 0 };
     *out = NULL;
     bool *used = spv_entry_used_globals(m, e);
-    if (!used)
-        return spv_fail(diag, "%s: out of memory", m->source);
+    spv_layouts *L = used ? spv_layouts_new(m, spv_layout_is_opencl(m, e), NULL, NULL, diag) : NULL;
+    if (!L) {
+        free(used);
+        return used ? -1 : spv_fail(diag, "%s: out of memory", m->source);
+    }
     const spv_function *f = &m->funcs[e->func];
     for (uint32_t i = 0; i < f->nparams; i++) {
         uint32_t id = f->params[i];
@@ -235,18 +214,16 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
             .kind = SPV_RES_KERNEL_ARG, .id = id, .name = m->ids[id].name, .type_id = m->ids[id].type_id, .index = i
         };
         const spv_type *t = spv_type_get(m, r.type_id);
-        if (t && t->kind == SPV_TYPE_POINTER && t->storage == SpvStorageClassFunction) {
-            /* a pointer to Function memory is how a struct passed by value arrives
-             * (FuncParamAttr ByVal): the argument is the pointee's bytes */
-            r.size = spv_type_size(m, t->elem);
-        } else if (t && t->kind == SPV_TYPE_POINTER) {
-            r.is_pointer = true;
+        /* a pointer to Function memory is how a struct passed by value arrives
+         * (FuncParamAttr ByVal): the argument is the pointee's bytes */
+        bool byval = t && t->kind == SPV_TYPE_POINTER && t->storage == SpvStorageClassFunction;
+        r.is_pointer = t && t->kind == SPV_TYPE_POINTER && !byval;
+        if (r.is_pointer)
             r.storage = t->storage;
-            r.size = spv_type_size(m, t->elem);
-        } else {
-            r.size = spv_type_size(m, r.type_id);
-        }
-        if (!UTIL_ARRAY_PUSH(&res, spv_resource, r))
+        /* a pointer's pointee may have no size (void, an opaque struct): report 0 */
+        const spv_layout *l = spv_layout_of(L, t && t->kind == SPV_TYPE_POINTER ? t->elem : r.type_id);
+        r.size = l ? l->size : 0;
+        if (!UTIL_ARRAY_PUSH(&list, spv_resource, r))
             goto oom;
     }
     for (uint32_t i = 0; i < m->first_func_inst; i++) {
@@ -289,17 +266,29 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
         }
         if (!used[id])
             continue;
-        /* Arrays of buffers (descriptor arrays) keep the array type; size the element. */
-        block_size(m, pointee, &r.size, &r.stride);
-        if (!UTIL_ARRAY_PUSH(&res, spv_resource, r))
+        /* Arrays of buffers (descriptor arrays) keep the array type; the sizes are the element's. */
+        const spv_type *pe = spv_type_get(m, pointee);
+        uint32_t block =
+            pe && (pe->kind == SPV_TYPE_ARRAY || pe->kind == SPV_TYPE_RUNTIME_ARRAY) && r.kind != SPV_RES_WORKGROUP
+                ? pe->elem
+                : pointee;
+        if (r.kind != SPV_RES_OPAQUE && !spv_block_size(L, block, &r.size, &r.stride)) {
+            util_array_fini(&list);
+            spv_layouts_free(L);
+            free(used);
+            return -1;
+        }
+        if (!UTIL_ARRAY_PUSH(&list, spv_resource, r))
             goto oom;
     }
+    spv_layouts_free(L);
     free(used);
-    int n = (int)UTIL_ARRAY_COUNT(&res, spv_resource);
-    *out = util_array_steal(&res);
+    int n = (int)UTIL_ARRAY_COUNT(&list, spv_resource);
+    *out = util_array_steal(&list);
     return n;
 oom:
+    util_array_fini(&list);
+    spv_layouts_free(L);
     free(used);
-    util_array_fini(&res);
     return spv_fail(diag, "%s: out of memory", m->source);
 }

@@ -26,6 +26,14 @@ const spv_decoration *spv_find_decoration(const spv_module *m, uint32_t id, int3
     return NULL;
 }
 
+uint32_t spv_function_index(const spv_module *m, uint32_t id)
+{
+    for (uint32_t i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i].id == id)
+            return i;
+    return SPV_NONE;
+}
+
 const spv_entry_point *spv_find_entry(const spv_module *m, const char *name)
 {
     const spv_entry_point *first = NULL;

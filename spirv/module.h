@@ -231,6 +231,8 @@ const spv_type *spv_type_get(const spv_module *m, uint32_t id);
 const spv_inst *spv_def(const spv_module *m, uint32_t id);
 /* Finds a decoration on id (member -1 for the id itself).  Returns NULL if absent. */
 const spv_decoration *spv_find_decoration(const spv_module *m, uint32_t id, int32_t member, uint32_t decoration);
+/* Index in m->funcs of the function with this id, or SPV_NONE. */
+uint32_t spv_function_index(const spv_module *m, uint32_t id);
 /* Entry point by name (NULL name: the only one, or the first GLCompute/Kernel one). */
 const spv_entry_point *spv_find_entry(const spv_module *m, const char *name);
 /* Literal width in words (1 or 2) of a value of the type of `id` (or of type
@@ -243,11 +245,7 @@ const char *spv_literal_string(const uint32_t *w, uint32_t nwords);
  * width < 64 when sign_extend); false if id is not a scalar integer/bool constant. */
 bool spv_const_u64(const spv_module *m, uint32_t id, uint64_t *out);
 
-/* Size in bytes of a type under its explicit layout (Offset/ArrayStride/MatrixStride
- * decorations where present, natural C-like layout otherwise); 0 for runtime arrays
- * and opaque types. */
-uint64_t spv_type_size(const spv_module *m, uint32_t type_id);
-uint32_t spv_type_align(const spv_module *m, uint32_t type_id);
+/* Type layouts (sizes, offsets, strides): spirv/layout.h. */
 
 /* Disassembles one instruction with SPIRV-Tools into buf (friendly names).  Always
  * writes a NUL-terminated string; falls back to "Op<Name> ..." if disassembly fails. */

@@ -9,6 +9,7 @@
 
 #include "harness.h"
 #include "spirv/interface.h"
+#include "spirv/layout.h"
 #include "spirv/module.h"
 #include "spirv/specialize.h"
 #include "spirv_grammar.h"
@@ -280,8 +281,11 @@ TEST(loader_model_of_a_hand_assembled_module)
     CHECK(m->ids[c].kind == SPV_ID_SPEC_CONSTANT && m->ids[c].scalar == 42, "spec constant default");
     const spv_type *t = spv_type_get(m, S);
     REQUIRE(t && t->kind == SPV_TYPE_STRUCT && t->nmembers == 2, "struct S");
-    CHECK(spv_type_size(m, S) == 20, "struct size %lu, expected 20 (member 1 at offset 16)",
-          (unsigned long)spv_type_size(m, S));
+    spv_layouts *L = spv_layouts_new(m, false, NULL, NULL, &d);
+    const spv_layout *l = L ? spv_layout_of(L, S) : NULL;
+    CHECK(l && l->size == 20 && l->members[1].offset == 16, "struct size %lu, expected 20 (member 1 at offset 16)",
+          l ? (unsigned long)l->size : 0ul);
+    spv_layouts_free(L);
     const spv_decoration *dec = spv_find_decoration(m, S, 1, SpvDecorationOffset);
     CHECK(dec && dec->nargs == 1 && dec->args[0] == 16, "member 1 Offset 16");
     spv_module_free(m);

@@ -1,0 +1,118 @@
+/* jit/compile.c — what the three makers of a kernel share (kernel_internal.h):
+ * the start of a compile, its back half (passes, code generation, the texts
+ * asked for), the one place where it releases everything, and linking an
+ * object into a kernel. */
+#include "kernel_internal.h"
+
+#include "barrier_path.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <llvm-c/Analysis.h>
+
+#include "util/timer.h"
+
+int jit_build_begin(jit_build *b, const spv_module *m, const spv_entry_point *ep, const spvjit_options *o,
+                    bool with_llvm, const char *name, spv_diag *diag)
+{
+    memset(b, 0, sizeof *b);
+    b->o = o;
+    b->t_start = util_now_ms();
+    lower_ctx *c = &b->c;
+    c->m = m;
+    c->ep = ep;
+    c->diag = diag;
+    c->unspec = o->unspecialized;
+    c->kernel = spv_layout_is_opencl(m, ep);
+    c->shape = o->shape_values;
+    c->nshape = o->nshape_values;
+    c->dispatch = jit_lower_inst; /* the core lowers spec-constant ops on first use through it */
+    if (with_llvm) {
+        if (!(b->tm = jit_host_target_machine(o->opt_level, diag)))
+            return -1;
+        c->llc = LLVMContextCreate();
+    }
+    if (jit_ctx_init(c, c->llc))
+        return -1;
+    if (with_llvm)
+        jit_new_host_module(c, b->tm, name);
+    return 0;
+}
+
+void jit_build_end(jit_build *b)
+{
+    lower_ctx *c = &b->c;
+    jit_ctx_free(c);
+    if (c->td)
+        LLVMDisposeTargetData(c->td);
+    if (c->mod)
+        LLVMDisposeModule(c->mod);
+    if (c->llc)
+        LLVMContextDispose(c->llc);
+    if (b->tm)
+        LLVMDisposeTargetMachine(b->tm);
+    memset(b, 0, sizeof *b);
+}
+
+int jit_verify(lower_ctx *c)
+{
+    char *msg = NULL;
+    if (!LLVMVerifyModule(c->mod, LLVMReturnStatusAction, &msg)) {
+        LLVMDisposeMessage(msg);
+        return 0;
+    }
+    jit_fail(c, "internal error: the lowered LLVM module does not verify (a JIT bug): %.1500s", msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    return -1;
+}
+
+/* The host assembler's line comment (the JIT compiles for the host). */
+#if defined(__aarch64__)
+#define ASM_COMMENT "//"
+#else
+#define ASM_COMMENT "#"
+#endif
+
+/* Hands text to the emit hook, the barrier path's reason (when the build has
+ * one) as its first line. */
+static void emit_text(const jit_build *b, const char *what, char *text)
+{
+    const spvjit_options *o = b->o;
+    if (b->barrier_path)
+        text = jit_barrier_path_note(b->barrier_path, strcmp(what, "asm") ? ";" : ASM_COMMENT, text);
+    if (text && o->emit)
+        o->emit(o->emit_user, what, text);
+    free(text);
+}
+
+LLVMMemoryBufferRef jit_build_object(jit_build *b)
+{
+    const spvjit_options *o = b->o;
+    LLVMModuleRef mod = b->c.mod;
+    spv_diag *diag = b->c.diag;
+    b->t_lowered = util_now_ms();
+    if (o->emit && o->emit_ir)
+        emit_text(b, "ir", jit_emit_ir(mod));
+    if (jit_optimize(mod, b->tm, o->opt_level, diag))
+        return NULL;
+    b->t_optimized = util_now_ms();
+    if (o->emit && o->emit_opt_ir)
+        emit_text(b, "opt-ir", jit_emit_ir(mod));
+    if (o->emit && o->emit_asm)
+        emit_text(b, "asm", jit_emit_asm(mod, b->tm, diag));
+    return jit_emit_object(mod, b->tm, diag);
+}
+
+int jit_kernel_link(jit_kernel *k, LLVMMemoryBufferRef obj, unsigned syms, int opt_level, spv_diag *diag)
+{
+    const char *names[3] = { (syms & JIT_HAS_WG) ? JIT_SYM_WG : NULL, (syms & JIT_HAS_ITEM) ? JIT_SYM_ITEM : NULL,
+                             (syms & JIT_HAS_WG_INIT) ? JIT_SYM_WG_INIT : NULL };
+    void *addrs[3];
+    k->jit = jit_link_object(obj, opt_level, names, addrs, 3, diag);
+    if (!k->jit)
+        return -1;
+    k->wg = (spvjit_wg_fn)addrs[0];
+    k->item = (spvjit_item_fn)addrs[1];
+    k->wg_init = (spvjit_wg_fn)addrs[2];
+    return 0;
+}

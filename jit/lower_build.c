@@ -1,0 +1,142 @@
+/* jit/lower_build.c — small IR-building helpers every instruction class uses:
+ * operands as values, intrinsic calls, splats, integer width changes,
+ * fast-math flags, the identity of group operations. */
+#include "lower_ctx.h"
+
+#include <string.h>
+
+void jit_add_attr(lower_ctx *c, LLVMValueRef fn, unsigned idx, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(c->llc, kind, 0));
+}
+
+int jit_operands(lower_ctx *c, const spv_inst *in, LLVMValueRef *v, uint32_t n)
+{
+    if (spv_inst_nops(in) < n)
+        return jit_fail_inst(c, in, "expected %u operands", n);
+    for (uint32_t i = 0; i < n; i++)
+        if (!(v[i] = jit_value(c, spv_inst_op(in, i))))
+            return -1;
+    return 0;
+}
+
+LLVMValueRef jit_intrinsic(lower_ctx *c, const char *name, LLVMTypeRef *types, unsigned ntypes, LLVMValueRef *args,
+                           unsigned nargs)
+{
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(c->mod, id, types, ntypes);
+    LLVMTypeRef ft = LLVMIntrinsicGetType(c->llc, id, types, ntypes);
+    return LLVMBuildCall2(c->b, ft, f, args, nargs, "");
+}
+
+LLVMValueRef jit_splat(lower_ctx *c, LLVMValueRef s, LLVMTypeRef vec_t)
+{
+    if (LLVMGetTypeKind(vec_t) != LLVMVectorTypeKind)
+        return s;
+    if (LLVMGetTypeKind(LLVMTypeOf(s)) == LLVMVectorTypeKind)
+        return s;
+    unsigned n = LLVMGetVectorSize(vec_t);
+    LLVMValueRef v = LLVMConstNull(LLVMVectorType(LLVMTypeOf(s), n));
+    for (unsigned i = 0; i < n; i++)
+        v = LLVMBuildInsertElement(c->b, v, s, LLVMConstInt(c->t_i32, i, 0), "");
+    return v;
+}
+
+/* Integer width change (component-wise for vectors); splats a scalar to a vector type. */
+LLVMValueRef jit_int_cast(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bool is_signed)
+{
+    LLVMTypeRef vt = LLVMTypeOf(v);
+    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind && LLVMGetTypeKind(vt) != LLVMVectorTypeKind) {
+        v = jit_int_cast(c, v, LLVMGetElementType(t), is_signed);
+        return jit_splat(c, v, t);
+    }
+    LLVMTypeRef se = LLVMGetTypeKind(vt) == LLVMVectorTypeKind ? LLVMGetElementType(vt) : vt;
+    LLVMTypeRef de = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
+    unsigned sw = LLVMGetIntTypeWidth(se), dw = LLVMGetIntTypeWidth(de);
+    if (sw == dw)
+        return v;
+    if (sw > dw)
+        return LLVMBuildTrunc(c->b, v, t, "");
+    return is_signed ? LLVMBuildSExt(c->b, v, t, "") : LLVMBuildZExt(c->b, v, t, "");
+}
+
+void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v)
+{
+    const spv_decoration *d = spv_find_decoration(c->m, result_id, -1, SpvDecorationFPFastMathMode);
+    if (!d || !d->nargs || !LLVMIsAInstruction(v) || !LLVMCanValueUseFastMathFlags(v))
+        return;
+    uint32_t m = d->args[0];
+    LLVMFastMathFlags f = 0;
+    if (m & SpvFPFastMathModeNotNaNMask)
+        f |= LLVMFastMathNoNaNs;
+    if (m & SpvFPFastMathModeNotInfMask)
+        f |= LLVMFastMathNoInfs;
+    if (m & SpvFPFastMathModeNSZMask)
+        f |= LLVMFastMathNoSignedZeros;
+    if (m & SpvFPFastMathModeAllowRecipMask)
+        f |= LLVMFastMathAllowReciprocal;
+    if (m & 0x10000)
+        f |= LLVMFastMathAllowContract; /* AllowContract (SPV_KHR_float_controls2) */
+    if (m & 0x20000)
+        f |= LLVMFastMathAllowReassoc; /* AllowReassoc */
+    if (m & 0x40000)
+        f |= LLVMFastMathApproxFunc; /* AllowTransform */
+    if (m & SpvFPFastMathModeFastMask)
+        f = LLVMFastMathAll;
+    LLVMSetFastMathFlags(v, f);
+}
+
+static LLVMValueRef fconst(LLVMTypeRef t, double v)
+{
+    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
+        unsigned n = LLVMGetVectorSize(t);
+        LLVMValueRef e[16];
+        for (unsigned i = 0; i < n && i < 16; i++)
+            e[i] = LLVMConstReal(LLVMGetElementType(t), v);
+        return LLVMConstVector(e, n);
+    }
+    return LLVMConstReal(t, v);
+}
+
+/* Identity element of a group operation: sub-group (OpGroupNonUniform*) and
+ * work-group (OpGroup*, the KHR ones) alike; exclusive scans start from it. */
+LLVMValueRef jit_group_identity(lower_ctx *c, uint32_t op, LLVMTypeRef t)
+{
+    LLVMTypeRef et = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
+    unsigned w = LLVMGetTypeKind(et) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(et) : 0;
+    switch (op) {
+    case SpvOpGroupNonUniformIMul:
+    case SpvOpGroupIMulKHR:
+        return jit_const_int(c, t, 1);
+    case SpvOpGroupNonUniformFMul:
+    case SpvOpGroupFMulKHR:
+        return fconst(t, 1.0);
+    case SpvOpGroupNonUniformSMin:
+    case SpvOpGroupSMin:
+        return jit_const_int(c, t, w >= 64 ? INT64_MAX : (1ull << (w - 1)) - 1);
+    case SpvOpGroupNonUniformUMin:
+    case SpvOpGroupUMin:
+        return LLVMConstAllOnes(t);
+    case SpvOpGroupNonUniformFMin:
+    case SpvOpGroupFMin:
+        return fconst(t, __builtin_inf());
+    case SpvOpGroupNonUniformSMax:
+    case SpvOpGroupSMax:
+        return jit_const_int(c, t, w >= 64 ? (uint64_t)INT64_MIN : ~0ull << (w - 1));
+    case SpvOpGroupNonUniformFMax:
+    case SpvOpGroupFMax:
+        return fconst(t, -__builtin_inf());
+    case SpvOpGroupNonUniformBitwiseAnd:
+    case SpvOpGroupNonUniformLogicalAnd:
+    case SpvOpGroupBitwiseAndKHR:
+    case SpvOpGroupLogicalAndKHR:
+    case SpvOpGroupAll:
+        return LLVMConstAllOnes(t);
+    case SpvOpGroupNonUniformFAdd:
+    case SpvOpGroupFAdd:
+        return fconst(t, -0.0);
+    default:
+        return LLVMConstNull(t); /* add, umax, or, xor, any */
+    }
+}
