@@ -88,6 +88,8 @@ void *test_read_file(const char *path, size_t *len)
         }
     }
     fclose(f);
+    if (p)
+        p[n] = 0; /* n < cap: room for a terminator, so text can be searched as a string */
     if (len)
         *len = n;
     return p;

@@ -46,7 +46,7 @@ float test_rand_float(uint64_t *state, float lo, float hi);
 
 /* Path of a file under testdata/ (the runner knows the source tree root). */
 const char *test_data_path(const char *rel);
-/* Reads a whole file (malloc'd, *len set); NULL if unreadable. */
+/* Reads a whole file (malloc'd, NUL-terminated, *len set); NULL if unreadable. */
 void *test_read_file(const char *path, size_t *len);
 /* Runs a shell command, captures stdout+stderr into a malloc'd string; returns exit status. */
 int test_run_capture(const char *cmd, char **out);
