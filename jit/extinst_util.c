@@ -3,8 +3,23 @@
 #include "jit/extinst_util.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+LLVMValueRef xi_fail(spv_diag *diag, xi_set set, uint32_t inst, const char *fmt, ...)
+{
+    const char *name = set == XI_GLSL450 ? xi_glsl450_info(inst, NULL) : xi_opencl_info(inst, NULL, NULL);
+    spv_fail(diag, "%s %s (instruction %u): ", set == XI_GLSL450 ? "GLSL.std.450" : "OpenCL.std", name ? name : "?",
+             inst);
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    spv_diag_append(diag, "%s", why);
+    return NULL;
+}
 
 /* --- shapes ----------------------------------------------------------------------------- */
 
@@ -288,16 +303,20 @@ LLVMValueRef xi_copysign(ext_lower_ctx *c, LLVMValueRef mag, LLVMValueRef sgn)
     return xi_intrin2(c, "llvm.copysign", mag, xi_splat(c, sgn, LLVMTypeOf(mag)));
 }
 
+LLVMValueRef xi_fold_lanes(ext_lower_ctx *c, LLVMValueRef v, LLVMOpcode op)
+{
+    unsigned n = xi_lanes(LLVMTypeOf(v));
+    if (!n)
+        return v;
+    LLVMValueRef r = xi_extract_lane(c, v, 0);
+    for (unsigned i = 1; i < n; i++)
+        r = LLVMBuildBinOp(c->b, op, r, xi_extract_lane(c, v, i), "");
+    return r;
+}
+
 LLVMValueRef xi_dot(ext_lower_ctx *c, LLVMValueRef a, LLVMValueRef b)
 {
-    LLVMValueRef p = LLVMBuildFMul(c->b, a, b, "");
-    unsigned n = xi_lanes(LLVMTypeOf(p));
-    if (!n)
-        return p;
-    LLVMValueRef s = xi_extract_lane(c, p, 0);
-    for (unsigned i = 1; i < n; i++)
-        s = LLVMBuildFAdd(c->b, s, xi_extract_lane(c, p, i), "");
-    return s;
+    return xi_fold_lanes(c, LLVMBuildFMul(c->b, a, b, ""), LLVMFAdd);
 }
 
 LLVMValueRef xi_length_naive(ext_lower_ctx *c, LLVMValueRef x)

@@ -17,6 +17,12 @@
 const char *xi_glsl450_info(uint32_t inst, unsigned *nargs);
 const char *xi_opencl_info(uint32_t inst, unsigned *nargs, bool *variadic);
 
+/* Fills diag with "GLSL.std.450 <Name> (instruction N): <why>" (or OpenCL.std's)
+ * and returns NULL. */
+typedef enum { XI_GLSL450, XI_OPENCL } xi_set;
+LLVMValueRef xi_fail(spv_diag *diag, xi_set set, uint32_t inst, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* --- shapes -------------------------------------------------------------------------- */
 LLVMTypeRef xi_elem(LLVMTypeRef t);                          /* element of a vector, else t itself */
 unsigned xi_lanes(LLVMTypeRef t);                            /* vector width, 0 for a scalar */
@@ -61,6 +67,8 @@ LLVMValueRef xi_isnan(ext_lower_ctx *c, LLVMValueRef x);
 LLVMValueRef xi_isinf(ext_lower_ctx *c, LLVMValueRef x);
 LLVMValueRef xi_fabs(ext_lower_ctx *c, LLVMValueRef x);
 LLVMValueRef xi_copysign(ext_lower_ctx *c, LLVMValueRef mag, LLVMValueRef sgn);
+/* lane 0 op lane 1 op ... (in lane order); a scalar is itself */
+LLVMValueRef xi_fold_lanes(ext_lower_ctx *c, LLVMValueRef v, LLVMOpcode op);
 LLVMValueRef xi_dot(ext_lower_ctx *c, LLVMValueRef a, LLVMValueRef b);   /* scalar result */
 LLVMValueRef xi_length_naive(ext_lower_ctx *c, LLVMValueRef x);          /* sqrt(dot(x,x)) */
 LLVMValueRef xi_cross(ext_lower_ctx *c, LLVMValueRef a, LLVMValueRef b); /* 3 or 4 lanes */

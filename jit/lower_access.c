@@ -90,6 +90,21 @@ uint64_t jit_matrix_stride(lower_ctx *c, uint32_t type_id, uint32_t mat)
     return s ? s : jit_layout_of(c, type_id)->stride;
 }
 
+/* Member or element i of a struct or array in memory: its type, its byte
+ * offset and how a matrix in it sits (mat: the array's own, passed on). */
+static uint32_t element_at(lower_ctx *c, uint32_t type_id, const spv_type *t, unsigned i, uint32_t mat, uint64_t *off,
+                           uint32_t *emat)
+{
+    if (t->kind == SPV_TYPE_STRUCT) {
+        *off = jit_member_offset(c, type_id, i);
+        *emat = jit_member_mat_info(c, type_id, i);
+        return t->members[i];
+    }
+    *off = i * jit_layout_of(c, type_id)->stride;
+    *emat = mat;
+    return t->elem;
+}
+
 LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, uint32_t align, bool vol, uint32_t mat)
 {
     const spv_type *t = jit_spv_type(c, type_id);
@@ -126,10 +141,9 @@ LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, uint32
         LLVMValueRef r = LLVMConstNull(lt);
         unsigned n = t->kind == SPV_TYPE_STRUCT ? t->nmembers : LLVMGetArrayLength2(lt);
         for (unsigned i = 0; i < n; i++) {
-            uint32_t et = t->kind == SPV_TYPE_STRUCT ? t->members[i] : t->elem;
-            uint64_t off =
-                t->kind == SPV_TYPE_STRUCT ? jit_member_offset(c, type_id, i) : i * jit_layout_of(c, type_id)->stride;
-            uint32_t emat = t->kind == SPV_TYPE_STRUCT ? jit_member_mat_info(c, type_id, i) : mat;
+            uint32_t emat;
+            uint64_t off;
+            uint32_t et = element_at(c, type_id, t, i, mat, &off, &emat);
             LLVMValueRef e = jit_load_mem(c, et, jit_ptr_at(c, p, off), 0, vol, emat);
             if (!e)
                 return NULL;
@@ -190,10 +204,9 @@ int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, LLVMValueRef v
         }
         unsigned n = t->kind == SPV_TYPE_STRUCT ? t->nmembers : LLVMGetArrayLength2(lt);
         for (unsigned i = 0; i < n; i++) {
-            uint32_t et = t->kind == SPV_TYPE_STRUCT ? t->members[i] : t->elem;
-            uint64_t off =
-                t->kind == SPV_TYPE_STRUCT ? jit_member_offset(c, type_id, i) : i * jit_layout_of(c, type_id)->stride;
-            uint32_t emat = t->kind == SPV_TYPE_STRUCT ? jit_member_mat_info(c, type_id, i) : mat;
+            uint32_t emat;
+            uint64_t off;
+            uint32_t et = element_at(c, type_id, t, i, mat, &off, &emat);
             if (jit_store_mem(c, et, jit_ptr_at(c, p, off), LLVMBuildExtractValue(c->b, v, i, ""), 0, vol, emat))
                 return -1;
         }

@@ -11,7 +11,6 @@
 #include "spirv_grammar.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 /* Name and operand count, from the tables generated from the grammar JSON. */
@@ -26,21 +25,6 @@ const char *xi_glsl450_info(uint32_t inst, unsigned *nargs)
     return name;
 }
 
-/* Fills diag with "GLSL.std.450 <Name> (instruction N): <why>" and returns NULL. */
-static LLVMValueRef fail(spv_diag *diag, uint32_t inst, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static LLVMValueRef fail(spv_diag *diag, uint32_t inst, const char *fmt, ...)
-{
-    const char *name = xi_glsl450_info(inst, NULL);
-    spv_fail(diag, "GLSL.std.450 %s (instruction %u): ", name ? name : "?", inst);
-    char why[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    spv_diag_append(diag, "%s", why);
-    return NULL;
-}
-
 /* Operand shape classes, checked before lowering so that a bad module gets a
  * message instead of an LLVM assertion. */
 enum { K_FP, K_INT };
@@ -52,14 +36,14 @@ static bool check_args(spv_diag *diag, uint32_t inst, LLVMValueRef *args, unsign
         LLVMTypeRef t = LLVMTypeOf(args[i]);
         bool ok = kind == K_FP ? xi_is_fp(t) : xi_is_int(t);
         if (!ok) {
-            fail(diag, inst, "operand %u must be a %s scalar or vector, not %s", i + 1,
-                 kind == K_FP ? "floating-point" : "integer", xi_type_str(t));
+            xi_fail(diag, XI_GLSL450, inst, "operand %u must be a %s scalar or vector, not %s", i + 1,
+                    kind == K_FP ? "floating-point" : "integer", xi_type_str(t));
             return false;
         }
         /* Same element type; a scalar may stand for a vector (it is splatted). */
         if (xi_elem(t) != xi_elem(t0) || (xi_lanes(t) && xi_lanes(t) != xi_lanes(t0))) {
-            fail(diag, inst, "operand %u has type %s, operand 1 has %s (they must match)", i + 1, xi_type_str(t),
-                 xi_type_str(t0));
+            xi_fail(diag, XI_GLSL450, inst, "operand %u has type %s, operand 1 has %s (they must match)", i + 1,
+                    xi_type_str(t), xi_type_str(t0));
             return false;
         }
     }
@@ -104,12 +88,13 @@ static bool load_square(ext_lower_ctx *c, spv_diag *diag, uint32_t inst, LLVMVal
     LLVMTypeRef t = LLVMTypeOf(m);
     if (LLVMGetTypeKind(t) != LLVMArrayTypeKind || !xi_lanes(LLVMGetElementType(t)) ||
         !xi_is_fp(LLVMGetElementType(t))) {
-        fail(diag, inst, "operand must be a matrix, lowered as [C x <R x float>], not %s", xi_type_str(t));
+        xi_fail(diag, XI_GLSL450, inst, "operand must be a matrix, lowered as [C x <R x float>], not %s",
+                xi_type_str(t));
         return false;
     }
     unsigned cols = (unsigned)LLVMGetArrayLength2(t), rows = xi_lanes(LLVMGetElementType(t));
     if (cols != rows || cols < 2 || cols > 4) {
-        fail(diag, inst, "operand must be a square 2x2, 3x3 or 4x4 matrix, not %ux%u", cols, rows);
+        xi_fail(diag, XI_GLSL450, inst, "operand must be a square 2x2, 3x3 or 4x4 matrix, not %ux%u", cols, rows);
         return false;
     }
     out->n = cols;
@@ -211,7 +196,7 @@ static bool check_type(spv_diag *diag, uint32_t inst, LLVMValueRef v, LLVMTypeRe
 {
     if (LLVMTypeOf(v) == want)
         return true;
-    fail(diag, inst, "%s must be %s, not %s", what, xi_type_str(want), xi_type_str(LLVMTypeOf(v)));
+    xi_fail(diag, XI_GLSL450, inst, "%s must be %s, not %s", what, xi_type_str(want), xi_type_str(LLVMTypeOf(v)));
     return false;
 }
 
@@ -266,10 +251,10 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
         return NULL;
     }
     if (nargs != want)
-        return fail(diag, inst, "expected %u operand%s, got %u", want, want == 1 ? "" : "s", nargs);
+        return xi_fail(diag, XI_GLSL450, inst, "expected %u operand%s, got %u", want, want == 1 ? "" : "s", nargs);
     for (unsigned i = 0; i < nargs; i++)
         if (!args[i])
-            return fail(diag, inst, "operand %u is missing", i + 1);
+            return xi_fail(diag, XI_GLSL450, inst, "operand %u is missing", i + 1);
 
     LLVMBuilderRef b = c->b;
     LLVMValueRef x = args[0], y = nargs > 1 ? args[1] : NULL, z = nargs > 2 ? args[2] : NULL;
@@ -320,7 +305,8 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
         if (!check_args(diag, inst, args, 2, K_FP))
             return NULL;
         if (!xi_is_fp(LLVMTypeOf(z)) || xi_lanes(LLVMTypeOf(z)))
-            return fail(diag, inst, "eta must be a floating-point scalar, not %s", xi_type_str(LLVMTypeOf(z)));
+            return xi_fail(diag, XI_GLSL450, inst, "eta must be a floating-point scalar, not %s",
+                           xi_type_str(LLVMTypeOf(z)));
         break;
     default:
         if (!check_args(diag, inst, args, nargs, K_FP))
@@ -422,7 +408,7 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
     }
     case 35: { /* Modf(x, i*): the whole part goes to *i */
         if (LLVMGetTypeKind(LLVMTypeOf(y)) != LLVMPointerTypeKind)
-            return fail(diag, inst, "operand 2 must be a pointer, not %s", xi_type_str(LLVMTypeOf(y)));
+            return xi_fail(diag, XI_GLSL450, inst, "operand 2 must be a pointer, not %s", xi_type_str(LLVMTypeOf(y)));
         LLVMValueRef whole, frac = xi_modf(c, x, &whole);
         xi_store_out(c, whole, y);
         return frac;
@@ -431,7 +417,8 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
         LLVMValueRef whole, frac = xi_modf(c, x, &whole);
         LLVMTypeRef rt = c->result_type;
         if (!rt || LLVMGetTypeKind(rt) != LLVMStructTypeKind || LLVMCountStructElementTypes(rt) != 2)
-            return fail(diag, inst, "result type must be a struct of two members like x, not %s", xi_type_str(rt));
+            return xi_fail(diag, XI_GLSL450, inst, "result type must be a struct of two members like x, not %s",
+                           xi_type_str(rt));
         LLVMValueRef r = LLVMBuildInsertValue(b, LLVMGetPoison(rt), frac, 0, "");
         return LLVMBuildInsertValue(b, r, whole, 1, "");
     }
@@ -473,8 +460,9 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
         LLVMTypeRef pt = c->pointee_types ? c->pointee_types[1] : NULL;
         if (LLVMGetTypeKind(LLVMTypeOf(y)) != LLVMPointerTypeKind || !pt || !xi_is_int(pt) ||
             xi_lanes(pt) != xi_lanes(t))
-            return fail(diag, inst, "operand 2 must be a pointer to integers shaped like x (%s), got %s to %s",
-                        xi_type_str(t), xi_type_str(LLVMTypeOf(y)), xi_type_str(pt));
+            return xi_fail(diag, XI_GLSL450, inst,
+                           "operand 2 must be a pointer to integers shaped like x (%s), got %s to %s", xi_type_str(t),
+                           xi_type_str(LLVMTypeOf(y)), xi_type_str(pt));
         LLVMValueRef e, m = xi_frexp(c, x, xi_elem(pt), &e);
         xi_store_out(c, e, y);
         return m;
@@ -482,19 +470,21 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
     case 52: {
         LLVMTypeRef rt = c->result_type;
         if (!rt || LLVMGetTypeKind(rt) != LLVMStructTypeKind || LLVMCountStructElementTypes(rt) != 2)
-            return fail(diag, inst, "result type must be a struct {x's type, integers}, not %s", xi_type_str(rt));
+            return xi_fail(diag, XI_GLSL450, inst, "result type must be a struct {x's type, integers}, not %s",
+                           xi_type_str(rt));
         LLVMTypeRef mem[2];
         LLVMGetStructElementTypes(rt, mem);
         if (!xi_is_int(mem[1]) || xi_lanes(mem[1]) != xi_lanes(t))
-            return fail(diag, inst, "member 1 of the result must be integers shaped like x, not %s",
-                        xi_type_str(mem[1]));
+            return xi_fail(diag, XI_GLSL450, inst, "member 1 of the result must be integers shaped like x, not %s",
+                           xi_type_str(mem[1]));
         LLVMValueRef e, m = xi_frexp(c, x, xi_elem(mem[1]), &e);
         LLVMValueRef r = LLVMBuildInsertValue(b, LLVMGetPoison(rt), m, 0, "");
         return LLVMBuildInsertValue(b, r, e, 1, "");
     }
     case 53:
         if (!xi_is_int(LLVMTypeOf(y)))
-            return fail(diag, inst, "exp must be an integer scalar or vector, not %s", xi_type_str(LLVMTypeOf(y)));
+            return xi_fail(diag, XI_GLSL450, inst, "exp must be an integer scalar or vector, not %s",
+                           xi_type_str(LLVMTypeOf(y)));
         return xi_ldexp(c, x, y);
     case 54:
     case 55:
@@ -515,7 +505,7 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
         return xi_length_naive(c, LLVMBuildFSub(b, x, xi_splat(c, y, t), ""));
     case 68:
         if (xi_lanes(t) != 3 || xi_lanes(LLVMTypeOf(y)) != 3)
-            return fail(diag, inst, "operands must be 3-component vectors, not %s", xi_type_str(t));
+            return xi_fail(diag, XI_GLSL450, inst, "operands must be 3-component vectors, not %s", xi_type_str(t));
         return xi_cross(c, x, y);
     case 69: {
         LLVMValueRef len = xi_length_naive(c, x);
@@ -561,9 +551,9 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
     case 76:
     case 77:
     case 78:
-        return fail(diag, inst,
-                    "needs the InterpolationFunction capability (Fragment shaders); "
-                    "spvjit runs compute code only");
+        return xi_fail(diag, XI_GLSL450, inst,
+                       "needs the InterpolationFunction capability (Fragment shaders); "
+                       "spvjit runs compute code only");
     case 79:
         return xi_intrin2(c, "llvm.minnum", x, xi_splat(c, y, t));
     case 80:
@@ -571,5 +561,5 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
     case 81:
         return xi_fclamp(c, x, y, z);
     }
-    return fail(diag, inst, "not lowered (internal error)");
+    return xi_fail(diag, XI_GLSL450, inst, "not lowered (internal error)");
 }

@@ -9,45 +9,19 @@
  */
 #include "lower_ctx.h"
 
+#include "spirv_grammar.h"
+
+/* Reductions and scans: the instructions with a GroupOperation operand in the
+ * grammar, but the ballot bit count (which counts bits, not values). */
 static bool is_arith(uint32_t op)
 {
-    switch (op) {
-    case SpvOpGroupNonUniformIAdd:
-    case SpvOpGroupNonUniformFAdd:
-    case SpvOpGroupNonUniformIMul:
-    case SpvOpGroupNonUniformFMul:
-    case SpvOpGroupNonUniformSMin:
-    case SpvOpGroupNonUniformUMin:
-    case SpvOpGroupNonUniformFMin:
-    case SpvOpGroupNonUniformSMax:
-    case SpvOpGroupNonUniformUMax:
-    case SpvOpGroupNonUniformFMax:
-    case SpvOpGroupNonUniformBitwiseAnd:
-    case SpvOpGroupNonUniformBitwiseOr:
-    case SpvOpGroupNonUniformBitwiseXor:
-    case SpvOpGroupNonUniformLogicalAnd:
-    case SpvOpGroupNonUniformLogicalOr:
-    case SpvOpGroupNonUniformLogicalXor:
-    case SpvOpGroupIAdd:
-    case SpvOpGroupFAdd:
-    case SpvOpGroupFMin:
-    case SpvOpGroupUMin:
-    case SpvOpGroupSMin:
-    case SpvOpGroupFMax:
-    case SpvOpGroupUMax:
-    case SpvOpGroupSMax:
-    case SpvOpGroupIMulKHR:
-    case SpvOpGroupFMulKHR:
-    case SpvOpGroupBitwiseAndKHR:
-    case SpvOpGroupBitwiseOrKHR:
-    case SpvOpGroupBitwiseXorKHR:
-    case SpvOpGroupLogicalAndKHR:
-    case SpvOpGroupLogicalOrKHR:
-    case SpvOpGroupLogicalXorKHR:
-        return true;
-    default:
+    const spv_opcode_desc *d = spv_opcode_desc_get(op);
+    if (!d || op == SpvOpGroupNonUniformBallotBitCount)
         return false;
-    }
+    for (unsigned i = 0; i < d->noperands; i++)
+        if (d->operands[i].kind == SPV_OPERAND_GroupOperation)
+            return true;
+    return false;
 }
 
 /* Bit 0 of a ballot value (<4 x i32>), as i1. */

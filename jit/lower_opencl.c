@@ -14,12 +14,11 @@
 #include "jit/extinst_util.h"
 #include "jit/abi.h"
 #include "jit/rt_printf.h"
+#include "util/array.h"
 #include "spirv_grammar.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Name and operand count, from the tables generated from the grammar JSON;
@@ -39,21 +38,6 @@ const char *xi_opencl_info(uint32_t inst, unsigned *nargs, bool *variadic)
 
 /* FPRoundingMode operand values (SPIR-V spec 3.16). */
 enum { RM_RTE = 0, RM_RTZ = 1, RM_RTP = 2, RM_RTN = 3 };
-
-/* Fills diag with "OpenCL.std <name> (instruction N): <why>" and returns NULL. */
-static LLVMValueRef fail(spv_diag *diag, uint32_t inst, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static LLVMValueRef fail(spv_diag *diag, uint32_t inst, const char *fmt, ...)
-{
-    const char *name = xi_opencl_info(inst, NULL, NULL);
-    spv_fail(diag, "OpenCL.std %s (instruction %u): ", name ? name : "?", inst);
-    char why[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    spv_diag_append(diag, "%s", why);
-    return NULL;
-}
 
 /* Operand signature per instruction, one letter per operand:
  *   f  floating-point scalar/vector, the element type of the first 'f'
@@ -158,7 +142,7 @@ static bool check_operands(spv_diag *diag, uint32_t inst, LLVMValueRef *args, un
             break;
         }
         if (want) {
-            fail(diag, inst, "operand %u must be %s, not %s", k + 1, want, xi_type_str(t));
+            xi_fail(diag, XI_OPENCL, inst, "operand %u must be %s, not %s", k + 1, want, xi_type_str(t));
             return false;
         }
     }
@@ -188,17 +172,6 @@ static LLVMValueRef back(ext_lower_ctx *c, LLVMValueRef r, LLVMValueRef like)
 static LLVMValueRef fmul_k(ext_lower_ctx *c, LLVMValueRef x, double k)
 {
     return xi_scale(c, x, k);
-}
-
-static LLVMValueRef or_lanes(ext_lower_ctx *c, LLVMValueRef m)
-{
-    unsigned n = xi_lanes(LLVMTypeOf(m));
-    if (!n)
-        return m;
-    LLVMValueRef r = xi_extract_lane(c, m, 0);
-    for (unsigned i = 1; i < n; i++)
-        r = LLVMBuildOr(c->b, r, xi_extract_lane(c, m, i), "");
-    return r;
 }
 
 static LLVMValueRef max_lanes(ext_lower_ctx *c, LLVMValueRef v)
@@ -482,7 +455,7 @@ static LLVMValueRef ocl_normalize(ext_lower_ctx *c, LLVMValueRef p)
     LLVMValueRef inf = xi_isinf(c, w);
     LLVMValueRef only_inf =
         xi_select(c, inf, xi_copysign(c, xi_fconst(c, t, 1.0), w), LLVMBuildFMul(b, w, xi_fconst(c, t, 0.0), ""));
-    LLVMValueRef v = xi_select(c, or_lanes(c, inf), only_inf, w);
+    LLVMValueRef v = xi_select(c, xi_fold_lanes(c, inf, LLVMOr), only_inf, w);
     if (xi_fp_bits(LLVMTypeOf(p)) == 64) {
         LLVMValueRef e;
         v = scale_down(c, v, &e);
@@ -630,8 +603,8 @@ static LLVMValueRef lower_integer(ext_lower_ctx *c, uint32_t inst, LLVMValueRef 
         unsigned n = xi_int_bits(t);
         LLVMTypeRef rt = c->result_type;
         if (!rt || !xi_is_int(rt) || xi_int_bits(rt) != 2 * n || xi_lanes(rt) != xi_lanes(t))
-            return fail(diag, inst, "result type must be integers of twice the width of %s, not %s", xi_type_str(t),
-                        xi_type_str(rt));
+            return xi_fail(diag, XI_OPENCL, inst, "result type must be integers of twice the width of %s, not %s",
+                           xi_type_str(t), xi_type_str(rt));
         LLVMValueRef hi = ext2(c, x, 2 * n, inst == 165), lo = ext2(c, y, 2 * n, false);
         return LLVMBuildOr(b, LLVMBuildShl(b, hi, xi_iconst(c, rt, n), ""), lo, "");
     }
@@ -654,7 +627,7 @@ static LLVMValueRef lower_integer(ext_lower_ctx *c, uint32_t inst, LLVMValueRef 
     case 204:
         return LLVMBuildAdd(b, mul_hi(c, x, y, false), z, "");
     }
-    return fail(diag, inst, "not lowered (internal error)");
+    return xi_fail(diag, XI_OPENCL, inst, "not lowered (internal error)");
 }
 
 /* --- vload / vstore ------------------------------------------------------------------------------------ */
@@ -743,13 +716,14 @@ static LLVMValueRef lower_vload_vstore(ext_lower_ctx *c, uint32_t inst, LLVMValu
     case 171: { /* vloadn(offset, p, n) */
         unsigned n = (unsigned)LLVMConstIntGetZExtValue(a[2]);
         if (!rt || xi_lanes(rt) != n || (!xi_is_fp(rt) && !xi_is_int(rt)))
-            return fail(diag, inst, "result type must be a %u-component vector, not %s", n, xi_type_str(rt));
+            return xi_fail(diag, XI_OPENCL, inst, "result type must be a %u-component vector, not %s", n,
+                           xi_type_str(rt));
         return load_lanes(c, xi_elem(rt), a[1], a[0], n, n);
     }
     case 172: { /* vstoren(data, offset, p) */
         unsigned n = xi_lanes(LLVMTypeOf(a[0]));
         if (!n)
-            return fail(diag, inst, "data must be a vector, not %s", xi_type_str(LLVMTypeOf(a[0])));
+            return xi_fail(diag, XI_OPENCL, inst, "data must be a vector, not %s", xi_type_str(LLVMTypeOf(a[0])));
         return store_lanes(c, a[0], a[2], a[1], n);
     }
     case 173:
@@ -757,8 +731,8 @@ static LLVMValueRef lower_vload_vstore(ext_lower_ctx *c, uint32_t inst, LLVMValu
     case 179: { /* vload_half(n), vloada_halfn */
         unsigned n = inst == 173 ? 0 : (unsigned)LLVMConstIntGetZExtValue(a[2]);
         if (!rt || !xi_is_fp(rt) || xi_lanes(rt) != n)
-            return fail(diag, inst, "result type must be a floating-point %s%u, not %s", n ? "vector of " : "scalar", n,
-                        xi_type_str(rt));
+            return xi_fail(diag, XI_OPENCL, inst, "result type must be a floating-point %s%u, not %s",
+                           n ? "vector of " : "scalar", n, xi_type_str(rt));
         unsigned stride = inst == 179 && n == 3 ? 4 : n ? n : 1;
         return xi_fpcast(c, load_lanes(c, half, a[1], a[0], n, stride), xi_elem(rt));
     }
@@ -766,14 +740,14 @@ static LLVMValueRef lower_vload_vstore(ext_lower_ctx *c, uint32_t inst, LLVMValu
         unsigned n = xi_lanes(LLVMTypeOf(a[0]));
         bool vec = inst == 177 || inst == 178 || inst == 180 || inst == 181;
         if (vec != (n != 0))
-            return fail(diag, inst, "data must be a %s, not %s", vec ? "vector" : "scalar",
-                        xi_type_str(LLVMTypeOf(a[0])));
+            return xi_fail(diag, XI_OPENCL, inst, "data must be a %s, not %s", vec ? "vector" : "scalar",
+                           xi_type_str(LLVMTypeOf(a[0])));
         unsigned mode = RM_RTE;
         if (inst == 176 || inst == 178 || inst == 181) {
             uint64_t m = LLVMConstIntGetZExtValue(a[3]);
             if (m > RM_RTN)
-                return fail(diag, inst, "rounding mode %llu is not RTE (0), RTZ (1), RTP (2) or RTN (3)",
-                            (unsigned long long)m);
+                return xi_fail(diag, XI_OPENCL, inst, "rounding mode %llu is not RTE (0), RTZ (1), RTP (2) or RTN (3)",
+                               (unsigned long long)m);
             mode = (unsigned)m;
         }
         unsigned stride = (inst == 180 || inst == 181) && n == 3 ? 4 : n ? n : 1;
@@ -790,8 +764,8 @@ static LLVMValueRef shuffle(ext_lower_ctx *c, LLVMValueRef x, LLVMValueRef mask,
 {
     unsigned n = xi_lanes(LLVMTypeOf(x)), m = xi_lanes(LLVMTypeOf(mask));
     if (!n || !m)
-        return fail(diag, inst, "x and the mask must be vectors, not %s and %s", xi_type_str(LLVMTypeOf(x)),
-                    xi_type_str(LLVMTypeOf(mask)));
+        return xi_fail(diag, XI_OPENCL, inst, "x and the mask must be vectors, not %s and %s",
+                       xi_type_str(LLVMTypeOf(x)), xi_type_str(LLVMTypeOf(mask)));
     LLVMTypeRef mt = LLVMTypeOf(mask);
     LLVMValueRef idx = (n & (n - 1)) == 0 ? LLVMBuildAnd(c->b, mask, xi_iconst(c, mt, n - 1), "")
                                           : LLVMBuildURem(c->b, mask, xi_iconst(c, mt, n), "");
@@ -835,10 +809,10 @@ static LLVMValueRef lower_printf(ext_lower_ctx *c, LLVMValueRef *args, unsigned 
     const uint32_t inst = 184;
     const char *fmt = c->printf_format;
     if (!fmt)
-        return fail(diag, inst, "the format must be a constant string (a UniformConstant array of i8)");
+        return xi_fail(diag, XI_OPENCL, inst, "the format must be a constant string (a UniformConstant array of i8)");
     LLVMTypeRef i64 = LLVMInt64TypeInContext(c->ctx), ptr = LLVMPointerTypeInContext(c->ctx, 0);
-    LLVMValueRef *call = NULL;
-    unsigned ncall = 2, cap = 0, next = 1;
+    util_array call = { 0 }; /* stream, format, then the values */
+    unsigned next = 1;
     size_t pos = 0;
     rt_printf_spec s;
     const char *why = NULL;
@@ -847,39 +821,34 @@ static LLVMValueRef lower_printf(ext_lower_ctx *c, LLVMValueRef *args, unsigned 
     /* The arguments go through C varargs in the shapes rt_printf.h lists. */
 #define PUSH(v)                                                                                                        \
     do {                                                                                                               \
-        if (ncall == cap) {                                                                                            \
-            cap = cap ? 2 * cap : 16;                                                                                  \
-            LLVMValueRef *grown = realloc(call, cap * sizeof *call);                                                   \
-            if (!grown) {                                                                                              \
-                fail(diag, inst, "out of memory");                                                                     \
-                goto done;                                                                                             \
-            }                                                                                                          \
-            call = grown;                                                                                              \
+        if (!UTIL_ARRAY_PUSH(&call, LLVMValueRef, (v))) {                                                              \
+            xi_fail(diag, XI_OPENCL, inst, "out of memory");                                                           \
+            goto done;                                                                                                 \
         }                                                                                                              \
-        call[ncall++] = (v);                                                                                           \
     } while (0)
-    if (!(call = malloc((cap = 16) * sizeof *call)))
-        return fail(diag, inst, "out of memory");
+    PUSH(NULL);
+    PUSH(NULL);
     while ((r = rt_printf_parse(fmt, &pos, &s, &why)) > 0) {
         if (s.conv == '%')
             continue;
         for (int star = 0; star < (int)s.star_width + (int)s.star_prec; star++) {
             if (next >= nargs) {
-                fail(diag, inst, "format \"%s\": conversion at offset %zu needs more arguments than the %u given", fmt,
-                     s.start, nargs - 1);
+                xi_fail(diag, XI_OPENCL, inst,
+                        "format \"%s\": conversion at offset %zu needs more arguments than the %u given", fmt, s.start,
+                        nargs - 1);
                 goto done;
             }
             LLVMValueRef v = args[next++];
             if (!xi_is_int(LLVMTypeOf(v)) || xi_lanes(LLVMTypeOf(v))) {
-                fail(diag, inst, "format \"%s\": '*' at offset %zu takes an integer, not %s", fmt, s.start,
-                     xi_type_str(LLVMTypeOf(v)));
+                xi_fail(diag, XI_OPENCL, inst, "format \"%s\": '*' at offset %zu takes an integer, not %s", fmt,
+                        s.start, xi_type_str(LLVMTypeOf(v)));
                 goto done;
             }
             PUSH(xi_intcast(c, v, i64, true));
         }
         if (next >= nargs) {
-            fail(diag, inst, "format \"%s\": conversion at offset %zu has no argument (%u given)", fmt, s.start,
-                 nargs - 1);
+            xi_fail(diag, XI_OPENCL, inst, "format \"%s\": conversion at offset %zu has no argument (%u given)", fmt,
+                    s.start, nargs - 1);
             goto done;
         }
         LLVMValueRef v = args[next++];
@@ -891,13 +860,13 @@ static LLVMValueRef lower_printf(ext_lower_ctx *c, LLVMValueRef *args, unsigned 
             ok = false;
         if (!ok) {
             if (s.vec)
-                fail(diag, inst,
-                     "format \"%s\": %%v%u conversion at offset %zu takes a %u-component %s vector, "
-                     "not %s",
-                     fmt, s.vec, s.start, s.vec, want, xi_type_str(vt));
+                xi_fail(diag, XI_OPENCL, inst,
+                        "format \"%s\": %%v%u conversion at offset %zu takes a %u-component %s vector, "
+                        "not %s",
+                        fmt, s.vec, s.start, s.vec, want, xi_type_str(vt));
             else
-                fail(diag, inst, "format \"%s\": conversion '%c' at offset %zu takes a scalar %s, not %s", fmt, s.conv,
-                     s.start, want, xi_type_str(vt));
+                xi_fail(diag, XI_OPENCL, inst, "format \"%s\": conversion '%c' at offset %zu takes a scalar %s, not %s",
+                        fmt, s.conv, s.start, want, xi_type_str(vt));
             goto done;
         }
         for (unsigned i = 0; i < (s.vec ? s.vec : 1); i++) {
@@ -906,7 +875,7 @@ static LLVMValueRef lower_printf(ext_lower_ctx *c, LLVMValueRef *args, unsigned 
         }
     }
     if (r < 0) {
-        fail(diag, inst, "format \"%s\": bad conversion at offset %zu: %s", fmt, s.start, why);
+        xi_fail(diag, XI_OPENCL, inst, "format \"%s\": bad conversion at offset %zu: %s", fmt, s.start, why);
         goto done;
     }
     /* Extra arguments are evaluated and ignored, as in C. */
@@ -917,20 +886,21 @@ static LLVMValueRef lower_printf(ext_lower_ctx *c, LLVMValueRef *args, unsigned 
             LLVMValueRef at = LLVMBuildGEP2(c->b, LLVMInt8TypeInContext(c->ctx), c->wg_ctx, &off, 1, "");
             stream = LLVMBuildLoad2(c->b, ptr, at, "printf.stream");
         }
-        call[0] = stream;
-        call[1] = LLVMBuildGlobalStringPtr(c->b, fmt, "spvjit.printf.fmt");
+        LLVMValueRef *argv = call.data;
+        argv[0] = stream;
+        argv[1] = LLVMBuildGlobalStringPtr(c->b, fmt, "spvjit.printf.fmt");
         LLVMTypeRef params[2] = { ptr, ptr };
         LLVMTypeRef fty = LLVMFunctionType(LLVMInt32TypeInContext(c->ctx), params, 2, 1);
         LLVMValueRef fn = LLVMGetNamedFunction(c->mod, "spvjit_rt_printf");
         if (!fn)
             fn = LLVMAddFunction(c->mod, "spvjit_rt_printf", fty);
-        result = LLVMBuildCall2(c->b, fty, fn, call, ncall, "");
+        result = LLVMBuildCall2(c->b, fty, fn, argv, (unsigned)UTIL_ARRAY_COUNT(&call, LLVMValueRef), "");
         if (c->result_type && xi_is_int(c->result_type) && c->result_type != LLVMInt32TypeInContext(c->ctx))
             result = xi_intcast(c, result, c->result_type, true);
     }
 done:
 #undef PUSH
-    free(call);
+    util_array_fini(&call);
     return result;
 }
 
@@ -940,7 +910,8 @@ static bool geometric_shape(spv_diag *diag, uint32_t inst, LLVMValueRef x)
 {
     if (xi_lanes(LLVMTypeOf(x)) <= 4)
         return true;
-    fail(diag, inst, "takes a scalar or a vector of up to 4 components, not %s", xi_type_str(LLVMTypeOf(x)));
+    xi_fail(diag, XI_OPENCL, inst, "takes a scalar or a vector of up to 4 components, not %s",
+            xi_type_str(LLVMTypeOf(x)));
     return false;
 }
 
@@ -1035,12 +1006,13 @@ static LLVMValueRef lower_float(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *a
         /* the functions with an output pointer (the last operand) */
         LLVMValueRef out = a[nargs - 1], second, r;
         if (!pt1 || xi_lanes(pt1) != xi_lanes(t))
-            return fail(diag, inst, "the pointer operand must point to a value shaped like x (%s), not %s",
-                        xi_type_str(t), xi_type_str(pt1));
+            return xi_fail(diag, XI_OPENCL, inst,
+                           "the pointer operand must point to a value shaped like x (%s), not %s", xi_type_str(t),
+                           xi_type_str(pt1));
         bool want_int = inst == 31 || inst == 36 || inst == 52;
         if (want_int ? !xi_is_int(pt1) : xi_elem(pt1) != xi_elem(t))
-            return fail(diag, inst, "the pointer operand must point to %s, not %s",
-                        want_int ? "integers" : xi_type_str(t), xi_type_str(pt1));
+            return xi_fail(diag, XI_OPENCL, inst, "the pointer operand must point to %s, not %s",
+                           want_int ? "integers" : xi_type_str(t), xi_type_str(pt1));
         switch (inst) {
         case 30:
             r = emit_fract(c, x, &second);
@@ -1070,7 +1042,8 @@ static LLVMValueRef lower_float(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *a
         return xi_libm2(c, "hypot", x, y);
     case 33:
         if (!c->result_type || !xi_is_int(c->result_type) || xi_lanes(c->result_type) != xi_lanes(t))
-            return fail(diag, inst, "result type must be integers shaped like x, not %s", xi_type_str(c->result_type));
+            return xi_fail(diag, XI_OPENCL, inst, "result type must be integers shaped like x, not %s",
+                           xi_type_str(c->result_type));
         return emit_ilogb(c, x, xi_elem(c->result_type));
     case 34:
         return xi_ldexp(c, x, y);
@@ -1101,8 +1074,9 @@ static LLVMValueRef lower_float(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *a
     case 46:
         if (!c->result_type || !xi_is_fp(c->result_type) || xi_lanes(c->result_type) != xi_lanes(t) ||
             xi_int_bits(t) != xi_fp_bits(c->result_type))
-            return fail(diag, inst, "result type must be floating-point with nancode's shape and width (%s), not %s",
-                        xi_type_str(t), xi_type_str(c->result_type));
+            return xi_fail(diag, XI_OPENCL, inst,
+                           "result type must be floating-point with nancode's shape and width (%s), not %s",
+                           xi_type_str(t), xi_type_str(c->result_type));
         return nan_code(c, x, c->result_type);
     case 47:
         return emit_nextafter(c, x, y);
@@ -1170,8 +1144,8 @@ static LLVMValueRef lower_float(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *a
     /* geometric */
     case 104:
         if ((xi_lanes(t) != 3 && xi_lanes(t) != 4) || LLVMTypeOf(y) != t)
-            return fail(diag, inst, "operands must be two 3- or 4-component vectors, not %s and %s", xi_type_str(t),
-                        xi_type_str(LLVMTypeOf(y)));
+            return xi_fail(diag, XI_OPENCL, inst, "operands must be two 3- or 4-component vectors, not %s and %s",
+                           xi_type_str(t), xi_type_str(LLVMTypeOf(y)));
         return xi_cross(c, x, y);
     case 105:
     case 106:
@@ -1196,7 +1170,7 @@ static LLVMValueRef lower_float(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *a
             return fast_normalize(c, x);
         }
     }
-    return fail(diag, inst, "not lowered (internal error)");
+    return xi_fail(diag, XI_OPENCL, inst, "not lowered (internal error)");
 }
 
 LLVMValueRef lower_opencl_std(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, unsigned nargs, spv_diag *diag)
@@ -1211,11 +1185,11 @@ LLVMValueRef lower_opencl_std(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *arg
         return NULL;
     }
     if (variadic ? nargs < want : nargs != want)
-        return fail(diag, inst, "expected %s%u operand%s, got %u", variadic ? "at least " : "", want,
-                    want == 1 ? "" : "s", nargs);
+        return xi_fail(diag, XI_OPENCL, inst, "expected %s%u operand%s, got %u", variadic ? "at least " : "", want,
+                       want == 1 ? "" : "s", nargs);
     for (unsigned i = 0; i < nargs; i++)
         if (!args[i])
-            return fail(diag, inst, "operand %u is missing", i + 1);
+            return xi_fail(diag, XI_OPENCL, inst, "operand %u is missing", i + 1);
     if (!check_operands(diag, inst, args, nargs))
         return NULL;
 
@@ -1255,8 +1229,8 @@ LLVMValueRef lower_opencl_std(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *arg
         return shuffle(c, a[0], a[1], diag, inst);
     case 183:
         if (LLVMTypeOf(a[0]) != LLVMTypeOf(a[1]) || !xi_lanes(LLVMTypeOf(a[0])))
-            return fail(diag, inst, "x and y must be vectors of one type, not %s and %s", xi_type_str(LLVMTypeOf(a[0])),
-                        xi_type_str(LLVMTypeOf(a[1])));
+            return xi_fail(diag, XI_OPENCL, inst, "x and y must be vectors of one type, not %s and %s",
+                           xi_type_str(LLVMTypeOf(a[0])), xi_type_str(LLVMTypeOf(a[1])));
         return shuffle(c, concat(c, a[0], a[1]), a[2], diag, inst);
     case 184:
         return lower_printf(c, args, nargs, diag);
@@ -1264,15 +1238,16 @@ LLVMValueRef lower_opencl_std(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *arg
         return args[0]; /* prefetch: a hint, nothing to do on a CPU with caches */
     case 186:
         if (LLVMTypeOf(a[0]) != LLVMTypeOf(a[1]) || LLVMTypeOf(a[0]) != LLVMTypeOf(a[2]))
-            return fail(diag, inst, "operands must have one type, not %s, %s, %s", xi_type_str(LLVMTypeOf(a[0])),
-                        xi_type_str(LLVMTypeOf(a[1])), xi_type_str(LLVMTypeOf(a[2])));
+            return xi_fail(diag, XI_OPENCL, inst, "operands must have one type, not %s, %s, %s",
+                           xi_type_str(LLVMTypeOf(a[0])), xi_type_str(LLVMTypeOf(a[1])), xi_type_str(LLVMTypeOf(a[2])));
         return bitselect(c, a[0], a[1], a[2]);
     default: { /* 187 select(a, b, c): scalar c != 0, vector: the sign bit of each lane of c */
         LLVMTypeRef t = LLVMTypeOf(a[0]), ct = LLVMTypeOf(a[2]);
         unsigned bits = xi_is_fp(t) ? xi_fp_bits(t) : xi_int_bits(t);
         if (LLVMTypeOf(a[1]) != t || xi_lanes(ct) != xi_lanes(t) || (xi_lanes(t) && xi_int_bits(ct) != bits))
-            return fail(diag, inst, "a and b must have one type and c integers of that shape, not %s, %s, %s",
-                        xi_type_str(t), xi_type_str(LLVMTypeOf(a[1])), xi_type_str(ct));
+            return xi_fail(diag, XI_OPENCL, inst,
+                           "a and b must have one type and c integers of that shape, not %s, %s, %s", xi_type_str(t),
+                           xi_type_str(LLVMTypeOf(a[1])), xi_type_str(ct));
         LLVMValueRef cond = xi_lanes(t) ? LLVMBuildICmp(c->b, LLVMIntSLT, a[2], LLVMConstNull(ct), "")
                                         : LLVMBuildICmp(c->b, LLVMIntNE, a[2], LLVMConstNull(ct), "");
         return xi_select(c, cond, a[1], a[0]);

@@ -234,6 +234,22 @@ static void loop_nest(lower_ctx *c, LLVMValueRef fn, LLVMValueRef body, LLVMValu
     LLVMBuildBr(c->b, exit);
 }
 
+/* The loop nest over a group whose size is known at run time only, skipped
+ * when a dimension is 0 (a block `name` runs it). */
+static void sized_loop_nest(lower_ctx *c, LLVMValueRef fn, LLVMValueRef body, LLVMValueRef ctx, LLVMValueRef *size,
+                            group_env *e, LLVMBasicBlockRef exit, const char *name)
+{
+    LLVMValueRef any0 = NULL;
+    for (unsigned i = 0; i < 3; i++) {
+        LLVMValueRef z = LLVMBuildICmp(c->b, LLVMIntEQ, size[i], LLVMConstInt(c->t_i32, 0, 0), "");
+        any0 = any0 ? LLVMBuildOr(c->b, any0, z, "") : z;
+    }
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, fn, name);
+    LLVMBuildCondBr(c->b, any0, exit, run);
+    LLVMPositionBuilderAtEnd(c->b, run);
+    loop_nest(c, fn, body, ctx, size, e, exit);
+}
+
 static LLVMValueRef ctx_u32(lower_ctx *c, LLVMValueRef ctx, size_t off, unsigned i)
 {
     return jit_ctx_field(c, ctx, off + 4 * i, c->t_i32);
@@ -266,28 +282,12 @@ static void build_wg(lower_ctx *c, LLVMValueRef body)
             LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(c->llc, fn, "partial");
             LLVMBuildCondBr(c->b, ok, full, part);
             LLVMPositionBuilderAtEnd(c->b, part);
-            LLVMValueRef any0 = NULL;
-            for (unsigned i = 0; i < 3; i++) {
-                LLVMValueRef z = LLVMBuildICmp(c->b, LLVMIntEQ, dyn[i], LLVMConstInt(c->t_i32, 0, 0), "");
-                any0 = any0 ? LLVMBuildOr(c->b, any0, z, "") : z;
-            }
-            LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, fn, "partial.run");
-            LLVMBuildCondBr(c->b, any0, exit, run);
-            LLVMPositionBuilderAtEnd(c->b, run);
-            loop_nest(c, fn, body, ctx, dyn, &e, exit);
+            sized_loop_nest(c, fn, body, ctx, dyn, &e, exit, "partial.run");
             LLVMPositionBuilderAtEnd(c->b, full);
         }
         loop_nest(c, fn, body, ctx, k, &e, exit);
     } else {
-        LLVMValueRef any0 = NULL;
-        for (unsigned i = 0; i < 3; i++) {
-            LLVMValueRef z = LLVMBuildICmp(c->b, LLVMIntEQ, dyn[i], LLVMConstInt(c->t_i32, 0, 0), "");
-            any0 = any0 ? LLVMBuildOr(c->b, any0, z, "") : z;
-        }
-        LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, fn, "run");
-        LLVMBuildCondBr(c->b, any0, exit, run);
-        LLVMPositionBuilderAtEnd(c->b, run);
-        loop_nest(c, fn, body, ctx, dyn, &e, exit);
+        sized_loop_nest(c, fn, body, ctx, dyn, &e, exit, "run");
     }
     LLVMPositionBuilderAtEnd(c->b, exit);
     LLVMBuildRetVoid(c->b);
