@@ -1,7 +1,6 @@
 /* spirv/layout.c — type layouts (the rules are in layout.h). */
 #include "layout.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "spirv_grammar.h"
@@ -28,15 +27,10 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
-static bool fail(spv_layouts *L, uint32_t type_id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool fail(spv_layouts *L, uint32_t type_id, const char *fmt, ...)
+/* Fills diag with "<source>: type %N: <why>"; false. */
+static bool fail(spv_layouts *L, uint32_t type_id, const char *why)
 {
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    spv_fail(L->diag, "%s: type %%%u: %s", L->m->source ? L->m->source : "<memory>", type_id, msg);
+    spv_fail(L->diag, "%s: type %%%u: %s", L->m->source ? L->m->source : "<memory>", type_id, why);
     return false;
 }
 
@@ -96,8 +90,11 @@ bool spv_array_length(spv_layouts *L, uint32_t type_id, uint64_t *len)
         *len = t->count;
         return true;
     }
-    if (!spv_shape_u64(&L->shape, t->length_id, len))
-        return fail(L, type_id, "the array length %%%u is not an integer constant known at compile time", t->length_id);
+    if (!spv_shape_u64(&L->shape, t->length_id, len)) {
+        spv_fail(L->diag, "%s: type %%%u: the array length %%%u is not an integer constant known at compile time",
+                 L->m->source ? L->m->source : "<memory>", type_id, t->length_id);
+        return false;
+    }
     return true;
 }
 
@@ -296,7 +293,9 @@ static bool compute(spv_layouts *L, uint32_t id, const spv_type *t, spv_layout *
     default: {
         const spv_inst *in = spv_def(m, id);
         const char *op = in ? spv_opcode_name(in->opcode) : NULL;
-        return fail(L, id, "%s has no memory layout", op ? op : "the type");
+        char why[128];
+        snprintf(why, sizeof why, "%s has no memory layout", op ? op : "the type");
+        return fail(L, id, why);
     }
     }
 }
@@ -334,7 +333,7 @@ bool spv_member_size(spv_layouts *L, uint32_t struct_id, uint32_t member, uint64
     if (!l)
         return false;
     if (t->kind != SPV_TYPE_STRUCT || member >= t->nmembers)
-        return fail(L, struct_id, "has no member %u", member);
+        return fail(L, struct_id, "no such member");
     return sized_as_member(L, t->members[member], l->members[member].matrix_stride, l->members[member].row_major, size);
 }
 
