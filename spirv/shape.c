@@ -24,6 +24,18 @@ static bool spec_op(const spv_shape *s, const spv_inst *in, int depth, spv_fold_
     if (spv_inst_nops(in) < 2 || !int_fold_type(s->m, in->type_id, &out->t))
         return false;
     uint32_t op = spv_inst_op(in, 0), nargs = spv_inst_nops(in) - 1;
+    if (op == SpvOpCompositeExtract) {
+        /* a scalar of a constant composite (glslang's gl_WorkGroupSize.x): follow the indices */
+        uint32_t id = spv_inst_op(in, 1);
+        for (uint32_t k = 2; k <= nargs; k++) {
+            const spv_id *d = spv_id_get(s->m, id);
+            uint32_t idx = spv_inst_op(in, k);
+            if (!d || !d->is_composite || idx >= d->nparts)
+                return false;
+            id = d->parts[idx];
+        }
+        return value_of(s, id, depth + 1, out);
+    }
     spv_fold_value args[3];
     if (nargs > 3 || !spv_fold_supports(op))
         return false;

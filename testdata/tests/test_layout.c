@@ -10,7 +10,9 @@
  *    by the GLSL std140 / std430 / scalar rule of the block).
  *  - Kernel flavour: clang-15's record layouts for spir64
  *    (-fdump-record-layouts: offset of every field, sizeof, alignof) must
- *    equal spirv/'s records of the struct types llvm-spirv-15 writes. */
+ *    equal spirv/'s records of the struct types llvm-spirv-15 writes.
+ *  - Array lengths that are spec-constant expressions: spirv/'s lengths under
+ *    shape values equal the lengths the specializer writes for those values. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #include "harness.h"
 #include "spirv/layout.h"
 #include "spirv/module.h"
+#include "spirv/specialize.h"
 
 static char *tmp_dir(void)
 {
@@ -475,4 +478,106 @@ static void check_cl(const char *src_path, const char *dir)
 TEST(layout_kernel_structs_match_clang)
 {
     check_sources(".cl", check_cl);
+}
+
+/* --- array lengths from spec constants ------------------------------------------------------ */
+
+
+/* Array lengths that are spec-constant expressions: spirv/'s layouts under shape
+ * values must give the lengths the specializer writes into the module for the
+ * same values (the unspecialized and the specialized compile agree). */
+static const char *shape_asm = "OpCapability Shader\n"
+                               "OpMemoryModel Logical GLSL450\n"
+                               "OpEntryPoint GLCompute %main \"main\"\n"
+                               "OpExecutionMode %main LocalSize 1 1 1\n"
+                               "OpName %arr_mul \"arr_mul\"\n"
+                               "OpName %arr_div \"arr_div\"\n"
+                               "OpName %arr_sel \"arr_sel\"\n"
+                               "OpName %arr_ext \"arr_ext\"\n"
+                               "OpName %arr_shl \"arr_shl\"\n"
+                               "OpName %arr_mix \"arr_mix\"\n"
+                               "OpDecorate %n SpecId 0\n"
+                               "OpDecorate %m SpecId 1\n"
+                               "OpDecorate %flag SpecId 2\n"
+                               "%void = OpTypeVoid\n"
+                               "%fn = OpTypeFunction %void\n"
+                               "%uint = OpTypeInt 32 0\n"
+                               "%int = OpTypeInt 32 1\n"
+                               "%bool = OpTypeBool\n"
+                               "%v3uint = OpTypeVector %uint 3\n"
+                               "%uint_1 = OpConstant %uint 1\n"
+                               "%uint_3 = OpConstant %uint 3\n"
+                               "%int_2 = OpConstant %int 2\n"
+                               "%n = OpSpecConstant %uint 4\n"
+                               "%m = OpSpecConstant %uint 6\n"
+                               "%flag = OpSpecConstantTrue %bool\n"
+                               "%comp = OpSpecConstantComposite %v3uint %n %m %uint_3\n"
+                               "%mul = OpSpecConstantOp %uint IMul %n %m\n"
+                               "%div0 = OpSpecConstantOp %uint UDiv %m %n\n"
+                               "%div = OpSpecConstantOp %uint IAdd %div0 %uint_1\n"
+                               "%sel = OpSpecConstantOp %uint Select %flag %n %m\n"
+                               "%ext = OpSpecConstantOp %uint CompositeExtract %comp 1\n"
+                               "%shl = OpSpecConstantOp %uint ShiftLeftLogical %uint_1 %n\n"
+                               "%sn = OpSpecConstantOp %int SNegate %int_2\n"
+                               "%sm = OpSpecConstantOp %int ISub %m %sn\n"
+                               "%mix = OpSpecConstantOp %uint IAdd %sm %sel\n"
+                               "%arr_mul = OpTypeArray %uint %mul\n"
+                               "%arr_div = OpTypeArray %uint %div\n"
+                               "%arr_sel = OpTypeArray %uint %sel\n"
+                               "%arr_ext = OpTypeArray %uint %ext\n"
+                               "%arr_shl = OpTypeArray %uint %shl\n"
+                               "%arr_mix = OpTypeArray %uint %mix\n"
+                               "%main = OpFunction %void None %fn\n"
+                               "%l = OpLabel\n"
+                               "OpReturn\n"
+                               "OpFunctionEnd\n";
+
+TEST(layout_spec_lengths_match_the_specializer)
+{
+    char *dir = tmp_dir();
+    REQUIRE(dir, "mkdtemp");
+    char src[256], spv[256], cmd[1024];
+    snprintf(src, sizeof src, "%s/shape.spvasm", dir);
+    snprintf(spv, sizeof spv, "%s/shape.spv", dir);
+    FILE *f = fopen(src, "w");
+    REQUIRE(f, "write %s", src);
+    fputs(shape_asm, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "spirv-as --target-env spv1.3 -o '%s' '%s'", spv, src);
+    char *out = NULL;
+    int rc = test_run_capture(cmd, &out);
+    CHECK(rc == 0, "spirv-as: %s", out ? out : "");
+    free(out);
+    spv_diag d;
+    spv_module *m = rc == 0 ? spv_module_load_file(spv, NULL, &d) : NULL;
+    remove_dir(dir);
+    REQUIRE(m, "load: %s", d.msg);
+    static const uint32_t values[][3] = { { 4, 6, 1 }, { 1, 1, 0 }, { 7, 3, 1 }, { 5, 20, 0 }, { 3, 1000, 1 } };
+    static const char *arrays[] = { "arr_mul", "arr_div", "arr_sel", "arr_ext", "arr_shl", "arr_mix" };
+    for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
+        spv_shape_value shape[3] = { { 0, values[v][0] }, { 1, values[v][1] }, { 2, values[v][2] } };
+        spv_spec_value sv[3] = { { .spec_id = 0, .type = SPV_VALUE_U32, .bits = values[v][0] },
+                                 { .spec_id = 1, .type = SPV_VALUE_U32, .bits = values[v][1] },
+                                 { .spec_id = 2, .type = SPV_VALUE_BOOL, .bits = values[v][2] } };
+        uint32_t *words = NULL;
+        size_t nwords = 0;
+        REQUIRE(spv_specialize(m, sv, 3, &words, &nwords, &d) == 0, "specialize: %s", d.msg);
+        spv_module *sm = spv_module_load(words, nwords * 4, "specialized", NULL, &d);
+        free(words);
+        REQUIRE(sm, "load specialized: %s", d.msg);
+        spv_shape s = { m, shape, 3 };
+        spv_layouts *L = spv_layouts_new(m, false, &s, NULL, &d);
+        for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++) {
+            uint32_t t = find_named_type(m, arrays[a], SPV_TYPE_ARRAY),
+                     st = find_named_type(sm, arrays[a], SPV_TYPE_ARRAY);
+            uint64_t len = 0;
+            bool ok = t && st && spv_array_length(L, t, &len);
+            const spv_type *stt = st ? spv_type_get(sm, st) : NULL;
+            CHECK(ok && stt && len == stt->count, "%s with n=%u m=%u flag=%u: length %llu, the specializer says %u",
+                  arrays[a], values[v][0], values[v][1], values[v][2], (unsigned long long)len, stt ? stt->count : 0);
+        }
+        spv_layouts_free(L);
+        spv_module_free(sm);
+    }
+    spv_module_free(m);
 }
