@@ -19,6 +19,11 @@ static _Noreturn void out_of_memory(lower_ctx *c)
 {
     c->failed = false; /* this is the failure to report, whatever came before */
     jit_fail(c, "out of memory (the compile holds %zu bytes)", c->arena.reserved);
+    if (!c->oom_exit) {
+        /* a JIT bug: every step that allocates runs under jit_run_guarded */
+        fprintf(stderr, "spvjit: internal error: %s (outside jit_run_guarded)\n", c->diag->msg);
+        abort();
+    }
     longjmp(*c->oom_exit, 1);
 }
 
