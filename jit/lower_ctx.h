@@ -7,11 +7,13 @@
  *
  *   driver     lower_inst.c (the opcode table, lowering a function's blocks),
  *              workgroup.c, analyze.c, compile.c, jit.c, object.c,
- *              export_fn.c, regions.c
+ *              export_fn.c, and after lowering the barrier path (barrier_path.c,
+ *              regions.c, cfg.c, uniformity.c, slots.c, region_loops.c)
  *                 │ calls any class and the core
  *   classes    lower_alu.c  lower_relational.c  lower_convert.c
  *              lower_composite.c  lower_memory.c  lower_cfg.c  lower_atomic.c
  *              lower_group.c  lower_dot.c  lower_barrier.c + lower_wgcoll.c
+ *              + barrier_intrinsic.c
  *              lower_extinst.c + lower_glsl450.c + lower_opencl.c + extinst_util.c
  *                 │ each calls only the core (and the files of its own class)
  *   core       this header: lower_ctx.c (context, arena, failure),
