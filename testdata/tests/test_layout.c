@@ -37,6 +37,23 @@ static void remove_dir(const char *dir)
     test_run_capture(cmd, NULL);
 }
 
+/* The module a tool (`cmd`: printf format with the output, then the input
+ * path) builds from testdata/<rel>, loaded; NULL (a failed check) otherwise. */
+static spv_module *built_module(const char *cmd_fmt, const char *rel)
+{
+    char *dir = tmp_dir(), spv[256], cmd[1024], *out = NULL;
+    if (!dir)
+        return NULL;
+    snprintf(spv, sizeof spv, "%s/built.spv", dir);
+    snprintf(cmd, sizeof cmd, cmd_fmt, spv, test_data_path(rel));
+    spv_diag d = { "" };
+    spv_module *m = test_run_capture(cmd, &out) == 0 ? spv_module_load_file(spv, NULL, &d) : NULL;
+    CHECK(m, "%s: %s%s", rel, out ? out : "", d.msg);
+    free(out);
+    remove_dir(dir);
+    return m;
+}
+
 /* Sources with this suffix in testdata/<sub>/, as malloc'd paths (NULL-terminated). */
 static char **sources(const char *sub, const char *suffix, char **list, size_t *n, size_t max)
 {
@@ -364,17 +381,9 @@ TEST(layout_shader_blocks_match_glslang)
 /* The cases, by the rule in spirv/layout.h, on the table's numbers. */
 TEST(layout_block_size_is_the_bytes_covered)
 {
-    char *dir = tmp_dir();
-    REQUIRE(dir, "mkdtemp");
-    char spv[256], cmd[1024];
-    snprintf(spv, sizeof spv, "%s/t.spv", dir);
-    snprintf(cmd, sizeof cmd, "glslangValidator -V --target-env vulkan1.1 -o '%s' '%s'", spv,
-             test_data_path("layout/std_table.comp"));
-    REQUIRE(test_run_capture(cmd, NULL) == 0, "glslangValidator");
     spv_diag d;
-    spv_module *m = spv_module_load_file(spv, NULL, &d);
-    remove_dir(dir);
-    REQUIRE(m, "load: %s", d.msg);
+    spv_module *m = built_module("glslangValidator -V --target-env vulkan1.1 -o '%s' '%s'", "layout/std_table.comp");
+    REQUIRE(m, "glslangValidator or load failed");
     spv_layouts *L = spv_layouts_new(m, false, NULL, NULL, &d);
     static const struct {
         const char *block;
@@ -482,76 +491,15 @@ TEST(layout_kernel_structs_match_clang)
 
 /* --- array lengths from spec constants ------------------------------------------------------ */
 
-
-/* Array lengths that are spec-constant expressions: spirv/'s layouts under shape
- * values must give the lengths the specializer writes into the module for the
- * same values (the unspecialized and the specialized compile agree). */
-static const char *shape_asm = "OpCapability Shader\n"
-                               "OpMemoryModel Logical GLSL450\n"
-                               "OpEntryPoint GLCompute %main \"main\"\n"
-                               "OpExecutionMode %main LocalSize 1 1 1\n"
-                               "OpName %arr_mul \"arr_mul\"\n"
-                               "OpName %arr_div \"arr_div\"\n"
-                               "OpName %arr_sel \"arr_sel\"\n"
-                               "OpName %arr_ext \"arr_ext\"\n"
-                               "OpName %arr_shl \"arr_shl\"\n"
-                               "OpName %arr_mix \"arr_mix\"\n"
-                               "OpDecorate %n SpecId 0\n"
-                               "OpDecorate %m SpecId 1\n"
-                               "OpDecorate %flag SpecId 2\n"
-                               "%void = OpTypeVoid\n"
-                               "%fn = OpTypeFunction %void\n"
-                               "%uint = OpTypeInt 32 0\n"
-                               "%int = OpTypeInt 32 1\n"
-                               "%bool = OpTypeBool\n"
-                               "%v3uint = OpTypeVector %uint 3\n"
-                               "%uint_1 = OpConstant %uint 1\n"
-                               "%uint_3 = OpConstant %uint 3\n"
-                               "%int_2 = OpConstant %int 2\n"
-                               "%n = OpSpecConstant %uint 4\n"
-                               "%m = OpSpecConstant %uint 6\n"
-                               "%flag = OpSpecConstantTrue %bool\n"
-                               "%comp = OpSpecConstantComposite %v3uint %n %m %uint_3\n"
-                               "%mul = OpSpecConstantOp %uint IMul %n %m\n"
-                               "%div0 = OpSpecConstantOp %uint UDiv %m %n\n"
-                               "%div = OpSpecConstantOp %uint IAdd %div0 %uint_1\n"
-                               "%sel = OpSpecConstantOp %uint Select %flag %n %m\n"
-                               "%ext = OpSpecConstantOp %uint CompositeExtract %comp 1\n"
-                               "%shl = OpSpecConstantOp %uint ShiftLeftLogical %uint_1 %n\n"
-                               "%sn = OpSpecConstantOp %int SNegate %int_2\n"
-                               "%sm = OpSpecConstantOp %int ISub %m %sn\n"
-                               "%mix = OpSpecConstantOp %uint IAdd %sm %sel\n"
-                               "%arr_mul = OpTypeArray %uint %mul\n"
-                               "%arr_div = OpTypeArray %uint %div\n"
-                               "%arr_sel = OpTypeArray %uint %sel\n"
-                               "%arr_ext = OpTypeArray %uint %ext\n"
-                               "%arr_shl = OpTypeArray %uint %shl\n"
-                               "%arr_mix = OpTypeArray %uint %mix\n"
-                               "%main = OpFunction %void None %fn\n"
-                               "%l = OpLabel\n"
-                               "OpReturn\n"
-                               "OpFunctionEnd\n";
-
+/* Array lengths that are spec-constant expressions (testdata/layout/
+ * spec_lengths.spvasm): spirv/'s layouts under shape values must give the
+ * lengths the specializer writes into the module for the same values (the
+ * unspecialized and the specialized compile agree). */
 TEST(layout_spec_lengths_match_the_specializer)
 {
-    char *dir = tmp_dir();
-    REQUIRE(dir, "mkdtemp");
-    char src[256], spv[256], cmd[1024];
-    snprintf(src, sizeof src, "%s/shape.spvasm", dir);
-    snprintf(spv, sizeof spv, "%s/shape.spv", dir);
-    FILE *f = fopen(src, "w");
-    REQUIRE(f, "write %s", src);
-    fputs(shape_asm, f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "spirv-as --target-env spv1.3 -o '%s' '%s'", spv, src);
-    char *out = NULL;
-    int rc = test_run_capture(cmd, &out);
-    CHECK(rc == 0, "spirv-as: %s", out ? out : "");
-    free(out);
     spv_diag d;
-    spv_module *m = rc == 0 ? spv_module_load_file(spv, NULL, &d) : NULL;
-    remove_dir(dir);
-    REQUIRE(m, "load: %s", d.msg);
+    spv_module *m = built_module("spirv-as --target-env spv1.3 -o '%s' '%s'", "layout/spec_lengths.spvasm");
+    REQUIRE(m, "spirv-as or load failed");
     static const uint32_t values[][3] = { { 4, 6, 1 }, { 1, 1, 0 }, { 7, 3, 1 }, { 5, 20, 0 }, { 3, 1000, 1 } };
     static const char *arrays[] = { "arr_mul", "arr_div", "arr_sel", "arr_ext", "arr_shl", "arr_mix" };
     for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
