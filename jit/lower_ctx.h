@@ -29,8 +29,11 @@
  *
  * Memory and failure, the contract (Mesa's linear context + _vtn_fail model):
  *  - everything a compile allocates comes from c->arena (jit_alloc) and is
- *    released at once by jit_ctx_free(), or is owned by the LLVM context that
- *    the driver disposes right after; no lowering code calls malloc or free;
+ *    released at once by jit_ctx_free(), or is owned by the context (the phi
+ *    list, also released there) or by the LLVM context that the driver
+ *    disposes right after.  The few other mallocs (printf's argument list in
+ *    lower_opencl.c, the barrier path's analyses after lowering) are freed by
+ *    the function that made them and never span a jit_alloc;
  *  - jit_alloc never returns NULL: when the arena is exhausted it records
  *    "out of memory" in c->diag and longjmps to the one exit armed by
  *    jit_run_guarded(), which returns -1.  Every frame it skips owns nothing
