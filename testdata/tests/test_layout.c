@@ -16,32 +16,17 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "harness.h"
 #include "spirv/layout.h"
 #include "spirv/module.h"
 #include "spirv/specialize.h"
 
-static char *tmp_dir(void)
-{
-    static char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/spvjit-layout-XXXXXX");
-    return mkdtemp(dir);
-}
-
-static void remove_dir(const char *dir)
-{
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    test_run_capture(cmd, NULL);
-}
-
 /* The module a tool (`cmd`: printf format with the output, then the input
  * path) builds from testdata/<rel>, loaded; NULL (a failed check) otherwise. */
 static spv_module *built_module(const char *cmd_fmt, const char *rel)
 {
-    char *dir = tmp_dir(), spv[256], cmd[1024], *out = NULL;
+    char *dir = test_temp_dir("layout"), spv[256], cmd[1024], *out = NULL;
     if (!dir)
         return NULL;
     snprintf(spv, sizeof spv, "%s/built.spv", dir);
@@ -50,7 +35,8 @@ static spv_module *built_module(const char *cmd_fmt, const char *rel)
     spv_module *m = test_run_capture(cmd, &out) == 0 ? spv_module_load_file(spv, NULL, &d) : NULL;
     CHECK(m, "%s: %s%s", rel, out ? out : "", d.msg);
     free(out);
-    remove_dir(dir);
+    test_remove_dir(dir);
+    free(dir);
     return m;
 }
 
@@ -362,7 +348,7 @@ static void check_sources(const char *suffix, void (*check)(const char *src, con
     size_t ntable = n;
     sources("kernels", suffix, list, &n, 64);
     sources("jit", suffix, list, &n, 64);
-    char *dir = tmp_dir();
+    char *dir = test_temp_dir("layout");
     CHECK(ntable == 1 && n > 6 && dir, "found %zu %s sources (%zu tables)", n, suffix, ntable);
     for (size_t i = 0; i < n; i++) {
         if (dir)
@@ -370,7 +356,8 @@ static void check_sources(const char *suffix, void (*check)(const char *src, con
         free(list[i]);
     }
     if (dir)
-        remove_dir(dir);
+        test_remove_dir(dir);
+    free(dir);
 }
 
 TEST(layout_shader_blocks_match_glslang)
