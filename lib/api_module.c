@@ -160,7 +160,10 @@ static int make_public_view(const spv_module *m, api_entry_info *ei)
                                    .size = r->size,
                                    .stride = r->stride,
                                    .storage_class = enum_name(SPV_OPERAND_StorageClass, r->storage),
-                                   .readonly = r->readonly };
+                                   .readonly = r->readonly || r->kind == SPV_RES_UNIFORM_BUFFER ||
+                                               r->kind == SPV_RES_PUSH_CONSTANT ||
+                                               (r->kind == SPV_RES_KERNEL_ARG && !r->is_pointer),
+                                   .elem_type = (spvjit_type)spv_value_type_of(m, r->elem_type_id) };
         if (!listed) {
             ei->wg_bytes += r->size;
             continue;

@@ -256,7 +256,10 @@ typedef struct spvjit_resource_info {
                               arguments: the pointee's */
     const char *storage_class; /* SPIR-V storage class ("StorageBuffer", "CrossWorkgroup", ...);
                                   pointer arguments: the pointee's address space */
-    bool readonly;             /* NonWritable */
+    bool readonly;             /* never written by the kernel: NonWritable, const/__constant pointers,
+                                  uniform buffers, push constants, by-value arguments */
+    spvjit_type elem_type;     /* the scalar its elements are made of (float* and float[] blocks:
+                                  F32; vec4[]: F32); 0 when they differ */
 } spvjit_resource_info;
 /* Interface of entry point `entry` (NULL: the only/first compute entry).
  * Work-group variables are not listed (see spvjit_entry_info.wg_memory_bytes). */

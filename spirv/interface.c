@@ -182,13 +182,59 @@ bool *spv_entry_used_globals(const spv_module *m, const spv_entry_point *e)
     return u.used;
 }
 
+/* 0: no scalar seen yet; UINT32_MAX: scalars of different types; else the type. */
+static uint32_t scalar_join(const spv_module *m, uint32_t type_id, uint32_t seen, unsigned depth)
+{
+    const spv_type *t = spv_type_get(m, type_id);
+    if (!t || depth > 64 || seen == UINT32_MAX)
+        return UINT32_MAX;
+    switch (t->kind) {
+    case SPV_TYPE_INT:
+    case SPV_TYPE_FLOAT:
+        return seen == 0 || seen == type_id ? type_id : UINT32_MAX;
+    case SPV_TYPE_VECTOR:
+    case SPV_TYPE_MATRIX:
+    case SPV_TYPE_ARRAY:
+    case SPV_TYPE_RUNTIME_ARRAY:
+        return scalar_join(m, t->elem, seen, depth + 1);
+    case SPV_TYPE_STRUCT:
+        for (uint32_t i = 0; i < t->nmembers && seen != UINT32_MAX; i++)
+            seen = scalar_join(m, t->members[i], seen, depth + 1);
+        return seen;
+    default:
+        return UINT32_MAX;
+    }
+}
+
+uint32_t spv_uniform_scalar_type(const spv_module *m, uint32_t type_id)
+{
+    uint32_t t = scalar_join(m, type_id, 0, 0);
+    return t == UINT32_MAX ? 0 : t;
+}
+
+/* A kernel parameter decorated FuncParamAttr `attr` (it may carry several). */
+static bool has_param_attr(const spv_module *m, uint32_t id, uint32_t attr)
+{
+    const spv_id *x = spv_id_get(m, id);
+    for (uint32_t i = x ? x->dec_first : 0; x && i < x->dec_first + x->dec_count; i++) {
+        const spv_decoration *d = &m->decs[i];
+        if (d->member == -1 && d->decoration == SpvDecorationFuncParamAttr && d->nargs && d->args[0] == attr)
+            return true;
+    }
+    return false;
+}
+
 /* NonWritable / NonReadable on the variable, or on every member of its block
- * (how glslang marks a readonly / writeonly buffer). */
+ * (how glslang marks a readonly / writeonly buffer; through a descriptor array). */
 static bool has_access_decoration(const spv_module *m, uint32_t var, uint32_t block, uint32_t decoration)
 {
     if (spv_find_decoration(m, var, -1, decoration))
         return true;
     const spv_type *t = spv_type_get(m, block);
+    while (t && (t->kind == SPV_TYPE_ARRAY || t->kind == SPV_TYPE_RUNTIME_ARRAY)) {
+        block = t->elem;
+        t = spv_type_get(m, block);
+    }
     if (!t || t->kind != SPV_TYPE_STRUCT || t->nmembers == 0)
         return false;
     for (uint32_t i = 0; i < t->nmembers; i++)
@@ -218,8 +264,12 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
          * (FuncParamAttr ByVal): the argument is the pointee's bytes */
         bool byval = t && t->kind == SPV_TYPE_POINTER && t->storage == SpvStorageClassFunction;
         r.is_pointer = t && t->kind == SPV_TYPE_POINTER && !byval;
-        if (r.is_pointer)
+        if (r.is_pointer) {
             r.storage = t->storage;
+            r.readonly = t->storage == SpvStorageClassUniformConstant ||
+                         has_param_attr(m, id, SpvFunctionParameterAttributeNoWrite);
+        }
+        r.elem_type_id = spv_uniform_scalar_type(m, t && t->kind == SPV_TYPE_POINTER ? t->elem : r.type_id);
         /* a pointer's pointee may have no size (void, an opaque struct): report 0 */
         const spv_layout *l = spv_layout_of(L, t && t->kind == SPV_TYPE_POINTER ? t->elem : r.type_id);
         r.size = l ? l->size : 0;
@@ -244,6 +294,7 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
             r.binding = d->args[0];
         r.readonly = has_access_decoration(m, id, pointee, SpvDecorationNonWritable);
         r.writeonly = has_access_decoration(m, id, pointee, SpvDecorationNonReadable);
+        r.elem_type_id = spv_uniform_scalar_type(m, pointee);
         switch (pt->storage) {
         case SpvStorageClassStorageBuffer:
             r.kind = SPV_RES_STORAGE_BUFFER;

@@ -28,8 +28,13 @@ typedef struct spv_resource {
     uint32_t index;           /* kernel parameter index */
     uint64_t size;            /* bytes of the fixed part (0 for a pointer's pointee of unknown size) */
     uint64_t stride;          /* element stride of a trailing runtime array, 0 if none */
+    uint32_t elem_type_id;    /* the scalar type every scalar of the value (pointer arguments: of
+                                 the pointee) is, e.g. float for float* or a float[] block; 0 if
+                                 they differ or are no numbers */
     bool is_pointer;          /* kernel argument passed as a pointer */
-    bool readonly, writeonly; /* NonWritable / NonReadable */
+    bool readonly, writeonly; /* never written / never read: NonWritable / NonReadable on the
+                                 variable or on every block member; FuncParamAttr NoWrite or
+                                 __constant for pointer arguments */
 } spv_resource;
 
 /* Lists the interface of entry point `e` into a malloc'd array (free() it).
@@ -43,6 +48,11 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
  * all of them; earlier modules list only Input/Output variables.  Returns a
  * calloc'd bool[m->bound] (free() it), or NULL when out of memory. */
 bool *spv_entry_used_globals(const spv_module *m, const spv_entry_point *e);
+
+/* The one int or float scalar type every scalar inside type_id is made of
+ * (through vectors, matrices, arrays and struct members), or 0 when they
+ * differ or include bools, pointers or opaque types. */
+uint32_t spv_uniform_scalar_type(const spv_module *m, uint32_t type_id);
 
 /* Writes a readable type name: "float", "int", "uint8_t", "vec4 of float",
  * "float[16]", "struct Foo {...}", "ptr(CrossWorkgroup) to float". */

@@ -74,7 +74,7 @@ static bool is_float(spv_value_type t)
 
 /* --- the module's constants ------------------------------------------------------------ */
 
-static spv_value_type value_type_of(const spv_module *m, uint32_t type_id)
+spv_value_type spv_value_type_of(const spv_module *m, uint32_t type_id)
 {
     const spv_type *t = spv_type_get(m, type_id);
     if (!t)
@@ -121,7 +121,7 @@ size_t spv_spec_constants(const spv_module *m, spv_spec_constant **out)
         const spv_id *x = &m->ids[id];
         if (is_spec_scalar(m, x))
             (*out)[k++] =
-                (spv_spec_constant){ x->spec_id, id, x->name, x->type_id, value_type_of(m, x->type_id), x->scalar };
+                (spv_spec_constant){ x->spec_id, id, x->name, x->type_id, spv_value_type_of(m, x->type_id), x->scalar };
     }
     qsort(*out, n, sizeof **out, cmp_spec);
     return n;

@@ -78,6 +78,9 @@ typedef struct spv_spec_constant {
  * Returns the count and a malloc'd array in *out (free() it). */
 size_t spv_spec_constants(const spv_module *m, spv_spec_constant **out);
 
+/* The value type of a scalar type id (bool, int, float); SPV_VALUE_AUTO for
+ * any other type. */
+spv_value_type spv_value_type_of(const spv_module *m, uint32_t type_id);
 /* Name of a value type ("u32", "f16", "bool", ...; "auto"). */
 const char *spv_value_type_name(spv_value_type t);
 /* Width in bits (bool: 1; SPV_VALUE_AUTO: 0). */
