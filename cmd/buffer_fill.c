@@ -1,6 +1,7 @@
 /* cmd/buffer_fill.c — typed scalar values and buffer contents from text. */
 #include "buffer_fill.h"
 #include "cli.h"
+#include "npy.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/file.h"
 
@@ -64,6 +66,16 @@ bool vtype_is_float(spvjit_type t)
 bool vtype_is_signed(spvjit_type t)
 {
     return t == SPVJIT_TYPE_I8 || t == SPVJIT_TYPE_I16 || t == SPVJIT_TYPE_I32 || t == SPVJIT_TYPE_I64;
+}
+
+static bool vtype_is_int(spvjit_type t)
+{
+    return t >= SPVJIT_TYPE_I8 && t <= SPVJIT_TYPE_U64;
+}
+
+bool vtype_compatible(spvjit_type want, spvjit_type got)
+{
+    return want == got || (vtype_is_int(want) && vtype_is_int(got) && vtype_size(want) == vtype_size(got));
 }
 
 /* --- half precision -------------------------------------------------------------- */
@@ -315,13 +327,39 @@ static int read_file_bytes(const char *path, fill_data *out, char *err, size_t e
     return 0;
 }
 
+/* A .npy file's elements (dtype and shape kept), else the file's bytes. */
+static int read_file(const char *path, fill_data *out, char *err, size_t errlen)
+{
+    if (read_file_bytes(path, out, err, errlen))
+        return -1;
+    size_t l = strlen(path);
+    bool npy_name = l > 4 && !strcasecmp(path + l - 4, ".npy");
+    if (!npy_is_npy(out->bytes, out->size)) {
+        if (!npy_name)
+            return 0;
+        fill_free(out);
+        return cli_errf(err, errlen, "%s: not a .npy file (no \\x93NUMPY magic)", path);
+    }
+    npy_array a;
+    char e[256];
+    if (npy_parse(out->bytes, out->size, &a, e, sizeof e)) {
+        fill_free(out);
+        return cli_errf(err, errlen, "%s: %s", path, e);
+    }
+    out->size -= a.data_offset;
+    memmove(out->bytes, out->bytes + a.data_offset, out->size);
+    out->type = a.type;
+    npy_shape_text(&a, out->npy_shape, sizeof out->npy_shape);
+    return 0;
+}
+
 int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (spec[0] == '@') {
         if (!spec[1])
             return cli_errf(err, errlen, "'@' needs a file name");
-        return read_file_bytes(spec + 1, out, err, errlen);
+        return read_file(spec + 1, out, err, errlen);
     }
     const char *f[5];
     size_t fl[5];

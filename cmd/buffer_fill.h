@@ -22,6 +22,10 @@ const char *vtype_name(spvjit_type t);
 size_t vtype_size(spvjit_type t);
 bool vtype_is_float(spvjit_type t);
 bool vtype_is_signed(spvjit_type t);
+/* Whether values of type `got` may fill elements of type `want`: the same
+ * type, or integers of the same width (SPIR-V integer types carry no
+ * signedness in Kernel modules and only a hint in Shader modules). */
+bool vtype_compatible(spvjit_type want, spvjit_type got);
 
 uint16_t f32_to_f16(float f); /* round to nearest even; overflow → inf */
 float f16_to_f32(uint16_t h);
@@ -58,7 +62,8 @@ void scalar_format(spvjit_type t, const void *src, char *buf, size_t len);
 typedef struct fill_data {
     uint8_t *bytes; /* malloc'd (at least 1 byte so it is never NULL) */
     size_t size;
-    spvjit_type type; /* element type when the spec named one, else 0 */
+    spvjit_type type;   /* element type when the spec named one (or a .npy file's), else 0 */
+    char npy_shape[64]; /* read from a .npy file: its shape, "(3, 4)"; else "" */
 } fill_data;
 
 /* DATA forms:
@@ -68,7 +73,8 @@ typedef struct fill_data {
  *   iota:TYPE:COUNT[:START]    START, START+1, ...            iota:u32:256
  *   random:TYPE:COUNT[:SEED]   floats uniform in [-1,1), ints uniform in
  *                              [0,100) (signed: [-100,100))   random:f32:1024:7
- *   @PATH                      the bytes of a file            @in.bin
+ *   @PATH                      a .npy file's array (dtype and shape kept),
+ *                              else the bytes of the file     @in.npy @in.bin
  * TYPE: i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64.
  * Returns 0, or -1 with a one-line message in err. */
 int fill_parse(const char *spec, fill_data *out, char *err, size_t errlen);

@@ -1,4 +1,5 @@
 /* cmd/cli.c — helpers shared by the subcommands. */
+#include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,4 +80,11 @@ int cli_define_arg(spvjit_specs *specs, int argc, char **argv, int *i)
     const char *a = argv[*i];
     const char *v = a[2] ? a + 2 : *i + 1 < argc ? argv[++*i] : NULL;
     return v ? cli_define(specs, v) : cli_error("-D needs ID=VALUE");
+}
+
+void cli_json_print(struct json_object *doc)
+{
+    puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                 JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(doc);
 }

@@ -22,6 +22,10 @@ int cli_errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(
 int cli_errf_at(char *err, size_t len, const char *path, int line, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+struct json_object;
+/* Prints a JSON document on stdout (json-c, pretty) and releases it. */
+void cli_json_print(struct json_object *doc);
+
 /* Prints "spvjit: <message>" on stderr and returns the exit status 1. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -3,11 +3,15 @@
  * written out.  A thin layer over the public API; options and data forms are
  * in run_options.c / buffer_fill.c. */
 #include <inttypes.h>
+#include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
+#include "npy.h"
 #include "run_options.h"
 #include "util/timer.h"
 
@@ -60,12 +64,23 @@ static const char *resource_kind_name(spvjit_resource_kind k)
     }
 }
 
+/* The data as messages name it: its text, and a .npy file's dtype and shape. */
+static const char *data_text(const run_data *d, char *buf, size_t len)
+{
+    if (d->data.npy_shape[0])
+        snprintf(buf, len, "'%s' (%s, shape %s)", d->spec, npy_dtype_name(d->data.type), d->data.npy_shape);
+    else
+        snprintf(buf, len, "'%s'", d->spec);
+    return buf;
+}
+
 /* Checks every resource of the entry against the data given, and every data
- * against the resources; one line per problem, the first one returned. */
-static int check_bindings(spvjit_module *m, const char *entry, const run_options *o, bool *is_local)
+ * against the resources; one line per problem, the first one returned.
+ * res_of[k] gets the resource data k is bound to. */
+static int check_bindings(spvjit_module *m, const char *entry, const run_options *o, spvjit_resource_info *res_of)
 {
     unsigned n = spvjit_module_resource_count(m, entry);
-    char have[1024] = "";
+    char have[1024] = "", dt[400];
     for (unsigned i = 0; i < n; i++) {
         spvjit_resource_info ri;
         spvjit_status st = spvjit_module_resource_info(m, entry, i, &ri);
@@ -88,24 +103,30 @@ static int check_bindings(spvjit_module *m, const char *entry, const run_options
         if (!d)
             return cli_error("%s, a %s of %" PRIu64 " bytes%s, is not given (use %s)", name,
                              resource_kind_name(ri.kind), ri.size, ri.stride ? " plus a runtime array" : "", opt);
+        res_of[d - o->data] = ri;
         if (ri.kind == SPVJIT_RES_ARG_LOCAL) {
             if (!d->local)
                 return cli_error("%s is a local-memory argument: give its size with --arg %u=local:BYTES", name,
                                  ri.index);
-            is_local[d - o->data] = true;
             continue;
         }
         if (d->local)
             return cli_error("%s is a %s, not a local-memory argument", name, resource_kind_name(ri.kind));
+        /* A .npy array says what its elements are: they must be the binding's. */
+        if (d->data.npy_shape[0] && ri.elem_type && ri.elem_type != SPVJIT_TYPE_BOOL &&
+            !vtype_compatible(ri.elem_type, d->data.type))
+            return cli_error("%s holds %s elements but '%s' is an array of %s, shape %s (save it with dtype %s)", name,
+                             vtype_name(ri.elem_type), d->spec, npy_dtype_name(d->data.type), d->data.npy_shape,
+                             npy_dtype_name(ri.elem_type));
         if (ri.kind == SPVJIT_RES_ARG_VALUE && d->data.size != ri.size)
-            return cli_error("%s is a by-value argument of %" PRIu64 " bytes; '%s' gives %zu", name, ri.size, d->spec,
-                             d->data.size);
+            return cli_error("%s is a by-value argument of %" PRIu64 " bytes; %s gives %zu", name, ri.size,
+                             data_text(d, dt, sizeof dt), d->data.size);
         if (d->data.size < ri.size)
-            return cli_error("%s needs at least %" PRIu64 " bytes; '%s' gives %zu", name, ri.size, d->spec,
-                             d->data.size);
+            return cli_error("%s needs at least %" PRIu64 " bytes; %s gives %zu", name, ri.size,
+                             data_text(d, dt, sizeof dt), d->data.size);
         if (ri.stride && (d->data.size - ri.size) % ri.stride)
-            return cli_error("%s: %zu bytes is not %" PRIu64 " plus whole %" PRIu64 "-byte array elements ('%s')", name,
-                             d->data.size, ri.size, ri.stride, d->spec);
+            return cli_error("%s: %zu bytes is not %" PRIu64 " plus whole %" PRIu64 "-byte array elements (%s)", name,
+                             d->data.size, ri.size, ri.stride, data_text(d, dt, sizeof dt));
     }
     for (unsigned k = 0; k < o->ndata; k++) {
         bool used = false;
@@ -150,36 +171,199 @@ static int bind_all(spvjit_kernel *k, run_options *o)
     return 0;
 }
 
-static void print_output(const run_options *o, const run_output *out)
+/* The element type an output is shown or saved as: the one given
+ * (TARGET:TYPE), else the binding's (a float[] block or float* argument:
+ * f32), else the type the data was given with, else u32 words. */
+static spvjit_type output_type(const run_output *out, const run_data *d, const spvjit_resource_info *ri)
 {
-    const run_data *d = NULL;
+    if (out->type)
+        return out->type;
+    if (ri->elem_type && ri->elem_type != SPVJIT_TYPE_BOOL)
+        return ri->elem_type;
+    return d->data.type ? d->data.type : SPVJIT_TYPE_U32;
+}
+
+static const run_data *output_data(const run_options *o, const run_output *out)
+{
     for (unsigned k = 0; k < o->ndata; k++)
         if (run_target_equal(&o->data[k].target, &out->target))
-            d = &o->data[k];
+            return &o->data[k];
+    return NULL; /* run_options_parse made sure there is one */
+}
+
+static void print_output(const run_output *out, const run_data *d, spvjit_type type)
+{
     char tn[64], v[64];
     run_target_name(&out->target, tn, sizeof tn);
-    size_t es = vtype_size(out->type), n = d->data.size / es;
-    printf("%s (%zu x %s):\n", tn, n, vtype_name(out->type));
+    size_t es = vtype_size(type), n = d->data.size / es, rest = d->data.size % es;
+    printf("%s (%zu x %s", tn, n, vtype_name(type));
+    if (rest)
+        printf(" + %zu bytes", rest);
+    printf("):\n");
     for (size_t i = 0; i < n; i++) {
-        scalar_format(out->type, d->data.bytes + i * es, v, sizeof v);
+        scalar_format(type, d->data.bytes + i * es, v, sizeof v);
         printf("%s%s", i % 8 ? " " : "  ", v);
         if (i % 8 == 7 || i + 1 == n)
             putchar('\n');
     }
 }
 
-static int write_output(const run_options *o, const run_output *out)
+static bool ends_with_npy(const char *path)
 {
-    for (unsigned k = 0; k < o->ndata; k++)
-        if (run_target_equal(&o->data[k].target, &out->target)) {
-            FILE *f = fopen(out->file, "wb");
-            bool ok = f && fwrite(o->data[k].data.bytes, 1, o->data[k].data.size, f) == o->data[k].data.size;
-            if (f && fclose(f))
-                ok = false;
-            if (!ok)
-                return cli_error("%s: cannot write", out->file);
+    size_t l = strlen(path);
+    return l > 4 && !strcasecmp(path + l - 4, ".npy");
+}
+
+static int write_output(const run_output *out, const run_data *d, spvjit_type type)
+{
+    if (ends_with_npy(out->file)) {
+        char err[512], tn[64];
+        size_t es = vtype_size(type);
+        if (d->data.size % es) {
+            run_target_name(&out->target, tn, sizeof tn);
+            return cli_error("--out %s: %zu bytes is not a whole number of %s elements (give --out TARGET:u8=%s)", tn,
+                             d->data.size, vtype_name(type), out->file);
         }
+        if (npy_write(out->file, type, d->data.bytes, d->data.size / es, err, sizeof err))
+            return cli_error("%s", err);
+        return 0;
+    }
+    FILE *f = fopen(out->file, "wb");
+    bool ok = f && fwrite(d->data.bytes, 1, d->data.size, f) == d->data.size;
+    if (f && fclose(f))
+        ok = false;
+    if (!ok)
+        return cli_error("%s: cannot write", out->file);
     return 0;
+}
+
+/* --- --json ----------------------------------------------------------------------- */
+
+static json_object *json_dims_u32(const uint32_t v[3])
+{
+    json_object *a = json_object_new_array();
+    for (int i = 0; i < 3; i++)
+        json_object_array_add(a, json_object_new_uint64(v[i]));
+    return a;
+}
+
+static json_object *json_dims_u64(const uint64_t v[3], unsigned n)
+{
+    json_object *a = json_object_new_array();
+    for (unsigned i = 0; i < n; i++)
+        json_object_array_add(a, json_object_new_uint64(v[i]));
+    return a;
+}
+
+/* One element as JSON: integers exactly, floats with --print's digits
+ * (non-finite ones as NaN / Infinity, which Python's json reads). */
+static json_object *json_scalar(spvjit_type t, const void *src)
+{
+    if (!vtype_is_float(t))
+        return vtype_is_signed(t) ? json_object_new_int64((int64_t)scalar_as_bits(t, src))
+                                  : json_object_new_uint64(scalar_as_bits(t, src));
+    double v = scalar_as_double(t, src);
+    char text[64];
+    if (isnan(v))
+        snprintf(text, sizeof text, "NaN");
+    else if (isinf(v))
+        snprintf(text, sizeof text, "%sInfinity", v < 0 ? "-" : "");
+    else
+        scalar_format(t, src, text, sizeof text);
+    return json_object_new_double_s(v, text);
+}
+
+static json_object *json_output(const run_output *out, const run_data *d, spvjit_type type)
+{
+    json_object *j = json_object_new_object();
+    char tn[64];
+    run_target_name(&out->target, tn, sizeof tn);
+    json_object_object_add(j, "target", json_object_new_string(tn));
+    if (out->target.kind == RUN_TARGET_BINDING) {
+        json_object_object_add(j, "set", json_object_new_uint64(out->target.set));
+        json_object_object_add(j, "binding", json_object_new_uint64(out->target.binding));
+    } else if (out->target.kind == RUN_TARGET_ARG) {
+        json_object_object_add(j, "arg", json_object_new_uint64(out->target.arg));
+    }
+    json_object_object_add(j, "type", json_object_new_string(vtype_name(type)));
+    json_object_object_add(j, "bytes", json_object_new_uint64(d->data.size));
+    if (out->file) {
+        json_object_object_add(j, "file", json_object_new_string(out->file));
+        json_object_object_add(j, "format", json_object_new_string(ends_with_npy(out->file) ? "npy" : "raw"));
+        return j;
+    }
+    size_t es = vtype_size(type), n = d->data.size / es;
+    json_object *vals = json_object_new_array_ext((int)(n < INT32_MAX ? n : INT32_MAX));
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(vals, json_scalar(type, d->data.bytes + i * es));
+    json_object_object_add(j, "values", vals);
+    return j;
+}
+
+typedef struct run_timing {
+    double compile_wall;
+    const double *times; /* sorted */
+    unsigned runs;
+    double first;
+} run_timing;
+
+static double median_of(const double *sorted, unsigned n)
+{
+    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+static json_object *json_result(const run_options *o, spvjit_module *m, const spvjit_kernel_stats *ks,
+                                const run_timing *t)
+{
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "module", json_object_new_string(o->file));
+    json_object_object_add(j, "entry", o->entry ? json_object_new_string(o->entry) : NULL);
+    json_object_object_add(j, "flavour",
+                           json_object_new_string(spvjit_module_flavour(m) == SPVJIT_FLAVOUR_KERNEL ? "kernel"
+                                                                                                    : "shader"));
+    json_object_object_add(j, "specialized", json_object_new_boolean(!o->no_specialize));
+    json_object *defs = json_object_new_object();
+    for (unsigned i = 0; i < o->ndefines; i++) {
+        const char *eq = strchr(o->defines[i], '=');
+        char id[32];
+        snprintf(id, sizeof id, "%.*s", (int)(eq - o->defines[i]), o->defines[i]);
+        json_object_object_add(defs, id, json_object_new_string(eq + 1));
+    }
+    json_object_object_add(j, "defines", defs);
+
+    json_object *disp = json_object_new_object();
+    if (o->have_global) {
+        json_object_object_add(disp, "global_size", json_dims_u64(o->global, o->global_dim));
+        json_object_object_add(disp, "local_size", o->have_local ? json_dims_u32(o->local) : NULL);
+    } else {
+        uint32_t g[3] = { 1, 1, 1 };
+        if (o->have_groups)
+            memcpy(g, o->groups, sizeof g);
+        json_object_object_add(disp, "groups", json_dims_u32(g));
+    }
+    json_object_object_add(j, "dispatch", disp);
+    json_object_object_add(j, "local_size", json_dims_u32(ks->local_size));
+
+    json_object *c = json_object_new_object();
+    json_object_object_add(c, "wall_ms", json_object_new_double(t->compile_wall));
+    json_object_object_add(c, "from_cache", json_object_new_boolean(ks->from_cache));
+    json_object_object_add(c, "lower_ms", json_object_new_double(ks->lower_ms));
+    json_object_object_add(c, "passes_ms", json_object_new_double(ks->passes_ms));
+    json_object_object_add(c, "codegen_ms", json_object_new_double(ks->codegen_ms));
+    json_object_object_add(c, "total_ms", json_object_new_double(ks->total_ms));
+    json_object_object_add(c, "uses_barriers", json_object_new_boolean(ks->uses_barriers));
+    json_object_object_add(c, "wg_memory_bytes", json_object_new_uint64(ks->wg_memory_bytes));
+    json_object_object_add(j, "compile", c);
+
+    json_object *d = json_object_new_object();
+    json_object_object_add(d, "runs", json_object_new_uint64(t->runs));
+    json_object_object_add(d, "median_ms", json_object_new_double(median_of(t->times, t->runs)));
+    json_object_object_add(d, "first_ms", json_object_new_double(t->first));
+    json_object_object_add(d, "min_ms", json_object_new_double(t->times[0]));
+    json_object_object_add(d, "max_ms", json_object_new_double(t->times[t->runs - 1]));
+    json_object_object_add(j, "dispatches", d);
+    json_object_object_add(j, "outputs", json_object_new_array());
+    return j;
 }
 
 int cmd_run(int argc, char **argv)
@@ -200,10 +384,10 @@ int cmd_run(int argc, char **argv)
     spvjit_specs *specs = NULL;
     spvjit_kernel *k = NULL;
     double *times = NULL;
-    bool *is_local = calloc(o.ndata + 1, sizeof *is_local);
+    spvjit_resource_info *res_of = calloc(o.ndata + 1, sizeof *res_of);
     spvjit_context_options co = { .threads = o.threads };
     spvjit_status st;
-    if (!is_local) {
+    if (!res_of) {
         cli_error("out of memory");
         goto done;
     }
@@ -222,7 +406,7 @@ int cmd_run(int argc, char **argv)
     for (unsigned i = 0; i < o.ndefines; i++)
         if (cli_define(specs, o.defines[i]))
             goto done;
-    if (check_bindings(m, o.entry, &o, is_local))
+    if (check_bindings(m, o.entry, &o, res_of))
         goto done;
     spvjit_build_options bo = { .unspecialized = o.no_specialize };
     if (o.have_local)
@@ -257,30 +441,38 @@ int cmd_run(int argc, char **argv)
         }
         times[r] = util_now_ms() - t;
     }
-    if (o.repeat) {
-        spvjit_kernel_stats ks = { 0 };
-        spvjit_kernel_stats_get(k, &ks);
-        double first = times[0]; /* may include lazy work the library defers to the first dispatch */
-        qsort(times, runs, sizeof *times, cmp_double);
-        double median = runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
+    spvjit_kernel_stats ks = { 0 };
+    spvjit_kernel_stats_get(k, &ks);
+    double first = times[0]; /* may include lazy work the library defers to the first dispatch */
+    qsort(times, runs, sizeof *times, cmp_double);
+    run_timing timing = { compile_wall, times, runs, first };
+    if (o.repeat && !o.json) {
         printf("compile: %.3f ms wall%s (library: lower %.3f, passes %.3f, codegen %.3f, total %.3f ms)%s\n",
                compile_wall, ks.from_cache ? ", cache hit" : "", ks.lower_ms, ks.passes_ms, ks.codegen_ms, ks.total_ms,
                o.no_specialize ? ", unspecialized" : "");
-        printf("dispatch: median %.3f ms over %u runs (first %.3f, min %.3f, max %.3f)\n", median, runs, first,
-               times[0], times[runs - 1]);
+        printf("dispatch: median %.3f ms over %u runs (first %.3f, min %.3f, max %.3f)\n", median_of(times, runs), runs,
+               first, times[0], times[runs - 1]);
     }
+    json_object *result = o.json ? json_result(&o, m, &ks, &timing) : NULL;
     for (unsigned i = 0; i < o.noutputs; i++) {
-        if (o.outputs[i].file) {
-            if (write_output(&o, &o.outputs[i]))
-                goto done;
-        } else {
-            print_output(&o, &o.outputs[i]);
+        const run_output *out = &o.outputs[i];
+        const run_data *d = output_data(&o, out);
+        spvjit_type type = output_type(out, d, &res_of[d - o.data]);
+        if (out->file && write_output(out, d, type)) {
+            json_object_put(result);
+            goto done;
         }
+        if (result)
+            json_object_array_add(json_object_object_get(result, "outputs"), json_output(out, d, type));
+        else if (!out->file)
+            print_output(out, d, type);
     }
+    if (result)
+        cli_json_print(result);
     rc = 0;
 done:
     free(times);
-    free(is_local);
+    free(res_of);
     if (k)
         spvjit_kernel_destroy(k);
     if (specs)

@@ -23,9 +23,14 @@ const char run_usage[] = "usage: spvjit run FILE.spv [OPTIONS]\n"
                          "                            value's bytes (by-value arguments, e.g. --arg 3=f32:2.5)\n"
                          "                            or local:BYTES (local-memory arguments)\n"
                          "  --print TARGET[:TYPE]     print a buffer after the run; TARGET is SET:BINDING, N\n"
-                         "                            (argument) or push; TYPE defaults to the DATA's type, else u32\n"
-                         "  --out TARGET=FILE         write a buffer's bytes to FILE after the run\n"
+                         "                            (argument) or push; TYPE defaults to the binding's element\n"
+                         "                            type (a float[] block or float* argument: f32), else the\n"
+                         "                            DATA's type, else u32\n"
+                         "  --out TARGET[:TYPE]=FILE  write a buffer after the run: FILE.npy as a numpy array\n"
+                         "                            (dtype as for --print), any other name its raw bytes\n"
                          "  --repeat N                run N dispatches; report compile time and median dispatch time\n"
+                         "  --json                    print the results as one JSON object (timings, compile\n"
+                         "                            breakdown, --print values) instead of text\n"
                          "  --no-specialize           build with spec constants as run-time values (for comparison)\n"
                          "  --threads N               worker threads (default: $SPVJIT_THREADS or all cores)\n"
                          "\n"
@@ -35,6 +40,7 @@ const char run_usage[] = "usage: spvjit run FILE.spv [OPTIONS]\n"
                          "  const:TYPE:VALUE:COUNT    COUNT copies                 const:f32:1.5:1024\n"
                          "  iota:TYPE:COUNT[:START]   START, START+1, ...          iota:u32:256\n"
                          "  random:TYPE:COUNT[:SEED]  floats in [-1,1), ints in [0,100) (signed: [-100,100))\n"
+                         "  @FILE.npy                 a numpy array (dtype and size checked against the binding)\n"
                          "  @FILE                     a raw file's bytes           @in.bin\n"
                          "  TYPE: i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64\n"
                          "\n"
@@ -164,14 +170,18 @@ static int add_output(run_options *o, const char *opt, const char *arg, bool to_
     if (!out)
         return cli_errf(err, len, "out of memory");
     out->target = t;
+    if (*rest == ':') { /* :TYPE, up to '=' for --out */
+        const char *ty = rest + 1, *eq = to_file ? strchr(ty, '=') : NULL;
+        size_t tl = eq ? (size_t)(eq - ty) : strlen(ty);
+        if (vtype_parse(ty, tl, &out->type) || out->type == SPVJIT_TYPE_BOOL)
+            return cli_errf(err, len, "%s %s: unknown type '%.*s' (i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64)", opt,
+                            arg, (int)tl, ty);
+        rest = ty + tl;
+    }
     if (to_file) {
         if (*rest != '=' || !rest[1])
-            return cli_errf(err, len, "%s %s: expected TARGET=FILE", opt, arg);
+            return cli_errf(err, len, "%s %s: expected TARGET[:TYPE]=FILE", opt, arg);
         out->file = rest + 1;
-    } else if (*rest == ':') {
-        if (vtype_parse(rest + 1, strlen(rest + 1), &out->type) || out->type == SPVJIT_TYPE_BOOL)
-            return cli_errf(err, len, "%s %s: unknown type '%s' (i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64)", opt, arg,
-                            rest + 1);
     } else if (*rest) {
         return cli_errf(err, len, "%s %s: expected TARGET[:TYPE]", opt, arg);
     }
@@ -213,6 +223,8 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
         if (!opt) {
             if (!strcmp(a, "--no-specialize"))
                 o->no_specialize = true;
+            else if (!strcmp(a, "--json"))
+                o->json = true;
             else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
                 o->help = true;
             else if (a[0] == '-' && a[1])
@@ -278,18 +290,13 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
         run_output *out = &o->outputs[i];
         bool given = false;
         for (unsigned k = 0; k < o->ndata; k++)
-            if (run_target_equal(&o->data[k].target, &out->target)) {
+            if (run_target_equal(&o->data[k].target, &out->target))
                 given = !o->data[k].local;
-                if (!out->type)
-                    out->type = o->data[k].data.type;
-            }
         if (!given) {
             char n[64];
             run_target_name(&out->target, n, sizeof n);
             return cli_errf(err, len, "%s %s: no data is bound to it", out->file ? "--out" : "--print", n);
         }
-        if (!out->type)
-            out->type = SPVJIT_TYPE_U32;
     }
     return 0;
 }

@@ -27,7 +27,7 @@ typedef struct run_data { /* --buffer / --arg / --push */
 
 typedef struct run_output { /* --print / --out */
     run_target target;
-    spvjit_type type; /* 0: the type the data was given with, else u32 */
+    spvjit_type type; /* given as TARGET:TYPE, else 0 (see cmd_run.c: output_type) */
     const char *file; /* --out */
 } run_output;
 
@@ -48,6 +48,7 @@ typedef struct run_options {
     unsigned repeat; /* 0: run once, no timing report */
     unsigned threads;
     bool no_specialize;
+    bool json; /* --json: one JSON object on stdout */
     bool help;
 } run_options;
 

@@ -88,35 +88,26 @@ TEST(run_options_parse_and_reject)
 {
     run_options o;
     char err[512];
-    static const char *const ok[] = { "k.spv",
-                                      "-e",
-                                      "main",
-                                      "-D",
-                                      "0=16",
-                                      "-D1=2.5:f64",
-                                      "--groups=4,2",
-                                      "--buffer",
-                                      "0:1=iota:u32:16",
-                                      "--push",
-                                      "f32:1.5",
-                                      "--arg",
-                                      "3=local:256",
-                                      "--print",
-                                      "0:1",
-                                      "--out",
-                                      "push=p.bin",
-                                      "--repeat",
-                                      "5",
-                                      "--no-specialize" };
+    static const char *const ok[] = { "k.spv",        "-e",         "main",
+                                      "-D",           "0=16",       "-D1=2.5:f64",
+                                      "--groups=4,2", "--buffer",   "0:1=iota:u32:16",
+                                      "--push",       "f32:1.5",    "--arg",
+                                      "3=local:256",  "--print",    "0:1",
+                                      "--out",        "push=p.bin", "--print",
+                                      "0:1:f64",      "--out",      "0:1:u8=o.npy",
+                                      "--repeat",     "5",          "--no-specialize",
+                                      "--json" };
     REQUIRE(!parse_args(&o, err, ok, (int)(sizeof ok / sizeof ok[0])), "%s", err);
     CHECK(!strcmp(o.file, "k.spv") && !strcmp(o.entry, "main") && o.ndefines == 2 && o.groups[0] == 4 &&
-              o.groups[1] == 2 && o.groups[2] == 1 && o.repeat == 5 && o.no_specialize,
+              o.groups[1] == 2 && o.groups[2] == 1 && o.repeat == 5 && o.no_specialize && o.json,
           "fields");
     CHECK(o.ndata == 3 && o.data[0].target.kind == RUN_TARGET_BINDING && o.data[0].target.binding == 1 &&
               o.data[2].local && o.data[2].local_bytes == 256,
           "data");
-    CHECK(o.noutputs == 2 && o.outputs[0].type == SPVJIT_TYPE_U32 && o.outputs[1].type == SPVJIT_TYPE_F32 &&
-              !strcmp(o.outputs[1].file, "p.bin"),
+    /* no TYPE: 0, resolved by `run` from the module (cmd_run.c: output_type) */
+    CHECK(o.noutputs == 4 && o.outputs[0].type == 0 && o.outputs[1].type == 0 && !strcmp(o.outputs[1].file, "p.bin") &&
+              o.outputs[2].type == SPVJIT_TYPE_F64 && !o.outputs[2].file && o.outputs[3].type == SPVJIT_TYPE_U8 &&
+              !strcmp(o.outputs[3].file, "o.npy"),
           "outputs");
     run_options_free(&o);
 
@@ -136,6 +127,9 @@ TEST(run_options_parse_and_reject)
         { { "k.spv", "-D", "5" }, 3, "expected ID=VALUE" },
         { { "k.spv", "--arg", "1=local:0" }, 3, "positive byte count" },
         { { "k.spv", "--buffer", "0:1=u8:300" }, 3, "out of range" },
+        { { "k.spv", "--buffer", "0:1=zero:4", "--out", "0:1:q8=x.npy" }, 5, "unknown type 'q8'" },
+        { { "k.spv", "--buffer", "0:1=zero:4", "--out", "0:1:f32" }, 5, "expected TARGET[:TYPE]=FILE" },
+        { { "k.spv", "--buffer", "0:1=zero:4", "--print", "0:1=x" }, 5, "expected TARGET[:TYPE]" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
