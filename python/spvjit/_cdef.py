@@ -1,0 +1,164 @@
+"""The declarations of lib/spvjit.h that cffi needs: the one copy in Python.
+
+lib/spvjit.h owns them.  python/tests/test_cdef.py preprocesses the header and
+fails when it declares something this text lacks or declares differently (or
+this text declares something the header does not), so a change to the C API
+shows up here as a failing test naming the declaration.  A new option field in
+a struct is exposed to Python by adding its line here: the Python layer maps
+keyword arguments onto struct fields by name (see spvjit._structs).
+"""
+
+CDEF = r"""
+#define SPVJIT_VERSION_MAJOR 0
+#define SPVJIT_VERSION_MINOR 1
+#define SPVJIT_VERSION_PATCH 0
+
+typedef enum spvjit_status {
+    SPVJIT_OK = 0,
+    SPVJIT_ERROR_INVALID_MODULE,
+    SPVJIT_ERROR_UNSUPPORTED,
+    SPVJIT_ERROR_SPEC_CONSTANT,
+    SPVJIT_ERROR_BINDING,
+    SPVJIT_ERROR_DISPATCH,
+    SPVJIT_ERROR_NOT_FOUND,
+    SPVJIT_ERROR_IO,
+    SPVJIT_ERROR_OUT_OF_MEMORY,
+    SPVJIT_ERROR_INVALID_ARGUMENT,
+} spvjit_status;
+
+typedef struct spvjit_context spvjit_context;
+typedef struct spvjit_module spvjit_module;
+typedef struct spvjit_specs spvjit_specs;
+typedef struct spvjit_kernel spvjit_kernel;
+typedef struct spvjit_event spvjit_event;
+
+/* context */
+typedef struct spvjit_context_options {
+    unsigned threads;
+    size_t cache_bytes;
+    const char *disk_cache_dir;
+} spvjit_context_options;
+spvjit_status spvjit_context_create(const spvjit_context_options *opts, spvjit_context **out);
+void spvjit_context_destroy(spvjit_context *ctx);
+const char *spvjit_last_error(void);
+const char *spvjit_status_name(spvjit_status s);
+const char *spvjit_version(void);
+
+/* modules and their reflection */
+spvjit_status spvjit_module_load(spvjit_context *ctx, const void *bytes, size_t nbytes, const char *name,
+                                 spvjit_module **out);
+spvjit_status spvjit_module_load_file(spvjit_context *ctx, const char *path, spvjit_module **out);
+void spvjit_module_destroy(spvjit_module *m);
+typedef enum spvjit_flavour { SPVJIT_FLAVOUR_SHADER, SPVJIT_FLAVOUR_KERNEL } spvjit_flavour;
+spvjit_flavour spvjit_module_flavour(const spvjit_module *m);
+unsigned spvjit_module_entry_count(const spvjit_module *m);
+const char *spvjit_module_entry_name(const spvjit_module *m, unsigned i);
+typedef enum spvjit_type {
+    SPVJIT_TYPE_BOOL = 1,
+    SPVJIT_TYPE_I8,
+    SPVJIT_TYPE_I16,
+    SPVJIT_TYPE_I32,
+    SPVJIT_TYPE_I64,
+    SPVJIT_TYPE_U8,
+    SPVJIT_TYPE_U16,
+    SPVJIT_TYPE_U32,
+    SPVJIT_TYPE_U64,
+    SPVJIT_TYPE_F16,
+    SPVJIT_TYPE_F32,
+    SPVJIT_TYPE_F64,
+} spvjit_type;
+typedef struct spvjit_spec_info {
+    uint32_t spec_id;
+    const char *name;
+    spvjit_type type;
+    uint64_t default_bits;
+} spvjit_spec_info;
+unsigned spvjit_module_spec_count(const spvjit_module *m);
+spvjit_status spvjit_module_spec_info(const spvjit_module *m, unsigned i, spvjit_spec_info *out);
+typedef enum spvjit_resource_kind {
+    SPVJIT_RES_ARG_POINTER,
+    SPVJIT_RES_ARG_LOCAL,
+    SPVJIT_RES_ARG_VALUE,
+    SPVJIT_RES_STORAGE_BUFFER,
+    SPVJIT_RES_UNIFORM_BUFFER,
+    SPVJIT_RES_PUSH_CONSTANTS,
+} spvjit_resource_kind;
+typedef struct spvjit_resource_info {
+    spvjit_resource_kind kind;
+    const char *name;
+    uint32_t index;
+    uint32_t set, binding;
+    uint64_t size;
+    uint64_t stride;
+    spvjit_type elem_type;
+    bool readonly;
+} spvjit_resource_info;
+unsigned spvjit_module_resource_count(const spvjit_module *m, const char *entry);
+spvjit_status spvjit_module_resource_info(const spvjit_module *m, const char *entry, unsigned i,
+                                          spvjit_resource_info *out);
+
+/* specialization values */
+spvjit_status spvjit_specs_create(spvjit_specs **out);
+void spvjit_specs_destroy(spvjit_specs *s);
+spvjit_status spvjit_spec_set_bool(spvjit_specs *s, uint32_t spec_id, bool v);
+spvjit_status spvjit_spec_set_i32(spvjit_specs *s, uint32_t spec_id, int32_t v);
+spvjit_status spvjit_spec_set_u32(spvjit_specs *s, uint32_t spec_id, uint32_t v);
+spvjit_status spvjit_spec_set_i64(spvjit_specs *s, uint32_t spec_id, int64_t v);
+spvjit_status spvjit_spec_set_u64(spvjit_specs *s, uint32_t spec_id, uint64_t v);
+spvjit_status spvjit_spec_set_f32(spvjit_specs *s, uint32_t spec_id, float v);
+spvjit_status spvjit_spec_set_f64(spvjit_specs *s, uint32_t spec_id, double v);
+spvjit_status spvjit_spec_set(spvjit_specs *s, uint32_t spec_id, spvjit_type type, uint64_t bits);
+spvjit_status spvjit_spec_set_text(spvjit_specs *s, uint32_t spec_id, const char *text);
+
+/* kernels */
+typedef struct spvjit_build_options {
+    uint32_t local_size[3];
+    bool unspecialized;
+    int opt_level;
+    bool no_opt;
+} spvjit_build_options;
+spvjit_status spvjit_kernel_build(spvjit_module *m, const char *entry, const spvjit_specs *specs,
+                                  const spvjit_build_options *opts, spvjit_kernel **out);
+void spvjit_kernel_destroy(spvjit_kernel *k);
+typedef struct spvjit_kernel_stats {
+    bool from_cache;
+    double lower_ms, passes_ms, codegen_ms, total_ms;
+    uint64_t wg_memory_bytes;
+    bool uses_barriers;
+    uint32_t local_size[3];
+} spvjit_kernel_stats;
+spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_kernel_stats *out);
+spvjit_status spvjit_bind_buffer(spvjit_kernel *k, uint32_t set, uint32_t binding, void *data, size_t bytes);
+spvjit_status spvjit_bind_buffer_element(spvjit_kernel *k, uint32_t set, uint32_t binding, uint32_t element,
+                                         void *data, size_t bytes);
+spvjit_status spvjit_set_push_constants(spvjit_kernel *k, const void *data, size_t bytes);
+spvjit_status spvjit_set_arg_buffer(spvjit_kernel *k, uint32_t index, void *data, size_t bytes);
+spvjit_status spvjit_set_arg_value(spvjit_kernel *k, uint32_t index, const void *value, size_t bytes);
+spvjit_status spvjit_set_arg_local(spvjit_kernel *k, uint32_t index, size_t bytes);
+typedef struct spvjit_dispatch_info {
+    uint32_t groups[3];
+    uint32_t base_group[3];
+    uint32_t work_dim;
+    uint64_t global_size[3];
+    uint32_t local_size[3];
+    uint64_t global_offset[3];
+} spvjit_dispatch_info;
+spvjit_status spvjit_dispatch(spvjit_kernel *k, const spvjit_dispatch_info *d);
+spvjit_status spvjit_dispatch_async(spvjit_kernel *k, const spvjit_dispatch_info *d, spvjit_event **ev);
+spvjit_status spvjit_event_wait(spvjit_event *ev);
+
+/* calling exported SPIR-V functions */
+typedef struct spvjit_call_arg {
+    const void *data;
+    bool varying;
+} spvjit_call_arg;
+spvjit_status spvjit_call_exported(spvjit_module *m, const char *name, const spvjit_specs *specs,
+                                   unsigned lanes, const spvjit_call_arg *args, unsigned nargs,
+                                   void *results);
+
+/* inspecting the generated code */
+typedef enum spvjit_emit_kind { SPVJIT_EMIT_LLVM, SPVJIT_EMIT_OPT_LLVM, SPVJIT_EMIT_ASM } spvjit_emit_kind;
+spvjit_status spvjit_kernel_emit(spvjit_module *m, const char *entry, const spvjit_specs *specs,
+                                 const spvjit_build_options *opts, spvjit_emit_kind what, char **text);
+void spvjit_free(void *p);
+"""
