@@ -7,7 +7,8 @@
 #   make deps       apt-get what is missing (no-op when all is present)
 #   make testdata   rebuild testdata/*.spv from their sources
 #   make fuzz       run the loader+specializer fuzzer for FUZZ_SECONDS
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (the command, libraries, header, pkg-config file,
+#                   man page, bash completion and the Python package for /usr/bin/python3)
 #   make format     clang-format every C source and header (.clang-format)
 #
 # Outputs go to build/ (build/san/ for SAN=1).
@@ -34,7 +35,7 @@ endif
 # The Debian 12 packages the build, the tests, the demo and the benchmarks need.
 DEB_BUILD := make gcc g++ python3 pkg-config spirv-headers spirv-tools llvm-19-dev libffi-dev libxxhash-dev \
              libjson-c-dev libsodium-dev python3-cffi python3-numpy python3-pytest \
-             glslang-tools glslang-dev clang-15 llvm-spirv-15
+             glslang-tools glslang-dev clang-15 llvm-spirv-15 groff-base
 DEB_FUZZ  := clang-19 libclang-rt-19-dev
 DEB_BENCH := mesa-vulkan-drivers libvulkan-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers gnuplot-nox
 
@@ -136,6 +137,11 @@ $(BUILD)/run_tests: $(TEST_OBJS) $(CMD_PARTS) $(BUILD)/libspvjit.a
 test: deps
 	@$(MAKE) --no-print-directory run-tests
 
+# The Python package's tests and the command's numpy/JSON/man-page tests are
+# pytest suites run by testdata/tests/test_python.c with /usr/bin/python3.  In
+# the SAN=1 build they run too: the package loads build/san/libspvjit.so with
+# the ASan and UBSan runtimes preloaded and leak checking off for the Python
+# process only (the interpreter keeps allocations to its end).
 run-tests: build $(BUILD)/run_tests
 	SPVJIT_SRC_ROOT=$(CURDIR) SPVJIT_BIN=$(CURDIR)/$(BUILD)/spvjit XDG_CACHE_HOME=$(CURDIR)/$(BUILD)/cache \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$(BUILD)/run_tests
@@ -157,6 +163,13 @@ bench: deps-bench all
 	@$(MAKE) --no-print-directory -f bench/bench.mk BUILD=$(BUILD)
 
 # --- install -----------------------------------------------------------------------------
+# The Python package goes where /usr/bin/python3 looks under PREFIX: Debian's
+# /usr/lib/python3/dist-packages for PREFIX=/usr, PREFIX/lib/python3.N/dist-packages
+# otherwise (on the path for /usr/local); it loads the installed library through
+# a link next to it.
+PYTHON_SITE ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(shell \
+                 /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)/dist-packages)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -168,6 +181,12 @@ install: all
 	install -m 644 lib/spvjit.h $(DESTDIR)$(PREFIX)/include/spvjit.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' lib/spvjit.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/spvjit.pc
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PYTHON_SITE)/spvjit
+	sed -e 's|@VERSION@|$(VERSION)|' cmd/spvjit.1 > $(DESTDIR)$(PREFIX)/share/man/man1/spvjit.1
+	install -m 644 cmd/spvjit.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/spvjit
+	install -m 644 python/spvjit/*.py $(DESTDIR)$(PYTHON_SITE)/spvjit/
+	ln -sf $(PREFIX)/lib/libspvjit.so.$(VERSION) $(DESTDIR)$(PYTHON_SITE)/spvjit/libspvjit.so.0
 
 format:
 	git ls-files '*.c' '*.h' '*.cpp' | xargs clang-format -i

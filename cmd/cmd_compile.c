@@ -31,11 +31,18 @@ static int parse_local(const char *s, uint32_t ls[3])
     return -1;
 }
 
-static int compile_usage(void)
-{
-    return cli_error("usage: spvjit compile FILE.spv [-e ENTRY] [-D ID=VALUE]... [--local X,Y,Z] "
-                     "[--no-specialize] [-O 0-3] --emit llvm|opt-llvm|asm [-o OUT]");
-}
+static const char compile_usage[] =
+    "usage: spvjit compile FILE.spv --emit llvm|opt-llvm|asm [OPTIONS]\n"
+    "Compiles one entry point as `spvjit run` would and shows the code (nothing is cached).\n"
+    "\n"
+    "  --emit llvm|opt-llvm|asm  the LLVM IR as lowered, after the optimization passes,\n"
+    "                            or the host assembly\n"
+    "  -e ENTRY                  entry point (default: the only/first compute one)\n"
+    "  -D ID=VALUE               set spec constant ID (16, 0x10, -3, 1.5, true, 2.5:f64)\n"
+    "  --local X[,Y[,Z]]         local size, where the module leaves it open\n"
+    "  --no-specialize           keep spec constants as run-time values\n"
+    "  -O 0|1|2|3                optimization level (default 3)\n"
+    "  -o OUT                    write to OUT instead of stdout\n";
 
 int cmd_compile(int argc, char **argv)
 {
@@ -57,7 +64,11 @@ int cmd_compile(int argc, char **argv)
             cli_error("compile: %s needs a value", a);
             goto done;
         }
-        if (!strcmp(a, "-o")) {
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(compile_usage, stdout);
+            rc = 0;
+            goto done;
+        } else if (!strcmp(a, "-o")) {
             out = argv[++i];
         } else if (!strcmp(a, "-e")) {
             entry = argv[++i];
@@ -82,7 +93,7 @@ int cmd_compile(int argc, char **argv)
             if (cli_define_arg(specs, argc, argv, &i))
                 goto done;
         } else if (a[0] == '-' && a[1]) {
-            cli_error("compile: unknown option '%s'", a);
+            cli_error("compile: unknown option '%s' (see spvjit compile --help)", a);
             goto done;
         } else if (!in) {
             in = a;
@@ -92,7 +103,8 @@ int cmd_compile(int argc, char **argv)
         }
     }
     if (!in || !emit) {
-        compile_usage();
+        cli_error("usage: spvjit compile FILE.spv --emit llvm|opt-llvm|asm [-e ENTRY] [-D ID=VALUE]... "
+                  "[--local X,Y,Z] [--no-specialize] [-O 0-3] [-o OUT] (see --help)");
         goto done;
     }
     spvjit_emit_kind what;
