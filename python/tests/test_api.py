@@ -342,3 +342,24 @@ void main() {
     buf[0] = 8  # every item reaches the barrier: fine
     k(groups=1)
     assert np.all(buf[1:] == 1)
+
+
+def test_descriptor_array(tmp_path):
+    """A list binds the elements of a descriptor array, element type checked per element."""
+    path = glsl(tmp_path, """#version 450
+layout(local_size_x = 4) in;
+layout(set = 0, binding = 0) buffer B { float v[]; } bufs[3];
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    bufs[0].v[i] = bufs[1].v[i] * bufs[2].v[i];
+}
+""")
+    k = spvjit.Module(path, spvjit.Context(disk_cache_dir="")).kernel()
+    (res,) = k.resources
+    assert res.key == (0, 0) and res.elem_type == "f32"
+    n = 16
+    out, a, b = np.zeros(n, np.float32), np.arange(n, dtype=np.float32), np.full(n, -0.5, np.float32)
+    k(groups=n // 4, buffers={(0, 0): [out, a, b]})
+    np.testing.assert_array_equal(out, a * b)
+    with pytest.raises(spvjit.BindingError, match=r"buffers\[\(0, 0\)\]\[2\].*f32 elements"):
+        k(groups=1, buffers={(0, 0): [out, a, b.astype(np.float64)]})
