@@ -13,7 +13,7 @@ _spvjit_options() {
     run) echo "-e --entry -D --groups --global --local --buffer --push --arg --print --out --repeat --json" \
         "--no-specialize --threads --help" ;;
     compile) echo "--emit -e -D --local --no-specialize -O -o --help" ;;
-    amber) echo "-q --help" ;;
+    amber) echo "-q -j --jobs --timeout --json --junit --target-env --no-fork --help" ;;
     esac
 }
 
@@ -51,7 +51,12 @@ _spvjit() {
             mapfile -t cands < <(compgen -W "0 1 2 3" -- "$cur") ;;
         -o)
             mapfile -t cands < <(_spvjit_files "$cur" "") ;;
-        -e | --entry | -D | --groups | --global | --local | --repeat | --threads | --print) ;;
+        --target-env)
+            mapfile -t cands < <(compgen -W "spv1.0 spv1.1 spv1.2 spv1.3 spv1.4 spv1.5 spv1.6 vulkan1.0 vulkan1.1
+                vulkan1.2 vulkan1.3" -- "$cur") ;;
+        --json | --junit)
+            [[ $cmd == amber ]] && mapfile -t cands < <(_spvjit_files "$cur" "") ;;
+        -e | --entry | -D | --groups | --global | --local | --repeat | --threads | --print | -j | --jobs | --timeout) ;;
         --buffer | --arg | --push | --out)
             # DATA: the file after '@' (for --out: the file after '=')
             local head rest
