@@ -1,9 +1,11 @@
 /* cmd/cli.c — helpers shared by the subcommands. */
 #include <json-c/json.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "buffer_fill.h"
 #include "cli.h"
 
 int cli_error(const char *fmt, ...)
@@ -87,4 +89,22 @@ void cli_json_print(struct json_object *doc)
     puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                  JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(doc);
+}
+
+/* One element as JSON: integers exactly, floats with --print's digits
+ * (non-finite ones as NaN / Infinity, which Python's json reads). */
+struct json_object *cli_json_scalar(spvjit_type t, const void *src)
+{
+    if (!vtype_is_float(t))
+        return vtype_is_signed(t) ? json_object_new_int64((int64_t)scalar_as_bits(t, src))
+                                  : json_object_new_uint64(scalar_as_bits(t, src));
+    double v = scalar_as_double(t, src);
+    char text[64];
+    if (isnan(v))
+        snprintf(text, sizeof text, "NaN");
+    else if (isinf(v))
+        snprintf(text, sizeof text, "%sInfinity", v < 0 ? "-" : "");
+    else
+        scalar_format(t, src, text, sizeof text);
+    return json_object_new_double_s(v, text);
 }

@@ -14,6 +14,8 @@ int cmd_specialize(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_amber(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
+/* `info --json` (info_json.c). */
+int info_json(const char *path);
 
 /* Formats a message into err[len] (if err) and returns -1: the error style of
  * the parsers that report into a caller's buffer. */
@@ -25,6 +27,9 @@ int cli_errf_at(char *err, size_t len, const char *path, int line, const char *f
 struct json_object;
 /* Prints a JSON document on stdout (json-c, pretty) and releases it. */
 void cli_json_print(struct json_object *doc);
+/* One scalar as JSON: integers exactly, floats with --print's digits
+ * (non-finite ones as NaN / Infinity, which Python's json reads). */
+struct json_object *cli_json_scalar(spvjit_type t, const void *src);
 
 /* Prints "spvjit: <message>" on stderr and returns the exit status 1. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

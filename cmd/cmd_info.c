@@ -126,8 +126,14 @@ static void print_spec(const spvjit_spec_info *s)
 
 int cmd_info(int argc, char **argv)
 {
+    static const char usage[] = "usage: spvjit info [--json] FILE.spv\n"
+                                "  --json   print the facts as one JSON object\n";
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+        return fputs(usage, stdout), 0;
+    if (argc == 3 && !strcmp(argv[1], "--json") && argv[2][0] != '-')
+        return info_json(argv[2]);
     if (argc != 2 || argv[1][0] == '-')
-        return cli_error("usage: spvjit info FILE.spv");
+        return cli_error("usage: spvjit info [--json] FILE.spv (see --help)");
     spvjit_context *ctx = NULL;
     spvjit_module *m = NULL;
     spvjit_module_info mi;

@@ -4,7 +4,6 @@
  * in run_options.c / buffer_fill.c. */
 #include <inttypes.h>
 #include <json-c/json.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,24 +254,6 @@ static json_object *json_dims_u64(const uint64_t v[3], unsigned n)
     return a;
 }
 
-/* One element as JSON: integers exactly, floats with --print's digits
- * (non-finite ones as NaN / Infinity, which Python's json reads). */
-static json_object *json_scalar(spvjit_type t, const void *src)
-{
-    if (!vtype_is_float(t))
-        return vtype_is_signed(t) ? json_object_new_int64((int64_t)scalar_as_bits(t, src))
-                                  : json_object_new_uint64(scalar_as_bits(t, src));
-    double v = scalar_as_double(t, src);
-    char text[64];
-    if (isnan(v))
-        snprintf(text, sizeof text, "NaN");
-    else if (isinf(v))
-        snprintf(text, sizeof text, "%sInfinity", v < 0 ? "-" : "");
-    else
-        scalar_format(t, src, text, sizeof text);
-    return json_object_new_double_s(v, text);
-}
-
 static json_object *json_output(const run_output *out, const run_data *d, spvjit_type type)
 {
     json_object *j = json_object_new_object();
@@ -295,7 +276,7 @@ static json_object *json_output(const run_output *out, const run_data *d, spvjit
     size_t es = vtype_size(type), n = d->data.size / es;
     json_object *vals = json_object_new_array_ext((int)(n < INT32_MAX ? n : INT32_MAX));
     for (size_t i = 0; i < n; i++)
-        json_object_array_add(vals, json_scalar(type, d->data.bytes + i * es));
+        json_object_array_add(vals, cli_json_scalar(type, d->data.bytes + i * es));
     json_object_object_add(j, "values", vals);
     return j;
 }

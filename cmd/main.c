@@ -9,7 +9,7 @@ static const char usage[] =
     "usage: spvjit COMMAND [OPTIONS] FILE.spv\n"
     "\n"
     "commands:\n"
-    "  info FILE.spv                      flavour, entry points, spec constants, interface\n"
+    "  info [--json] FILE.spv             flavour, entry points, spec constants, interface\n"
     "  specialize FILE.spv [-D ID=VALUE]... -o OUT.spv\n"
     "                                     fold specialization constants into constants\n"
     "  run FILE.spv [-e ENTRY] [-D ID=VALUE]... [--groups X,Y,Z | --global X,Y,Z [--local X,Y,Z]]\n"

@@ -83,5 +83,5 @@ TEST(python_package_pytest)
 
 TEST(cli_pytest)
 {
-    run_pytest("testdata/tests/test_cli_*.py", "", test_data_path("tests"), "test_cli_*.py", 18);
+    run_pytest("testdata/tests/test_cli_*.py", "", test_data_path("tests"), "test_cli_*.py", 25);
 }
