@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "util/file.h"
 
@@ -332,10 +331,8 @@ static int read_file(const char *path, fill_data *out, char *err, size_t errlen)
 {
     if (read_file_bytes(path, out, err, errlen))
         return -1;
-    size_t l = strlen(path);
-    bool npy_name = l > 4 && !strcasecmp(path + l - 4, ".npy");
     if (!npy_is_npy(out->bytes, out->size)) {
-        if (!npy_name)
+        if (!npy_path(path))
             return 0;
         fill_free(out);
         return cli_errf(err, errlen, "%s: not a .npy file (no \\x93NUMPY magic)", path);

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli.h"
 #include "npy.h"
@@ -207,15 +206,9 @@ static void print_output(const run_output *out, const run_data *d, spvjit_type t
     }
 }
 
-static bool ends_with_npy(const char *path)
-{
-    size_t l = strlen(path);
-    return l > 4 && !strcasecmp(path + l - 4, ".npy");
-}
-
 static int write_output(const run_output *out, const run_data *d, spvjit_type type)
 {
-    if (ends_with_npy(out->file)) {
+    if (npy_path(out->file)) {
         char err[512], tn[64];
         size_t es = vtype_size(type);
         if (d->data.size % es) {
@@ -270,7 +263,7 @@ static json_object *json_output(const run_output *out, const run_data *d, spvjit
     json_object_object_add(j, "bytes", json_object_new_uint64(d->data.size));
     if (out->file) {
         json_object_object_add(j, "file", json_object_new_string(out->file));
-        json_object_object_add(j, "format", json_object_new_string(ends_with_npy(out->file) ? "npy" : "raw"));
+        json_object_object_add(j, "format", json_object_new_string(npy_path(out->file) ? "npy" : "raw"));
         return j;
     }
     size_t es = vtype_size(type), n = d->data.size / es;

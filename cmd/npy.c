@@ -7,8 +7,15 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static const char magic[6] = { '\x93', 'N', 'U', 'M', 'P', 'Y' };
+
+bool npy_path(const char *path)
+{
+    size_t l = strlen(path);
+    return l > 4 && !strcasecmp(path + l - 4, ".npy");
+}
 
 bool npy_is_npy(const void *bytes, size_t len)
 {

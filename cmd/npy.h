@@ -26,6 +26,10 @@ typedef struct npy_array {
     size_t data_offset;
 } npy_array;
 
+/* Whether a file name ends in ".npy" (any case): the files --out writes as
+ * numpy arrays and @FILE must hold one. */
+bool npy_path(const char *path);
+
 /* Whether the bytes start with the .npy magic string. */
 bool npy_is_npy(const void *bytes, size_t len);
 
