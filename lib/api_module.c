@@ -367,8 +367,15 @@ SPVJIT_API spvjit_status spvjit_module_entry_info(const spvjit_module *m, unsign
         else if (!wg && e->has_local_size_id)
             out->local_size_spec_id[d] = spec_id_of(s, e->local_size_id[d]);
     }
+    /* Spec constants set the size only if the WorkgroupSize builtin or a
+     * LocalSizeId operand is one (a specialized module keeps plain ones). */
+    bool by_spec = wg && wg->kind == SPV_ID_SPEC_CONSTANT;
+    for (int d = 0; !wg && e->has_local_size_id && d < 3; d++) {
+        const spv_id *x = spv_id_get(s, e->local_size_id[d]);
+        by_spec |= x && x->kind == SPV_ID_SPEC_CONSTANT;
+    }
     if (wg || e->has_local_size_id) {
-        out->local_size_kind = SPVJIT_LOCAL_SIZE_SPEC;
+        out->local_size_kind = by_spec ? SPVJIT_LOCAL_SIZE_SPEC : SPVJIT_LOCAL_SIZE_FIXED;
         if (ve->has_local_size)
             memcpy(out->local_size, ve->local_size, sizeof out->local_size);
     } else if (e->has_local_size) {

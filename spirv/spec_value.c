@@ -144,9 +144,12 @@ void spv_value_format(spv_value_type t, uint64_t bits, char *buf, size_t len)
             snprintf(buf, len, "%s%s", signbit(d) ? "-" : "", isnan(d) ? "nan" : "inf");
             return;
         }
-        /* the fewest digits that read back as the same value of this width */
+        /* the fewest digits that read back as the same value of this width,
+         * without an exponent where the value has no more digits than a double
+         * holds (10, not 1e+01) */
         for (int digits = 1; digits <= 17; digits++) {
-            snprintf(buf, len, "%.*g", digits, d);
+            int exp10 = d != 0 ? (int)floor(log10(fabs(d))) : 0;
+            snprintf(buf, len, "%.*g", exp10 >= digits && exp10 < 17 ? exp10 + 1 : digits, d);
             if (spv_f64_to_float_bits(strtod(buf, NULL), w) == spv_fold_mask(bits, w))
                 break;
         }
