@@ -84,6 +84,13 @@ int cli_define_arg(spvjit_specs *specs, int argc, char **argv, int *i)
     return v ? cli_define(specs, v) : cli_error("-D needs ID=VALUE");
 }
 
+const cli_spec_set cli_spec_sets[4] = {
+    { SPVJIT_SETS_LOCAL_SIZE_X, "local_size_x", "local_size_x" },
+    { SPVJIT_SETS_LOCAL_SIZE_Y, "local_size_y", "local_size_y" },
+    { SPVJIT_SETS_LOCAL_SIZE_Z, "local_size_z", "local_size_z" },
+    { SPVJIT_SETS_ARRAY_LENGTH, "array_length", "an array length" },
+};
+
 void cli_json_print(struct json_object *doc)
 {
     puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |

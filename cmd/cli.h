@@ -24,6 +24,14 @@ int cli_errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(
 int cli_errf_at(char *err, size_t len, const char *path, int line, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* The bits of spvjit_spec_info.sets: a key for JSON ("array_length") and a
+ * phrase for text ("an array length"). */
+typedef struct cli_spec_set {
+    unsigned bit;
+    const char *key, *text;
+} cli_spec_set;
+extern const cli_spec_set cli_spec_sets[4];
+
 struct json_object;
 /* Prints a JSON document on stdout (json-c, pretty) and releases it. */
 void cli_json_print(struct json_object *doc);

@@ -108,17 +108,10 @@ static void print_spec(const spvjit_spec_info *s)
         printf(" \"%s\"", s->name);
     printf(" (%s, default %s)", spvjit_type_name(s->type),
            spvjit_value_text(s->type, s->default_bits, value, sizeof value));
-    static const struct {
-        unsigned bit;
-        const char *what;
-    } sets[] = { { SPVJIT_SETS_LOCAL_SIZE_X, "local_size_x" },
-                 { SPVJIT_SETS_LOCAL_SIZE_Y, "local_size_y" },
-                 { SPVJIT_SETS_LOCAL_SIZE_Z, "local_size_z" },
-                 { SPVJIT_SETS_ARRAY_LENGTH, "an array length" } };
     const char *sep = " \u2014 sets ";
-    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
-        if (s->sets & sets[i].bit) {
-            printf("%s%s", sep, sets[i].what);
+    for (size_t i = 0; i < sizeof cli_spec_sets / sizeof cli_spec_sets[0]; i++)
+        if (s->sets & cli_spec_sets[i].bit) {
+            printf("%s%s", sep, cli_spec_sets[i].text);
             sep = ", ";
         }
     printf("\n");

@@ -95,13 +95,6 @@ static json_object *entry_json(spvjit_module *m, const spvjit_entry_info *e)
 
 static json_object *spec_json(const spvjit_spec_info *s)
 {
-    static const struct {
-        unsigned bit;
-        const char *what;
-    } sets[] = { { SPVJIT_SETS_LOCAL_SIZE_X, "local_size_x" },
-                 { SPVJIT_SETS_LOCAL_SIZE_Y, "local_size_y" },
-                 { SPVJIT_SETS_LOCAL_SIZE_Z, "local_size_z" },
-                 { SPVJIT_SETS_ARRAY_LENGTH, "array_length" } };
     json_object *o = json_object_new_object();
     json_object_object_add(o, "spec_id", json_object_new_uint64(s->spec_id));
     json_object_object_add(o, "name", str_or_null(s->name));
@@ -110,9 +103,9 @@ static json_object *spec_json(const spvjit_spec_info *s)
                            s->type == SPVJIT_TYPE_BOOL ? json_object_new_boolean(s->default_bits != 0)
                                                        : cli_json_scalar(s->type, &s->default_bits));
     json_object *set = json_object_new_array();
-    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
-        if (s->sets & sets[i].bit)
-            json_object_array_add(set, json_object_new_string(sets[i].what));
+    for (size_t i = 0; i < sizeof cli_spec_sets / sizeof cli_spec_sets[0]; i++)
+        if (s->sets & cli_spec_sets[i].bit)
+            json_object_array_add(set, json_object_new_string(cli_spec_sets[i].key));
     json_object_object_add(o, "sets", set);
     return o;
 }

@@ -36,13 +36,16 @@ def test_mm_comp():
     # local_size_x_id = local_size_y_id = 0 (BS, default 16), z = 1
     assert e["local_size"] == {"kind": "spec", "size": [16, 16, 1], "spec_ids": [0, 0, None]}
     assert e["wg_memory_bytes"] == 2 * 16 * 16 * 4  # shared float As[BS*BS], Bs[BS*BS]
-    assert d["spec_constants"] == [{"spec_id": 0, "name": "BS", "type": "u32", "default": 16}]
+    # BS sets the local size (x, y) and the length of As and Bs
+    assert d["spec_constants"] == [{"spec_id": 0, "name": "BS", "type": "u32", "default": 16,
+                                    "sets": ["local_size_x", "local_size_y", "array_length"]}]
     res = by_key(e["resources"])
     assert set(res) == {(0, 0), (0, 1), (0, 2), "push"}
     for key, name, ro in (((0, 0), "MatA", True), ((0, 1), "MatB", True), ((0, 2), "MatC", False)):
         r = res[key]  # readonly / writeonly buffer { float x[]; }
         assert (r["kind"], r["name"], r["size"], r["stride"], r["elem_type"], r["readonly"]) == (
             "storage_buffer", name, 0, 4, "f32", ro)
+        assert r["storage_class"] == "StorageBuffer" and "float" in r["type"]
     assert (res["push"]["kind"], res["push"]["size"], res["push"]["elem_type"]) == ("push_constants", 4, "u32")
 
 
@@ -57,8 +60,9 @@ def test_saxpy_cl():
     got = [(r["index"], r["kind"], r["name"], r["elem_type"], r["readonly"]) for r in e["resources"]]
     assert got == [(0, "arg_pointer", "x", "f32", True), (1, "arg_pointer", "y", "f32", False),
                    (2, "arg_value", "n", "u32", True)]
+    assert [r["storage_class"] for r in e["resources"][:2]] == ["CrossWorkgroup", "CrossWorkgroup"]
     (s,) = d["spec_constants"]
-    assert (s["spec_id"], s["type"], s["default"]) == (0, "f32", 2.0)
+    assert (s["spec_id"], s["type"], s["default"], s["sets"]) == (0, "f32", 2.0, [])
 
 
 def test_reduce_work_group_memory_at_the_defaults():

@@ -14,23 +14,9 @@
 
 #define PYTHON "/usr/bin/python3"
 
-static char *make_temp_dir(void)
-{
-    static char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/spvjit-npy-XXXXXX");
-    return mkdtemp(dir);
-}
-
-static void remove_dir(const char *dir)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    test_run_capture(cmd, NULL);
-}
-
 TEST(npy_reads_what_numpy_writes_and_numpy_reads_what_it_writes)
 {
-    char *dir = make_temp_dir(), cmd[512], *out = NULL;
+    char *dir = test_temp_dir("npy"), cmd[512], *out = NULL;
     REQUIRE(dir, "mkdtemp");
     snprintf(cmd, sizeof cmd, PYTHON " %s write %s", test_data_path("tests/npy_peer.py"), dir);
     int st = test_run_capture(cmd, &out);
@@ -78,7 +64,8 @@ TEST(npy_reads_what_numpy_writes_and_numpy_reads_what_it_writes)
     snprintf(want_ok, sizeof want_ok, "ok %d", cases);
     CHECK(st == 0 && strstr(out, want_ok), "numpy side (check): %s", out);
     free(out);
-    remove_dir(dir);
+    test_remove_dir(dir);
+    free(dir);
 }
 
 TEST(npy_malformed_files_are_one_line_errors)
@@ -125,7 +112,7 @@ TEST(npy_malformed_files_are_one_line_errors)
 TEST(npy_fill_data_from_a_file)
 {
     /* @FILE.npy through the DATA parser: elements only, with dtype and shape. */
-    char *dir = make_temp_dir(), path[128], cmd[512], *out = NULL;
+    char *dir = test_temp_dir("npy"), path[128], cmd[512], *out = NULL;
     REQUIRE(dir, "mkdtemp");
     snprintf(path, sizeof path, "%s/a.npy", dir);
     snprintf(cmd, sizeof cmd,
@@ -151,5 +138,6 @@ TEST(npy_fill_data_from_a_file)
     fclose(w);
     snprintf(spec, sizeof spec, "@%s", path);
     CHECK(fill_parse(spec, &f, err, sizeof err) == -1 && strstr(err, "not a .npy file"), "'%s'", err);
-    remove_dir(dir);
+    test_remove_dir(dir);
+    free(dir);
 }
