@@ -52,6 +52,7 @@ __all__ = [
     "Resource",
     "SpecConstant",
     "EntryPoint",
+    "ModuleInfo",
     "KernelStats",
     "compile",
     "default_context",
@@ -70,7 +71,8 @@ class Context:
     """Worker threads and the kernel caches.  Options are the fields of
     spvjit_context_options: threads (0: $SPVJIT_THREADS or all cores),
     cache_bytes (0: 256 MiB), disk_cache_dir (None: $XDG_CACHE_HOME/spvjit,
-    "": no disk cache)."""
+    "": no disk cache), defaults (a dict of build options every kernel of the
+    context gets unless it sets them)."""
 
     def __init__(self, **options):
         keep = []
@@ -163,12 +165,37 @@ KernelStats = _structs.dataclass_for(
 )
 
 
-@dataclass(frozen=True)
-class EntryPoint:
-    """An entry point of a module and its interface."""
+def _spec_sets(self):
+    names = _structs.enum_names("spvjit_spec_sets")
+    return [n for v, n in sorted(names.items()) if self.sets & v]
 
-    name: str
-    resources: tuple
+
+SpecConstant.what_it_sets = property(_spec_sets, doc="what the value decides: 'local_size_x', 'array_length', ...")
+
+
+def _spec_ids(self):
+    return tuple(None if i == lib.SPVJIT_NO_SPEC_ID else i for i in self.local_size_spec_id)
+
+
+EntryPoint = _structs.dataclass_for(
+    "spvjit_entry_info",
+    "EntryPoint",
+    """An entry point (spvjit_entry_info): name, execution_model(_name),
+    is_compute, local_size_kind ('fixed', 'spec': set by spec constants,
+    'dispatch': chosen at dispatch), local_size (at the module's defaults),
+    local_size_spec_id, wg_memory_bytes; and its interface, `resources`.""",
+    namespace={"spec_ids": property(_spec_ids, doc="the SpecId setting each local size dimension, or None")},
+    extra_fields=[("resources", tuple, ())],
+)
+
+ModuleInfo = _structs.dataclass_for(
+    "spvjit_module_info",
+    "ModuleInfo",
+    """What a module declares (spvjit_module_info): flavour, spirv_major,
+    spirv_minor, addressing and memory model (numbers and names),
+    ncapabilities; and `capabilities`, their names.""",
+    extra_fields=[("capabilities", tuple, ())],
+)
 
 
 @dataclass(frozen=True)
@@ -222,15 +249,23 @@ class Module:
                 for i in range(lib.spvjit_module_entry_count(self._ptr))]
 
     @property
+    def info(self):
+        """What the module declares (ModuleInfo): SPIR-V version, models, capabilities."""
+        mi = ffi.new("spvjit_module_info *")
+        check(lib.spvjit_module_info_get(self._ptr, mi))
+        caps = tuple(ffi.string(lib.spvjit_module_capability(self._ptr, i)).decode()
+                     for i in range(mi.ncapabilities))
+        return ModuleInfo.from_c(mi, capabilities=caps)
+
+    @property
     def entry_points(self):
-        """Every entry point with its interface (compute ones; others have none)."""
+        """Every entry point with its local size and interface (compute ones; others have none)."""
         eps = []
-        for name in self.entry_names:
-            try:
-                res = tuple(self.resources(name))
-            except UnsupportedError:
-                res = ()
-            eps.append(EntryPoint(name, res))
+        e = ffi.new("spvjit_entry_info *")
+        for i in range(lib.spvjit_module_entry_count(self._ptr)):
+            check(lib.spvjit_module_entry_info(self._ptr, i, e))
+            res = tuple(self.resources(ffi.string(e.name).decode())) if e.is_compute else ()
+            eps.append(EntryPoint.from_c(e, resources=res))
         return eps
 
     @property
@@ -283,13 +318,24 @@ class Module:
                 raise TypeError("%s: expected a number, a numpy scalar or the text form, got %r" % (what, value))
         return s
 
+    def specialize(self, specs=None):
+        """The module with `specs` folded in, as validated SPIR-V (bytes): every
+        spec constant a constant, as `spvjit specialize` writes it."""
+        words, n = ffi.new("uint32_t **"), ffi.new("size_t *")
+        check(lib.spvjit_module_specialize(self._ptr, self._specs(specs), words, n))
+        try:
+            return bytes(ffi.buffer(words[0], n[0] * 4))
+        finally:
+            lib.spvjit_free(words[0])
+
     def kernel(self, entry=None, specs=None, **options):
         """Builds entry point `entry` (None: the only/first compute one) with the
         spec-constant values `specs` ({SpecId: value}; unset ones keep their
         defaults).  The library caches compiled code by module, entry, values
         and options: building the same values again costs a lookup.  Options are
         the fields of spvjit_build_options (local_size=(x, y, z),
-        unspecialized=True, opt_level=0..3, ...)."""
+        unspecialized=True, opt_level=0..3, barriers="fibers", memory="robust",
+        subgroup_size="native", ...; see lib/spvjit.h)."""
         return Kernel(self, entry, specs, options)
 
     def compile(self, entry=None, specs=None, emit="asm", **options):

@@ -12,6 +12,8 @@ CDEF = r"""
 #define SPVJIT_VERSION_MAJOR 0
 #define SPVJIT_VERSION_MINOR 1
 #define SPVJIT_VERSION_PATCH 0
+#define SPVJIT_SUBGROUP_SIZE_NATIVE 4294967295
+#define SPVJIT_NO_SPEC_ID 4294967295
 
 typedef enum spvjit_status {
     SPVJIT_OK = 0,
@@ -25,34 +27,91 @@ typedef enum spvjit_status {
     SPVJIT_ERROR_OUT_OF_MEMORY,
     SPVJIT_ERROR_INVALID_ARGUMENT,
 } spvjit_status;
-
 typedef struct spvjit_context spvjit_context;
 typedef struct spvjit_module spvjit_module;
 typedef struct spvjit_specs spvjit_specs;
 typedef struct spvjit_kernel spvjit_kernel;
 typedef struct spvjit_event spvjit_event;
-
-/* context */
+typedef enum spvjit_barriers {
+    SPVJIT_BARRIERS_DEFAULT = 0,
+    SPVJIT_BARRIERS_AUTO,
+    SPVJIT_BARRIERS_REGIONS,
+    SPVJIT_BARRIERS_FIBERS,
+} spvjit_barriers;
+typedef enum spvjit_simd {
+    SPVJIT_SIMD_DEFAULT = 0,
+    SPVJIT_SIMD_AUTO,
+    SPVJIT_SIMD_OFF,
+} spvjit_simd;
+typedef enum spvjit_memory {
+    SPVJIT_MEMORY_DEFAULT = 0,
+    SPVJIT_MEMORY_ROBUST,
+    SPVJIT_MEMORY_CHECK,
+    SPVJIT_MEMORY_UNCHECKED,
+} spvjit_memory;
+typedef enum spvjit_tier {
+    SPVJIT_TIER_DEFAULT = 0,
+    SPVJIT_TIER_AUTO,
+    SPVJIT_TIER_QUICK,
+    SPVJIT_TIER_OPT,
+} spvjit_tier;
+typedef struct spvjit_build_options {
+    uint32_t local_size[3];
+    bool unspecialized;
+    int opt_level;
+    bool no_opt;
+    spvjit_barriers barriers;
+    uint32_t subgroup_size;
+    spvjit_simd simd;
+    spvjit_memory memory;
+    spvjit_tier tier;
+} spvjit_build_options;
 typedef struct spvjit_context_options {
     unsigned threads;
     size_t cache_bytes;
     const char *disk_cache_dir;
+    spvjit_build_options defaults;
 } spvjit_context_options;
 spvjit_status spvjit_context_create(const spvjit_context_options *opts, spvjit_context **out);
 void spvjit_context_destroy(spvjit_context *ctx);
 const char *spvjit_last_error(void);
 const char *spvjit_status_name(spvjit_status s);
 const char *spvjit_version(void);
-
-/* modules and their reflection */
 spvjit_status spvjit_module_load(spvjit_context *ctx, const void *bytes, size_t nbytes, const char *name,
-                                 spvjit_module **out);
+                                            spvjit_module **out);
 spvjit_status spvjit_module_load_file(spvjit_context *ctx, const char *path, spvjit_module **out);
 void spvjit_module_destroy(spvjit_module *m);
 typedef enum spvjit_flavour { SPVJIT_FLAVOUR_SHADER, SPVJIT_FLAVOUR_KERNEL } spvjit_flavour;
 spvjit_flavour spvjit_module_flavour(const spvjit_module *m);
+typedef struct spvjit_module_info {
+    spvjit_flavour flavour;
+    unsigned spirv_major, spirv_minor;
+    uint32_t addressing_model;
+    const char *addressing_model_name;
+    uint32_t memory_model;
+    const char *memory_model_name;
+    unsigned ncapabilities;
+} spvjit_module_info;
+spvjit_status spvjit_module_info_get(const spvjit_module *m, spvjit_module_info *out);
+const char *spvjit_module_capability(const spvjit_module *m, unsigned i);
 unsigned spvjit_module_entry_count(const spvjit_module *m);
 const char *spvjit_module_entry_name(const spvjit_module *m, unsigned i);
+typedef enum spvjit_local_size_kind {
+    SPVJIT_LOCAL_SIZE_FIXED,
+    SPVJIT_LOCAL_SIZE_SPEC,
+    SPVJIT_LOCAL_SIZE_DISPATCH,
+} spvjit_local_size_kind;
+typedef struct spvjit_entry_info {
+    const char *name;
+    uint32_t execution_model;
+    const char *execution_model_name;
+    bool is_compute;
+    spvjit_local_size_kind local_size_kind;
+    uint32_t local_size[3];
+    uint32_t local_size_spec_id[3];
+    uint64_t wg_memory_bytes;
+} spvjit_entry_info;
+spvjit_status spvjit_module_entry_info(const spvjit_module *m, unsigned i, spvjit_entry_info *out);
 typedef enum spvjit_type {
     SPVJIT_TYPE_BOOL = 1,
     SPVJIT_TYPE_I8,
@@ -67,11 +126,20 @@ typedef enum spvjit_type {
     SPVJIT_TYPE_F32,
     SPVJIT_TYPE_F64,
 } spvjit_type;
+const char *spvjit_type_name(spvjit_type t);
+const char *spvjit_value_text(spvjit_type t, uint64_t bits, char *buf, size_t len);
+typedef enum spvjit_spec_sets {
+    SPVJIT_SETS_LOCAL_SIZE_X = 1 << 0,
+    SPVJIT_SETS_LOCAL_SIZE_Y = 1 << 1,
+    SPVJIT_SETS_LOCAL_SIZE_Z = 1 << 2,
+    SPVJIT_SETS_ARRAY_LENGTH = 1 << 3,
+} spvjit_spec_sets;
 typedef struct spvjit_spec_info {
     uint32_t spec_id;
     const char *name;
     spvjit_type type;
     uint64_t default_bits;
+    unsigned sets;
 } spvjit_spec_info;
 unsigned spvjit_module_spec_count(const spvjit_module *m);
 spvjit_status spvjit_module_spec_info(const spvjit_module *m, unsigned i, spvjit_spec_info *out);
@@ -82,6 +150,7 @@ typedef enum spvjit_resource_kind {
     SPVJIT_RES_STORAGE_BUFFER,
     SPVJIT_RES_UNIFORM_BUFFER,
     SPVJIT_RES_PUSH_CONSTANTS,
+    SPVJIT_RES_UNSUPPORTED,
 } spvjit_resource_kind;
 typedef struct spvjit_resource_info {
     spvjit_resource_kind kind;
@@ -90,14 +159,14 @@ typedef struct spvjit_resource_info {
     uint32_t set, binding;
     uint64_t size;
     uint64_t stride;
-    spvjit_type elem_type;
+    const char *type_name;
+    const char *storage_class;
     bool readonly;
+    spvjit_type elem_type;
 } spvjit_resource_info;
 unsigned spvjit_module_resource_count(const spvjit_module *m, const char *entry);
 spvjit_status spvjit_module_resource_info(const spvjit_module *m, const char *entry, unsigned i,
-                                          spvjit_resource_info *out);
-
-/* specialization values */
+                                                     spvjit_resource_info *out);
 spvjit_status spvjit_specs_create(spvjit_specs **out);
 void spvjit_specs_destroy(spvjit_specs *s);
 spvjit_status spvjit_spec_set_bool(spvjit_specs *s, uint32_t spec_id, bool v);
@@ -109,16 +178,12 @@ spvjit_status spvjit_spec_set_f32(spvjit_specs *s, uint32_t spec_id, float v);
 spvjit_status spvjit_spec_set_f64(spvjit_specs *s, uint32_t spec_id, double v);
 spvjit_status spvjit_spec_set(spvjit_specs *s, uint32_t spec_id, spvjit_type type, uint64_t bits);
 spvjit_status spvjit_spec_set_text(spvjit_specs *s, uint32_t spec_id, const char *text);
-
-/* kernels */
-typedef struct spvjit_build_options {
-    uint32_t local_size[3];
-    bool unspecialized;
-    int opt_level;
-    bool no_opt;
-} spvjit_build_options;
+spvjit_status spvjit_spec_set_define(spvjit_specs *s, const char *id_equals_value);
+spvjit_status spvjit_spec_set_bytes(spvjit_specs *s, uint32_t spec_id, const void *data, size_t size);
+spvjit_status spvjit_module_specialize(const spvjit_module *m, const spvjit_specs *specs, uint32_t **words,
+                                                  size_t *nwords);
 spvjit_status spvjit_kernel_build(spvjit_module *m, const char *entry, const spvjit_specs *specs,
-                                  const spvjit_build_options *opts, spvjit_kernel **out);
+                                             const spvjit_build_options *opts, spvjit_kernel **out);
 void spvjit_kernel_destroy(spvjit_kernel *k);
 typedef struct spvjit_kernel_stats {
     bool from_cache;
@@ -130,7 +195,7 @@ typedef struct spvjit_kernel_stats {
 spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_kernel_stats *out);
 spvjit_status spvjit_bind_buffer(spvjit_kernel *k, uint32_t set, uint32_t binding, void *data, size_t bytes);
 spvjit_status spvjit_bind_buffer_element(spvjit_kernel *k, uint32_t set, uint32_t binding, uint32_t element,
-                                         void *data, size_t bytes);
+                                                    void *data, size_t bytes);
 spvjit_status spvjit_set_push_constants(spvjit_kernel *k, const void *data, size_t bytes);
 spvjit_status spvjit_set_arg_buffer(spvjit_kernel *k, uint32_t index, void *data, size_t bytes);
 spvjit_status spvjit_set_arg_value(spvjit_kernel *k, uint32_t index, const void *value, size_t bytes);
@@ -146,19 +211,15 @@ typedef struct spvjit_dispatch_info {
 spvjit_status spvjit_dispatch(spvjit_kernel *k, const spvjit_dispatch_info *d);
 spvjit_status spvjit_dispatch_async(spvjit_kernel *k, const spvjit_dispatch_info *d, spvjit_event **ev);
 spvjit_status spvjit_event_wait(spvjit_event *ev);
-
-/* calling exported SPIR-V functions */
 typedef struct spvjit_call_arg {
     const void *data;
     bool varying;
 } spvjit_call_arg;
 spvjit_status spvjit_call_exported(spvjit_module *m, const char *name, const spvjit_specs *specs,
-                                   unsigned lanes, const spvjit_call_arg *args, unsigned nargs,
-                                   void *results);
-
-/* inspecting the generated code */
+                                              unsigned lanes, const spvjit_call_arg *args, unsigned nargs,
+                                              void *results);
 typedef enum spvjit_emit_kind { SPVJIT_EMIT_LLVM, SPVJIT_EMIT_OPT_LLVM, SPVJIT_EMIT_ASM } spvjit_emit_kind;
 spvjit_status spvjit_kernel_emit(spvjit_module *m, const char *entry, const spvjit_specs *specs,
-                                 const spvjit_build_options *opts, spvjit_emit_kind what, char **text);
+                                            const spvjit_build_options *opts, spvjit_emit_kind what, char **text);
 void spvjit_free(void *p);
 """

@@ -6,13 +6,15 @@ structs (spvjit_resource_info, spvjit_spec_info, spvjit_kernel_stats) become
 frozen dataclasses with the same fields: a field added to the C struct (and its
 line to _cdef.py) is a keyword argument or an attribute in Python with no
 other change.  Enums are given and read as their short lower-case names
-("f32", "storage_buffer", "opt_llvm"); fixed arrays as tuples.
+("f32", "storage_buffer", "opt_llvm"); fixed arrays as tuples; an integer
+field also takes the name of its SPVJIT_<FIELD>_<NAME> constant
+(subgroup_size="native").
 """
 
 import dataclasses
 import os
 
-from ._native import ffi
+from ._native import ffi, lib
 
 
 def _enum_prefix(ctype):
@@ -93,6 +95,11 @@ def _fill_into(target, ctype, options, what, keep):
                 keep.append(s)
             setattr(target, name, s)
         else:
+            if isinstance(value, str):  # a named value of an integer field: SPVJIT_<FIELD>_<NAME>
+                macro = "SPVJIT_%s_%s" % (name.upper(), value.upper().replace("-", "_"))
+                if not hasattr(lib, macro):
+                    raise ValueError("%s: %r is not a number (and spvjit.h has no %s)" % (label, value, macro))
+                value = getattr(lib, macro)
             try:
                 setattr(target, name, value)
             except (OverflowError, TypeError) as e:

@@ -32,9 +32,14 @@ def _strip_comments(text):
     return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
 
 
+# The limits the header's integer macros may name (cffi's cdef takes only literals).
+LIMITS = {"UINT32_MAX": 2 ** 32 - 1, "INT32_MAX": 2 ** 31 - 1, "UINT64_MAX": 2 ** 64 - 1, "SIZE_MAX": 2 ** 64 - 1}
+
+
 def _int_macros(text):
-    return {m.group(1): int(m.group(2), 0)
-            for m in re.finditer(r"^\s*#\s*define\s+(\w+)\s+(\d+|0x[0-9a-fA-F]+)\s*$", text, re.M)}
+    return {m.group(1): LIMITS[m.group(2)] if m.group(2) in LIMITS else int(m.group(2), 0)
+            for m in re.finditer(r"^\s*#\s*define\s+(\w+)\s+(\d+|0x[0-9a-fA-F]+|%s)\s*$" % "|".join(LIMITS),
+                                 text, re.M)}
 
 
 def _declarations(text):
@@ -78,7 +83,7 @@ def test_cdef_declares_what_the_header_declares(tmp_path):
 def test_cdef_integer_macros_match_the_header():
     with open(HEADER) as f:
         header = _int_macros(f.read())
-    assert header.get("SPVJIT_VERSION_MAJOR") is not None
+    assert header.get("SPVJIT_VERSION_MAJOR") is not None and header.get("SPVJIT_NO_SPEC_ID") == 2 ** 32 - 1
     assert _int_macros(CDEF) == header
 
 
