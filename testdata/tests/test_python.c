@@ -78,7 +78,7 @@ TEST(python_package_pytest)
 #endif
     char pkg[1024];
     snprintf(pkg, sizeof pkg, "%s", test_data_path("../python"));
-    run_pytest("python/tests", env, pkg, "tests", 34);
+    run_pytest("python/tests", env, pkg, "tests", 37);
 }
 
 TEST(cli_pytest)
