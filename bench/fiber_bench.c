@@ -111,9 +111,11 @@ static void barrier_item(const spvjit_wg_ctx *c, uint32_t lx, uint32_t ly, uint3
         c->barrier(c, 0);
 }
 
-static void empty_wg(const spvjit_wg_ctx *c)
+static void empty_wg(const spvjit_wg_ctx *c, uint64_t first, uint64_t count)
 {
     (void)c;
+    (void)first;
+    (void)count;
 }
 
 static double bench_dispatch(const spvjit_exec_kernel *k, uint32_t groups, uint32_t nthreads, long n)
@@ -155,7 +157,7 @@ int main(int argc, char **argv)
                per_group / ((double)local * (BARRIERS + 1)));
     }
 
-    spvjit_exec_kernel empty = { .wg_fn = empty_wg, .local_size = { 64, 1, 1 } };
+    spvjit_exec_kernel empty = { .wg_range = empty_wg, .local_size = { 64, 1, 1 } };
     printf("empty dispatch, 1 group, barrier-free %8.3f us\n", bench_dispatch(&empty, 1, 0, 200000 * scale) / 1000.0);
     printf("empty dispatch, 1024 groups, default threads %8.3f us\n",
            bench_dispatch(&empty, 1024, 0, 20000 * scale) / 1000.0);

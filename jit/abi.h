@@ -4,15 +4,24 @@
  * signatures; lib/ calls them.  Neither side knows the other's internals:
  * this header is all they share, so keep it plain C and stable.
  *
- * Barrier-free kernels: `wg_fn` is called once per work-group and loops over
- *   all work-items itself (local size a constant when known, so LLVM unrolls
- *   and vectorizes across work-items).
+ * Work-groups are numbered linearly, x fastest: group (x, y, z) of the
+ * dispatch is x + num_groups[0] * (y + num_groups[1] * z).
+ *
+ * Barrier-free kernels: `wg_range_fn` runs a range of consecutive work-groups
+ *   per call and loops over their work-items itself: it computes each group's
+ *   ids (base_group included) and local size (the last group of an OpenCL
+ *   NDRange may be smaller) from the dispatch fields of ctx, loads the
+ *   environment once per call, and initializes work-group memory at the start
+ *   of every group (initializers, zero-initialized Workgroup variables).
  * Kernels with barriers, local size known at compile time (the usual case):
- *   the barriers are compiled away (jit/regions.h) and they get a `wg_fn` too,
- *   which reports barrier divergence through ctx->report_divergence.
+ *   the barriers are compiled away (jit/regions.h) and they get a `wg_range_fn`
+ *   too, which reports barrier divergence through ctx->report_divergence.
  * Other kernels with barriers: `item_fn` is called once per work-item, each on
- *   its own fiber; at every OpControlBarrier the code calls ctx->barrier(ctx, site),
- *   which returns once every work-item of the group reached that same site.
+ *   its own fiber, with ctx->group_id and ctx->local_size set by the executor
+ *   for that group (and the group's work-group memory initialized by calling
+ *   `wg_init` before its first work-item); at every OpControlBarrier the code
+ *   calls ctx->barrier(ctx, site), which returns once every work-item of the
+ *   group reached that same site.
  */
 #ifndef SPVJIT_JIT_ABI_H
 #define SPVJIT_JIT_ABI_H
@@ -26,14 +35,16 @@ typedef struct spvjit_wg_ctx spvjit_wg_ctx;
  * arrived there; reports divergence (other sites, finished work-items) itself. */
 typedef void (*spvjit_barrier_fn)(const spvjit_wg_ctx *ctx, uint32_t site);
 
-/* Called by a barrier kernel's wg_fn when its work-items did not all stop at
- * the same barrier (or all return); wg_fn returns right after, and the executor
- * must run no further group of the dispatch.  resume[i] says where work-item i
- * stopped (i = lx + X*(ly + Y*lz), X, Y = ctx->enqueued_local_size; only the
- * items of ctx->local_size are meaningful): 0 = it returned, r >= 1 = at a
- * barrier, of site resume_site[r].  `rounds`: barriers the whole group completed. */
-typedef void (*spvjit_divergence_fn)(const spvjit_wg_ctx *ctx, const uint32_t *resume, const uint32_t *resume_site,
-                                     uint64_t rounds);
+/* Called by a barrier kernel's wg_range_fn when the work-items of work-group
+ * `group` (linear index, see above) did not all stop at the same barrier (or
+ * all return); wg_range_fn returns right after, running no further group of
+ * its range, and the executor must run no further group of the dispatch.
+ * resume[i] says where work-item i stopped (i = lx + X*(ly + Y*lz), X, Y =
+ * ctx->enqueued_local_size; only the items of the group's local size are
+ * meaningful): 0 = it returned, r >= 1 = at a barrier, of site resume_site[r].
+ * `rounds`: barriers the whole group completed. */
+typedef void (*spvjit_divergence_fn)(const spvjit_wg_ctx *ctx, uint64_t group, const uint32_t *resume,
+                                     const uint32_t *resume_site, uint64_t rounds);
 
 struct spvjit_wg_ctx {
     /* --- the dispatch, the same for every work-group ----------------------- */
@@ -44,7 +55,8 @@ struct spvjit_wg_ctx {
     uint32_t base_group[3];          /* vkCmdDispatchBase: added to WorkgroupId */
     uint32_t work_dim;               /* get_work_dim (Vulkan: 3) */
 
-    /* --- this work-group --------------------------------------------------- */
+    /* --- the fiber path only (item_fn, wg_init): the group being run -------------
+     * wg_range_fn computes both from its group's index and ignores these. */
     uint32_t group_id[3];   /* without base_group */
     uint32_t local_size[3]; /* this group's size: smaller than the enqueued size for
                                         the last group of an OpenCL NDRange not divisible by it */
@@ -70,10 +82,18 @@ struct spvjit_wg_ctx {
     spvjit_barrier_fn barrier;              /* NULL for barrier-free kernels */
     void *rt;                               /* executor-private (fiber scheduler of this group) */
     void *printf_stream;                    /* FILE* for OpenCL printf, NULL: stdout */
-    spvjit_divergence_fn report_divergence; /* barrier kernels run by wg_fn (see above) */
+    spvjit_divergence_fn report_divergence; /* barrier kernels run by wg_range_fn (see above) */
+    /* wg_range_fn reads *stop (a relaxed atomic load) before each work-group and
+     * returns without running it when it is nonzero: how the executor stops a
+     * dispatch between groups (a failure elsewhere, a cancellation).  NULL: never. */
+    const uint32_t *stop;
 };
 
-/* Barrier-free kernels: runs every work-item of work-group ctx->group_id. */
+/* Runs work-groups first, first + 1, ..., first + count - 1 (linear indices,
+ * first + count <= the dispatch's group count), every work-item of each. */
+typedef void (*spvjit_wg_range_fn)(const spvjit_wg_ctx *ctx, uint64_t first, uint64_t count);
+/* The fiber path's work-group memory initializer: call it with the group's
+ * ctx before the group's first work-item. */
 typedef void (*spvjit_wg_fn)(const spvjit_wg_ctx *ctx);
 /* Kernels with barriers: runs work-item (lx, ly, lz) of work-group ctx->group_id. */
 typedef void (*spvjit_item_fn)(const spvjit_wg_ctx *ctx, uint32_t lx, uint32_t ly, uint32_t lz);

@@ -32,11 +32,6 @@ const spv_entry_point *jit_find_entry(const spv_module *m, const char *name, spv
     return ep;
 }
 
-bool jit_barriers_on_fibers(const spvjit_options *o)
-{
-    return o->barriers == JIT_BARRIER_MODE_FIBERS;
-}
-
 /* --- the entry point --------------------------------------------------------------------- */
 
 static int settle_local_size(lower_ctx *c, const spvjit_options *o)

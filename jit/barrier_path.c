@@ -24,13 +24,13 @@ static void say(jit_barrier_path *path, jit_barrier_kind kind, const char *fmt, 
     va_end(ap);
 }
 
-/* The regions of spvjit_item: 0 built, 1 not possible (msg says why), -1 failed (msg). */
+/* The regions of spvjit.item.in.group: 0 built, 1 not possible (msg says why), -1 failed (msg). */
 static int try_regions(lower_ctx *c, uint32_t nitems, char *msg, jit_barrier_path *path)
 {
-    LLVMValueRef item = LLVMGetNamedFunction(c->mod, JIT_SYM_ITEM);
-    if (!item || LLVMGetNamedFunction(c->mod, JIT_SYM_WG)) {
-        snprintf(msg, JIT_REGIONS_MSG, "internal error: barrier regions: no %s, or a %s already", JIT_SYM_ITEM,
-                 JIT_SYM_WG);
+    LLVMValueRef item = LLVMGetNamedFunction(c->mod, JIT_SYM_ITEM_IN_GROUP);
+    if (!item || LLVMGetNamedFunction(c->mod, JIT_SYM_WG_RANGE)) {
+        snprintf(msg, JIT_REGIONS_MSG, "internal error: barrier regions: no %s, or a %s already", JIT_SYM_ITEM_IN_GROUP,
+                 JIT_SYM_WG_RANGE);
         return -1;
     }
     int rc = jit_regions_prepare(c->mod, item, msg);
@@ -41,7 +41,8 @@ static int try_regions(lower_ctx *c, uint32_t nitems, char *msg, jit_barrier_pat
     jit_slot_plan plan = { 0 };
     rc = jit_regions_find(&rg, item, c->kernel, msg);
     if (!rc) {
-        const bool varies[4] = { false, true, true, true }; /* ctx, lx, ly, lz */
+        /* ctx, lx, ly, lz, the group's size and WorkgroupId */
+        const bool varies[10] = { false, true, true, true, false, false, false, false, false, false };
         jit_uniformity_config uc = {
             .param_varies = varies, .memory = JIT_MEMORY_ITEMS_IN_SEQUENCE, .read_only = jit_item_read_only, .user = &rg
         };
@@ -55,7 +56,7 @@ static int try_regions(lower_ctx *c, uint32_t nitems, char *msg, jit_barrier_pat
     if (!rc)
         rc = jit_region_loops_emit(c, &rg, u, &plan, msg);
     if (!rc) {
-        /* no barrier call is left outside spvjit_item after inlining; should
+        /* no barrier call is left outside the item function after inlining; should
          * one be, it keeps the meaning it had: the declaration goes */
         jit_barriers_to_fibers(c);
         say(path, JIT_BARRIERS_REGIONS,
@@ -70,20 +71,21 @@ static int try_regions(lower_ctx *c, uint32_t nitems, char *msg, jit_barrier_pat
     return rc;
 }
 
-int jit_choose_barrier_path(lower_ctx *c, bool fibers, jit_barrier_path *path)
+int jit_choose_barrier_path(lower_ctx *c, jit_barrier_mode mode, jit_barrier_path *path)
 {
     if (!c->uses_barriers) {
-        say(path, JIT_BARRIERS_NONE, "no work-group barriers: %s loops over the work-items", JIT_SYM_WG);
+        say(path, JIT_BARRIERS_NONE, "no work-group barriers: %s loops over the work-items", JIT_SYM_WG_RANGE);
         return 0;
     }
     uint64_t n = (uint64_t)c->local_size[0] * c->local_size[1] * c->local_size[2];
-    if (fibers) {
-        say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: asked for (the barriers option, SPVJIT_BARRIERS=fibers)");
+    char why[JIT_REGIONS_MSG + 64] = "";
+    if (mode == JIT_BARRIER_MODE_FIBERS) {
+        snprintf(why, sizeof why, "asked for (the barriers option, SPVJIT_BARRIERS=fibers)");
     } else if (!c->ls_known) {
-        say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: the local size is not known at compile time");
+        snprintf(why, sizeof why, "the local size is not known at compile time");
     } else if (n > JIT_REGIONS_MAX_ITEMS) {
-        say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: %llu work-items per group (regions take at most %u)",
-            (unsigned long long)n, JIT_REGIONS_MAX_ITEMS);
+        snprintf(why, sizeof why, "%llu work-items per group (regions take at most %u)", (unsigned long long)n,
+                 JIT_REGIONS_MAX_ITEMS);
     } else {
         char msg[JIT_REGIONS_MSG] = "";
         int rc = try_regions(c, (uint32_t)n, msg, path);
@@ -91,13 +93,16 @@ int jit_choose_barrier_path(lower_ctx *c, bool fibers, jit_barrier_path *path)
             return jit_fail(c, "%s", msg);
         if (rc == 0)
             return jit_verify(c);
-        /* spvjit_item may have been inlined and demoted meanwhile: still the same function */
-        say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: no barrier regions: %s", msg);
-        jit_barriers_to_fibers(c);
-        return jit_verify(c);
+        /* spvjit.item.in.group may have been inlined and demoted meanwhile: still the same function */
+        snprintf(why, sizeof why, "no barrier regions: %s", msg);
     }
+    if (mode == JIT_BARRIER_MODE_REGIONS)
+        return jit_fail(c, "entry point %s: barriers = regions, but its barriers cannot be compiled into regions: %s",
+                        c->ep ? c->ep->name : "(none)", why);
+    say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: %s", why);
     jit_barriers_to_fibers(c);
-    return 0;
+    jit_build_fiber_item(c);
+    return jit_verify(c);
 }
 
 char *jit_barrier_path_note(const jit_barrier_path *path, const char *comment, char *text)

@@ -1,13 +1,15 @@
 /* jit/barrier_path.h — how a kernel's work-group barriers run, and why.
  *
- * After lowering, a kernel with barriers is spvjit_item (one work-item) with
- * calls of the barrier intrinsic (barrier_intrinsic.h).  The chooser
- * (PoCL's WorkitemHandlerChooser) compiles it into barrier regions
- * (regions.h) when it can — a local size known at compile time, at most
- * JIT_REGIONS_MAX_ITEMS items, code the region loops take, per-item arrays
- * that fit JIT_REGIONS_MAX_STACK — and otherwise keeps it for the fibers,
- * lowering the intrinsic to ctx->barrier.  The reason is kept as one line
- * (`spvjit compile --emit ...` prints it at the top of the text).
+ * After lowering, a kernel with barriers is spvjit.item.in.group (one
+ * work-item of a given group) with calls of the barrier intrinsic
+ * (barrier_intrinsic.h).  The chooser (PoCL's WorkitemHandlerChooser)
+ * compiles it into barrier regions (regions.h) when it can — a local size
+ * known at compile time, at most JIT_REGIONS_MAX_ITEMS items, code the region
+ * loops take, per-item arrays that fit JIT_REGIONS_MAX_STACK — and otherwise
+ * keeps it for the fibers as spvjit_item, lowering the intrinsic to
+ * ctx->barrier (or, when the options demand regions, fails saying why).
+ * The reason is kept as one line (`spvjit compile --emit ...` prints it at
+ * the top of the text).
  */
 #ifndef SPVJIT_JIT_BARRIER_PATH_H
 #define SPVJIT_JIT_BARRIER_PATH_H
@@ -17,8 +19,8 @@
 #include "lower_ctx.h"
 
 typedef enum jit_barrier_kind {
-    JIT_BARRIERS_NONE,    /* no work-group barrier: spvjit_wg loops over the items */
-    JIT_BARRIERS_REGIONS, /* compiled into region loops: spvjit_wg, no spvjit_item */
+    JIT_BARRIERS_NONE,    /* no work-group barrier: spvjit_wg_range loops over the items */
+    JIT_BARRIERS_REGIONS, /* compiled into region loops: spvjit_wg_range, no spvjit_item */
     JIT_BARRIERS_FIBERS,  /* spvjit_item on fibers */
 } jit_barrier_kind;
 
@@ -27,9 +29,11 @@ typedef struct jit_barrier_path {
     char why[384]; /* e.g. "barriers on fibers: the local size is not known at compile time" */
 } jit_barrier_path;
 
-/* Chooses and builds the path for the lowered, verified module of c (fibers:
- * the options ask for the fiber path).  0, or -1 with c->diag filled. */
-int jit_choose_barrier_path(lower_ctx *c, bool fibers, jit_barrier_path *path);
+/* Chooses and builds the path for the lowered, verified module of c in the
+ * options' barrier mode: AUTO regions where possible, else fibers; FIBERS
+ * fibers; REGIONS regions or an error naming why not.  0, or -1 with c->diag
+ * filled. */
+int jit_choose_barrier_path(lower_ctx *c, jit_barrier_mode mode, jit_barrier_path *path);
 
 /* `text` with the reason as a first line, commented out with `comment`
  * (";" for LLVM IR); takes text (malloc'd), returns a malloc'd string or NULL. */

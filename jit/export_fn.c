@@ -88,18 +88,24 @@ static bool reaches_workgroup_vars(lower_ctx *c)
 }
 
 /* The context of a one-work-item dispatch (jit/abi.h), on the stack. */
+/* The ctx of a 1x1x1 dispatch: a constant (compiled code reads the ctx with
+ * invariant loads, jit/lower_access.c, so it must not be built by stores). */
 static LLVMValueRef one_item_ctx(lower_ctx *c)
 {
-    LLVMValueRef ctx = zeroed_alloca(c, sizeof(spvjit_wg_ctx), 16, "ctx");
-    LLVMValueRef one32 = LLVMConstInt(c->t_i32, 1, 0), one64 = LLVMConstInt(c->t_i64, 1, 0);
+    spvjit_wg_ctx one;
+    memset(&one, 0, sizeof one);
     for (unsigned i = 0; i < 3; i++) {
-        jit_store_at(c, ctx, offsetof(spvjit_wg_ctx, num_groups) + 4 * i, one32, 4);
-        jit_store_at(c, ctx, offsetof(spvjit_wg_ctx, enqueued_local_size) + 4 * i, one32, 4);
-        jit_store_at(c, ctx, offsetof(spvjit_wg_ctx, local_size) + 4 * i, one32, 4);
-        jit_store_at(c, ctx, offsetof(spvjit_wg_ctx, global_size) + 8 * i, one64, 8);
+        one.num_groups[i] = one.enqueued_local_size[i] = one.local_size[i] = 1;
+        one.global_size[i] = 1;
     }
-    jit_store_at(c, ctx, offsetof(spvjit_wg_ctx, work_dim), one32, 4);
-    return ctx;
+    one.work_dim = 1;
+    LLVMValueRef init = LLVMConstStringInContext(c->llc, (const char *)&one, sizeof one, 1);
+    LLVMValueRef g = LLVMAddGlobal(c->mod, LLVMTypeOf(init), "spvjit.one.item.ctx");
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMInternalLinkage);
+    LLVMSetAlignment(g, 16);
+    return g;
 }
 
 static int build_export(lower_ctx *c, uint32_t fidx, const char *fname)

@@ -36,7 +36,7 @@ static int lower_entry(lower_ctx *c, void *user)
     entry_steps *s = user;
     if (jit_settle_entry(c, s->o) || lower_module(c, c->ep->func) || jit_verify(c))
         return -1;
-    return jit_choose_barrier_path(c, jit_barriers_on_fibers(s->o), &s->path);
+    return jit_choose_barrier_path(c, s->o->barriers, &s->path);
 }
 
 jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_options *opts, spv_diag *diag)
@@ -57,8 +57,8 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
     LLVMMemoryBufferRef obj = ok ? jit_build_object(&b) : NULL;
     ok = obj && !jit_fill_facts(k, &b.c);
     bool regions = steps.path.kind == JIT_BARRIERS_REGIONS;
-    bool wg = !b.c.uses_barriers || regions, item = !regions;
-    unsigned syms = (wg ? JIT_HAS_WG : 0) | (item ? JIT_HAS_ITEM : 0) | (b.c.has_wg_init ? JIT_HAS_WG_INIT : 0);
+    bool wg = !b.c.uses_barriers || regions, item = !wg;
+    unsigned syms = (wg ? JIT_HAS_WG_RANGE : 0) | (item ? JIT_HAS_ITEM : 0) | (b.c.has_wg_init ? JIT_HAS_WG_INIT : 0);
     double t0 = b.t_start, t1 = b.t_lowered, t2 = b.t_optimized;
     jit_build_end(&b);
     if (ok) {
@@ -97,9 +97,9 @@ const spvjit_kernel_facts *spvjit_kernel_facts_of(const jit_kernel *k)
 {
     return &k->facts;
 }
-spvjit_wg_fn spvjit_kernel_wg_fn(const jit_kernel *k)
+spvjit_wg_range_fn spvjit_kernel_wg_range_fn(const jit_kernel *k)
 {
-    return k->wg;
+    return k->wg_range;
 }
 spvjit_item_fn spvjit_kernel_item_fn(const jit_kernel *k)
 {

@@ -56,8 +56,8 @@ typedef spv_shape_value spvjit_shape_value;
 
 /* How barriers run (lib/api_options.c resolves it from the API and $SPVJIT_BARRIERS). */
 typedef enum jit_barrier_mode {
-    JIT_BARRIER_MODE_AUTO = 0, /* regions (wg_fn) where jit/regions.c can, else fibers (item_fn) */
-    JIT_BARRIER_MODE_REGIONS,  /* regions (for now, where jit/regions.c cannot build them: fibers, as AUTO) */
+    JIT_BARRIER_MODE_AUTO = 0, /* regions (wg_range_fn) where jit/regions.c can, else fibers (item_fn) */
+    JIT_BARRIER_MODE_REGIONS,  /* regions; a kernel whose barriers cannot be is an error saying why */
     JIT_BARRIER_MODE_FIBERS,   /* fibers even where regions could be built */
 } jit_barrier_mode;
 
@@ -76,7 +76,7 @@ typedef struct spvjit_options {
     int opt_level;          /* 0..3; 3 when the options pointer is NULL */
     uint32_t local_size[3]; /* all 0: the module's (LocalSize, LocalSizeId, WorkgroupSize
                                         builtin); a module without one then gets a run-time
-                                        size from ctx->local_size.  Non-zero: must match the
+                                        size from the dispatch.  Non-zero: must match the
                                         module's fixed size where it has one. */
     const spvjit_shape_value *shape_values;
     size_t nshape_values;
@@ -124,9 +124,9 @@ typedef struct spvjit_resource {
 
 typedef struct spvjit_kernel_facts {
     bool is_kernel;       /* OpenCL flavour */
-    bool uses_barriers;   /* has work-group barriers: item_fn set, wg_fn NULL,
+    bool uses_barriers;   /* has work-group barriers: item_fn set, wg_range_fn NULL,
                                         unless barrier_regions */
-    bool barrier_regions; /* barriers compiled away (jit/regions.h): wg_fn set,
+    bool barrier_regions; /* barriers compiled away (jit/regions.h): wg_range_fn set,
                                         item_fn NULL, no fibers needed */
     uint32_t nbarrier_sites;
     bool local_size_known;
@@ -153,11 +153,12 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
 void spvjit_kernel_free(jit_kernel *k);
 
 const spvjit_kernel_facts *spvjit_kernel_facts_of(const jit_kernel *k);
-/* Exactly one is set when facts.uses_barriers; the two otherwise. */
-spvjit_wg_fn spvjit_kernel_wg_fn(const jit_kernel *k);     /* NULL when on the fiber path */
-spvjit_item_fn spvjit_kernel_item_fn(const jit_kernel *k); /* NULL when barrier_regions */
-/* Initializes the group's work-group memory (variables with initializers); call
- * once per group before any work-item.  NULL when there is nothing to do. */
+/* Exactly one is set: the range function unless the barriers are on fibers. */
+spvjit_wg_range_fn spvjit_kernel_wg_range_fn(const jit_kernel *k); /* NULL when on the fiber path */
+spvjit_item_fn spvjit_kernel_item_fn(const jit_kernel *k);         /* NULL unless on the fiber path */
+/* The fiber path's work-group memory initializer (variables with initializers):
+ * call it once per group before any work-item (the range function initializes
+ * each of its groups itself).  NULL when there is nothing to do. */
 spvjit_wg_fn spvjit_kernel_wg_init_fn(const jit_kernel *k);
 
 /* --- compiled code outside the process: the on-disk kernel cache ---------------------

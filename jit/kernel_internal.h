@@ -21,7 +21,8 @@
 struct jit_kernel {
     LLVMOrcLLJITRef jit; /* owns the code */
     spvjit_kernel_facts facts;
-    spvjit_wg_fn wg, wg_init;
+    spvjit_wg_range_fn wg_range;
+    spvjit_wg_fn wg_init;
     spvjit_item_fn item;
     spvjit_native_fn export_fn; /* spvjit_compile_function's result */
     spvjit_param *params;
@@ -57,8 +58,8 @@ void jit_build_end(jit_build *b);
 int jit_verify(lower_ctx *c);
 
 /* Which of the functions of jit/abi.h an object defines. */
-enum { JIT_HAS_WG = 1, JIT_HAS_ITEM = 2, JIT_HAS_WG_INIT = 4 };
-/* Links an object (consumed) into k and sets k->wg / item / wg_init from the
+enum { JIT_HAS_WG_RANGE = 1, JIT_HAS_ITEM = 2, JIT_HAS_WG_INIT = 4 };
+/* Links an object (consumed) into k and sets k->wg_range / item / wg_init from the
  * symbols `syms` says it defines.  0, or -1 with diag filled. */
 int jit_kernel_link(jit_kernel *k, LLVMMemoryBufferRef obj, unsigned syms, int opt_level, spv_diag *diag);
 
@@ -78,9 +79,6 @@ int jit_analyze(lower_ctx *c, uint32_t fidx, bool is_entry);
 /* Copies the analysis into k->facts (k owns copies of the parameters,
  * resources and spec ids).  0, or -1 out of memory. */
 int jit_fill_facts(jit_kernel *k, lower_ctx *c);
-
-/* Barrier kernels stay on fibers when asked (spvjit_options.barriers; lib/ resolves it). */
-bool jit_barriers_on_fibers(const spvjit_options *o);
 
 /* Makes k->blob from k->facts and the object's bytes (object.c).  0, or -1 out of memory. */
 int jit_keep_object(jit_kernel *k, unsigned syms, const void *obj, size_t len);

@@ -32,11 +32,23 @@ LLVMValueRef jit_item_field_ptr(lower_ctx *c, uint64_t off)
     return jit_ptr_at(c, c->arg_item, off);
 }
 
+static void set_invariant(lower_ctx *c, LLVMValueRef load)
+{
+    LLVMSetMetadata(load, LLVMGetMDKindIDInContext(c->llc, "invariant.load", 14),
+                    LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, NULL, 0)));
+}
+
+LLVMValueRef jit_load_invariant(lower_ctx *c, LLVMTypeRef t, LLVMValueRef p, unsigned align)
+{
+    LLVMValueRef l = LLVMBuildLoad2(c->b, t, p, "");
+    LLVMSetAlignment(l, align);
+    set_invariant(c, l);
+    return l;
+}
+
 LLVMValueRef jit_ctx_field(lower_ctx *c, LLVMValueRef ctx, size_t off, LLVMTypeRef t)
 {
-    LLVMValueRef l = LLVMBuildLoad2(c->b, t, jit_ptr_at(c, ctx, off), "");
-    LLVMSetAlignment(l, LLVMABIAlignmentOfType(c->td, t));
-    return l;
+    return jit_load_invariant(c, t, jit_ptr_at(c, ctx, off), LLVMABIAlignmentOfType(c->td, t));
 }
 
 /* --- typed loads and stores under the layout ------------------------------- */
@@ -61,8 +73,7 @@ static LLVMValueRef plain_load(lower_ctx *c, LLVMTypeRef lt, LLVMValueRef p, uin
     /* Push constants cannot change during a dispatch: tell LLVM, so stores to
      * buffers do not force a reload per work-item. */
     if (c->invariant_loads && !vol)
-        LLVMSetMetadata(l, LLVMGetMDKindIDInContext(c->llc, "invariant.load", 14),
-                        LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, NULL, 0)));
+        set_invariant(c, l);
     return l;
 }
 

@@ -1,11 +1,17 @@
 /* jit/lower_builtins.c — the compute builtins of both flavours, from the item
- * state (local id and size) and the work-group context (jit/abi.h).
+ * state (local id, this group's size and WorkgroupId, which the loops over
+ * groups and items pass in) and the dispatch fields of the work-group context
+ * (jit/abi.h).
  *
- *   GlobalInvocationId = (group_id + base_group) * enqueued size + local id + offset
+ *   WorkgroupId = group id + base_group       (the item state's)
+ *   GlobalInvocationId = WorkgroupId * enqueued size + local id + offset
  *   LocalInvocationIndex = (z * size_y + y) * size_x + x   (this group's size)
  *   GlobalLinearId (OpenCL) = linearized global id without the offset
  * Sub-groups have size 1 (see jit.h).  The enqueued size is the compile-time
- * local size when known, so the JIT sees a constant.
+ * local size when known, so the JIT sees a constant.  A builtin that tells
+ * where a work-item sits in its group sets c->reads_group_layout; global ids
+ * do not (a flat loop gives them as WorkgroupId base_group, local id the
+ * index in the dispatch).
  */
 #include "lower_ctx.h"
 
@@ -51,20 +57,22 @@ static LLVMValueRef enqueued(lower_ctx *c, unsigned i)
     return ctx_u32(c, offsetof(spvjit_wg_ctx, enqueued_local_size), i);
 }
 
-static LLVMValueRef group_id(lower_ctx *c, unsigned i)
-{
-    return LLVMBuildAdd(c->b, ctx_u32(c, offsetof(spvjit_wg_ctx, group_id), i),
-                        ctx_u32(c, offsetof(spvjit_wg_ctx, base_group), i), "");
-}
-
 static LLVMValueRef global_id_no_offset(lower_ctx *c, unsigned i)
 {
-    LLVMValueRef g = LLVMBuildMul(c->b, group_id(c, i), enqueued(c, i), "");
+    LLVMValueRef g = LLVMBuildMul(c->b, item_u32(c, JIT_ITEM_GID, i), enqueued(c, i), "");
     return LLVMBuildAdd(c->b, g, item_u32(c, JIT_ITEM_LID, i), "");
+}
+
+/* A field of the item state that says where the work-item sits in its group. */
+static LLVMValueRef layout_u32(lower_ctx *c, uint64_t off, unsigned i)
+{
+    c->reads_group_layout = true;
+    return item_u32(c, off, i);
 }
 
 LLVMValueRef jit_local_index(lower_ctx *c)
 {
+    c->reads_group_layout = true;
     LLVMValueRef x = item_u32(c, JIT_ITEM_LID, 0), y = item_u32(c, JIT_ITEM_LID, 1), z = item_u32(c, JIT_ITEM_LID, 2);
     LLVMValueRef sx = item_u32(c, JIT_ITEM_LSIZE, 0), sy = item_u32(c, JIT_ITEM_LSIZE, 1);
     return LLVMBuildAdd(c->b, LLVMBuildMul(c->b, LLVMBuildAdd(c->b, LLVMBuildMul(c->b, z, sy, ""), y, ""), sx, ""), x,
@@ -77,15 +85,15 @@ static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n
     *n = 3;
     switch (bi) {
     case SpvBuiltInLocalInvocationId:
-        return item_u32(c, JIT_ITEM_LID, i);
+        return layout_u32(c, JIT_ITEM_LID, i);
     case SpvBuiltInWorkgroupId:
-        return group_id(c, i);
+        return layout_u32(c, JIT_ITEM_GID, i);
     case SpvBuiltInNumWorkgroups:
         return ctx_u32(c, offsetof(spvjit_wg_ctx, num_groups), i);
     case SpvBuiltInWorkgroupSize:
         if (!c->kernel && c->ls_known)
             return k64(c, c->local_size[i]);
-        return item_u32(c, JIT_ITEM_LSIZE, i);
+        return layout_u32(c, JIT_ITEM_LSIZE, i);
     case SpvBuiltInEnqueuedWorkgroupSize:
         return enqueued(c, i);
     case SpvBuiltInGlobalInvocationId:
@@ -108,11 +116,12 @@ static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n
     case SpvBuiltInSubgroupMaxSize:
         return k64(c, 1);
     case SpvBuiltInSubgroupLocalInvocationId:
+        c->reads_group_layout = true;
         return k64(c, 0);
     case SpvBuiltInNumSubgroups:
         return LLVMBuildMul(c->b,
-                            LLVMBuildMul(c->b, item_u32(c, JIT_ITEM_LSIZE, 0), item_u32(c, JIT_ITEM_LSIZE, 1), ""),
-                            item_u32(c, JIT_ITEM_LSIZE, 2), "");
+                            LLVMBuildMul(c->b, layout_u32(c, JIT_ITEM_LSIZE, 0), layout_u32(c, JIT_ITEM_LSIZE, 1), ""),
+                            layout_u32(c, JIT_ITEM_LSIZE, 2), "");
     case SpvBuiltInNumEnqueuedSubgroups:
         return LLVMBuildMul(c->b, LLVMBuildMul(c->b, enqueued(c, 0), enqueued(c, 1), ""), enqueued(c, 2), "");
     case SpvBuiltInGlobalLinearId: {
@@ -128,10 +137,12 @@ static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n
     case SpvBuiltInSubgroupGeMask:
     case SpvBuiltInSubgroupLeMask:
         *n = 4;
+        c->reads_group_layout = true;
         return k64(c, i == 0);
     case SpvBuiltInSubgroupGtMask:
     case SpvBuiltInSubgroupLtMask:
         *n = 4;
+        c->reads_group_layout = true;
         return k64(c, 0);
     default:
         *n = 0;

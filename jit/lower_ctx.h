@@ -79,7 +79,8 @@
 enum {
     JIT_ITEM_LID = 0,    /* uint32_t[3] */
     JIT_ITEM_LSIZE = 12, /* uint32_t[3] */
-    JIT_ITEM_ENV = 24,   /* 8-byte slots, see JIT_ENV_* */
+    JIT_ITEM_GID = 24,   /* uint32_t[3]: WorkgroupId (base_group included) */
+    JIT_ITEM_ENV = 40,   /* 8-byte slots, see JIT_ENV_* */
 };
 enum { JIT_ENV_WGMEM = 0, JIT_ENV_SPEC = 1, JIT_ENV_PUSH = 2, JIT_ENV_RES0 = 3 };
 
@@ -162,6 +163,10 @@ struct lower_ctx {
     uint64_t push_size;
     uint64_t wg_scratch_offset; /* work-group collectives: slots in work-group memory */
     uint64_t wg_scratch_slot;   /* bytes per work-item slot, 0: no collectives */
+    bool reads_group_layout;    /* the code reads where a work-item sits in its group
+                                   (local id or index, group id, this group's size,
+                                   sub-group facts or operations): a flat loop over
+                                   global ids cannot stand in for the group loops */
 };
 
 /* --- context, memory, failure (lower_ctx.c) --- */
@@ -228,6 +233,10 @@ LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef ptr, uint
 int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef ptr, LLVMValueRef v, uint32_t align, bool is_volatile,
                   uint32_t mat);
 LLVMValueRef jit_item_field_ptr(lower_ctx *c, uint64_t off);
+/* A load of memory constant during every call of compiled code: the ctx, the
+ * args array, the parameters' bytes (jit/abi.h).  LLVM may then compute what
+ * depends on it once per call, not once per group or work-item. */
+LLVMValueRef jit_load_invariant(lower_ctx *c, LLVMTypeRef t, LLVMValueRef p, unsigned align);
 LLVMValueRef jit_ctx_field(lower_ctx *c, LLVMValueRef ctx, size_t off, LLVMTypeRef t);
 
 /* --- module-scope variables (lower_vars.c) --- */
@@ -270,9 +279,20 @@ int jit_lower_inst(lower_ctx *c, const spv_inst *in);     /* lower_inst.c: throu
 int jit_declare_functions(lower_ctx *c);                  /* lower_inst.c */
 int jit_lower_function(lower_ctx *c, uint32_t fidx);      /* lower_inst.c */
 int jit_kernel_params(lower_ctx *c, uint32_t entry_fidx); /* workgroup.c: the functions the executor calls */
+/* The body, spvjit_wg_range (barrier-free) or spvjit.item.in.group (barriers),
+ * the Workgroup initializers. */
 int jit_build_entry_functions(lower_ctx *c, uint32_t entry_fidx);
-#define JIT_SYM_WG "spvjit_wg"
+/* spvjit_item(ctx, lx,ly,lz) for the fiber path: spvjit.item.in.group with the
+ * group of ctx->group_id and ctx->local_size. */
+void jit_build_fiber_item(lower_ctx *c);
+#define JIT_SYM_WG_RANGE "spvjit_wg_range"
 #define JIT_SYM_ITEM "spvjit_item"
 #define JIT_SYM_WG_INIT "spvjit_wg_init"
+/* Internal: one work-item of a given group, (ctx, lx,ly,lz, sx,sy,sz, gx,gy,gz):
+ * the local id, the group's size, its WorkgroupId.  Kernels with barriers are
+ * lowered to it; the barrier path makes spvjit_wg_range or spvjit_item of it. */
+#define JIT_SYM_ITEM_IN_GROUP "spvjit.item.in.group"
+/* Internal, always-inline: the Workgroup initializers, (ctx); run per group. */
+#define JIT_SYM_WG_INIT_BODY "spvjit.wg.init"
 
 #endif

@@ -20,10 +20,10 @@
 #include <string.h>
 
 #define BLOB_MAGIC "SPVJITO1"
-#define BLOB_FORMAT 2u /* 2: XXH3 hashes (util/hash.h) */
+#define BLOB_FORMAT 3u /* 2: XXH3 hashes (util/hash.h); 3: spvjit_wg_range */
 
 enum {
-    BLOB_WG = JIT_HAS_WG,
+    BLOB_WG = JIT_HAS_WG_RANGE,
     BLOB_ITEM = JIT_HAS_ITEM,
     BLOB_WG_INIT = JIT_HAS_WG_INIT,
     BLOB_REGIONS = 8, /* barriers compiled into regions */
@@ -166,7 +166,7 @@ static bool symbols_consistent(unsigned flags)
     bool wg = flags & BLOB_WG, item = flags & BLOB_ITEM;
     if (regions && !barriers)
         return false;
-    return wg == (!barriers || regions) && item == !regions;
+    return wg == (!barriers || regions) && item == !wg;
 }
 
 static int analyze_entry(lower_ctx *c, void *options)
@@ -197,8 +197,13 @@ jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spv
         spv_fail(diag, "%s: entry point %s: the cached object is damaged or of another format", src, ep->name);
         return NULL;
     }
-    if ((h.flags & BLOB_REGIONS) && jit_barriers_on_fibers(o)) {
+    if ((h.flags & BLOB_REGIONS) && o->barriers == JIT_BARRIER_MODE_FIBERS) {
         spv_fail(diag, "%s: entry point %s: the cached object runs barriers as regions; fibers were asked for", src,
+                 ep->name);
+        return NULL;
+    }
+    if ((h.flags & BLOB_BARRIERS) && !(h.flags & BLOB_REGIONS) && o->barriers == JIT_BARRIER_MODE_REGIONS) {
+        spv_fail(diag, "%s: entry point %s: the cached object runs barriers on fibers; regions were asked for", src,
                  ep->name);
         return NULL;
     }

@@ -1,6 +1,8 @@
 /* jit/region_loops.c — the work-group function of the barrier regions (see region_loops.h). */
 #include "region_loops.h"
 
+#include "group_range.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +17,9 @@ typedef struct emitter {
     const jit_slot_plan *p;
     LLVMBuilderRef b;
     LLVMValueRef item, wg;
-    LLVMValueRef *slot_wg; /* [nslots]: the per-item array or the group slot in spvjit_wg */
-    util_hashmap hoisted;  /* hoisted item value → its clone at the top of spvjit_wg */
+    LLVMValueRef *slot_wg;  /* [nslots]: the per-item array or the group slot in spvjit_wg_range */
+    util_hashmap hoisted;   /* hoisted item value → its clone at the top of the group */
+    const jit_group *group; /* the group being emitted (group_range.h) */
     uint32_t ls[3], n;
     LLVMValueRef next, next_uniform, rounds, diff, site_table;
     char *msg;
@@ -147,12 +150,26 @@ static int remap_operands(emitter *e, const util_hashmap *map, LLVMValueRef clon
     return 0;
 }
 
-/* Computes the hoisted values once, at the top of spvjit_wg. */
+/* The item function's parameters that are the same for the whole group: ctx,
+ * the group's size (`size`) and WorkgroupId. */
+static void map_group_params(emitter *e, util_hashmap *map, LLVMValueRef *size)
+{
+    put(e, map, e->rg->ctx, LLVMGetParam(e->wg, 0));
+    for (unsigned d = 0; d < 3; d++) {
+        put(e, map, LLVMGetParam(e->item, 4 + d), size[d]);
+        put(e, map, LLVMGetParam(e->item, 7 + d), e->group->id[d]);
+    }
+}
+
+/* Computes the hoisted values once per group, at its top (LLVM moves what
+ * depends on the ctx alone out of the loop over groups). */
 static int hoist(emitter *e)
 {
     util_hashmap map;
     util_hashmap_init(&map, NULL);
-    put(e, &map, e->rg->ctx, LLVMGetParam(e->wg, 0));
+    LLVMValueRef size[3];
+    memcpy(size, e->group->size, sizeof size);
+    map_group_params(e, &map, size);
     int rc = 0;
     for (LLVMValueRef in = LLVMGetFirstInstruction(e->rg->cfg.blocks[0]); in && !rc; in = LLVMGetNextInstruction(in)) {
         if (!jit_slot_hoisted(e->p, in))
@@ -299,7 +316,7 @@ static int emit_region(emitter *e, unsigned k, LLVMValueRef *bound, bool *unifor
             LLVMBuildStore(e->b, at_start[s], e->slot_wg[s]);
     util_hashmap map;
     util_hashmap_init(&map, NULL);
-    put(e, &map, rg->ctx, LLVMGetParam(e->wg, 0));
+    map_group_params(e, &map, bound);
     for (unsigned d = 0; d < 3; d++) /* lx, ly, lz */
         put(e, &map, LLVMGetParam(e->item, 1 + d), ns.iv[2 - d]);
     for (unsigned s = 0; s < p->nslots; s++) {
@@ -351,11 +368,12 @@ static void emit_check(emitter *e, LLVMValueRef *bound, LLVMBasicBlockRef *regio
         LLVMBuildCondBr(e->b, any, diverged, same);
 
         LLVMPositionBuilderAtEnd(e->b, diverged);
-        LLVMTypeRef params[4] = { c->t_ptr, c->t_ptr, c->t_ptr, c->t_i64 };
-        LLVMTypeRef ft = LLVMFunctionType(c->t_void, params, 4, 0);
+        LLVMTypeRef params[5] = { c->t_ptr, c->t_i64, c->t_ptr, c->t_ptr, c->t_i64 };
+        LLVMTypeRef ft = LLVMFunctionType(c->t_void, params, 5, 0);
         LLVMValueRef fn = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, report_divergence), c->t_ptr);
-        LLVMValueRef args[4] = { ctx, e->next, e->site_table, LLVMBuildLoad2(e->b, c->t_i64, e->rounds, "") };
-        LLVMBuildCall2(e->b, ft, fn, args, 4, "");
+        LLVMValueRef args[5] = { ctx, e->group->index, e->next, e->site_table,
+                                 LLVMBuildLoad2(e->b, c->t_i64, e->rounds, "") };
+        LLVMBuildCall2(e->b, ft, fn, args, 5, "");
         LLVMBuildRetVoid(e->b);
         LLVMPositionBuilderAtEnd(e->b, same);
     }
@@ -392,9 +410,9 @@ static int emit_machine(emitter *e, LLVMValueRef *bound, LLVMBasicBlockRef exit)
     return rc;
 }
 
-/* --- spvjit_wg ---------------------------------------------------------------------------------------- */
+/* --- spvjit_wg_range ------------------------------------------------------------------------------------ */
 
-/* The slots, next[] and the bookkeeping of the machine, at the top of spvjit_wg. */
+/* The slots, next[] and the bookkeeping of the machine, at the top of spvjit_wg_range. */
 static bool build_frame(emitter *e)
 {
     lower_ctx *c = e->c;
@@ -424,53 +442,55 @@ static bool build_frame(emitter *e)
     return true;
 }
 
-static int build_wg(emitter *e)
+/* One group of the range (a jit_group_emit_fn): the hoisted values, then the
+ * machine with the compiled local size, or, for a smaller last OpenCL group,
+ * a second copy with the group's own bounds. */
+static int emit_group(void *user, const jit_group *g)
 {
+    emitter *e = user;
     lower_ctx *c = e->c;
-    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_WG, LLVMFunctionType(c->t_void, &c->t_ptr, 1, 0));
-    e->wg = fn;
-    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c->llc, nounwind, 0));
-    LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
+    e->group = g;
+    if (hoist(e))
+        return -1;
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->llc, e->wg, "group.done");
+    LLVMValueRef k[3], dyn[3];
+    for (unsigned i = 0; i < 3; i++) {
+        k[i] = LLVMConstInt(c->t_i32, e->ls[i], 0);
+        dyn[i] = g->size[i];
+    }
+    int rc = 0;
+    if (g->full) {
+        LLVMValueRef any0 = NULL;
+        for (unsigned i = 0; i < 3; i++) {
+            LLVMValueRef z = LLVMBuildICmp(e->b, LLVMIntEQ, dyn[i], LLVMConstInt(c->t_i32, 0, 0), "");
+            any0 = any0 ? LLVMBuildOr(e->b, any0, z, "") : z;
+        }
+        LLVMBasicBlockRef bf = LLVMAppendBasicBlockInContext(c->llc, e->wg, "full");
+        LLVMBasicBlockRef bp = LLVMAppendBasicBlockInContext(c->llc, e->wg, "partial");
+        LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, e->wg, "partial.run");
+        LLVMBuildCondBr(e->b, g->full, bf, bp);
+        LLVMPositionBuilderAtEnd(e->b, bp);
+        LLVMBuildCondBr(e->b, any0, done, run);
+        LLVMPositionBuilderAtEnd(e->b, run);
+        rc = emit_machine(e, dyn, done);
+        LLVMPositionBuilderAtEnd(e->b, bf);
+    }
+    rc = rc ? rc : emit_machine(e, k, done);
+    LLVMPositionBuilderAtEnd(e->b, done);
+    return rc;
+}
+
+static int build_range(emitter *e)
+{
+    e->wg = jit_range_function(e->c);
     if (!build_frame(e)) {
         e->oom = true;
         return -1;
     }
-    if (hoist(e))
+    if (jit_emit_group_range(e->c, e->wg, emit_group, e))
         return -1;
-
-    LLVMValueRef ctx = LLVMGetParam(fn, 0), k[3], dyn[3];
-    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->llc, fn, "exit");
-    for (unsigned i = 0; i < 3; i++) {
-        k[i] = LLVMConstInt(c->t_i32, e->ls[i], 0);
-        dyn[i] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, local_size) + 4 * i, c->t_i32);
-    }
-    int rc;
-    if (c->kernel) {
-        /* the last OpenCL group may be smaller: its own machine with run-time bounds */
-        LLVMValueRef full = NULL, any0 = NULL;
-        for (unsigned i = 0; i < 3; i++) {
-            LLVMValueRef eq = LLVMBuildICmp(e->b, LLVMIntEQ, dyn[i], k[i], "");
-            LLVMValueRef z = LLVMBuildICmp(e->b, LLVMIntEQ, dyn[i], LLVMConstInt(c->t_i32, 0, 0), "");
-            full = full ? LLVMBuildAnd(e->b, full, eq, "") : eq;
-            any0 = any0 ? LLVMBuildOr(e->b, any0, z, "") : z;
-        }
-        LLVMBasicBlockRef bf = LLVMAppendBasicBlockInContext(c->llc, fn, "full");
-        LLVMBasicBlockRef bp = LLVMAppendBasicBlockInContext(c->llc, fn, "partial");
-        LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, fn, "partial.run");
-        LLVMBuildCondBr(e->b, full, bf, bp);
-        LLVMPositionBuilderAtEnd(e->b, bp);
-        LLVMBuildCondBr(e->b, any0, exit, run);
-        LLVMPositionBuilderAtEnd(e->b, run);
-        rc = emit_machine(e, dyn, exit);
-        LLVMPositionBuilderAtEnd(e->b, bf);
-        rc = rc ? rc : emit_machine(e, k, exit);
-    } else {
-        rc = emit_machine(e, k, exit);
-    }
-    LLVMPositionBuilderAtEnd(e->b, exit);
     LLVMBuildRetVoid(e->b);
-    return rc;
+    return 0;
 }
 
 int jit_region_loops_emit(lower_ctx *c, const jit_regions *rg, const jit_uniformity *u, const jit_slot_plan *p,
@@ -484,7 +504,7 @@ int jit_region_loops_emit(lower_ctx *c, const jit_regions *rg, const jit_uniform
     e.b = LLVMCreateBuilderInContext(c->llc);
     LLVMBuilderRef saved = c->b;
     c->b = e.b; /* jit_ctx_field() builds with c->b */
-    int rc = e.slot_wg ? build_wg(&e) : -1;
+    int rc = e.slot_wg ? build_range(&e) : -1;
     c->b = saved;
     if (e.oom || !e.slot_wg) {
         snprintf(msg, JIT_REGIONS_MSG, "out of memory");

@@ -1,16 +1,18 @@
 /* jit/regions.h — barriers compiled away: the region structure of the
  * work-item function.
  *
- * A kernel with work-group barriers is lowered to spvjit_item(ctx, lx, ly, lz),
- * one work-item, its barriers calls of @spvjit.barrier (barrier_intrinsic.h).
+ * A kernel with work-group barriers is lowered to the item function
+ * spvjit.item.in.group(ctx, lx,ly,lz, sx,sy,sz, gx,gy,gz), one work-item of
+ * a group, its barriers calls of @spvjit.barrier (barrier_intrinsic.h).
  * Where it can, the barrier path chooser (barrier_path.h) turns it into one
- * spvjit_wg function (jit/abi.h) that runs the kernel's barrier-free regions
- * one after another, each as a loop over the work-items (PoCL's work-item
- * loops).  The steps, one file each:
- *   1. this file: inline everything into spvjit_item, SROA, demote every value
- *      that crosses a block to a stack slot (reg2mem), end a block right after
- *      each barrier call; then number the regions: region 0 starts at the
- *      entry, region k >= 1 after the k-th barrier block (in layout order);
+ * spvjit_wg_range function (jit/abi.h) that runs, for each group of its
+ * range, the kernel's barrier-free regions one after another, each as a loop
+ * over the work-items (PoCL's work-item loops).  The steps, one file each:
+ *   1. this file: inline everything into the item function, SROA, demote
+ *      every value that crosses a block to a stack slot (reg2mem), end a
+ *      block right after each barrier call; then number the regions: region 0
+ *      starts at the entry, region k >= 1 after the k-th barrier block (in
+ *      layout order);
  *   2. cfg.h: block numbers, dominators, post-dominators, loops;
  *   3. uniformity.h: which values, stack slots and blocks are work-group
  *      uniform (items in sequence; memory only the dispatch's constant inputs
@@ -19,12 +21,12 @@
  *   4. slots.h: what is computed once per group (hoisted), and where each
  *      stack slot lives: one element per work-item when its value must survive
  *      a barrier and varies, one slot for the group otherwise;
- *   5. region_loops.h: spvjit_wg runs region 0, then, while every item stopped
- *      at the same barrier, the region after it; items that did not all stop
- *      at the same barrier (or return) are reported through
+ *   5. region_loops.h: spvjit_wg_range runs region 0, then, while every item
+ *      stopped at the same barrier, the region after it; items that did not
+ *      all stop at the same barrier (or return) are reported through
  *      ctx->report_divergence.
- * Needs a compile-time local size; anything not handled leaves spvjit_item
- * for the fiber path, with the reason (barrier_path.h).
+ * Needs a compile-time local size; anything not handled leaves the item
+ * function for the fiber path, with the reason (barrier_path.h).
  */
 #ifndef SPVJIT_JIT_REGIONS_H
 #define SPVJIT_JIT_REGIONS_H
@@ -48,7 +50,7 @@
 #define JIT_REGIONS_MAX_ITEMS 65536u
 
 typedef struct jit_regions {
-    LLVMValueRef item;     /* spvjit_item(ctx, lx, ly, lz), prepared */
+    LLVMValueRef item;     /* the item function (spvjit.item.in.group), prepared */
     LLVMValueRef ctx;      /* its first parameter */
     bool kernel;           /* Kernel flavour: ctx->args[i] points to parameter i's bytes */
     jit_cfg cfg;           /* of item */
@@ -59,12 +61,12 @@ typedef struct jit_regions {
     uint32_t *site;        /* [nresume + 1]: the barrier site before each region; [0] UINT32_MAX */
 } jit_regions;
 
-/* Step 1 on the module of spvjit_item: inlining, SROA, reg2mem, blocks ending
+/* Step 1 on the module of the item function: inlining, SROA, reg2mem, blocks ending
  * at barriers.  0; 1 when a call is left that is neither inlined nor a
  * barrier (msg says which); -1 when LLVM fails (msg). */
 int jit_regions_prepare(LLVMModuleRef mod, LLVMValueRef item, char *msg);
 
-/* The regions of a prepared spvjit_item.  0; 1 when it has something the
+/* The regions of a prepared item function.  0; 1 when it has something the
  * region loops cannot take (a phi, an alloca outside the entry block, no
  * barrier left...; msg says what); -1 when out of memory. */
 int jit_regions_find(jit_regions *rg, LLVMValueRef item, bool kernel, char *msg);
@@ -76,7 +78,7 @@ void jit_regions_free(jit_regions *rg);
  * Returns how many. */
 unsigned jit_regions_blocks(const jit_regions *rg, unsigned k, unsigned *list, bool *in_region);
 
-/* The read-only rule of spvjit_item (a jit_read_only_fn, user = the
+/* The read-only rule of the item function (a jit_read_only_fn, user = the
  * jit_regions): the const spvjit_wg_ctx and what its const pointers designate
  * (args, arg_sizes, push constants, spec values), and in the Kernel flavour
  * a parameter's bytes (args[i]; in the Shader flavour args[i] is a buffer). */

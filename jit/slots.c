@@ -36,7 +36,7 @@ static jit_slot *slot_at(const jit_slot_plan *p, LLVMValueRef a)
 
 /* --- hoisted values ------------------------------------------------------------------------------ */
 
-/* A value available at the top of spvjit_wg: a constant, a uniform argument, a hoisted value. */
+/* A value available at the top of a group: a constant, a uniform argument, a hoisted value. */
 static bool available(const jit_slot_plan *p, const jit_uniformity *u, LLVMValueRef v)
 {
     if (LLVMIsAArgument(v))

@@ -1,26 +1,37 @@
 /* jit/workgroup.c — the functions of jit/abi.h around the lowered entry point.
  *
- *   spvjit.item.body(ctx, lx,ly,lz, sx,sy,sz, env..., params...)   always-inline
- *       builds the item state (local id/size, environment, Private variables
- *       with their initializers) and calls the SPIR-V entry function;
- *   spvjit_wg(ctx)       barrier-free kernels: loads the environment once, then
- *       loops z, y, x over the group calling the body.  With a known local size
- *       the loop bounds are constants (LLVM unrolls/vectorizes); a Kernel-flavour
- *       group smaller than that (the last one of an NDRange) takes a generic loop;
- *   spvjit_item(ctx, lx,ly,lz)   kernels with barriers: one work-item;
- *   spvjit_wg_init(ctx)  stores the initializers of Workgroup variables.
+ *   spvjit.item.body(ctx, lx,ly,lz, sx,sy,sz, gx,gy,gz, env..., params...)
+ *       always-inline: builds the item state (local id, the group's size and
+ *       WorkgroupId, environment, Private variables with their initializers)
+ *       and calls the SPIR-V entry function;
+ *   spvjit_wg_range(ctx, first, count)   barrier-free kernels: loads the
+ *       environment once, then runs the groups of the range (group_range.h),
+ *       each a loop z, y, x over its work-items calling the body
+ *       (emit_group_items: the one place that runs the items of a group).
+ *       With a known local size the loop bounds are constants (LLVM
+ *       unrolls/vectorizes); a Kernel-flavour group smaller than that (the
+ *       last one of an NDRange) takes a generic loop.  A 1-D kernel that does
+ *       not ask where its work-items sit in their groups runs a 1-D dispatch
+ *       as one flat loop over global ids instead (emit_flat);
+ *   spvjit.item.in.group(ctx, lx,ly,lz, sx,sy,sz, gx,gy,gz)   kernels with
+ *       barriers: one work-item of a given group, made into spvjit_wg_range
+ *       (region_loops.h) or wrapped as spvjit_item (jit_build_fiber_item);
+ *   spvjit.wg.init(ctx)  stores the initializers of Workgroup variables (run
+ *       per group by the range loop); spvjit_wg_init(ctx) exports it for the
+ *       fiber path.
  *
  * The environment (work-group memory, spec values, push constants, resource
  * bases, kernel arguments) is passed as parameters so loads of ctx happen once
- * per group, and noalias (Restrict / FuncParamAttr NoAlias) reaches the loop.
+ * per call, and noalias (Restrict / FuncParamAttr NoAlias) reaches the loop.
  */
+#include "group_range.h"
 #include "lower_ctx.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { NFIXED = 7, NENV = JIT_ENV_RES0 }; /* ctx + 3 ids + 3 sizes; wgmem/spec/push */
+enum { NFIXED = 10, NENV = JIT_ENV_RES0 }; /* ctx + local id, size, group id; wgmem/spec/push */
 
 /* --- kernel parameters ------------------------------------------------------------ */
 
@@ -71,16 +82,19 @@ static LLVMValueRef load_param(lower_ctx *c, LLVMValueRef args, LLVMValueRef wgm
 {
     const spvjit_param *p = &c->params[i];
     LLVMValueRef slot = jit_byte_gep(c, args, LLVMConstInt(c->t_i64, 8ull * i, 0), true);
-    LLVMValueRef a = LLVMBuildLoad2(c->b, c->t_ptr, slot, "");
+    LLVMValueRef a = jit_load_invariant(c, c->t_ptr, slot, 8);
     switch (p->kind) {
     case SPVJIT_PARAM_GLOBAL_PTR:
-        return LLVMBuildLoad2(c->b, c->t_ptr, a, "");
+        return jit_load_invariant(c, c->t_ptr, a, 1);
     case SPVJIT_PARAM_LOCAL_PTR:
-        return jit_byte_gep(c, wgmem, LLVMBuildLoad2(c->b, c->t_i64, a, ""), true);
+        return jit_byte_gep(c, wgmem, jit_load_invariant(c, c->t_i64, a, 1), true);
     default:
         if (p->storage == SpvStorageClassFunction)
             return a; /* ByVal: a pointer to the bytes */
-        return jit_load_mem(c, p->type_id, a, 1, false, 0);
+        c->invariant_loads = true;
+        LLVMValueRef v = jit_load_mem(c, p->type_id, a, 1, false, 0);
+        c->invariant_loads = false;
+        return v;
     }
 }
 
@@ -142,7 +156,7 @@ static int build_body(lower_ctx *c, uint32_t entry_fidx, LLVMValueRef *out)
     for (unsigned i = 0; i < nenv(c); i++)
         env[i] = LLVMGetParam(fn, NFIXED + i);
     c->arg_item = new_item_state(c, env);
-    for (unsigned i = 0; i < 6; i++)
+    for (unsigned i = 0; i < 9; i++) /* LID, LSIZE, GID */
         jit_store_at(c, c->arg_item, 4ull * i, LLVMGetParam(fn, 1 + i), 4);
     memset(c->vals, 0, c->m->bound * sizeof *c->vals);
     if (jit_init_module_vars(c, SpvStorageClassPrivate))
@@ -176,19 +190,17 @@ static group_env load_env(lower_ctx *c, LLVMValueRef ctx)
     e.v[JIT_ENV_SPEC] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, spec_values), c->t_ptr);
     e.v[JIT_ENV_PUSH] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, push_constants), c->t_ptr);
     LLVMValueRef args = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, args), c->t_ptr);
-    for (uint32_t i = 0; i < c->nres_slots; i++) {
-        LLVMValueRef l =
-            LLVMBuildLoad2(c->b, c->t_ptr, jit_byte_gep(c, args, LLVMConstInt(c->t_i64, 8ull * i, 0), true), "");
-        LLVMSetAlignment(l, 8);
-        e.v[NENV + i] = l;
-    }
+    for (uint32_t i = 0; i < c->nres_slots; i++)
+        e.v[NENV + i] =
+            jit_load_invariant(c, c->t_ptr, jit_byte_gep(c, args, LLVMConstInt(c->t_i64, 8ull * i, 0), true), 8);
     for (uint32_t i = 0; i < c->nparams; i++)
         e.v[nenv(c) + i] = load_param(c, args, e.v[JIT_ENV_WGMEM], i);
     return e;
 }
 
+/* body(ctx, id, size, group, env...) for one work-item. */
 static void call_body(lower_ctx *c, LLVMValueRef body, LLVMValueRef ctx, LLVMValueRef *id, LLVMValueRef *size,
-                      group_env *e)
+                      LLVMValueRef *group, group_env *e)
 {
     unsigned n = NFIXED + e->n;
     LLVMValueRef *a = jit_alloc(c, n, sizeof *a);
@@ -196,21 +208,28 @@ static void call_body(lower_ctx *c, LLVMValueRef body, LLVMValueRef ctx, LLVMVal
     for (unsigned i = 0; i < 3; i++) {
         a[1 + i] = id[i];
         a[4 + i] = size[i];
+        a[7 + i] = group[i];
     }
     for (unsigned i = 0; i < e->n; i++)
         a[NFIXED + i] = e->v[i];
     LLVMBuildCall2(c->b, LLVMGlobalGetValueType(body), body, a, n, "");
 }
 
+/* What the loops over work-items call the body with. */
+typedef struct items {
+    lower_ctx *c;
+    LLVMValueRef fn, body, ctx;
+    group_env *env;
+} items;
+
 /* for z, y, x in [0, size): body.  Bounds must be >= 1 (checked by the caller). */
-static void loop_nest(lower_ctx *c, LLVMValueRef fn, LLVMValueRef body, LLVMValueRef ctx, LLVMValueRef *size,
-                      group_env *e, LLVMBasicBlockRef exit)
+static void loop_nest(lower_ctx *c, const items *it, LLVMValueRef *size, LLVMValueRef *group, LLVMBasicBlockRef exit)
 {
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b), head[3], latch[3];
     LLVMValueRef iv[3], id[3];
     const char *names[3] = { "z", "y", "x" };
     for (int d = 0; d < 3; d++) {
-        head[d] = LLVMAppendBasicBlockInContext(c->llc, fn, names[d]);
+        head[d] = LLVMAppendBasicBlockInContext(c->llc, it->fn, names[d]);
         LLVMBuildBr(c->b, head[d]);
         LLVMPositionBuilderAtEnd(c->b, head[d]);
         iv[d] = LLVMBuildPhi(c->b, c->t_i32, names[d]);
@@ -221,14 +240,14 @@ static void loop_nest(lower_ctx *c, LLVMValueRef fn, LLVMValueRef body, LLVMValu
     id[0] = iv[2];
     id[1] = iv[1];
     id[2] = iv[0];
-    call_body(c, body, ctx, id, size, e);
+    call_body(c, it->body, it->ctx, id, size, group, it->env);
     for (int d = 2; d >= 0; d--) {
         LLVMValueRef next = LLVMBuildAdd(c->b, iv[d], LLVMConstInt(c->t_i32, 1, 0), "");
         latch[d] = LLVMGetInsertBlock(c->b);
         LLVMAddIncoming(iv[d], &next, &latch[d], 1);
         LLVMValueRef more = LLVMBuildICmp(c->b, LLVMIntULT, next, size[2 - d], "");
-        LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->llc, fn, "");
-        LLVMBuildCondBr(c->b, more, head[d], d ? after : after);
+        LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->llc, it->fn, "");
+        LLVMBuildCondBr(c->b, more, head[d], after);
         LLVMPositionBuilderAtEnd(c->b, after);
     }
     LLVMBuildBr(c->b, exit);
@@ -236,82 +255,219 @@ static void loop_nest(lower_ctx *c, LLVMValueRef fn, LLVMValueRef body, LLVMValu
 
 /* The loop nest over a group whose size is known at run time only, skipped
  * when a dimension is 0 (a block `name` runs it). */
-static void sized_loop_nest(lower_ctx *c, LLVMValueRef fn, LLVMValueRef body, LLVMValueRef ctx, LLVMValueRef *size,
-                            group_env *e, LLVMBasicBlockRef exit, const char *name)
+static void sized_loop_nest(lower_ctx *c, const items *it, LLVMValueRef *size, LLVMValueRef *group,
+                            LLVMBasicBlockRef exit, const char *name)
 {
     LLVMValueRef any0 = NULL;
     for (unsigned i = 0; i < 3; i++) {
         LLVMValueRef z = LLVMBuildICmp(c->b, LLVMIntEQ, size[i], LLVMConstInt(c->t_i32, 0, 0), "");
         any0 = any0 ? LLVMBuildOr(c->b, any0, z, "") : z;
     }
-    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, fn, name);
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, it->fn, name);
     LLVMBuildCondBr(c->b, any0, exit, run);
     LLVMPositionBuilderAtEnd(c->b, run);
-    loop_nest(c, fn, body, ctx, size, e, exit);
+    loop_nest(c, it, size, group, exit);
 }
 
-static LLVMValueRef ctx_u32(lower_ctx *c, LLVMValueRef ctx, size_t off, unsigned i)
+/* The work-items of one group: WorkgroupId g->id, size g->size.  The one
+ * place the item loops of a barrier-free group are made (a sub-group loop
+ * goes here).  Leaves c->b after them. */
+static void emit_group_items(lower_ctx *c, const items *it, const jit_group *g)
 {
-    return jit_ctx_field(c, ctx, off + 4 * i, c->t_i32);
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->llc, it->fn, "group.done");
+    LLVMValueRef size[3], id[3];
+    memcpy(size, g->size, sizeof size);
+    memcpy(id, g->id, sizeof id);
+    if (!c->ls_known) {
+        sized_loop_nest(c, it, size, id, done, "items");
+    } else {
+        LLVMValueRef k[3];
+        for (unsigned i = 0; i < 3; i++)
+            k[i] = LLVMConstInt(c->t_i32, c->local_size[i], 0);
+        if (g->full) {
+            /* the last OpenCL group may be smaller: a generic loop for it */
+            LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(c->llc, it->fn, "full");
+            LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(c->llc, it->fn, "partial");
+            LLVMBuildCondBr(c->b, g->full, full, part);
+            LLVMPositionBuilderAtEnd(c->b, part);
+            sized_loop_nest(c, it, size, id, done, "partial.items");
+            LLVMPositionBuilderAtEnd(c->b, full);
+        }
+        loop_nest(c, it, k, id, done);
+    }
+    LLVMPositionBuilderAtEnd(c->b, done);
 }
 
-static void build_wg(lower_ctx *c, LLVMValueRef body)
+static int emit_group(void *user, const jit_group *g)
 {
-    LLVMTypeRef ft = LLVMFunctionType(c->t_void, &c->t_ptr, 1, 0);
-    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_WG, ft);
-    jit_add_attr(c, fn, 1, "noalias");
+    const items *it = user;
+    emit_group_items(it->c, it, g);
+    return 0;
+}
+
+/* --- a 1-D dispatch as one flat loop over global ids ------------------------------------------------ */
+
+/* Global ids per test of ctx->stop in the flat loop (a multiple of any local size up to it). */
+#define FLAT_BLOCK 16384u
+
+/* Whether a barrier-free kernel may run a 1-D dispatch as one loop over global
+ * ids: it never asks where a work-item sits in its group (only global ids and
+ * dispatch-wide facts), has no work-group memory to give each group, and is
+ * 1-D in its local size. */
+static bool flat_possible(lower_ctx *c)
+{
+    if (c->reads_group_layout || !c->ls_known || c->wg_size || c->local_size[1] != 1 || c->local_size[2] != 1)
+        return false;
+    for (uint32_t i = 0; i < c->nparams; i++)
+        if (c->params[i].kind == SPVJIT_PARAM_LOCAL_PTR)
+            return false;
+    return true;
+}
+
+static LLVMValueRef umin64(lower_ctx *c, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntULT, a, b, ""), a, b, "");
+}
+
+/* When the dispatch is 1-D and its global ids fit 32 bits, runs the range as
+ * `for i in [first * L, min(end * L, global size))`: body with local id i,
+ * WorkgroupId base_group (GlobalInvocationId = base * L + i + offset, as in
+ * the group loops), testing ctx->stop every FLAT_BLOCK ids; otherwise falls
+ * to the group loops, where c->b is left. */
+static void emit_flat(lower_ctx *c, const items *it, LLVMValueRef first, LLVMValueRef count)
+{
+    LLVMValueRef ctx = it->ctx;
+    uint32_t L = c->local_size[0];
+    LLVMValueRef one = LLVMConstInt(c->t_i32, 1, 0);
+    LLVMValueRef ny = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, num_groups) + 4, c->t_i32);
+    LLVMValueRef nz = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, num_groups) + 8, c->t_i32);
+    LLVMValueRef nx =
+        LLVMBuildZExt(c->b, jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, num_groups), c->t_i32), c->t_i64, "");
+    /* every global id below 2^32 - FLAT_BLOCK: the block ends stay within 32 bits */
+    LLVMValueRef fits =
+        LLVMBuildICmp(c->b, LLVMIntULE, nx, LLVMConstInt(c->t_i64, ((1ull << 32) - FLAT_BLOCK - 1) / L, 0), "");
+    LLVMValueRef flat_ok = LLVMBuildAnd(c->b,
+                                        LLVMBuildAnd(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, ny, one, ""),
+                                                     LLVMBuildICmp(c->b, LLVMIntEQ, nz, one, ""), ""),
+                                        fits, "flat.ok");
+    LLVMBasicBlockRef flat = LLVMAppendBasicBlockInContext(c->llc, it->fn, "flat");
+    LLVMBasicBlockRef groups = LLVMAppendBasicBlockInContext(c->llc, it->fn, "groups");
+    LLVMBuildCondBr(c->b, flat_ok, flat, groups);
+
+    LLVMPositionBuilderAtEnd(c->b, flat);
+    LLVMValueRef kl = LLVMConstInt(c->t_i64, L, 0);
+    LLVMValueRef global = c->kernel ? jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, global_size), c->t_i64)
+                                    : LLVMBuildMul(c->b, nx, kl, "");
+    LLVMValueRef lo = LLVMBuildTrunc(c->b, LLVMBuildMul(c->b, first, kl, ""), c->t_i32, "lo");
+    LLVMValueRef end = LLVMBuildMul(c->b, LLVMBuildAdd(c->b, first, count, ""), kl, "");
+    LLVMValueRef hi = LLVMBuildTrunc(c->b, umin64(c, end, global), c->t_i32, "hi");
+    LLVMValueRef stop = jit_stop_pointer(c, ctx);
+    LLVMValueRef size[3], group[3], id[3];
+    for (unsigned i = 0; i < 3; i++) {
+        size[i] = LLVMConstInt(c->t_i32, c->local_size[i], 0);
+        group[i] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, base_group) + 4 * i, c->t_i32);
+        id[i] = LLVMConstInt(c->t_i32, 0, 0);
+    }
+    LLVMBasicBlockRef block = LLVMAppendBasicBlockInContext(c->llc, it->fn, "flat.block");
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, it->fn, "flat.run");
+    LLVMBasicBlockRef item = LLVMAppendBasicBlockInContext(c->llc, it->fn, "flat.item");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c->llc, it->fn, "flat.next");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->llc, it->fn, "flat.done");
+    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, lo, hi, ""), block, done);
+
+    LLVMPositionBuilderAtEnd(c->b, block);
+    LLVMValueRef b0 = LLVMBuildPhi(c->b, c->t_i32, "block.start");
+    LLVMAddIncoming(b0, &lo, &flat, 1);
+    LLVMBuildCondBr(c->b, jit_stop_requested(c, stop), done, run);
+    LLVMPositionBuilderAtEnd(c->b, run);
+    LLVMValueRef b1 = LLVMBuildNUWAdd(c->b, b0, LLVMConstInt(c->t_i32, FLAT_BLOCK, 0), "");
+    LLVMValueRef bend = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntULT, b1, hi, ""), b1, hi, "block.end");
+    LLVMBuildBr(c->b, item);
+
+    LLVMPositionBuilderAtEnd(c->b, item);
+    LLVMValueRef i = LLVMBuildPhi(c->b, c->t_i32, "gid");
+    LLVMAddIncoming(i, &b0, &run, 1);
+    id[0] = i;
+    call_body(c, it->body, ctx, id, size, group, it->env);
+    LLVMValueRef i1 = LLVMBuildNUWAdd(c->b, i, one, "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
+    LLVMAddIncoming(i, &i1, &latch, 1);
+    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, i1, bend, ""), item, next);
+
+    LLVMPositionBuilderAtEnd(c->b, next);
+    LLVMAddIncoming(b0, &bend, &next, 1);
+    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, bend, hi, ""), block, done);
+    LLVMPositionBuilderAtEnd(c->b, done);
+    LLVMBuildRetVoid(c->b);
+    LLVMPositionBuilderAtEnd(c->b, groups);
+}
+
+/* --- the exported functions ------------------------------------------------------------------------- */
+
+static int build_range(lower_ctx *c, LLVMValueRef body)
+{
+    LLVMValueRef fn = jit_range_function(c);
+    group_env e = load_env(c, LLVMGetParam(fn, 0));
+    items it = { .c = c, .fn = fn, .body = body, .ctx = LLVMGetParam(fn, 0), .env = &e };
+    if (flat_possible(c))
+        emit_flat(c, &it, LLVMGetParam(fn, 1), LLVMGetParam(fn, 2));
+    if (jit_emit_group_range(c, fn, emit_group, &it))
+        return -1;
+    LLVMBuildRetVoid(c->b);
+    return 0;
+}
+
+/* spvjit.item.in.group: the body's fixed parameters, the environment loaded from ctx. */
+static void build_item_in_group(lower_ctx *c, LLVMValueRef body)
+{
+    LLVMTypeRef p[NFIXED] = { c->t_ptr };
+    for (unsigned i = 1; i < NFIXED; i++)
+        p[i] = c->t_i32;
+    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_ITEM_IN_GROUP, LLVMFunctionType(c->t_void, p, NFIXED, 0));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
     LLVMValueRef ctx = LLVMGetParam(fn, 0);
     LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
     group_env e = load_env(c, ctx);
-    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->llc, fn, "exit");
-    LLVMValueRef dyn[3], ok = NULL;
-    for (unsigned i = 0; i < 3; i++)
-        dyn[i] = ctx_u32(c, ctx, offsetof(spvjit_wg_ctx, local_size), i);
-    if (c->ls_known) {
-        LLVMValueRef k[3];
-        for (unsigned i = 0; i < 3; i++)
-            k[i] = LLVMConstInt(c->t_i32, c->local_size[i], 0);
-        if (c->kernel) {
-            /* the last OpenCL group may be smaller: a generic loop for it */
-            for (unsigned i = 0; i < 3; i++) {
-                LLVMValueRef eq = LLVMBuildICmp(c->b, LLVMIntEQ, dyn[i], k[i], "");
-                ok = ok ? LLVMBuildAnd(c->b, ok, eq, "") : eq;
-            }
-            LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(c->llc, fn, "full");
-            LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(c->llc, fn, "partial");
-            LLVMBuildCondBr(c->b, ok, full, part);
-            LLVMPositionBuilderAtEnd(c->b, part);
-            sized_loop_nest(c, fn, body, ctx, dyn, &e, exit, "partial.run");
-            LLVMPositionBuilderAtEnd(c->b, full);
-        }
-        loop_nest(c, fn, body, ctx, k, &e, exit);
-    } else {
-        sized_loop_nest(c, fn, body, ctx, dyn, &e, exit, "run");
-    }
-    LLVMPositionBuilderAtEnd(c->b, exit);
-    LLVMBuildRetVoid(c->b);
-}
-
-static void build_item(lower_ctx *c, LLVMValueRef body)
-{
-    LLVMTypeRef p[4] = { c->t_ptr, c->t_i32, c->t_i32, c->t_i32 };
-    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_ITEM, LLVMFunctionType(c->t_void, p, 4, 0));
-    LLVMValueRef ctx = LLVMGetParam(fn, 0);
-    LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
-    group_env e = load_env(c, ctx);
-    LLVMValueRef id[3], size[3];
+    LLVMValueRef id[3], size[3], group[3];
     for (unsigned i = 0; i < 3; i++) {
         id[i] = LLVMGetParam(fn, 1 + i);
-        size[i] = ctx_u32(c, ctx, offsetof(spvjit_wg_ctx, local_size), i);
+        size[i] = LLVMGetParam(fn, 4 + i);
+        group[i] = LLVMGetParam(fn, 7 + i);
     }
-    call_body(c, body, ctx, id, size, &e);
+    call_body(c, body, ctx, id, size, group, &e);
     LLVMBuildRetVoid(c->b);
 }
 
+void jit_build_fiber_item(lower_ctx *c)
+{
+    LLVMValueRef in_group = LLVMGetNamedFunction(c->mod, JIT_SYM_ITEM_IN_GROUP);
+    LLVMTypeRef p[4] = { c->t_ptr, c->t_i32, c->t_i32, c->t_i32 };
+    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_ITEM, LLVMFunctionType(c->t_void, p, 4, 0));
+    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
+    jit_add_attr(c, in_group, LLVMAttributeFunctionIndex, "alwaysinline");
+    LLVMBuilderRef saved = c->b;
+    c->b = c->fb;
+    LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
+    LLVMValueRef ctx = LLVMGetParam(fn, 0), a[NFIXED] = { ctx };
+    for (unsigned i = 0; i < 3; i++) {
+        a[1 + i] = LLVMGetParam(fn, 1 + i);
+        a[4 + i] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, local_size) + 4 * i, c->t_i32);
+        a[7 + i] = LLVMBuildAdd(c->b, jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, group_id) + 4 * i, c->t_i32),
+                                jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, base_group) + 4 * i, c->t_i32), "");
+    }
+    LLVMBuildCall2(c->b, LLVMGlobalGetValueType(in_group), in_group, a, NFIXED, "");
+    LLVMBuildRetVoid(c->b);
+    c->b = saved;
+}
+
+/* spvjit.wg.init(ctx) and spvjit_wg_init(ctx) calling it. */
 static int build_wg_init(lower_ctx *c)
 {
-    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_WG_INIT, LLVMFunctionType(c->t_void, &c->t_ptr, 1, 0));
+    LLVMTypeRef ft = LLVMFunctionType(c->t_void, &c->t_ptr, 1, 0);
+    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_WG_INIT_BODY, ft);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind"); /* always-inline once the range loop calls it */
     LLVMPositionBuilderAtEnd(c->pb, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
     c->b = c->pb;
     c->llfn = fn;
@@ -327,20 +483,28 @@ static int build_wg_init(lower_ctx *c)
         return -1;
     LLVMBuildRetVoid(c->b);
     c->llfn = NULL;
+
+    LLVMValueRef exported = LLVMAddFunction(c->mod, JIT_SYM_WG_INIT, ft);
+    jit_add_attr(c, exported, LLVMAttributeFunctionIndex, "nounwind");
+    LLVMPositionBuilderAtEnd(c->pb, LLVMAppendBasicBlockInContext(c->llc, exported, "entry"));
+    LLVMValueRef ctx = LLVMGetParam(exported, 0);
+    LLVMBuildCall2(c->pb, ft, fn, &ctx, 1, "");
+    LLVMBuildRetVoid(c->pb);
     return 0;
 }
 
 int jit_build_entry_functions(lower_ctx *c, uint32_t entry_fidx)
 {
     LLVMValueRef body;
-    if (build_body(c, entry_fidx, &body))
+    if (build_body(c, entry_fidx, &body) || (c->has_wg_init && build_wg_init(c)))
         return -1;
     c->b = c->fb;
-    if (!c->uses_barriers)
-        build_wg(c, body);
-    build_item(c, body);
-    if (c->has_wg_init && build_wg_init(c))
-        return -1;
+    if (!c->uses_barriers) {
+        if (build_range(c, body))
+            return -1;
+    } else {
+        build_item_in_group(c, body);
+    }
     c->b = c->fb;
     return 0;
 }

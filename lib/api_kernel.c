@@ -128,8 +128,8 @@ static void *build_compiled(void *user, size_t *est)
         spv_module_free(sm);
         return NULL;
     }
-    c->exec.wg_fn = spvjit_kernel_wg_fn(jk);
-    c->exec.item_fn = c->exec.wg_fn ? NULL : spvjit_kernel_item_fn(jk);
+    c->exec.wg_range = spvjit_kernel_wg_range_fn(jk);
+    c->exec.item_fn = spvjit_kernel_item_fn(jk);
     memcpy(c->exec.local_size, f->local_size, sizeof c->exec.local_size);
     c->exec.wg_memory_size = f->wg_mem_size;
     c->exec.wg_memory_align = f->wg_mem_align;

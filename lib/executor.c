@@ -101,39 +101,61 @@ typedef struct dispatch {
     spvjit_wg_ctx tmpl;    /* the fields every group shares */
     uint32_t last_size[3]; /* local size of the last group in each dimension */
     size_t wg_size, wg_align;
-    atomic_bool failed;      /* stop: skip the groups not yet started */
+    _Atomic uint32_t stop;   /* nonzero: skip the groups not yet started (ctx->stop) */
     atomic_flag err_claimed; /* the first failing thread writes err */
     spv_diag err;
 } dispatch;
+
+/* Compiled code reads the flag through ctx->stop as a plain uint32_t. */
+_Static_assert(sizeof(_Atomic uint32_t) == sizeof(uint32_t), "ctx->stop: an atomic uint32_t is a uint32_t");
 
 static void fail_dispatch(dispatch *d, const spv_diag *diag)
 {
     if (!atomic_flag_test_and_set(&d->err_claimed))
         memcpy(d->err.msg, diag->msg, sizeof d->err.msg);
-    atomic_store(&d->failed, true);
+    atomic_store(&d->stop, 1);
+}
+
+static bool stopped(dispatch *d)
+{
+    return atomic_load_explicit(&d->stop, memory_order_relaxed) != 0;
+}
+
+/* The ids (without base_group) and local size of the group of linear index g. */
+static void group_at(const dispatch *d, uint64_t g, uint32_t id[3], uint32_t size[3])
+{
+    const spvjit_wg_ctx *c = &d->tmpl;
+    uint64_t nx = c->num_groups[0], ny = c->num_groups[1];
+    id[0] = (uint32_t)(g % nx);
+    id[1] = (uint32_t)(g / nx % ny);
+    id[2] = (uint32_t)(g / nx / ny);
+    for (int i = 0; i < 3; i++)
+        size[i] = id[i] + 1 == c->num_groups[i] ? d->last_size[i] : c->enqueued_local_size[i];
 }
 
 /* --- barrier divergence in a region-compiled kernel (jit/abi.h) ------------- */
 
-/* ctx->rt of groups run by a barrier kernel's wg_fn. */
+/* ctx->rt of ranges run by a barrier kernel's wg_range. */
 typedef struct region_state {
+    const dispatch *d;
     bool failed;
     spv_diag diag;
 } region_state;
 
 /* Appends "; N work-items wait at barrier site S: (x,y,z) ... and K more"
- * (resume != 0) or "; N work-items returned: ..." for the items whose site is `site`. */
-static void list_region_items(const spvjit_wg_ctx *c, const uint32_t *resume, const uint32_t *resume_site,
-                              bool returned, uint32_t site, spv_diag *diag)
+ * (resume != 0) or "; N work-items returned: ..." for the items of a group of
+ * size `size` whose site is `site`. */
+static void list_region_items(const spvjit_wg_ctx *c, const uint32_t size[3], const uint32_t *resume,
+                              const uint32_t *resume_site, bool returned, uint32_t site, spv_diag *diag)
 {
     enum { SHOW = 4 };
     uint32_t count = 0, shown = 0;
     char buf[4 * 40] = "";
     size_t len = 0;
     uint32_t ex = c->enqueued_local_size[0], ey = c->enqueued_local_size[1];
-    for (uint32_t z = 0; z < c->local_size[2]; z++)
-        for (uint32_t y = 0; y < c->local_size[1]; y++)
-            for (uint32_t x = 0; x < c->local_size[0]; x++) {
+    for (uint32_t z = 0; z < size[2]; z++)
+        for (uint32_t y = 0; y < size[1]; y++)
+            for (uint32_t x = 0; x < size[0]; x++) {
                 uint32_t r = resume[x + ex * (y + ey * z)];
                 if (returned ? r != 0 : (r == 0 || resume_site[r] != site))
                     continue;
@@ -153,26 +175,28 @@ static void list_region_items(const spvjit_wg_ctx *c, const uint32_t *resume, co
 }
 
 /* ctx->report_divergence: the same wording as the fiber path (lib/barrier.c). */
-static void report_region_divergence(const spvjit_wg_ctx *c, const uint32_t *resume, const uint32_t *resume_site,
-                                     uint64_t rounds)
+static void report_region_divergence(const spvjit_wg_ctx *c, uint64_t group, const uint32_t *resume,
+                                     const uint32_t *resume_site, uint64_t rounds)
 {
     region_state *st = c->rt;
     spv_diag *diag = &st->diag;
+    uint32_t id[3], size[3];
+    group_at(st->d, group, id, size);
     st->failed = true;
     spv_fail(diag,
              "barrier divergence in work-group (%u,%u,%u) of local size %ux%ux%u "
              "after %llu completed barrier%s: not all work-items reached the same barrier",
-             c->group_id[0] + c->base_group[0], c->group_id[1] + c->base_group[1], c->group_id[2] + c->base_group[2],
-             c->local_size[0], c->local_size[1], c->local_size[2], (unsigned long long)rounds, rounds == 1 ? "" : "s");
+             id[0] + c->base_group[0], id[1] + c->base_group[1], id[2] + c->base_group[2], size[0], size[1], size[2],
+             (unsigned long long)rounds, rounds == 1 ? "" : "s");
     uint32_t ex = c->enqueued_local_size[0], ey = c->enqueued_local_size[1];
     bool any = false, some_done = false;
     uint32_t last = 0;
     for (;;) { /* sites in ascending order, each once */
         bool found = false;
         uint32_t next = 0;
-        for (uint32_t z = 0; z < c->local_size[2]; z++)
-            for (uint32_t y = 0; y < c->local_size[1]; y++)
-                for (uint32_t x = 0; x < c->local_size[0]; x++) {
+        for (uint32_t z = 0; z < size[2]; z++)
+            for (uint32_t y = 0; y < size[1]; y++)
+                for (uint32_t x = 0; x < size[0]; x++) {
                     uint32_t r = resume[x + ex * (y + ey * z)];
                     some_done |= r == 0;
                     if (r && (!any || resume_site[r] > last) && (!found || resume_site[r] < next)) {
@@ -182,12 +206,12 @@ static void report_region_divergence(const spvjit_wg_ctx *c, const uint32_t *res
                 }
         if (!found)
             break;
-        list_region_items(c, resume, resume_site, false, next, diag);
+        list_region_items(c, size, resume, resume_site, false, next, diag);
         last = next;
         any = true;
     }
     if (some_done)
-        list_region_items(c, resume, resume_site, true, 0, diag);
+        list_region_items(c, size, resume, resume_site, true, 0, diag);
 }
 
 /* Runs work-groups [begin, end) (linear, x fastest) on this thread. */
@@ -215,43 +239,27 @@ static bool run_groups(void *user, uint64_t begin, uint64_t end)
 
     spvjit_wg_ctx ctx = d->tmpl;
     ctx.wg_memory = wg_mem;
-    region_state regions;
-    regions.failed = false;
-    regions.diag.msg[0] = 0;
-    uint64_t nx = ctx.num_groups[0], ny = ctx.num_groups[1];
-    uint32_t gx = (uint32_t)(begin % nx);
-    uint32_t gy = (uint32_t)(begin / nx % ny);
-    uint32_t gz = (uint32_t)(begin / nx / ny);
-
-    for (uint64_t g = begin; g < end; g++) {
-        if (atomic_load_explicit(&d->failed, memory_order_relaxed))
-            return false;
-        ctx.group_id[0] = gx;
-        ctx.group_id[1] = gy;
-        ctx.group_id[2] = gz;
-        ctx.local_size[0] = gx + 1 == ctx.num_groups[0] ? d->last_size[0] : ctx.enqueued_local_size[0];
-        ctx.local_size[1] = gy + 1 == ctx.num_groups[1] ? d->last_size[1] : ctx.enqueued_local_size[1];
-        ctx.local_size[2] = gz + 1 == ctx.num_groups[2] ? d->last_size[2] : ctx.enqueued_local_size[2];
-        if (k->wg_memory_init)
-            k->wg_memory_init(&ctx);
-        if (k->wg_fn) {
-            ctx.rt = &regions;
-            ctx.report_divergence = report_region_divergence;
-            k->wg_fn(&ctx);
-            if (regions.failed) {
-                fail_dispatch(d, &regions.diag);
-                return false;
-            }
-        } else if (spvjit_wg_sched_run(&t->sched, k->item_fn, &ctx, k->nbarrier_sites, k->stack_size, &diag) != 0) {
-            fail_dispatch(d, &diag);
+    if (k->wg_range) {
+        region_state regions = { .d = d, .failed = false };
+        regions.diag.msg[0] = 0;
+        ctx.rt = &regions;
+        ctx.report_divergence = report_region_divergence;
+        k->wg_range(&ctx, begin, end - begin);
+        if (regions.failed) {
+            fail_dispatch(d, &regions.diag);
             return false;
         }
-        if (++gx == ctx.num_groups[0]) {
-            gx = 0;
-            if (++gy == ctx.num_groups[1]) {
-                gy = 0;
-                gz++;
-            }
+        return !stopped(d);
+    }
+    for (uint64_t g = begin; g < end; g++) {
+        if (stopped(d))
+            return false;
+        group_at(d, g, ctx.group_id, ctx.local_size);
+        if (k->wg_memory_init)
+            k->wg_memory_init(&ctx);
+        if (spvjit_wg_sched_run(&t->sched, k->item_fn, &ctx, k->nbarrier_sites, k->stack_size, &diag) != 0) {
+            fail_dispatch(d, &diag);
+            return false;
         }
     }
     return true;
@@ -263,11 +271,11 @@ static int check_kernel(const spvjit_exec_kernel *k, spv_diag *diag)
 {
     if (!k)
         return spv_fail(diag, "executor: no kernel given");
-    if (!k->wg_fn == !k->item_fn)
+    if (!k->wg_range == !k->item_fn)
         return spv_fail(diag,
-                        "executor: the kernel must have exactly one of a work-group "
-                        "function (barrier-free) and a work-item function (barriers); it has %s",
-                        k->wg_fn ? "both" : "neither");
+                        "executor: the kernel must have exactly one of a work-group range "
+                        "function and a work-item function (barriers on fibers); it has %s",
+                        k->wg_range ? "both" : "neither");
     for (int d = 0; d < 3; d++)
         if (k->local_size[d] == 0)
             return spv_fail(diag, "executor: the kernel's local size %ux%ux%u has a zero dimension", k->local_size[0],
@@ -412,13 +420,14 @@ int spvjit_exec_dispatch(const spvjit_exec_kernel *kernel, const spvjit_exec_ran
     c->printf_stream = data->printf_stream;
     c->barrier = NULL;
     c->rt = NULL;
+    c->stop = (const uint32_t *)&d->stop;
     d->wg_align = kernel->wg_memory_align > 16 ? (size_t)kernel->wg_memory_align : 16;
     d->wg_size = (size_t)kernel->wg_memory_size;
-    atomic_init(&d->failed, false);
+    atomic_init(&d->stop, 0);
     atomic_flag_clear(&d->err_claimed);
 
     bool ok = spvjit_pool_run(total, nthreads, run_groups, d);
-    if (ok && !atomic_load(&d->failed))
+    if (ok && !atomic_load(&d->stop))
         return 0;
     if (diag)
         memcpy(diag->msg, d->err.msg, sizeof diag->msg);

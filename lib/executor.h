@@ -3,22 +3,23 @@
  * Internal API between lib/'s public entry points and the JIT's output
  * (jit/abi.h).  A dispatch:
  *   - validates the range and computes the work-group grid;
- *   - hands work-groups out in chunks to the thread pool (lib/threadpool.h),
- *     the calling thread included;
- *   - fills one spvjit_wg_ctx per work-group (args, arg_sizes, push
- *     constants, spec values and printf stream passed through untouched);
+ *   - hands ranges of consecutive work-groups (linear index, x fastest) to
+ *     the thread pool (lib/threadpool.h), the calling thread included;
+ *   - fills one spvjit_wg_ctx per range (args, arg_sizes, push constants,
+ *     spec values and printf stream passed through untouched);
  *   - gives each thread its own work-group memory block (aligned, reused
- *     across groups and dispatches) and calls wg_memory_init, if any, at the
- *     start of every group;
- *   - wg_fn kernels: one call per work-group, no fibers.  That covers
- *     barrier-free kernels and barrier kernels the JIT compiled into region
- *     loops (jit/regions.h); the latter report divergence through
+ *     across groups and dispatches);
+ *   - wg_range kernels: one call per range, no fibers; the compiled code runs
+ *     the range's groups itself, initializing each group's work-group memory.
+ *     That covers barrier-free kernels and barrier kernels the JIT compiled
+ *     into region loops (jit/regions.h); the latter report divergence through
  *     ctx->report_divergence;
- *   - item_fn kernels (the fiber fallback for barriers): each work-item on its
- *     own fiber, switched at ctx->barrier (lib/barrier.h).
+ *   - item_fn kernels (the fiber fallback for barriers): per group,
+ *     wg_memory_init if any, then each work-item on its own fiber, switched
+ *     at ctx->barrier (lib/barrier.h).
  *   Barrier divergence on either path stops the dispatch (groups not yet
- *   started are skipped) and is reported in the diag, naming the work-group,
- *   the barrier sites and the work-items at each.
+ *   started are skipped: ctx->stop) and is reported in the diag, naming the
+ *   work-group, the barrier sites and the work-items at each.
  *
  * Work-group memory is not cleared between groups (Vulkan and OpenCL leave
  * it undefined); zero-initialization, where asked for, is the init hook's job.
@@ -34,14 +35,14 @@
 
 /* What the JIT produced for one entry point at one local size. */
 typedef struct spvjit_exec_kernel {
-    spvjit_wg_fn wg_fn;          /* barrier-free: the whole group per call; or NULL */
-    spvjit_item_fn item_fn;      /* with barriers: one work-item per call; or NULL.
-                                    Exactly one of the two is set. */
+    spvjit_wg_range_fn wg_range; /* a range of whole groups per call; or NULL */
+    spvjit_item_fn item_fn;      /* with barriers on fibers: one work-item per call;
+                                    or NULL.  Exactly one of the two is set. */
     uint32_t local_size[3];      /* the fixed (enqueued) local size, each >= 1 */
     uint64_t wg_memory_size;     /* bytes of work-group memory per group (0: none) */
     uint64_t wg_memory_align;    /* its alignment, a power of two (0: 16) */
-    spvjit_wg_fn wg_memory_init; /* called with the group's ctx before its work-items
-                                    run (initializers, zero-init); or NULL */
+    spvjit_wg_fn wg_memory_init; /* item_fn kernels: called with the group's ctx before
+                                    its work-items run (initializers, zero-init); or NULL */
     uint64_t stack_size;         /* per-work-item fiber stack wanted (0: default);
                                     raised to a safe minimum, larger under ASan */
     uint32_t nbarrier_sites;     /* barrier sites numbered 0..n-1 (0: not checked) */

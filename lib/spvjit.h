@@ -79,7 +79,8 @@ typedef struct spvjit_event spvjit_event;     /* an asynchronous dispatch */
 typedef enum spvjit_barriers {
     SPVJIT_BARRIERS_DEFAULT = 0,
     SPVJIT_BARRIERS_AUTO,    /* compiled into barrier-free regions where possible, else fibers */
-    SPVJIT_BARRIERS_REGIONS, /* compiled into regions (for now: fibers where regions cannot be built) */
+    SPVJIT_BARRIERS_REGIONS, /* compiled into regions; a kernel whose barriers cannot be fails to
+                                build (SPVJIT_ERROR_UNSUPPORTED) with the reason */
     SPVJIT_BARRIERS_FIBERS,  /* every work-item on a fiber that switches at each barrier */
 } spvjit_barriers;
 

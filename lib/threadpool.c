@@ -12,7 +12,7 @@ typedef struct pool_job {
     spvjit_pool_chunk_fn fn;
     void *user;
     uint64_t count;
-    uint64_t chunk;
+    uint64_t share;        /* a chunk is what is left / share (guided), at least 1 */
     _Atomic uint64_t next; /* first index not yet handed out */
     atomic_bool stopped;
     /* Guarded by pool.lock: */
@@ -69,14 +69,22 @@ uint32_t spvjit_pool_default_threads(void)
 
 /* --- running chunks ------------------------------------------------------ */
 
+/* Guided chunks: each takes a share of what is left, so the first are large
+ * (few calls, each running many indices at once) and the last are small (the
+ * threads finish together even when indices cost differently or a thread is
+ * descheduled). */
 static void run_chunks(pool_job *job)
 {
     while (!atomic_load_explicit(&job->stopped, memory_order_relaxed)) {
-        uint64_t begin = atomic_fetch_add_explicit(&job->next, job->chunk, memory_order_relaxed);
-        if (begin >= job->count)
-            return;
-        uint64_t end = job->count - begin < job->chunk ? job->count : begin + job->chunk;
-        if (!job->fn(job->user, begin, end)) {
+        uint64_t begin = atomic_load_explicit(&job->next, memory_order_relaxed), n;
+        do {
+            if (begin >= job->count)
+                return;
+            n = (job->count - begin) / job->share;
+            n = n ? n : 1;
+        } while (!atomic_compare_exchange_weak_explicit(&job->next, &begin, begin + n, memory_order_relaxed,
+                                                        memory_order_relaxed));
+        if (!job->fn(job->user, begin, begin + n)) {
             atomic_store(&job->stopped, true);
             return;
         }
@@ -150,13 +158,9 @@ static void grow_workers(uint32_t want)
         pthread_attr_destroy(&attr);
 }
 
-/* About 8 chunks per thread: small enough to even out uneven groups, large
- * enough that the shared counter is not contended. */
-static uint64_t pick_chunk(uint64_t count, uint32_t nthreads)
-{
-    uint64_t chunk = count / ((uint64_t)nthreads * 8);
-    return chunk ? chunk : 1;
-}
+/* With helpers, each chunk takes 1/(4 * threads) of what is left: about
+ * 4 * threads * ln(count / (4 * threads)) chunks in all. */
+enum { GUIDED_SHARE = 4 };
 
 bool spvjit_pool_run(uint64_t count, uint32_t nthreads, spvjit_pool_chunk_fn fn, void *user)
 {
@@ -167,14 +171,13 @@ bool spvjit_pool_run(uint64_t count, uint32_t nthreads, spvjit_pool_chunk_fn fn,
     if (nthreads > SPVJIT_POOL_MAX_THREADS)
         nthreads = SPVJIT_POOL_MAX_THREADS;
 
-    pool_job job = { .fn = fn, .user = user, .count = count, .chunk = pick_chunk(count, nthreads) };
+    uint64_t helpers = count - 1 < nthreads - 1 ? count - 1 : nthreads - 1;
+    pool_job job = { .fn = fn, .user = user, .count = count, .share = helpers ? (uint64_t)nthreads * GUIDED_SHARE : 1 };
     atomic_init(&job.next, 0);
     atomic_init(&job.stopped, false);
-    uint64_t nchunks = (count - 1) / job.chunk + 1;
-    uint64_t helpers = nchunks - 1 < nthreads - 1 ? nchunks - 1 : nthreads - 1;
 
     if (helpers == 0) {
-        /* One chunk or one thread: no pool traffic at all. */
+        /* One index or one thread: one chunk, no pool traffic at all. */
         run_chunks(&job);
         return !atomic_load(&job.stopped);
     }

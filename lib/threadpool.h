@@ -2,9 +2,9 @@
  *
  * One process-wide pool, created lazily on the first parallel run and kept:
  * its workers sleep on a condition variable between runs.  A run splits
- * [0, count) into chunks handed out through an atomic counter (chunk size
- * from count and thread count, never a static split), and the calling thread
- * takes chunks too.  Several threads may run at once: each run is a job on
+ * [0, count) into chunks handed out through an atomic counter (guided: each
+ * chunk a share of what is left, so they shrink towards the end; never a
+ * static split), and the calling thread takes chunks too.  Several threads may run at once: each run is a job on
  * the pool's list, idle workers join the job with the fewest helpers, and
  * every caller works on its own job, so a run always progresses even when
  * all workers are busy elsewhere.

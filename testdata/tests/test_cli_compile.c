@@ -84,7 +84,7 @@ TEST(cli_compile_asm_and_output_file)
     char *text = test_read_file(tmpl, &len);
     REQUIRE(text, "no output file");
     /* the work-group function (the entry's symbol) is defined in the assembly */
-    CHECK(strstr(text, "spvjit_wg:") && strstr(text, ".text"), "asm lacks the entry's symbol: %.200s", text);
+    CHECK(strstr(text, "spvjit_wg_range:") && strstr(text, ".text"), "asm lacks the entry's symbol: %.200s", text);
     free(text);
     free(out);
     unlink(tmpl);

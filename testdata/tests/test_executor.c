@@ -24,6 +24,40 @@ static uint64_t global_id(const spvjit_wg_ctx *c, int d, uint32_t lid)
     return c->global_offset[d] + (uint64_t)(c->group_id[d] + c->base_group[d]) * c->enqueued_local_size[d] + lid;
 }
 
+/* --- range functions from per-group ones ------------------------------------------------
+ * The executor hands compiled code ranges of groups (jit/abi.h: linear index,
+ * x fastest); these kernels are written per group, so each has a range
+ * function that splits its range into groups here, on its own, and gives each
+ * group a ctx with its ids and local size. */
+
+typedef void (*group_fn)(const spvjit_wg_ctx *c);
+
+static _Atomic uint64_t ranges_called; /* range functions' calls, for the chunking test */
+
+static void run_range(const spvjit_wg_ctx *c, uint64_t first, uint64_t count, group_fn group)
+{
+    atomic_fetch_add(&ranges_called, 1);
+    spvjit_wg_ctx g = *c;
+    for (uint64_t i = first; i < first + count; i++) {
+        if (c->stop && __atomic_load_n(c->stop, __ATOMIC_RELAXED))
+            return;
+        uint64_t id[3] = { i % c->num_groups[0], i / c->num_groups[0] % c->num_groups[1],
+                           i / c->num_groups[0] / c->num_groups[1] };
+        for (int d = 0; d < 3; d++) {
+            uint64_t left = c->global_size[d] - id[d] * c->enqueued_local_size[d];
+            g.group_id[d] = (uint32_t)id[d];
+            g.local_size[d] = left < c->enqueued_local_size[d] ? (uint32_t)left : c->enqueued_local_size[d];
+        }
+        group(&g);
+    }
+}
+
+#define RANGE_OF(fn)                                                                                                   \
+    static void fn##_range(const spvjit_wg_ctx *c, uint64_t first, uint64_t count)                                     \
+    {                                                                                                                  \
+        run_range(c, first, count, fn);                                                                                \
+    }
+
 static int dispatch_groups(const spvjit_exec_kernel *k, uint32_t gx, uint32_t gy, uint32_t gz, void *const *args,
                            uint32_t nthreads, spv_diag *diag)
 {
@@ -48,6 +82,7 @@ static void saxpy_wg(const spvjit_wg_ctx *c)
             y[i] = a * x[i] + y[i];
     }
 }
+RANGE_OF(saxpy_wg)
 
 static void check_saxpy(uint32_t n, uint32_t local, uint32_t nthreads, uint64_t seed)
 {
@@ -60,7 +95,7 @@ static void check_saxpy(uint32_t n, uint32_t local, uint32_t nthreads, uint64_t 
         ref[i] = a * x[i] + y[i];
     }
     void *args[] = { &x, &y, &a, &n };
-    spvjit_exec_kernel k = { .wg_fn = saxpy_wg, .local_size = { local, 1, 1 } };
+    spvjit_exec_kernel k = { .wg_range = saxpy_wg_range, .local_size = { local, 1, 1 } };
     spv_diag diag;
     int rc = dispatch_groups(&k, (n + local - 1) / local, 1, 1, args, nthreads, &diag);
     CHECK(rc == 0, "saxpy dispatch failed: %s", diag.msg);
@@ -122,6 +157,7 @@ static void nd_wg(const spvjit_wg_ctx *c)
             for (uint32_t x = 0; x < c->local_size[0]; x++)
                 count_item(c, info, x, y, z);
 }
+RANGE_OF(nd_wg)
 
 /* The same through fibers, with a barrier between two halves of the count. */
 static void nd_item(const spvjit_wg_ctx *c, uint32_t lx, uint32_t ly, uint32_t lz)
@@ -151,7 +187,7 @@ static void check_ndrange(uint32_t wd, const uint64_t global[3], const uint32_t 
     if (fibers)
         k.item_fn = nd_item;
     else
-        k.wg_fn = nd_wg;
+        k.wg_range = nd_wg_range;
     spvjit_exec_range r = { .kind = SPVJIT_RANGE_NDRANGE, .work_dim = wd };
     for (int d = 0; d < 3; d++) {
         r.global_size[d] = global[d];
@@ -563,6 +599,7 @@ static void who_wg(const spvjit_wg_ctx *c)
     for (uint32_t l = 0; l < c->local_size[0]; l++)
         y[global_id(c, 0, l)] *= a;
 }
+RANGE_OF(who_wg)
 
 static void check_thread_count(uint32_t nthreads)
 {
@@ -577,7 +614,7 @@ static void check_thread_count(uint32_t nthreads)
         ref[i] = y[i] * a;
     }
     void *args[] = { &who, &y, &a };
-    spvjit_exec_kernel k = { .wg_fn = who_wg, .local_size = { LOCAL, 1, 1 } };
+    spvjit_exec_kernel k = { .wg_range = who_wg_range, .local_size = { LOCAL, 1, 1 } };
     spv_diag diag;
     int rc = dispatch_groups(&k, GROUPS, 1, 1, args, nthreads, &diag);
     REQUIRE(rc == 0, "dispatch failed: %s", diag.msg);
@@ -615,8 +652,10 @@ TEST(executor_thread_counts)
 typedef struct ctx_probe {
     const void *push, *spec, *stream;
     const uint64_t *sizes;
+    bool fibers;
     atomic_int bad;
-    atomic_int inits;
+    atomic_int inits;     /* by the executor's wg_memory_init */
+    atomic_int own_inits; /* by the range function itself, as compiled code does */
 } ctx_probe;
 
 static void probe_init(const spvjit_wg_ctx *c)
@@ -627,13 +666,14 @@ static void probe_init(const spvjit_wg_ctx *c)
 }
 
 /* args: 0 ctx_probe *, 1 uint32_t *ids (WorkgroupId x + 1000 y + 1000000 z per group slot) */
-static void probe_wg(const spvjit_wg_ctx *c)
+static void probe_group(const spvjit_wg_ctx *c)
 {
     ctx_probe *p = ARG_PTR(c, 0, ctx_probe);
     uint32_t *ids = ARG_PTR(c, 1, uint32_t);
     const unsigned char *mem = c->wg_memory;
     bool ok = c->push_constants == p->push && c->spec_values == p->spec && c->printf_stream == p->stream &&
-              c->arg_sizes == p->sizes && c->barrier == NULL && c->work_dim == 3 && ((uintptr_t)mem % 256) == 0;
+              c->arg_sizes == p->sizes && (c->barrier != NULL) == p->fibers && c->work_dim == 3 &&
+              ((uintptr_t)mem % 256) == 0 && c->stop && *c->stop == 0;
     for (int i = 0; i < 256; i++)
         ok &= mem[i] == 0;
     if (!ok)
@@ -644,23 +684,42 @@ static void probe_wg(const spvjit_wg_ctx *c)
                 1000000 * (c->group_id[2] + c->base_group[2]);
 }
 
-TEST(executor_ctx_passthrough_and_base_group)
+/* A range function initializes each of its groups' work-group memory itself. */
+static void probe_wg(const spvjit_wg_ctx *c)
 {
-    uint64_t seed = 91;
+    ctx_probe *p = ARG_PTR(c, 0, ctx_probe);
+    memset(c->wg_memory, 0, 256);
+    atomic_fetch_add(&p->own_inits, 1);
+    probe_group(c);
+}
+RANGE_OF(probe_wg)
+
+/* On fibers the executor initializes it: the first item probes. */
+static void probe_item(const spvjit_wg_ctx *c, uint32_t lx, uint32_t ly, uint32_t lz)
+{
+    if (lx == 0 && ly == 0 && lz == 0)
+        probe_group(c);
+}
+
+static void check_ctx_probe(bool fibers)
+{
+    uint64_t seed = 91 + fibers;
     uint32_t gc[3] = { 3 + (uint32_t)(test_rand_u64(&seed) % 5), 2 + (uint32_t)(test_rand_u64(&seed) % 4), 2 };
     uint32_t base[3] = { (uint32_t)(test_rand_u64(&seed) % 100), (uint32_t)(test_rand_u64(&seed) % 100), 7 };
     uint32_t n = gc[0] * gc[1] * gc[2];
     uint32_t *ids = calloc(n, sizeof *ids);
     uint64_t sizes[2] = { 1, 2 };
     int push = 1, spec = 2;
-    ctx_probe probe = { .push = &push, .spec = &spec, .stream = stderr, .sizes = sizes };
+    ctx_probe probe = { .push = &push, .spec = &spec, .stream = stderr, .sizes = sizes, .fibers = fibers };
     ctx_probe *pp = &probe;
     void *args[] = { &pp, &ids };
-    spvjit_exec_kernel k = { .wg_fn = probe_wg,
-                             .local_size = { 4, 2, 1 },
-                             .wg_memory_size = 256,
-                             .wg_memory_align = 256,
-                             .wg_memory_init = probe_init };
+    spvjit_exec_kernel k = {
+        .local_size = { 4, 2, 1 }, .wg_memory_size = 256, .wg_memory_align = 256, .wg_memory_init = probe_init
+    };
+    if (fibers)
+        k.item_fn = probe_item;
+    else
+        k.wg_range = probe_wg_range;
     spvjit_exec_range r = { .kind = SPVJIT_RANGE_GROUPS,
                             .group_count = { gc[0], gc[1], gc[2] },
                             .base_group = { base[0], base[1], base[2] } };
@@ -670,7 +729,11 @@ TEST(executor_ctx_passthrough_and_base_group)
     spv_diag diag = { .msg = "" };
     REQUIRE(spvjit_exec_dispatch(&k, &r, &data, &diag) == 0, "dispatch failed: %s", diag.msg);
     CHECK(atomic_load(&probe.bad) == 0, "%d groups saw wrong ctx fields", atomic_load(&probe.bad));
-    CHECK(atomic_load(&probe.inits) == (int)n, "init ran %d times for %u groups", atomic_load(&probe.inits), n);
+    CHECK(atomic_load(&probe.inits) == (fibers ? (int)n : 0),
+          "%s: the executor's init ran %d times for %u groups (range functions initialize their own)",
+          fibers ? "fibers" : "ranges", atomic_load(&probe.inits), n);
+    CHECK(atomic_load(&probe.own_inits) == (fibers ? 0 : (int)n), "own init ran %d times for %u groups",
+          atomic_load(&probe.own_inits), n);
     uint32_t wrong = 0;
     for (uint32_t z = 0; z < gc[2]; z++)
         for (uint32_t y = 0; y < gc[1]; y++)
@@ -679,6 +742,12 @@ TEST(executor_ctx_passthrough_and_base_group)
                     ids[x + gc[0] * (y + gc[1] * z)] != (x + base[0]) + 1000 * (y + base[1]) + 1000000 * (z + base[2]);
     CHECK(wrong == 0, "%u groups with a wrong WorkgroupId", wrong);
     free(ids);
+}
+
+TEST(executor_ctx_passthrough_and_base_group)
+{
+    check_ctx_probe(false);
+    check_ctx_probe(true);
 }
 
 /* Each fiber keeps its own rounding mode across barriers (MXCSR/FPCR are
@@ -807,7 +876,7 @@ TEST(executor_fiber_stack_hint)
 TEST(executor_invalid_dispatches)
 {
     spv_diag diag = { .msg = "" };
-    spvjit_exec_kernel k = { .wg_fn = saxpy_wg, .local_size = { 8, 1, 1 } };
+    spvjit_exec_kernel k = { .wg_range = saxpy_wg_range, .local_size = { 8, 1, 1 } };
     spvjit_exec_range r = { .kind = SPVJIT_RANGE_NDRANGE, .work_dim = 4, .global_size = { 8, 1, 1 } };
     CHECK(spvjit_exec_dispatch(&k, &r, NULL, &diag) != 0 && strstr(diag.msg, "work_dim 4"), "work_dim 4: %s", diag.msg);
     r.work_dim = 1;
@@ -822,20 +891,20 @@ TEST(executor_invalid_dispatches)
     r.global_offset[0] = UINT64_MAX - 3;
     CHECK(spvjit_exec_dispatch(&k, &r, NULL, &diag) != 0 && strstr(diag.msg, "overflows"), "offset overflow: %s",
           diag.msg);
-    spvjit_exec_kernel k2 = { .wg_fn = saxpy_wg, .local_size = { 8, 2, 1 } };
+    spvjit_exec_kernel k2 = { .wg_range = saxpy_wg_range, .local_size = { 8, 2, 1 } };
     r.global_offset[0] = 0;
     CHECK(spvjit_exec_dispatch(&k2, &r, NULL, &diag) != 0 && strstr(diag.msg, "dimension 1"),
           "work_dim 1 with a 2D kernel: %s", diag.msg);
 
-    spvjit_exec_kernel both = { .wg_fn = saxpy_wg, .item_fn = reduce_item, .local_size = { 1, 1, 1 } };
+    spvjit_exec_kernel both = { .wg_range = saxpy_wg_range, .item_fn = reduce_item, .local_size = { 1, 1, 1 } };
     spvjit_exec_range g = { .kind = SPVJIT_RANGE_GROUPS, .group_count = { 1, 1, 1 } };
     CHECK(spvjit_exec_dispatch(&both, &g, NULL, &diag) != 0 && strstr(diag.msg, "both"), "both functions: %s",
           diag.msg);
-    spvjit_exec_kernel zero = { .wg_fn = saxpy_wg, .local_size = { 4, 0, 1 } };
+    spvjit_exec_kernel zero = { .wg_range = saxpy_wg_range, .local_size = { 4, 0, 1 } };
     CHECK(spvjit_exec_dispatch(&zero, &g, NULL, &diag) != 0 && strstr(diag.msg, "zero dimension"),
           "zero local size: %s", diag.msg);
     spvjit_exec_kernel align = {
-        .wg_fn = saxpy_wg, .local_size = { 1, 1, 1 }, .wg_memory_size = 4, .wg_memory_align = 12
+        .wg_range = saxpy_wg_range, .local_size = { 1, 1, 1 }, .wg_memory_size = 4, .wg_memory_align = 12
     };
     CHECK(spvjit_exec_dispatch(&align, &g, NULL, &diag) != 0 && strstr(diag.msg, "power of two"), "bad alignment: %s",
           diag.msg);

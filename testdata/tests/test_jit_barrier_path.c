@@ -132,7 +132,8 @@ static void path_case(const char *file, const char *entry, uint32_t spec0, spvji
     CHECK(!strncmp(line, "; spvjit: ", 10) && strstr(line, want), "%s: first line '%s', expected '%s'", file, line,
           want);
     bool regions = strstr(want, "compiled into") != NULL, fibers = strstr(want, "on fibers") != NULL;
-    CHECK(f->barrier_regions == regions && (spvjit_kernel_item_fn(k) != NULL) == !regions,
+    CHECK(f->barrier_regions == regions && (spvjit_kernel_item_fn(k) != NULL) == fibers &&
+              (spvjit_kernel_wg_range_fn(k) != NULL) == !fibers,
           "%s: facts say regions %d, item_fn %p", file, f->barrier_regions, (void *)spvjit_kernel_item_fn(k));
     /* no intrinsic is left; the fiber path calls ctx->barrier (an indirect call) */
     CHECK(t.ir && !strstr(t.ir, "spvjit.barrier"), "%s: the barrier intrinsic is left", file);
@@ -170,7 +171,7 @@ TEST(barrier_path_fibers_and_why)
               "barriers on fibers: no barrier regions: 7 per-item slots and next[] would take 1760000 bytes per group "
               "(more than 1048576)");
     path_case("kernels/saxpy.comp.spv", NULL, 0, (spvjit_options){ 0 },
-              "no work-group barriers: spvjit_wg loops over the work-items");
+              "no work-group barriers: spvjit_wg_range loops over the work-items");
 }
 
 /* `spvjit compile --emit asm` starts with the reason as an assembler comment. */

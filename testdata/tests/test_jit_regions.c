@@ -1,8 +1,8 @@
 /* testdata/tests/test_jit_regions.c — barriers compiled away (jit/regions.h).
  *
  * Every barrier kernel runs through both paths: regions (the default: one
- * wg_fn per group, no fibers) and fibers (spvjit_options.barriers = JIT_BARRIER_MODE_FIBERS), on
- * random data against plain C references: the seed kernels mm and reduce, and
+ * wg_range_fn per range of groups, no fibers) and fibers
+ * (spvjit_options.barriers = JIT_BARRIER_MODE_FIBERS), on random data against plain C references: the seed kernels mm and reduce, and
  * testdata/jit/regions_* (barriers in loops, in a called function, in nested
  * loops, a work-group scan, a smaller last OpenCL group, uniform loops whose
  * trip counts are push constants / kernel arguments, uniform values stored
@@ -65,9 +65,9 @@ static jit_kernel *compile_path(const spv_module *m, const char *entry, spvjit_o
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
     CHECK(f->uses_barriers && f->barrier_regions == !fibers, "%s: barriers %d regions %d",
           fibers ? "fibers" : "regions", f->uses_barriers, f->barrier_regions);
-    CHECK(fibers ? (!spvjit_kernel_wg_fn(k) && spvjit_kernel_item_fn(k))
-                 : (spvjit_kernel_wg_fn(k) && !spvjit_kernel_item_fn(k)),
-          "%s: exactly one of wg_fn / item_fn", fibers ? "fibers" : "regions");
+    CHECK(fibers ? (!spvjit_kernel_wg_range_fn(k) && spvjit_kernel_item_fn(k))
+                 : (spvjit_kernel_wg_range_fn(k) && !spvjit_kernel_item_fn(k)),
+          "%s: exactly one of wg_range_fn / item_fn", fibers ? "fibers" : "regions");
     return k;
 }
 
@@ -77,7 +77,7 @@ static int run(const jit_kernel *k, const tj_dispatch *d, spv_diag *diag)
 {
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
     spvjit_exec_kernel ek = {
-        .wg_fn = spvjit_kernel_wg_fn(k),
+        .wg_range = spvjit_kernel_wg_range_fn(k),
         .item_fn = spvjit_kernel_item_fn(k),
         .wg_memory_size = f->wg_mem_size + d->extra_wg_mem,
         .wg_memory_align = f->wg_mem_align,
@@ -124,14 +124,14 @@ static void mm_case(const char *file, uint32_t bs, uint32_t n, bool fibers, bool
     jit_kernel *k = compile_path(sm, cl ? "mm" : NULL, o, fibers);
     REQUIRE(k, "compile: %s", tj_last_error);
     if (check_vector) {
-        /* the region loops of spvjit_wg vectorize across work-items */
-        const char *wg = opt_ir ? strstr(opt_ir, "define void @spvjit_wg(") : NULL;
+        /* the region loops of spvjit_wg_range vectorize across work-items */
+        const char *wg = opt_ir ? strstr(opt_ir, "define void @spvjit_wg_range(") : NULL;
         CHECK(wg && (strstr(wg, "fmul <") || strstr(wg, "@llvm.fmuladd.v")) && strstr(wg, "x float>"),
-              "no vector arithmetic in spvjit_wg");
+              "no vector arithmetic in spvjit_wg_range");
         /* the tile counter t is uniform (one slot, not one per item): the tile
          * loads at t + tx are contiguous, and no region needs a divergence check */
-        CHECK(wg && !strstr(wg, "gather"), "gathers in spvjit_wg (tile loads indexed per item?)");
-        CHECK(wg && !strstr(wg, "call void %"), "a divergence check left in spvjit_wg");
+        CHECK(wg && !strstr(wg, "gather"), "gathers in spvjit_wg_range (tile loads indexed per item?)");
+        CHECK(wg && !strstr(wg, "call void %"), "a divergence check left in spvjit_wg_range");
         free(opt_ir);
         opt_ir = NULL;
     }
@@ -247,10 +247,10 @@ TEST(regions_reduce_stride_uniform)
     spvjit_options o = { .emit = keep_ir, .emit_ir = true, .emit_opt_ir = true };
     jit_kernel *k = compile_path(sm, NULL, o, false);
     REQUIRE(k, "compile: %s", tj_last_error);
-    const char *wg = opt_ir ? strstr(opt_ir, "define void @spvjit_wg(") : NULL;
+    const char *wg = opt_ir ? strstr(opt_ir, "define void @spvjit_wg_range(") : NULL;
     CHECK(raw_ir && count_of(raw_ir, "alloca [") == 1 && strstr(raw_ir, "%next = alloca ["),
           "per-item arrays besides next[]:\n%s", raw_ir ? raw_ir : "(no IR)");
-    CHECK(wg && !strstr(wg, "call void %") && strstr(wg, "fadd <"), "spvjit_wg: a divergence check, or no vector adds");
+    CHECK(wg && !strstr(wg, "call void %") && strstr(wg, "fadd <"), "spvjit_wg_range: a divergence check, or no vector adds");
     free(opt_ir);
     free(raw_ir);
     opt_ir = raw_ir = NULL;

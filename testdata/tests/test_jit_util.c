@@ -95,24 +95,16 @@ static int run_direct(const jit_kernel *k, const tj_dispatch *d)
     fill_ctx(&c, f, d);
     void *wg = aligned_block(f->wg_mem_size + d->extra_wg_mem, f->wg_mem_align);
     c.wg_memory = wg;
-    spvjit_wg_fn fn = spvjit_kernel_wg_fn(k), init = spvjit_kernel_wg_init_fn(k);
-    for (uint32_t z = 0; z < c.num_groups[2]; z++)
-        for (uint32_t y = 0; y < c.num_groups[1]; y++)
-            for (uint32_t x = 0; x < c.num_groups[0]; x++) {
-                uint32_t g[3] = { x, y, z };
-                for (int i = 0; i < 3; i++) {
-                    c.group_id[i] = g[i];
-                    c.local_size[i] = f->local_size[i];
-                    if (f->is_kernel) {
-                        uint64_t rest = c.global_size[i] - (uint64_t)g[i] * f->local_size[i];
-                        if (rest < f->local_size[i])
-                            c.local_size[i] = (uint32_t)rest;
-                    }
-                }
-                if (init)
-                    init(&c);
-                fn(&c);
-            }
+    spvjit_wg_range_fn fn = spvjit_kernel_wg_range_fn(k);
+    /* ranges of 1, 2, 3, 5, 8, 13, 1, 2, ... groups: most start and end
+     * inside a row or slice of the grid, some hold one group */
+    static const uint64_t lengths[] = { 1, 2, 3, 5, 8, 13 };
+    uint64_t total = (uint64_t)c.num_groups[0] * c.num_groups[1] * c.num_groups[2];
+    for (uint64_t first = 0, i = 0; first < total; i++) {
+        uint64_t n = lengths[i % 6] < total - first ? lengths[i % 6] : total - first;
+        fn(&c, first, n);
+        first += n;
+    }
     free(wg);
     return 0;
 }
@@ -121,8 +113,8 @@ static int run_executor(const jit_kernel *k, const tj_dispatch *d)
 {
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
     spvjit_exec_kernel ek = {
-        .wg_fn = spvjit_kernel_wg_fn(k),
-        .item_fn = spvjit_kernel_wg_fn(k) ? NULL : spvjit_kernel_item_fn(k),
+        .wg_range = spvjit_kernel_wg_range_fn(k),
+        .item_fn = spvjit_kernel_item_fn(k),
         .wg_memory_size = f->wg_mem_size + d->extra_wg_mem,
         .wg_memory_align = f->wg_mem_align,
         .wg_memory_init = spvjit_kernel_wg_init_fn(k),

@@ -1,8 +1,9 @@
 /* testdata/tests/test_jit_util.h — helpers of the JIT tests (test_jit_*.c).
  *
- * A minimal driver: barrier-free kernels run on this thread, one wg_fn call per
- * work-group; barrier kernels go through the executor (lib/executor.h), which
- * has the fibers they need. */
+ * A minimal driver: barrier-free kernels run on this thread, their grid as
+ * ranges of 1, 2, 3, 5, 8, 13 work-groups per call of the range function (so
+ * most start and end inside a row); barrier kernels go through the executor
+ * (lib/executor.h), which has the fibers they need. */
 #ifndef SPVJIT_TEST_JIT_UTIL_H
 #define SPVJIT_TEST_JIT_UTIL_H
 

@@ -1,0 +1,54 @@
+/* jit/group_range.h — the loop over a range of work-groups that spvjit_wg_range
+ * (jit/abi.h) runs, shared by the barrier-free work-group function
+ * (workgroup.c) and the barrier regions (region_loops.c).
+ *
+ *   spvjit_wg_range(ctx, first, count):
+ *     the caller's code that runs once per call (environment, frame)
+ *     x, y, z of group `first` (two divisions per call)
+ *     for each row of the grid the range touches (y, z fixed):
+ *       for each of the row's groups in the range (x):
+ *         return if *ctx->stop (a relaxed atomic load)
+ *         the group's WorkgroupId (base_group included) and local size
+ *         its Workgroup initializers (JIT_SYM_WG_INIT_BODY, inlined)
+ *         the caller's code for one group: its work-items
+ * Group ids are loop variables; the rows make the inner loop a counted one.
+ * What depends on the ctx alone is computed once per call (the ctx's loads
+ * are invariant, so LLVM hoists the rest of what is uniform).
+ */
+#ifndef SPVJIT_JIT_GROUP_RANGE_H
+#define SPVJIT_JIT_GROUP_RANGE_H
+
+#include "lower_ctx.h"
+
+/* One work-group of the range, as the code for it sees it. */
+typedef struct jit_group {
+    LLVMValueRef index;   /* i64: its linear index in the dispatch (x fastest) */
+    LLVMValueRef id[3];   /* i32: WorkgroupId, base_group included */
+    LLVMValueRef size[3]; /* i32: its local size (constants when every group has the
+                             compile-time size: Shader flavour) */
+    LLVMValueRef full;    /* i1: it has the compile-time local size (Kernel flavour, local
+                             size known: only the last group of a dimension may be
+                             smaller); NULL when no such test applies */
+} jit_group;
+
+/* Emits the code of one group at c->b and leaves c->b in a block without a
+ * terminator, from which the next group follows.  It may return from the
+ * function on its own (barrier divergence).  0, or -1 with c->diag filled. */
+typedef int (*jit_group_emit_fn)(void *user, const jit_group *g);
+
+/* Adds spvjit_wg_range(ptr noalias ctx, i64 first, i64 count) to c->mod and
+ * positions c->b in its entry block. */
+LLVMValueRef jit_range_function(lower_ctx *c);
+
+/* Emits the loop over the range of fn (made by jit_range_function) at c->b,
+ * emit() giving the code of one group; leaves c->b in the block after the
+ * loop (no terminator).  0, or emit's -1. */
+int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user);
+
+/* *ctx->stop, NULL read as "never", as the range loop reads it: an i1 that
+ * is set when the dispatch is to stop (for loops of other shapes). */
+LLVMValueRef jit_stop_requested(lower_ctx *c, LLVMValueRef stop_ptr);
+/* ctx->stop, or a zero constant when it is NULL (once per call). */
+LLVMValueRef jit_stop_pointer(lower_ctx *c, LLVMValueRef ctx);
+
+#endif
