@@ -66,7 +66,7 @@ static void check_same_facts(const jit_kernel *a, const jit_kernel *b, const cha
         CHECK(x->resources[i].slot == y->resources[i].slot && x->resources[i].binding == y->resources[i].binding &&
                   x->resources[i].name == y->resources[i].name,
               "%s: resource %u", what, i);
-    CHECK(!spvjit_kernel_wg_fn(a) == !spvjit_kernel_wg_fn(b) &&
+    CHECK(!spvjit_kernel_wg_range_fn(a) == !spvjit_kernel_wg_range_fn(b) &&
               !spvjit_kernel_item_fn(a) == !spvjit_kernel_item_fn(b) &&
               !spvjit_kernel_wg_init_fn(a) == !spvjit_kernel_wg_init_fn(b),
           "%s: the same functions", what);
@@ -185,7 +185,7 @@ TEST(jit_object_saxpy_cl_barrier_free)
     jit_kernel *l = spvjit_load_object(sm, "saxpy", &o, blob, len, &d);
     REQUIRE(l, "load_object: %s", d.msg);
     check_same_facts(k, l, "saxpy.cl");
-    CHECK(!spvjit_kernel_facts_of(l)->uses_barriers && spvjit_kernel_wg_fn(l), "barrier-free: a wg_fn");
+    CHECK(!spvjit_kernel_facts_of(l)->uses_barriers && spvjit_kernel_wg_range_fn(l), "barrier-free: a wg_range_fn");
     uint64_t s = 515;
     uint32_t n = 1001;
     float *x = rand_floats(&s, n), *y0 = rand_floats(&s, n), *ref = malloc(n * 4);
@@ -266,6 +266,19 @@ TEST(jit_object_refuses_damaged_and_foreign_blobs)
     l = spvjit_load_object(s16, NULL, &fib, blob, len, &d);
     CHECK(!l && strstr(d.msg, "fibers"), "fibers asked: %s", d.msg);
     spvjit_kernel_free(l);
+    /* compiled for fibers, loaded where regions are demanded */
+    void *fib_blob = NULL;
+    size_t fib_len = 0;
+    k = compile_keep(s16, NULL, fib, &fib_blob, &fib_len);
+    REQUIRE(k && fib_blob, "compile for fibers: %s", tj_last_error);
+    spvjit_kernel_free(k);
+    spvjit_options reg = o;
+    reg.barriers = JIT_BARRIER_MODE_REGIONS;
+    d.msg[0] = 0;
+    l = spvjit_load_object(s16, NULL, &reg, fib_blob, fib_len, &d);
+    CHECK(!l && strstr(d.msg, "runs barriers on fibers; regions were asked for"), "regions asked: %s", d.msg);
+    spvjit_kernel_free(l);
+    free(fib_blob);
     /* a blob of another module (saxpy) */
     spv_module *sx = tj_load("kernels/saxpy.comp.spv");
     REQUIRE(sx, "load saxpy");
