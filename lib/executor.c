@@ -240,7 +240,9 @@ static bool run_groups(void *user, uint64_t begin, uint64_t end)
     spvjit_wg_ctx ctx = d->tmpl;
     ctx.wg_memory = wg_mem;
     if (k->wg_range) {
-        region_state regions = { .d = d, .failed = false };
+        region_state regions; /* not zeroed: its message buffer is large */
+        regions.d = d;
+        regions.failed = false;
         regions.diag.msg[0] = 0;
         ctx.rt = &regions;
         ctx.report_divergence = report_region_divergence;
