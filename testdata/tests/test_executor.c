@@ -32,11 +32,8 @@ static uint64_t global_id(const spvjit_wg_ctx *c, int d, uint32_t lid)
 
 typedef void (*group_fn)(const spvjit_wg_ctx *c);
 
-static _Atomic uint64_t ranges_called; /* range functions' calls, for the chunking test */
-
 static void run_range(const spvjit_wg_ctx *c, uint64_t first, uint64_t count, group_fn group)
 {
-    atomic_fetch_add(&ranges_called, 1);
     spvjit_wg_ctx g = *c;
     for (uint64_t i = first; i < first + count; i++) {
         if (c->stop && __atomic_load_n(c->stop, __ATOMIC_RELAXED))
@@ -645,6 +642,67 @@ TEST(executor_thread_counts)
     check_thread_count(2);
     check_reduction(20000, 64, 8, 81);
     check_reduction(20000, 64, 1, 82);
+}
+
+/* --- the ranges the executor hands out --------------------------------------------------------- */
+
+typedef struct range_log {
+    _Atomic uint32_t n;
+    uint64_t first[4096], count[4096];
+} range_log;
+
+static range_log *ranges_seen;
+
+static void logging_range(const spvjit_wg_ctx *c, uint64_t first, uint64_t count)
+{
+    (void)c;
+    uint32_t i = atomic_fetch_add(&ranges_seen->n, 1);
+    if (i < 4096) {
+        ranges_seen->first[i] = first;
+        ranges_seen->count[i] = count;
+    }
+}
+
+/* Every group in exactly one range; with one thread one range, with several
+ * far fewer ranges than groups (guided chunks), some starting inside a row. */
+TEST(executor_ranges_cover_the_grid)
+{
+    static range_log log;
+    ranges_seen = &log;
+    const uint32_t grids[][3] = { { 1000, 7, 3 }, { 1, 1, 1 }, { 3, 1, 5 }, { 65536, 1, 1 } };
+    for (int gi = 0; gi < 4; gi++)
+        for (uint32_t threads = 1; threads <= 4; threads *= 2) {
+            atomic_store(&log.n, 0);
+            spvjit_exec_kernel k = { .wg_range = logging_range, .local_size = { 1, 1, 1 } };
+            spv_diag diag;
+            const uint32_t *gc = grids[gi];
+            REQUIRE(dispatch_groups(&k, gc[0], gc[1], gc[2], NULL, threads, &diag) == 0, "dispatch: %s", diag.msg);
+            uint64_t total = (uint64_t)gc[0] * gc[1] * gc[2];
+            uint32_t n = atomic_load(&log.n);
+            REQUIRE(n <= 4096, "%u ranges for %llu groups", n, (unsigned long long)total);
+            unsigned char *hit = calloc(total, 1);
+            REQUIRE(hit, "out of memory");
+            bool bad = false, mid_row = false;
+            for (uint32_t i = 0; i < n; i++) {
+                bad |= log.count[i] == 0 || log.first[i] + log.count[i] > total;
+                mid_row |= log.first[i] % gc[0] != 0;
+                for (uint64_t g = log.first[i]; !bad && g < log.first[i] + log.count[i]; g++)
+                    bad |= hit[g]++ != 0;
+            }
+            uint64_t missed = 0;
+            for (uint64_t g = 0; g < total; g++)
+                missed += !hit[g];
+            CHECK(!bad && missed == 0,
+                  "grid %ux%ux%u, %u threads: ranges overlap, are empty or pass the end, or "
+                  "%llu groups missed",
+                  gc[0], gc[1], gc[2], threads, (unsigned long long)missed);
+            if (threads == 1)
+                CHECK(n == 1, "one thread: %u ranges (expected the whole grid as one)", n);
+            else if (total >= 1000)
+                CHECK(n > threads && n < total / 64 && mid_row, "grid %ux%ux%u, %u threads: %u ranges%s", gc[0], gc[1],
+                      gc[2], threads, n, mid_row ? "" : ", none inside a row");
+            free(hit);
+        }
 }
 
 /* --- ctx fields, work-group memory, FP state ---------------------------------------------- */
