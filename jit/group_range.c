@@ -13,7 +13,8 @@ LLVMValueRef jit_range_function(lower_ctx *c)
     return fn;
 }
 
-LLVMValueRef jit_stop_pointer(lower_ctx *c, LLVMValueRef ctx)
+/* ctx->stop, or a constant zero when it is NULL (once per call). */
+static LLVMValueRef stop_pointer(lower_ctx *c, LLVMValueRef ctx)
 {
     const char *name = "spvjit.never.stop";
     LLVMValueRef never = LLVMGetNamedGlobal(c->mod, name);
@@ -28,7 +29,8 @@ LLVMValueRef jit_stop_pointer(lower_ctx *c, LLVMValueRef ctx)
     return LLVMBuildSelect(c->b, LLVMBuildIsNull(c->b, p, ""), never, p, "stop.ptr");
 }
 
-LLVMValueRef jit_stop_requested(lower_ctx *c, LLVMValueRef stop_ptr)
+/* Whether *stop_ptr asks to stop (a relaxed atomic load: another thread sets it). */
+static LLVMValueRef stop_requested(lower_ctx *c, LLVMValueRef stop_ptr)
 {
     LLVMValueRef s = LLVMBuildLoad2(c->b, c->t_i32, stop_ptr, "stop");
     LLVMSetAlignment(s, 4);
@@ -61,7 +63,7 @@ static void load_facts(lower_ctx *c, LLVMValueRef ctx, range_facts *f)
 {
     f->ctx = ctx;
     f->sizes_vary = c->kernel;
-    f->stop = jit_stop_pointer(c, ctx);
+    f->stop = stop_pointer(c, ctx);
     for (unsigned i = 0; i < 3; i++) {
         f->base[i] = ctx_u32(c, ctx, offsetof(spvjit_wg_ctx, base_group), i);
         f->enq[i] =
@@ -148,7 +150,7 @@ int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, 
     LLVMPositionBuilderAtEnd(c->b, group);
     LLVMValueRef gi = phi(c, c->t_i64, g_row, row, "g");
     LLVMValueRef gx = phi(c, c->t_i32, gx_row, row, "gx");
-    LLVMBuildCondBr(c->b, jit_stop_requested(c, f.stop), exit, run);
+    LLVMBuildCondBr(c->b, stop_requested(c, f.stop), exit, run);
     LLVMPositionBuilderAtEnd(c->b, run);
     g.index = gi;
     place(c, &f, 0, gx, &g);

@@ -45,10 +45,4 @@ LLVMValueRef jit_range_function(lower_ctx *c);
  * loop (no terminator).  0, or emit's -1. */
 int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user);
 
-/* *ctx->stop, NULL read as "never", as the range loop reads it: an i1 that
- * is set when the dispatch is to stop (for loops of other shapes). */
-LLVMValueRef jit_stop_requested(lower_ctx *c, LLVMValueRef stop_ptr);
-/* ctx->stop, or a zero constant when it is NULL (once per call). */
-LLVMValueRef jit_stop_pointer(lower_ctx *c, LLVMValueRef ctx);
-
 #endif

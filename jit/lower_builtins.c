@@ -8,10 +8,7 @@
  *   LocalInvocationIndex = (z * size_y + y) * size_x + x   (this group's size)
  *   GlobalLinearId (OpenCL) = linearized global id without the offset
  * Sub-groups have size 1 (see jit.h).  The enqueued size is the compile-time
- * local size when known, so the JIT sees a constant.  A builtin that tells
- * where a work-item sits in its group sets c->reads_group_layout; global ids
- * do not (a flat loop gives them as WorkgroupId base_group, local id the
- * index in the dispatch).
+ * local size when known, so the JIT sees a constant.
  */
 #include "lower_ctx.h"
 
@@ -63,16 +60,8 @@ static LLVMValueRef global_id_no_offset(lower_ctx *c, unsigned i)
     return LLVMBuildAdd(c->b, g, item_u32(c, JIT_ITEM_LID, i), "");
 }
 
-/* A field of the item state that says where the work-item sits in its group. */
-static LLVMValueRef layout_u32(lower_ctx *c, uint64_t off, unsigned i)
-{
-    c->reads_group_layout = true;
-    return item_u32(c, off, i);
-}
-
 LLVMValueRef jit_local_index(lower_ctx *c)
 {
-    c->reads_group_layout = true;
     LLVMValueRef x = item_u32(c, JIT_ITEM_LID, 0), y = item_u32(c, JIT_ITEM_LID, 1), z = item_u32(c, JIT_ITEM_LID, 2);
     LLVMValueRef sx = item_u32(c, JIT_ITEM_LSIZE, 0), sy = item_u32(c, JIT_ITEM_LSIZE, 1);
     return LLVMBuildAdd(c->b, LLVMBuildMul(c->b, LLVMBuildAdd(c->b, LLVMBuildMul(c->b, z, sy, ""), y, ""), sx, ""), x,
@@ -85,15 +74,15 @@ static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n
     *n = 3;
     switch (bi) {
     case SpvBuiltInLocalInvocationId:
-        return layout_u32(c, JIT_ITEM_LID, i);
+        return item_u32(c, JIT_ITEM_LID, i);
     case SpvBuiltInWorkgroupId:
-        return layout_u32(c, JIT_ITEM_GID, i);
+        return item_u32(c, JIT_ITEM_GID, i);
     case SpvBuiltInNumWorkgroups:
         return ctx_u32(c, offsetof(spvjit_wg_ctx, num_groups), i);
     case SpvBuiltInWorkgroupSize:
         if (!c->kernel && c->ls_known)
             return k64(c, c->local_size[i]);
-        return layout_u32(c, JIT_ITEM_LSIZE, i);
+        return item_u32(c, JIT_ITEM_LSIZE, i);
     case SpvBuiltInEnqueuedWorkgroupSize:
         return enqueued(c, i);
     case SpvBuiltInGlobalInvocationId:
@@ -116,12 +105,11 @@ static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n
     case SpvBuiltInSubgroupMaxSize:
         return k64(c, 1);
     case SpvBuiltInSubgroupLocalInvocationId:
-        c->reads_group_layout = true;
         return k64(c, 0);
     case SpvBuiltInNumSubgroups:
         return LLVMBuildMul(c->b,
-                            LLVMBuildMul(c->b, layout_u32(c, JIT_ITEM_LSIZE, 0), layout_u32(c, JIT_ITEM_LSIZE, 1), ""),
-                            layout_u32(c, JIT_ITEM_LSIZE, 2), "");
+                            LLVMBuildMul(c->b, item_u32(c, JIT_ITEM_LSIZE, 0), item_u32(c, JIT_ITEM_LSIZE, 1), ""),
+                            item_u32(c, JIT_ITEM_LSIZE, 2), "");
     case SpvBuiltInNumEnqueuedSubgroups:
         return LLVMBuildMul(c->b, LLVMBuildMul(c->b, enqueued(c, 0), enqueued(c, 1), ""), enqueued(c, 2), "");
     case SpvBuiltInGlobalLinearId: {
@@ -137,12 +125,10 @@ static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n
     case SpvBuiltInSubgroupGeMask:
     case SpvBuiltInSubgroupLeMask:
         *n = 4;
-        c->reads_group_layout = true;
         return k64(c, i == 0);
     case SpvBuiltInSubgroupGtMask:
     case SpvBuiltInSubgroupLtMask:
         *n = 4;
-        c->reads_group_layout = true;
         return k64(c, 0);
     default:
         *n = 0;

@@ -163,10 +163,6 @@ struct lower_ctx {
     uint64_t push_size;
     uint64_t wg_scratch_offset; /* work-group collectives: slots in work-group memory */
     uint64_t wg_scratch_slot;   /* bytes per work-item slot, 0: no collectives */
-    bool reads_group_layout;    /* the code reads where a work-item sits in its group
-                                   (local id or index, group id, this group's size,
-                                   sub-group facts or operations): a flat loop over
-                                   global ids cannot stand in for the group loops */
 };
 
 /* --- context, memory, failure (lower_ctx.c) --- */

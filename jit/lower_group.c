@@ -114,7 +114,6 @@ static LLVMValueRef group_op(lower_ctx *c, const spv_inst *in)
 
 int jit_lower_group(lower_ctx *c, const spv_inst *in)
 {
-    c->reads_group_layout = true; /* which work-items form a sub-group depends on the groups */
     /* everything but the SPV_KHR_shader_ballot instructions takes a Scope first */
     if (in->opcode != SpvOpSubgroupBallotKHR && in->opcode != SpvOpSubgroupFirstInvocationKHR &&
         in->opcode != SpvOpSubgroupAllKHR && in->opcode != SpvOpSubgroupAnyKHR &&

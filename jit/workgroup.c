@@ -10,9 +10,10 @@
  *       (emit_group_items: the one place that runs the items of a group).
  *       With a known local size the loop bounds are constants (LLVM
  *       unrolls/vectorizes); a Kernel-flavour group smaller than that (the
- *       last one of an NDRange) takes a generic loop.  A 1-D kernel that does
- *       not ask where its work-items sit in their groups runs a 1-D dispatch
- *       as one flat loop over global ids instead (emit_flat);
+ *       last one of an NDRange) takes a generic loop.  (One flat loop over
+ *       global ids for 1-D dispatches was measured against the group loops
+ *       and did not beat them: a few percent either way by local size, for
+ *       twice the code);
  *   spvjit.item.in.group(ctx, lx,ly,lz, sx,sy,sz, gx,gy,gz)   kernels with
  *       barriers: one work-item of a given group, made into spvjit_wg_range
  *       (region_loops.h) or wrapped as spvjit_item (jit_build_fiber_item);
@@ -175,7 +176,7 @@ static int build_body(lower_ctx *c, uint32_t entry_fidx, LLVMValueRef *out)
     return 0;
 }
 
-/* --- the exported functions ------------------------------------------------------------- */
+/* --- the environment and the loops over a group's work-items ------------------------------------- */
 
 typedef struct group_env {
     LLVMValueRef *v;
@@ -305,103 +306,6 @@ static int emit_group(void *user, const jit_group *g)
     return 0;
 }
 
-/* --- a 1-D dispatch as one flat loop over global ids ------------------------------------------------ */
-
-/* Global ids per test of ctx->stop in the flat loop (a multiple of any local size up to it). */
-#define FLAT_BLOCK 16384u
-
-/* Whether a barrier-free kernel may run a 1-D dispatch as one loop over global
- * ids: it never asks where a work-item sits in its group (only global ids and
- * dispatch-wide facts), has no work-group memory to give each group, and is
- * 1-D in its local size. */
-static bool flat_possible(lower_ctx *c)
-{
-    if (c->reads_group_layout || !c->ls_known || c->wg_size || c->local_size[1] != 1 || c->local_size[2] != 1)
-        return false;
-    for (uint32_t i = 0; i < c->nparams; i++)
-        if (c->params[i].kind == SPVJIT_PARAM_LOCAL_PTR)
-            return false;
-    return true;
-}
-
-static LLVMValueRef umin64(lower_ctx *c, LLVMValueRef a, LLVMValueRef b)
-{
-    return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntULT, a, b, ""), a, b, "");
-}
-
-/* When the dispatch is 1-D and its global ids fit 32 bits, runs the range as
- * `for i in [first * L, min(end * L, global size))`: body with local id i,
- * WorkgroupId base_group (GlobalInvocationId = base * L + i + offset, as in
- * the group loops), testing ctx->stop every FLAT_BLOCK ids; otherwise falls
- * to the group loops, where c->b is left. */
-static void emit_flat(lower_ctx *c, const items *it, LLVMValueRef first, LLVMValueRef count)
-{
-    LLVMValueRef ctx = it->ctx;
-    uint32_t L = c->local_size[0];
-    LLVMValueRef one = LLVMConstInt(c->t_i32, 1, 0);
-    LLVMValueRef ny = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, num_groups) + 4, c->t_i32);
-    LLVMValueRef nz = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, num_groups) + 8, c->t_i32);
-    LLVMValueRef nx =
-        LLVMBuildZExt(c->b, jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, num_groups), c->t_i32), c->t_i64, "");
-    /* every global id below 2^32 - FLAT_BLOCK: the block ends stay within 32 bits */
-    LLVMValueRef fits =
-        LLVMBuildICmp(c->b, LLVMIntULE, nx, LLVMConstInt(c->t_i64, ((1ull << 32) - FLAT_BLOCK - 1) / L, 0), "");
-    LLVMValueRef flat_ok = LLVMBuildAnd(c->b,
-                                        LLVMBuildAnd(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, ny, one, ""),
-                                                     LLVMBuildICmp(c->b, LLVMIntEQ, nz, one, ""), ""),
-                                        fits, "flat.ok");
-    LLVMBasicBlockRef flat = LLVMAppendBasicBlockInContext(c->llc, it->fn, "flat");
-    LLVMBasicBlockRef groups = LLVMAppendBasicBlockInContext(c->llc, it->fn, "groups");
-    LLVMBuildCondBr(c->b, flat_ok, flat, groups);
-
-    LLVMPositionBuilderAtEnd(c->b, flat);
-    LLVMValueRef kl = LLVMConstInt(c->t_i64, L, 0);
-    LLVMValueRef global = c->kernel ? jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, global_size), c->t_i64)
-                                    : LLVMBuildMul(c->b, nx, kl, "");
-    LLVMValueRef lo = LLVMBuildTrunc(c->b, LLVMBuildMul(c->b, first, kl, ""), c->t_i32, "lo");
-    LLVMValueRef end = LLVMBuildMul(c->b, LLVMBuildAdd(c->b, first, count, ""), kl, "");
-    LLVMValueRef hi = LLVMBuildTrunc(c->b, umin64(c, end, global), c->t_i32, "hi");
-    LLVMValueRef stop = jit_stop_pointer(c, ctx);
-    LLVMValueRef size[3], group[3], id[3];
-    for (unsigned i = 0; i < 3; i++) {
-        size[i] = LLVMConstInt(c->t_i32, c->local_size[i], 0);
-        group[i] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, base_group) + 4 * i, c->t_i32);
-        id[i] = LLVMConstInt(c->t_i32, 0, 0);
-    }
-    LLVMBasicBlockRef block = LLVMAppendBasicBlockInContext(c->llc, it->fn, "flat.block");
-    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, it->fn, "flat.run");
-    LLVMBasicBlockRef item = LLVMAppendBasicBlockInContext(c->llc, it->fn, "flat.item");
-    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c->llc, it->fn, "flat.next");
-    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->llc, it->fn, "flat.done");
-    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, lo, hi, ""), block, done);
-
-    LLVMPositionBuilderAtEnd(c->b, block);
-    LLVMValueRef b0 = LLVMBuildPhi(c->b, c->t_i32, "block.start");
-    LLVMAddIncoming(b0, &lo, &flat, 1);
-    LLVMBuildCondBr(c->b, jit_stop_requested(c, stop), done, run);
-    LLVMPositionBuilderAtEnd(c->b, run);
-    LLVMValueRef b1 = LLVMBuildNUWAdd(c->b, b0, LLVMConstInt(c->t_i32, FLAT_BLOCK, 0), "");
-    LLVMValueRef bend = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntULT, b1, hi, ""), b1, hi, "block.end");
-    LLVMBuildBr(c->b, item);
-
-    LLVMPositionBuilderAtEnd(c->b, item);
-    LLVMValueRef i = LLVMBuildPhi(c->b, c->t_i32, "gid");
-    LLVMAddIncoming(i, &b0, &run, 1);
-    id[0] = i;
-    call_body(c, it->body, ctx, id, size, group, it->env);
-    LLVMValueRef i1 = LLVMBuildNUWAdd(c->b, i, one, "");
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
-    LLVMAddIncoming(i, &i1, &latch, 1);
-    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, i1, bend, ""), item, next);
-
-    LLVMPositionBuilderAtEnd(c->b, next);
-    LLVMAddIncoming(b0, &bend, &next, 1);
-    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, bend, hi, ""), block, done);
-    LLVMPositionBuilderAtEnd(c->b, done);
-    LLVMBuildRetVoid(c->b);
-    LLVMPositionBuilderAtEnd(c->b, groups);
-}
-
 /* --- the exported functions ------------------------------------------------------------------------- */
 
 static int build_range(lower_ctx *c, LLVMValueRef body)
@@ -409,8 +313,6 @@ static int build_range(lower_ctx *c, LLVMValueRef body)
     LLVMValueRef fn = jit_range_function(c);
     group_env e = load_env(c, LLVMGetParam(fn, 0));
     items it = { .c = c, .fn = fn, .body = body, .ctx = LLVMGetParam(fn, 0), .env = &e };
-    if (flat_possible(c))
-        emit_flat(c, &it, LLVMGetParam(fn, 1), LLVMGetParam(fn, 2));
     if (jit_emit_group_range(c, fn, emit_group, &it))
         return -1;
     LLVMBuildRetVoid(c->b);

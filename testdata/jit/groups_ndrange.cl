@@ -4,9 +4,7 @@
 // local id, local size, enqueued local size, number of groups
 // (x | y << 10 | z << 20), local linear id, global linear id, global offset x.
 //
-// saxpy_flat / saxpy_grouped: y[i] = a * x[i] + y[i] for i < n; the first only
-// asks for its global id (a 1-D NDRange runs as one flat loop over global
-// ids), the second also reads its local id (the group loops).
+// saxpy: y[i] = a * x[i] + y[i] for i < n (1-D, for the many-groups case).
 
 uint pack3(size_t x, size_t y, size_t z) { return (uint)x | ((uint)y << 10) | ((uint)z << 20); }
 
@@ -24,16 +22,9 @@ kernel void ids(global uint *o, uint sx, uint sy)
     o[8 * i + 7] = (uint)get_global_offset(0);
 }
 
-kernel void saxpy_flat(global const float *x, global float *y, float a, uint n)
+kernel void saxpy(global const float *x, global float *y, float a, uint n)
 {
     size_t i = get_global_id(0);
     if (i < n)
-        y[i] = a * x[i] + y[i];
-}
-
-kernel void saxpy_grouped(global const float *x, global float *y, float a, uint n)
-{
-    size_t i = get_global_id(0);
-    if (i < n && get_local_id(0) < 100000)
         y[i] = a * x[i] + y[i];
 }

@@ -1,6 +1,5 @@
 /* testdata/tests/test_jit_groups.c — compiled code runs ranges of work-groups
- * (jit/abi.h: spvjit_wg_range_fn; jit/group_range.h; the flat 1-D loop of
- * jit/workgroup.c).
+ * (jit/abi.h: spvjit_wg_range_fn; jit/group_range.h).
  *
  * The kernels (testdata/jit/groups_*) write where each work-item sits: group
  * id, local id, sizes, indices, and what their work-group memory held before
@@ -11,7 +10,7 @@
  * with one and two threads: base groups, smaller last OpenCL groups in one,
  * two and three dimensions with global offsets, work-group memory
  * initialized per group inside a range, barrier divergence inside a range
- * naming its group, and the flat loop against the group loops and C. */
+ * naming its group, many small 1-D groups against C. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +241,22 @@ static grid ids_grid(void)
     return shader_grid(n, base, local);
 }
 
+/* The grid as ranges of uneven lengths (one group each, 5 2 7 3 ..., 4 4 ...,
+ * 13 11 ...); `barrier`: groups_barrier's words. */
+static void check_partitions(const jit_kernel *k, const grid *g, bool barrier)
+{
+    const uint64_t parts[][4] = { { 1, 1, 1, 1 }, { 5, 2, 7, 3 }, { 4, 4, 4, 4 }, { 13, 11, 13, 11 } };
+    for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
+        ids_out out = ids_alloc(g);
+        void *args[] = { out.o };
+        uint32_t push[3] = { out.sx, out.sy, UNWRITTEN };
+        run_partition(k, g, args, push, parts[p], 4);
+        uint64_t wrong = ids_check(&out, g, 0, group_count(g), barrier);
+        CHECK(wrong == 0, "partition %zu: %llu wrong words", p, (unsigned long long)wrong);
+        free(out.o);
+    }
+}
+
 /* Ranges that start and end inside rows and slices, one group, the whole grid. */
 TEST(groups_ranges_mid_row_and_slice)
 {
@@ -261,17 +276,7 @@ TEST(groups_ranges_mid_row_and_slice)
               (unsigned long long)ranges[r][1], (unsigned long long)total, (unsigned long long)wrong);
         free(out.o);
     }
-    /* partitions of the grid into ranges of uneven lengths */
-    const uint64_t parts[][4] = { { 1, 1, 1, 1 }, { 5, 2, 7, 3 }, { 4, 4, 4, 4 }, { 13, 11, 13, 11 } };
-    for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
-        ids_out out = ids_alloc(&g);
-        void *args[] = { out.o };
-        uint32_t push[2] = { out.sx, out.sy };
-        run_partition(k, &g, args, push, parts[p], 4);
-        uint64_t wrong = ids_check(&out, &g, 0, total, false);
-        CHECK(wrong == 0, "partition %zu: %llu wrong words", p, (unsigned long long)wrong);
-        free(out.o);
-    }
+    check_partitions(k, &g, false);
     /* a range of zero groups does nothing */
     ids_out out = ids_alloc(&g);
     void *args[] = { out.o };
@@ -317,16 +322,7 @@ TEST(groups_barrier_regions_ranges)
     jit_kernel *k = compile("jit/groups_barrier.comp.spv", NULL, NULL, JIT_BARRIER_MODE_REGIONS);
     REQUIRE(k, "compile: %s", tj_last_error);
     grid g = ids_grid();
-    const uint64_t parts[][3] = { { 1, 1, 1 }, { 5, 2, 7 }, { 24, 24, 24 } };
-    for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
-        ids_out out = ids_alloc(&g);
-        void *args[] = { out.o };
-        uint32_t push[3] = { out.sx, out.sy, UNWRITTEN };
-        run_partition(k, &g, args, push, parts[p], 3);
-        uint64_t wrong = ids_check(&out, &g, 0, group_count(&g), true);
-        CHECK(wrong == 0, "partition %zu: %llu wrong words", p, (unsigned long long)wrong);
-        free(out.o);
-    }
+    check_partitions(k, &g, true);
     spvjit_kernel_free(k);
 }
 
@@ -450,54 +446,15 @@ TEST(groups_ndrange_partial_last_groups)
     }
 }
 
-/* --- the flat loop over global ids ------------------------------------------------------------------------- */
+/* --- 1-D kernels, many groups -------------------------------------------------------------------------- */
 
-typedef struct ir_text {
-    char *ir;
-} ir_text;
-
-static void keep_ir(void *user, const char *what, const char *text)
-{
-    ir_text *t = user;
-    if (!strcmp(what, "ir")) {
-        free(t->ir);
-        t->ir = strdup(text);
-    }
-}
-
-/* Whether the lowered IR of the kernel has the flat loop. */
-static bool has_flat_loop(const char *file, const char *entry, const uint32_t *local)
-{
-    spv_module *m = tj_load(file);
-    if (!m)
-        return false;
-    ir_text t = { 0 };
-    spvjit_options o = { .opt_level = 0, .emit = keep_ir, .emit_user = &t, .emit_ir = true };
-    if (local)
-        memcpy(o.local_size, local, sizeof o.local_size);
-    jit_kernel *k = tj_compile(m, entry, &o);
-    bool flat = k && t.ir && strstr(t.ir, "flat.item");
-    spvjit_kernel_free(k);
-    spv_module_free(m);
-    free(t.ir);
-    return flat;
-}
-
-/* saxpy_flat (flat loop) and saxpy_grouped (group loops) against C, with a
- * smaller last group and global offsets, over ranges and the executor. */
-TEST(groups_flat_loop_against_group_loops_and_c)
+/* saxpy against C, with a smaller last group and global offsets, over ranges
+ * and the executor. */
+TEST(groups_saxpy_against_c)
 {
     const uint32_t local[3] = { 64, 1, 1 };
-    CHECK(has_flat_loop("jit/groups_ndrange.cl.spv", "saxpy_flat", local), "saxpy_flat: no flat loop");
-    CHECK(!has_flat_loop("jit/groups_ndrange.cl.spv", "saxpy_grouped", local),
-          "saxpy_grouped reads its local id, yet has a flat loop");
-    CHECK(!has_flat_loop("jit/groups_ndrange.cl.spv", "ids", local), "ids: a flat loop");
-    const char *entries[2] = { "saxpy_flat", "saxpy_grouped" };
-    jit_kernel *ks[2];
-    for (int e = 0; e < 2; e++) {
-        ks[e] = compile("jit/groups_ndrange.cl.spv", entries[e], local, JIT_BARRIER_MODE_AUTO);
-        REQUIRE(ks[e], "compile %s: %s", entries[e], tj_last_error);
-    }
+    jit_kernel *k = compile("jit/groups_ndrange.cl.spv", "saxpy", local, JIT_BARRIER_MODE_AUTO);
+    REQUIRE(k, "compile: %s", tj_last_error);
     uint64_t seed = 4242;
     const uint32_t n = 100003;
     const uint64_t offsets[2] = { 0, 37 }, globals[2] = { 100003, 99000 };
@@ -513,42 +470,38 @@ TEST(groups_flat_loop_against_group_loops_and_c)
         grid g = ndrange_grid(1, global, offset, local);
         for (uint64_t i = 0; i < n + 64; i++)
             ref[i] = i >= offsets[c] && i < offsets[c] + globals[c] && i < n ? a * x[i] + y0[i] : y0[i];
-        for (int e = 0; e < 2; e++)
-            for (int how = 0; how < 3; how++) {
-                memcpy(y, y0, 4 * (n + 64));
-                void *args[] = { &x, &y, &a, (void *)&n };
-                spv_diag diag = { .msg = "" };
-                if (how == 0) {
-                    const uint64_t lengths[3] = { 1, 100, 7 };
-                    run_partition(ks[e], &g, args, NULL, lengths, 3);
-                } else {
-                    CHECK(run_executor(ks[e], &g, args, NULL, how, &diag) == 0, "%s: %s", entries[e], diag.msg);
-                }
-                uint32_t wrong = 0;
-                for (uint32_t i = 0; i < n + 64; i++)
-                    wrong += y[i] != ref[i];
-                CHECK(wrong == 0, "%s, global %llu offset %llu, %s: %u wrong elements", entries[e],
-                      (unsigned long long)globals[c], (unsigned long long)offsets[c],
-                      how == 0   ? "ranges"
-                      : how == 1 ? "executor 1 thread"
-                                 : "executor 2 threads",
-                      wrong);
+        for (int how = 0; how < 3; how++) {
+            memcpy(y, y0, 4 * (n + 64));
+            void *args[] = { &x, &y, &a, (void *)&n };
+            spv_diag diag = { .msg = "" };
+            if (how == 0) {
+                const uint64_t lengths[3] = { 1, 100, 7 };
+                run_partition(k, &g, args, NULL, lengths, 3);
+            } else {
+                CHECK(run_executor(k, &g, args, NULL, how, &diag) == 0, "%s", diag.msg);
             }
+            uint32_t wrong = 0;
+            for (uint32_t i = 0; i < n + 64; i++)
+                wrong += y[i] != ref[i];
+            CHECK(wrong == 0, "global %llu offset %llu, %s: %u wrong elements", (unsigned long long)globals[c],
+                  (unsigned long long)offsets[c],
+                  how == 0   ? "ranges"
+                  : how == 1 ? "executor 1 thread"
+                             : "executor 2 threads",
+                  wrong);
+        }
     }
     free(x);
     free(y0);
     free(y);
     free(ref);
-    spvjit_kernel_free(ks[0]);
-    spvjit_kernel_free(ks[1]);
+    spvjit_kernel_free(k);
 }
 
-/* groups_flat.comp: the flat loop of a Shader kernel with a base group; the
- * same kernel dispatched 2-D takes the group loops. */
-TEST(groups_flat_loop_shader_base_and_2d)
+/* groups_global.comp: a 1-D-local kernel on 1-D, 2-D and 3-D grids with base groups. */
+TEST(groups_global_ids_base_groups_1d_2d_3d)
 {
-    CHECK(has_flat_loop("jit/groups_flat.comp.spv", NULL, NULL), "groups_flat.comp: no flat loop");
-    jit_kernel *k = compile("jit/groups_flat.comp.spv", NULL, NULL, JIT_BARRIER_MODE_AUTO);
+    jit_kernel *k = compile("jit/groups_global.comp.spv", NULL, NULL, JIT_BARRIER_MODE_AUTO);
     REQUIRE(k, "compile: %s", tj_last_error);
     const uint32_t local[3] = { 16, 1, 1 };
     const uint32_t shapes[][3] = { { 37, 1, 1 }, { 9, 3, 1 }, { 5, 2, 2 } };

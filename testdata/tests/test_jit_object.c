@@ -259,25 +259,23 @@ TEST(jit_object_refuses_damaged_and_foreign_blobs)
     CHECK(!l && strstr(d.msg, "other facts") && strstr(d.msg, "local size x 16, the module gives 8"),
           "other spec values: %s", d.msg);
     spvjit_kernel_free(l);
-    /* compiled into regions, loaded where fibers are asked for */
-    spvjit_options fib = o;
+    /* compiled into regions, loaded where fibers are asked for, and the reverse */
+    spvjit_options fib = o, reg = o;
     fib.barriers = JIT_BARRIER_MODE_FIBERS;
-    d.msg[0] = 0;
-    l = spvjit_load_object(s16, NULL, &fib, blob, len, &d);
-    CHECK(!l && strstr(d.msg, "fibers"), "fibers asked: %s", d.msg);
-    spvjit_kernel_free(l);
-    /* compiled for fibers, loaded where regions are demanded */
+    reg.barriers = JIT_BARRIER_MODE_REGIONS;
     void *fib_blob = NULL;
     size_t fib_len = 0;
     k = compile_keep(s16, NULL, fib, &fib_blob, &fib_len);
     REQUIRE(k && fib_blob, "compile for fibers: %s", tj_last_error);
     spvjit_kernel_free(k);
-    spvjit_options reg = o;
-    reg.barriers = JIT_BARRIER_MODE_REGIONS;
-    d.msg[0] = 0;
-    l = spvjit_load_object(s16, NULL, &reg, fib_blob, fib_len, &d);
-    CHECK(!l && strstr(d.msg, "runs barriers on fibers; regions were asked for"), "regions asked: %s", d.msg);
-    spvjit_kernel_free(l);
+    for (int way = 0; way < 2; way++) {
+        d.msg[0] = 0;
+        l = spvjit_load_object(s16, NULL, way ? &reg : &fib, way ? fib_blob : blob, way ? fib_len : len, &d);
+        const char *want =
+            way ? "runs barriers on fibers; regions were asked for" : "runs barriers as regions; fibers were asked for";
+        CHECK(!l && strstr(d.msg, want), "%s: %s", want, d.msg);
+        spvjit_kernel_free(l);
+    }
     free(fib_blob);
     /* a blob of another module (saxpy) */
     spv_module *sx = tj_load("kernels/saxpy.comp.spv");

@@ -1,5 +1,5 @@
-// groups_flat.comp — a 1-D kernel that only asks for its global id: a 1-D
-// dispatch of it runs as one flat loop over global ids (jit/workgroup.c).
+// groups_global.comp — a 1-D-local kernel that only asks for its global id,
+// dispatched 1-D, 2-D and 3-D with base groups:
 // o[i] = 1 + g.x + 1000 * g.y + 100000 * g.z + 2 * x[i], i = g.x + sx * (g.y + sy * g.z).
 #version 450
 layout(local_size_x = 16) in;
