@@ -40,7 +40,6 @@ static LLVMValueRef stop_requested(lower_ctx *c, LLVMValueRef stop_ptr)
 
 /* What every group of the call shares: loaded or computed once, at the top. */
 typedef struct range_facts {
-    LLVMValueRef ctx;
     LLVMValueRef base[3];      /* i32 base_group */
     LLVMValueRef enq[3];       /* i32 enqueued local size */
     LLVMValueRef last_id[3];   /* i32 num_groups - 1 (sizes vary only) */
@@ -61,7 +60,6 @@ static LLVMValueRef ctx_u32(lower_ctx *c, LLVMValueRef ctx, size_t off, unsigned
 
 static void load_facts(lower_ctx *c, LLVMValueRef ctx, range_facts *f)
 {
-    f->ctx = ctx;
     f->sizes_vary = c->kernel;
     f->stop = stop_pointer(c, ctx);
     for (unsigned i = 0; i < 3; i++) {
