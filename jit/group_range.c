@@ -9,6 +9,10 @@ LLVMValueRef jit_range_function(lower_ctx *c)
     LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_WG_RANGE, LLVMFunctionType(c->t_void, p, 3, 0));
     jit_add_attr(c, fn, 1, "noalias");
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
+    /* the whole ctx may be read anywhere: LLVM may then load its fields before
+     * the loop over groups, not in it */
+    unsigned deref = LLVMGetEnumAttributeKindForName("dereferenceable", 15);
+    LLVMAddAttributeAtIndex(fn, 1, LLVMCreateEnumAttribute(c->llc, deref, sizeof(spvjit_wg_ctx)));
     LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
     return fn;
 }
@@ -101,7 +105,7 @@ static void incoming(LLVMValueRef p, LLVMValueRef v, LLVMBasicBlockRef from)
     LLVMAddIncoming(p, &v, &from, 1);
 }
 
-int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user)
+int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_range_once_fn once, jit_group_emit_fn emit, void *user)
 {
     LLVMValueRef ctx = LLVMGetParam(fn, 0), first = LLVMGetParam(fn, 1), count = LLVMGetParam(fn, 2);
     LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(c->llc, fn, "range");
@@ -127,6 +131,8 @@ int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, 
     LLVMValueRef gy0 = LLVMBuildTrunc(c->b, LLVMBuildURem(c->b, q, ny, ""), c->t_i32, "");
     LLVMValueRef gz0 = LLVMBuildTrunc(c->b, LLVMBuildUDiv(c->b, q, ny, ""), c->t_i32, "");
     LLVMValueRef end = LLVMBuildAdd(c->b, first, count, "end");
+    if (once && once(user))
+        return -1;
     LLVMBuildBr(c->b, row);
 
     /* a row: the groups of the range with this y and z */

@@ -4,7 +4,8 @@
  *
  *   spvjit_wg_range(ctx, first, count):
  *     the caller's code that runs once per call (environment, frame)
- *     x, y, z of group `first` (two divisions per call)
+ *     x, y, z of group `first` (two divisions per call), the caller's code
+ *       for the groups' common values (once())
  *     for each row of the grid the range touches (y, z fixed):
  *       for each of the row's groups in the range (x):
  *         return if *ctx->stop (a relaxed atomic load)
@@ -40,9 +41,14 @@ typedef int (*jit_group_emit_fn)(void *user, const jit_group *g);
  * positions c->b in its entry block. */
 LLVMValueRef jit_range_function(lower_ctx *c);
 
-/* Emits the loop over the range of fn (made by jit_range_function) at c->b,
- * emit() giving the code of one group; leaves c->b in the block after the
- * loop (no terminator).  0, or emit's -1. */
-int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user);
+/* Emits code at c->b that runs once per call before the first group (only
+ * when the range is not empty), without adding blocks.  0, or -1. */
+typedef int (*jit_range_once_fn)(void *user);
+
+/* Emits the loop over the range of fn (made by jit_range_function) at c->b:
+ * once() (or NULL) before the first group, emit() giving the code of one
+ * group; leaves c->b in the block after the loop (no terminator).  0, or -1
+ * from once() or emit(). */
+int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_range_once_fn once, jit_group_emit_fn emit, void *user);
 
 #endif

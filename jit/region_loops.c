@@ -2,6 +2,7 @@
 #include "region_loops.h"
 
 #include "group_range.h"
+#include "llvm_facts.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -161,18 +162,41 @@ static void map_group_params(emitter *e, util_hashmap *map, LLVMValueRef *size)
     }
 }
 
-/* Computes the hoisted values once per group, at its top (LLVM moves what
- * depends on the ctx alone out of the loop over groups). */
-static int hoist(emitter *e)
+/* Whether hoisted value `in` is the same in every group of the call: pure,
+ * or a load the lowering marked invariant (the ctx, the arguments), of ctx
+ * and other such values only. */
+static bool same_for_the_call(emitter *e, LLVMValueRef in)
+{
+    LLVMOpcode op = LLVMGetInstructionOpcode(in);
+    unsigned invariant = LLVMGetMDKindIDInContext(e->c->llc, "invariant.load", 14);
+    if (op == LLVMLoad ? !LLVMGetMetadata(in, invariant) : !jit_opcode_pure(op))
+        return false;
+    for (int k = 0, n = LLVMGetNumOperands(in); k < n; k++) {
+        LLVMValueRef v = LLVMGetOperand(in, k);
+        if (LLVMIsAArgument(v) ? v != e->rg->ctx : LLVMIsAInstruction(v) && !util_ptrmap_get(&e->hoisted, v))
+            return false;
+    }
+    return true;
+}
+
+/* Clones the hoisted values at the builder: once_per_call, those the same in
+ * every group (before the first group); otherwise the others, at the top of
+ * the group. */
+static int hoist(emitter *e, bool once_per_call)
 {
     util_hashmap map;
     util_hashmap_init(&map, NULL);
-    LLVMValueRef size[3];
-    memcpy(size, e->group->size, sizeof size);
-    map_group_params(e, &map, size);
+    if (once_per_call) {
+        put(e, &map, e->rg->ctx, LLVMGetParam(e->wg, 0));
+    } else {
+        LLVMValueRef size[3];
+        memcpy(size, e->group->size, sizeof size);
+        map_group_params(e, &map, size);
+    }
     int rc = 0;
     for (LLVMValueRef in = LLVMGetFirstInstruction(e->rg->cfg.blocks[0]); in && !rc; in = LLVMGetNextInstruction(in)) {
-        if (!jit_slot_hoisted(e->p, in))
+        if (!jit_slot_hoisted(e->p, in) || util_ptrmap_get(&e->hoisted, in) ||
+            (once_per_call && !same_for_the_call(e, in)))
             continue;
         LLVMValueRef cl = LLVMInstructionClone(in);
         LLVMInsertIntoBuilder(e->b, cl);
@@ -182,6 +206,11 @@ static int hoist(emitter *e)
     }
     util_hashmap_fini(&map);
     return rc;
+}
+
+static int hoist_once(void *user)
+{
+    return hoist(user, true);
 }
 
 /* --- one region ------------------------------------------------------------------------------------ */
@@ -450,7 +479,7 @@ static int emit_group(void *user, const jit_group *g)
     emitter *e = user;
     lower_ctx *c = e->c;
     e->group = g;
-    if (hoist(e))
+    if (hoist(e, false))
         return -1;
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->llc, e->wg, "group.done");
     LLVMValueRef k[3], dyn[3];
@@ -487,7 +516,7 @@ static int build_range(emitter *e)
         e->oom = true;
         return -1;
     }
-    if (jit_emit_group_range(e->c, e->wg, emit_group, e))
+    if (jit_emit_group_range(e->c, e->wg, hoist_once, emit_group, e))
         return -1;
     LLVMBuildRetVoid(e->b);
     return 0;

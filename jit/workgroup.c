@@ -313,7 +313,7 @@ static int build_range(lower_ctx *c, LLVMValueRef body)
     LLVMValueRef fn = jit_range_function(c);
     group_env e = load_env(c, LLVMGetParam(fn, 0));
     items it = { .c = c, .fn = fn, .body = body, .ctx = LLVMGetParam(fn, 0), .env = &e };
-    if (jit_emit_group_range(c, fn, emit_group, &it))
+    if (jit_emit_group_range(c, fn, NULL, emit_group, &it))
         return -1;
     LLVMBuildRetVoid(c->b);
     return 0;
