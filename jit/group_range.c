@@ -2,6 +2,7 @@
 #include "group_range.h"
 
 #include <stddef.h>
+#include <llvm-c/DebugInfo.h>
 
 LLVMValueRef jit_range_function(lower_ctx *c)
 {
@@ -44,12 +45,19 @@ static LLVMValueRef stop_requested(lower_ctx *c, LLVMValueRef stop_ptr)
 
 /* What every group of the call shares: loaded or computed once, at the top. */
 typedef struct range_facts {
+    LLVMValueRef ctx;
     LLVMValueRef base[3];      /* i32 base_group */
     LLVMValueRef enq[3];       /* i32 enqueued local size */
     LLVMValueRef last_id[3];   /* i32 num_groups - 1 (sizes vary only) */
     LLVMValueRef last_size[3]; /* i32 size of the last group (sizes vary only) */
+    LLVMValueRef full_x;       /* i32 groups at the start of a row that are full in x (two kinds only) */
     LLVMValueRef stop;         /* ptr to the stop flag */
-    bool sizes_vary;           /* Kernel flavour: the last group may be smaller */
+    bool varies[3];            /* Kernel flavour: the last group of dimension d may be smaller
+                                  (not when the local size there is 1) */
+    bool two_kinds;            /* ... and the local size is known: full groups get constant sizes */
+    jit_group_emit_fn emit;
+    void *user;
+    LLVMBasicBlockRef exit;
 } range_facts;
 
 static LLVMValueRef k32(lower_ctx *c, uint64_t v)
@@ -62,15 +70,33 @@ static LLVMValueRef ctx_u32(lower_ctx *c, LLVMValueRef ctx, size_t off, unsigned
     return jit_ctx_field(c, ctx, off + 4 * i, c->t_i32);
 }
 
+static LLVMValueRef umin(lower_ctx *c, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntULT, a, b, ""), a, b, "");
+}
+
+static bool size_varies(lower_ctx *c, unsigned d)
+{
+    return c->kernel && !(c->ls_known && c->local_size[d] == 1);
+}
+
+bool jit_group_sizes_vary(lower_ctx *c)
+{
+    return size_varies(c, 0) || size_varies(c, 1) || size_varies(c, 2);
+}
+
 static void load_facts(lower_ctx *c, LLVMValueRef ctx, range_facts *f)
 {
-    f->sizes_vary = c->kernel;
+    f->ctx = ctx;
+    f->two_kinds = false;
     f->stop = stop_pointer(c, ctx);
     for (unsigned i = 0; i < 3; i++) {
         f->base[i] = ctx_u32(c, ctx, offsetof(spvjit_wg_ctx, base_group), i);
         f->enq[i] =
             c->ls_known ? k32(c, c->local_size[i]) : ctx_u32(c, ctx, offsetof(spvjit_wg_ctx, enqueued_local_size), i);
-        if (!f->sizes_vary)
+        f->varies[i] = size_varies(c, i);
+        f->two_kinds |= f->varies[i] && c->ls_known;
+        if (!f->varies[i])
             continue;
         /* the last group holds what the others leave: global - (n - 1) * enqueued */
         LLVMValueRef n = ctx_u32(c, ctx, offsetof(spvjit_wg_ctx, num_groups), i);
@@ -80,14 +106,21 @@ static void load_facts(lower_ctx *c, LLVMValueRef ctx, range_facts *f)
                                            LLVMBuildZExt(c->b, f->enq[i], c->t_i64, ""), "");
         f->last_size[i] = LLVMBuildTrunc(c->b, LLVMBuildSub(c->b, global, before, ""), c->t_i32, "last.size");
     }
+    if (f->two_kinds) {
+        LLVMValueRef nx = ctx_u32(c, ctx, offsetof(spvjit_wg_ctx, num_groups), 0);
+        LLVMValueRef last_full =
+            f->varies[0] ? LLVMBuildICmp(c->b, LLVMIntEQ, f->last_size[0], f->enq[0], "") : LLVMConstInt(c->t_i1, 1, 0);
+        f->full_x = f->varies[0] ? LLVMBuildSelect(c->b, last_full, nx, f->last_id[0], "full.x") : nx;
+    }
 }
 
-/* WorkgroupId and local size in dimension d of the group at grid position g. */
-static void place(lower_ctx *c, const range_facts *f, unsigned d, LLVMValueRef g, jit_group *out)
+/* WorkgroupId and local size in dimension d of the group at grid position g
+ * (`full`: it has the compile-time size). */
+static void place(lower_ctx *c, const range_facts *f, unsigned d, LLVMValueRef g, bool full, jit_group *out)
 {
     out->id[d] = LLVMBuildAdd(c->b, g, f->base[d], "");
     out->size[d] = f->enq[d];
-    if (f->sizes_vary) {
+    if (f->varies[d] && !full) {
         LLVMValueRef last = LLVMBuildICmp(c->b, LLVMIntEQ, g, f->last_id[d], "");
         out->size[d] = LLVMBuildSelect(c->b, last, f->last_size[d], f->enq[d], "");
     }
@@ -105,19 +138,73 @@ static void incoming(LLVMValueRef p, LLVMValueRef v, LLVMBasicBlockRef from)
     LLVMAddIncoming(p, &v, &from, 1);
 }
 
-int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_range_once_fn once, jit_group_emit_fn emit, void *user)
+/* Marks the loop whose back edge is `br` not to be unrolled: its body is the
+ * work-items of a group, large, and the unroller's analysis of it is paid
+ * at every compile. */
+static void no_unroll(lower_ctx *c, LLVMValueRef br)
+{
+    LLVMMetadataRef disable =
+        LLVMMDNodeInContext2(c->llc,
+                             (LLVMMetadataRef[]){ LLVMMDStringInContext2(c->llc, "llvm.loop.unroll.disable", 24) }, 1);
+    LLVMMetadataRef self = LLVMTemporaryMDNode(c->llc, NULL, 0);
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){ self, disable }, 2);
+    LLVMMetadataReplaceAllUsesWith(self, loop); /* the loop id refers to itself */
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(c->llc, "llvm.loop", 9), LLVMMetadataAsValue(c->llc, loop));
+}
+
+/* The groups [begin, end) of a row (y, z in row), x from gx: a loop whose
+ * body is the stop test, the group's ids and size, its Workgroup
+ * initializers and emit().  `full`: every one has the compile-time size
+ * (constant sizes).  Leaves c->b after the loop. */
+static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const jit_group *row, LLVMValueRef begin,
+                      LLVMValueRef end, LLVMValueRef gx_begin, bool full)
+{
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(c->llc, fn, full ? "group.full" : "group");
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, fn, "group.run");
+    LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->llc, fn, "groups.done");
+    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, begin, end, ""), head, after);
+
+    LLVMPositionBuilderAtEnd(c->b, head);
+    LLVMValueRef gi = phi(c, c->t_i64, begin, pre, "g");
+    LLVMValueRef gx = phi(c, c->t_i32, gx_begin, pre, "gx");
+    LLVMBuildCondBr(c->b, stop_requested(c, f->stop), f->exit, run);
+    LLVMPositionBuilderAtEnd(c->b, run);
+    jit_group g = *row;
+    g.index = gi;
+    place(c, f, 0, gx, full, &g);
+    if (full)
+        for (unsigned d = 1; d < 3; d++)
+            g.size[d] = f->enq[d];
+    if (c->has_wg_init) {
+        /* always-inline from now on: the barrier regions' inlining (which would
+         * have deleted it once inlined into spvjit_wg_init) is over */
+        LLVMValueRef init = LLVMGetNamedFunction(c->mod, JIT_SYM_WG_INIT_BODY);
+        jit_add_attr(c, init, LLVMAttributeFunctionIndex, "alwaysinline");
+        LLVMValueRef ctx = f->ctx;
+        LLVMBuildCall2(c->b, LLVMGlobalGetValueType(init), init, &ctx, 1, "");
+    }
+    if (f->emit(f->user, &g))
+        return -1;
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
+    LLVMValueRef gi_next = LLVMBuildAdd(c->b, gi, LLVMConstInt(c->t_i64, 1, 0), "");
+    incoming(gi, gi_next, latch);
+    incoming(gx, LLVMBuildAdd(c->b, gx, k32(c, 1), ""), latch);
+    no_unroll(c, LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, gi_next, end, ""), after, head));
+    LLVMPositionBuilderAtEnd(c->b, after);
+    return 0;
+}
+
+int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user)
 {
     LLVMValueRef ctx = LLVMGetParam(fn, 0), first = LLVMGetParam(fn, 1), count = LLVMGetParam(fn, 2);
     LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(c->llc, fn, "range");
     LLVMBasicBlockRef row = LLVMAppendBasicBlockInContext(c->llc, fn, "row");
-    LLVMBasicBlockRef group = LLVMAppendBasicBlockInContext(c->llc, fn, "group");
-    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, fn, "group.run");
-    LLVMBasicBlockRef row_done = LLVMAppendBasicBlockInContext(c->llc, fn, "row.done");
     LLVMBasicBlockRef next_row = LLVMAppendBasicBlockInContext(c->llc, fn, "row.next");
     LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->llc, fn, "range.exit");
-    LLVMValueRef zero32 = k32(c, 0), one32 = k32(c, 1), one64 = LLVMConstInt(c->t_i64, 1, 0);
+    LLVMValueRef zero32 = k32(c, 0);
 
-    range_facts f;
+    range_facts f = { .emit = emit, .user = user, .exit = exit };
     load_facts(c, ctx, &f);
     LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, count, LLVMConstInt(c->t_i64, 0, 0), ""), exit, start);
 
@@ -131,8 +218,6 @@ int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_range_once_fn once, 
     LLVMValueRef gy0 = LLVMBuildTrunc(c->b, LLVMBuildURem(c->b, q, ny, ""), c->t_i32, "");
     LLVMValueRef gz0 = LLVMBuildTrunc(c->b, LLVMBuildUDiv(c->b, q, ny, ""), c->t_i32, "");
     LLVMValueRef end = LLVMBuildAdd(c->b, first, count, "end");
-    if (once && once(user))
-        return -1;
     LLVMBuildBr(c->b, row);
 
     /* a row: the groups of the range with this y and z */
@@ -141,56 +226,49 @@ int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_range_once_fn once, 
     LLVMValueRef gx_row = phi(c, c->t_i32, gx0, start, "gx.row");
     LLVMValueRef gy = phi(c, c->t_i32, gy0, start, "gy");
     LLVMValueRef gz = phi(c, c->t_i32, gz0, start, "gz");
-    LLVMValueRef in_row = LLVMBuildSub(c->b, nx, LLVMBuildZExt(c->b, gx_row, c->t_i64, ""), "");
-    LLVMValueRef left = LLVMBuildSub(c->b, end, g_row, "");
-    LLVMValueRef take = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntULT, in_row, left, ""), in_row, left, "");
-    LLVMValueRef row_end = LLVMBuildAdd(c->b, g_row, take, "row.end");
-    jit_group g;
-    place(c, &f, 1, gy, &g);
-    place(c, &f, 2, gz, &g);
-    LLVMBuildBr(c->b, group);
-
-    /* a group */
-    LLVMPositionBuilderAtEnd(c->b, group);
-    LLVMValueRef gi = phi(c, c->t_i64, g_row, row, "g");
-    LLVMValueRef gx = phi(c, c->t_i32, gx_row, row, "gx");
-    LLVMBuildCondBr(c->b, stop_requested(c, f.stop), exit, run);
-    LLVMPositionBuilderAtEnd(c->b, run);
-    g.index = gi;
-    place(c, &f, 0, gx, &g);
-    g.full = NULL;
-    if (f.sizes_vary && c->ls_known)
-        for (unsigned i = 0; i < 3; i++) {
-            LLVMValueRef eq = LLVMBuildICmp(c->b, LLVMIntEQ, g.size[i], k32(c, c->local_size[i]), "");
-            g.full = g.full ? LLVMBuildAnd(c->b, g.full, eq, "") : eq;
-        }
-    if (c->has_wg_init) {
-        /* always-inline from now on: the barrier regions' inlining (which would
-         * have deleted it once inlined into spvjit_wg_init) is over */
-        LLVMValueRef init = LLVMGetNamedFunction(c->mod, JIT_SYM_WG_INIT_BODY);
-        jit_add_attr(c, init, LLVMAttributeFunctionIndex, "alwaysinline");
-        LLVMBuildCall2(c->b, LLVMGlobalGetValueType(init), init, &ctx, 1, "");
+    LLVMValueRef row_end = LLVMBuildAdd(c->b, g_row,
+                                        umin(c, LLVMBuildSub(c->b, nx, LLVMBuildZExt(c->b, gx_row, c->t_i64, ""), ""),
+                                             LLVMBuildSub(c->b, end, g_row, "")),
+                                        "row.end");
+    jit_group g = { 0 };
+    place(c, &f, 1, gy, false, &g);
+    place(c, &f, 2, gz, false, &g);
+    int rc;
+    if (f.two_kinds) {
+        /* full groups (constant sizes) first, the rest of the row (the last x,
+         * or all of a row that is smaller in y or z) with their own sizes: one
+         * copy of each, and no test inside the loops to unswitch */
+        LLVMValueRef row_full = LLVMBuildAnd(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, g.size[1], f.enq[1], ""),
+                                             LLVMBuildICmp(c->b, LLVMIntEQ, g.size[2], f.enq[2], ""), "row.full");
+        /* (constants fold: a 1-D kernel's rows are all full) */
+        LLVMValueRef full_left = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntULT, gx_row, f.full_x, ""),
+                                                 LLVMBuildSub(c->b, f.full_x, gx_row, ""), zero32, "");
+        LLVMValueRef full_end =
+            LLVMBuildAdd(c->b, g_row,
+                         umin(c,
+                              LLVMBuildZExt(c->b, LLVMBuildSelect(c->b, row_full, full_left, zero32, ""), c->t_i64, ""),
+                              LLVMBuildSub(c->b, row_end, g_row, "")),
+                         "full.end");
+        LLVMValueRef gx_rest =
+            LLVMBuildAdd(c->b, gx_row, LLVMBuildTrunc(c->b, LLVMBuildSub(c->b, full_end, g_row, ""), c->t_i32, ""), "");
+        rc = group_loop(c, fn, &f, &g, g_row, full_end, gx_row, true);
+        rc = rc ? rc : group_loop(c, fn, &f, &g, full_end, row_end, gx_rest, false);
+    } else {
+        rc = group_loop(c, fn, &f, &g, g_row, row_end, gx_row, false);
     }
-    if (emit(user, &g))
+    if (rc)
         return -1;
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
-    LLVMValueRef gi_next = LLVMBuildAdd(c->b, gi, one64, "");
-    LLVMValueRef gx_next = LLVMBuildAdd(c->b, gx, one32, "");
-    incoming(gi, gi_next, latch);
-    incoming(gx, gx_next, latch);
-    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, gi_next, row_end, ""), row_done, group);
 
     /* the next row: x from 0, y + 1 (wrapping into z) */
-    LLVMPositionBuilderAtEnd(c->b, row_done);
     LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, row_end, end, ""), exit, next_row);
     LLVMPositionBuilderAtEnd(c->b, next_row);
-    LLVMValueRef gy1 = LLVMBuildAdd(c->b, gy, one32, "");
+    LLVMValueRef gy1 = LLVMBuildAdd(c->b, gy, k32(c, 1), "");
     LLVMValueRef wrap = LLVMBuildICmp(c->b, LLVMIntEQ, gy1, ny32, "");
     incoming(g_row, row_end, next_row);
     incoming(gx_row, zero32, next_row);
     incoming(gy, LLVMBuildSelect(c->b, wrap, zero32, gy1, ""), next_row);
     incoming(gz, LLVMBuildAdd(c->b, gz, LLVMBuildZExt(c->b, wrap, c->t_i32, ""), ""), next_row);
-    LLVMBuildBr(c->b, row);
+    no_unroll(c, LLVMBuildBr(c->b, row));
 
     LLVMPositionBuilderAtEnd(c->b, exit);
     return 0;

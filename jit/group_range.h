@@ -4,8 +4,7 @@
  *
  *   spvjit_wg_range(ctx, first, count):
  *     the caller's code that runs once per call (environment, frame)
- *     x, y, z of group `first` (two divisions per call), the caller's code
- *       for the groups' common values (once())
+ *     x, y, z of group `first` (two divisions per call)
  *     for each row of the grid the range touches (y, z fixed):
  *       for each of the row's groups in the range (x):
  *         return if *ctx->stop (a relaxed atomic load)
@@ -13,6 +12,11 @@
  *         its Workgroup initializers (JIT_SYM_WG_INIT_BODY, inlined)
  *         the caller's code for one group: its work-items
  * Group ids are loop variables; the rows make the inner loop a counted one.
+ * Kernel flavour with a known local size: a row runs its full groups in one
+ * loop (constant sizes), then the rest (the smaller last group of the row,
+ * or a whole row of smaller groups in y or z) in a second with run-time
+ * sizes: the caller's code is emitted twice, each copy without a test of the
+ * sizes for LLVM to unswitch (which would copy it more often).
  * What depends on the ctx alone is computed once per call (the ctx's loads
  * are invariant, so LLVM hoists the rest of what is uniform).
  */
@@ -25,11 +29,9 @@
 typedef struct jit_group {
     LLVMValueRef index;   /* i64: its linear index in the dispatch (x fastest) */
     LLVMValueRef id[3];   /* i32: WorkgroupId, base_group included */
-    LLVMValueRef size[3]; /* i32: its local size (constants when every group has the
-                             compile-time size: Shader flavour) */
-    LLVMValueRef full;    /* i1: it has the compile-time local size (Kernel flavour, local
-                             size known: only the last group of a dimension may be
-                             smaller); NULL when no such test applies */
+    LLVMValueRef size[3]; /* i32: its local size, >= 1: constants where the group has
+                             the compile-time size (a Shader group; a Kernel group of
+                             a known local size other than the last of a dimension) */
 } jit_group;
 
 /* Emits the code of one group at c->b and leaves c->b in a block without a
@@ -37,18 +39,18 @@ typedef struct jit_group {
  * function on its own (barrier divergence).  0, or -1 with c->diag filled. */
 typedef int (*jit_group_emit_fn)(void *user, const jit_group *g);
 
+/* Whether a group may have a size known only at run time (Kernel flavour,
+ * a dimension whose local size is not 1): emit() is then also called with
+ * run-time sizes. */
+bool jit_group_sizes_vary(lower_ctx *c);
+
 /* Adds spvjit_wg_range(ptr noalias ctx, i64 first, i64 count) to c->mod and
  * positions c->b in its entry block. */
 LLVMValueRef jit_range_function(lower_ctx *c);
 
-/* Emits code at c->b that runs once per call before the first group (only
- * when the range is not empty), without adding blocks.  0, or -1. */
-typedef int (*jit_range_once_fn)(void *user);
-
-/* Emits the loop over the range of fn (made by jit_range_function) at c->b:
- * once() (or NULL) before the first group, emit() giving the code of one
- * group; leaves c->b in the block after the loop (no terminator).  0, or -1
- * from once() or emit(). */
-int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_range_once_fn once, jit_group_emit_fn emit, void *user);
+/* Emits the loop over the range of fn (made by jit_range_function) at c->b,
+ * emit() giving the code of one group; leaves c->b in the block after the
+ * loop (no terminator).  0, or emit's -1. */
+int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user);
 
 #endif

@@ -221,21 +221,30 @@ typedef struct items {
     lower_ctx *c;
     LLVMValueRef fn, body, ctx;
     group_env *env;
+    LLVMValueRef partial; /* spvjit.group.partial, or NULL */
 } items;
 
-/* for z, y, x in [0, size): body.  Bounds must be >= 1 (checked by the caller). */
+static bool is_one(LLVMValueRef v)
+{
+    return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 1;
+}
+
+/* for z, y, x in [0, size): body.  Bounds must be >= 1; a dimension of the
+ * constant size 1 gets no loop (1-D and 2-D kernels: less IR to optimize). */
 static void loop_nest(lower_ctx *c, const items *it, LLVMValueRef *size, LLVMValueRef *group, LLVMBasicBlockRef exit)
 {
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b), head[3], latch[3];
-    LLVMValueRef iv[3], id[3];
+    LLVMBasicBlockRef head[3];
+    LLVMValueRef iv[3], id[3], zero = LLVMConstInt(c->t_i32, 0, 0);
     const char *names[3] = { "z", "y", "x" };
     for (int d = 0; d < 3; d++) {
+        iv[d] = zero;
+        if (is_one(size[2 - d]))
+            continue;
+        LLVMBasicBlockRef from = LLVMGetInsertBlock(c->b);
         head[d] = LLVMAppendBasicBlockInContext(c->llc, it->fn, names[d]);
         LLVMBuildBr(c->b, head[d]);
         LLVMPositionBuilderAtEnd(c->b, head[d]);
         iv[d] = LLVMBuildPhi(c->b, c->t_i32, names[d]);
-        LLVMBasicBlockRef from = d ? head[d - 1] : pre;
-        LLVMValueRef zero = LLVMConstInt(c->t_i32, 0, 0);
         LLVMAddIncoming(iv[d], &zero, &from, 1);
     }
     id[0] = iv[2];
@@ -243,9 +252,11 @@ static void loop_nest(lower_ctx *c, const items *it, LLVMValueRef *size, LLVMVal
     id[2] = iv[0];
     call_body(c, it->body, it->ctx, id, size, group, it->env);
     for (int d = 2; d >= 0; d--) {
+        if (is_one(size[2 - d]))
+            continue;
         LLVMValueRef next = LLVMBuildAdd(c->b, iv[d], LLVMConstInt(c->t_i32, 1, 0), "");
-        latch[d] = LLVMGetInsertBlock(c->b);
-        LLVMAddIncoming(iv[d], &next, &latch[d], 1);
+        LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
+        LLVMAddIncoming(iv[d], &next, &latch, 1);
         LLVMValueRef more = LLVMBuildICmp(c->b, LLVMIntULT, next, size[2 - d], "");
         LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->llc, it->fn, "");
         LLVMBuildCondBr(c->b, more, head[d], after);
@@ -254,55 +265,61 @@ static void loop_nest(lower_ctx *c, const items *it, LLVMValueRef *size, LLVMVal
     LLVMBuildBr(c->b, exit);
 }
 
-/* The loop nest over a group whose size is known at run time only, skipped
- * when a dimension is 0 (a block `name` runs it). */
-static void sized_loop_nest(lower_ctx *c, const items *it, LLVMValueRef *size, LLVMValueRef *group,
-                            LLVMBasicBlockRef exit, const char *name)
-{
-    LLVMValueRef any0 = NULL;
-    for (unsigned i = 0; i < 3; i++) {
-        LLVMValueRef z = LLVMBuildICmp(c->b, LLVMIntEQ, size[i], LLVMConstInt(c->t_i32, 0, 0), "");
-        any0 = any0 ? LLVMBuildOr(c->b, any0, z, "") : z;
-    }
-    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, it->fn, name);
-    LLVMBuildCondBr(c->b, any0, exit, run);
-    LLVMPositionBuilderAtEnd(c->b, run);
-    loop_nest(c, it, size, group, exit);
-}
-
-/* The work-items of one group: WorkgroupId g->id, size g->size.  The one
- * place the item loops of a barrier-free group are made (a sub-group loop
- * goes here).  Leaves c->b after them. */
+/* The work-items of one group: WorkgroupId g->id, size g->size (constants
+ * for groups of the compile-time size, LLVM then unrolls and vectorizes; at
+ * least 1 in every dimension).  The one place the item loops of a
+ * barrier-free group are made: a sub-group loop goes here.  Leaves c->b after
+ * them. */
 static void emit_group_items(lower_ctx *c, const items *it, const jit_group *g)
 {
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->llc, it->fn, "group.done");
     LLVMValueRef size[3], id[3];
     memcpy(size, g->size, sizeof size);
     memcpy(id, g->id, sizeof id);
-    if (!c->ls_known) {
-        sized_loop_nest(c, it, size, id, done, "items");
-    } else {
-        LLVMValueRef k[3];
-        for (unsigned i = 0; i < 3; i++)
-            k[i] = LLVMConstInt(c->t_i32, c->local_size[i], 0);
-        if (g->full) {
-            /* the last OpenCL group may be smaller: a generic loop for it */
-            LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(c->llc, it->fn, "full");
-            LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(c->llc, it->fn, "partial");
-            LLVMBuildCondBr(c->b, g->full, full, part);
-            LLVMPositionBuilderAtEnd(c->b, part);
-            sized_loop_nest(c, it, size, id, done, "partial.items");
-            LLVMPositionBuilderAtEnd(c->b, full);
-        }
-        loop_nest(c, it, k, id, done);
-    }
+    loop_nest(c, it, size, id, done);
     LLVMPositionBuilderAtEnd(c->b, done);
 }
 
+/* spvjit.group.partial(ctx, gx,gy,gz, sx,sy,sz): the items of a group
+ * smaller than the compile-time size (the last OpenCL group of a dimension),
+ * the environment loaded from ctx.  Out of line: it runs rarely, and a second
+ * inlined copy of the body in the loops over groups costs compile time. */
+static LLVMValueRef build_partial(lower_ctx *c, LLVMValueRef body)
+{
+    LLVMTypeRef p[7] = { c->t_ptr, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32 };
+    LLVMValueRef fn = LLVMAddFunction(c->mod, "spvjit.group.partial", LLVMFunctionType(c->t_void, p, 7, 0));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    jit_add_attr(c, fn, 1, "noalias");
+    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
+    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "noinline");
+    LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
+    group_env e = load_env(c, LLVMGetParam(fn, 0));
+    items it = { .c = c, .fn = fn, .body = body, .ctx = LLVMGetParam(fn, 0), .env = &e };
+    jit_group g = { 0 };
+    for (unsigned d = 0; d < 3; d++) {
+        g.id[d] = LLVMGetParam(fn, 1 + d);
+        g.size[d] = LLVMGetParam(fn, 4 + d);
+    }
+    emit_group_items(c, &it, &g);
+    LLVMBuildRetVoid(c->b);
+    return fn;
+}
+
+/* One group of the range (a jit_group_emit_fn): its items inline, or, for a
+ * smaller OpenCL group, a call of spvjit.group.partial. */
 static int emit_group(void *user, const jit_group *g)
 {
     const items *it = user;
-    emit_group_items(it->c, it, g);
+    lower_ctx *c = it->c;
+    bool full = true;
+    for (unsigned d = 0; d < 3; d++)
+        full &= LLVMIsAConstantInt(g->size[d]) != NULL;
+    if (full || !it->partial) {
+        emit_group_items(c, it, g);
+        return 0;
+    }
+    LLVMValueRef a[7] = { it->ctx, g->id[0], g->id[1], g->id[2], g->size[0], g->size[1], g->size[2] };
+    LLVMBuildCall2(c->b, LLVMGlobalGetValueType(it->partial), it->partial, a, 7, "");
     return 0;
 }
 
@@ -310,10 +327,12 @@ static int emit_group(void *user, const jit_group *g)
 
 static int build_range(lower_ctx *c, LLVMValueRef body)
 {
+    /* a known local size: Kernel groups of it inline, smaller ones out of line */
+    LLVMValueRef partial = c->ls_known && jit_group_sizes_vary(c) ? build_partial(c, body) : NULL;
     LLVMValueRef fn = jit_range_function(c);
     group_env e = load_env(c, LLVMGetParam(fn, 0));
-    items it = { .c = c, .fn = fn, .body = body, .ctx = LLVMGetParam(fn, 0), .env = &e };
-    if (jit_emit_group_range(c, fn, NULL, emit_group, &it))
+    items it = { .c = c, .fn = fn, .body = body, .ctx = LLVMGetParam(fn, 0), .env = &e, .partial = partial };
+    if (jit_emit_group_range(c, fn, emit_group, &it))
         return -1;
     LLVMBuildRetVoid(c->b);
     return 0;

@@ -105,6 +105,17 @@ static int run(const jit_kernel *k, const tj_dispatch *d, spv_diag *diag)
     return spvjit_exec_dispatch(&ek, &r, &data, diag);
 }
 
+/* The definition of the machine of a full group in optimized IR (jit/region_loops.c), or NULL. */
+static const char *machine_ir(const char *ir)
+{
+    for (const char *d = ir ? strstr(ir, "\ndefine ") : NULL; d; d = strstr(d + 1, "\ndefine ")) {
+        const char *eol = strchr(d + 1, '\n'), *name = strstr(d, "@spvjit.group.full(");
+        if (name && (!eol || name < eol))
+            return d;
+    }
+    return NULL;
+}
+
 /* --- the seed kernels ------------------------------------------------------------------- */
 
 static void mm_case(const char *file, uint32_t bs, uint32_t n, bool fibers, bool check_vector)
@@ -124,14 +135,14 @@ static void mm_case(const char *file, uint32_t bs, uint32_t n, bool fibers, bool
     jit_kernel *k = compile_path(sm, cl ? "mm" : NULL, o, fibers);
     REQUIRE(k, "compile: %s", tj_last_error);
     if (check_vector) {
-        /* the region loops of spvjit_wg_range vectorize across work-items */
-        const char *wg = opt_ir ? strstr(opt_ir, "define void @spvjit_wg_range(") : NULL;
+        /* the region loops of a group's machine vectorize across work-items */
+        const char *wg = machine_ir(opt_ir);
         CHECK(wg && (strstr(wg, "fmul <") || strstr(wg, "@llvm.fmuladd.v")) && strstr(wg, "x float>"),
-              "no vector arithmetic in spvjit_wg_range");
+              "no vector arithmetic in the group machine");
         /* the tile counter t is uniform (one slot, not one per item): the tile
          * loads at t + tx are contiguous, and no region needs a divergence check */
-        CHECK(wg && !strstr(wg, "gather"), "gathers in spvjit_wg_range (tile loads indexed per item?)");
-        CHECK(wg && !strstr(wg, "call void %"), "a divergence check left in spvjit_wg_range");
+        CHECK(wg && !strstr(wg, "gather"), "gathers in the group machine (tile loads indexed per item?)");
+        CHECK(wg && !strstr(wg, "call void %"), "a divergence check left in the group machine");
         free(opt_ir);
         opt_ir = NULL;
     }
@@ -247,10 +258,11 @@ TEST(regions_reduce_stride_uniform)
     spvjit_options o = { .emit = keep_ir, .emit_ir = true, .emit_opt_ir = true };
     jit_kernel *k = compile_path(sm, NULL, o, false);
     REQUIRE(k, "compile: %s", tj_last_error);
-    const char *wg = opt_ir ? strstr(opt_ir, "define void @spvjit_wg_range(") : NULL;
+    const char *wg = machine_ir(opt_ir);
     CHECK(raw_ir && count_of(raw_ir, "alloca [") == 1 && strstr(raw_ir, "%next = alloca ["),
           "per-item arrays besides next[]:\n%s", raw_ir ? raw_ir : "(no IR)");
-    CHECK(wg && !strstr(wg, "call void %") && strstr(wg, "fadd <"), "spvjit_wg_range: a divergence check, or no vector adds");
+    CHECK(wg && !strstr(wg, "call void %") && strstr(wg, "fadd <"),
+          "the group machine: a divergence check, or no vector adds");
     free(opt_ir);
     free(raw_ir);
     opt_ir = raw_ir = NULL;
