@@ -12,13 +12,15 @@
  *         its Workgroup initializers (JIT_SYM_WG_INIT_BODY, inlined)
  *         the caller's code for one group: its work-items
  * Group ids are loop variables; the rows make the inner loop a counted one.
- * Kernel flavour with a known local size: a row runs its full groups in one
- * loop (constant sizes), then the rest (the smaller last group of the row,
- * or a whole row of smaller groups in y or z) in a second with run-time
- * sizes: the caller's code is emitted twice, each copy without a test of the
- * sizes for LLVM to unswitch (which would copy it more often).
+ * Kernel flavour (a dimension whose local size is not 1): a row runs its
+ * full groups in one loop (constant sizes), then the rest (the smaller last
+ * group of the row, or a whole row of smaller groups in y or z) in a second
+ * with run-time sizes; neither loop tests the sizes inside, so LLVM has
+ * nothing to unswitch (which would copy the body once more).  The callers
+ * keep the second copy small (out of line): every loop around the group body
+ * is one more time LLVM's loop passes go over it (compile time).
  * What depends on the ctx alone is computed once per call (the ctx's loads
- * are invariant, so LLVM hoists the rest of what is uniform).
+ * are invariant, and the ctx dereferenceable, so LLVM hoists them).
  */
 #ifndef SPVJIT_JIT_GROUP_RANGE_H
 #define SPVJIT_JIT_GROUP_RANGE_H

@@ -16,8 +16,8 @@ typedef struct emitter {
     const jit_uniformity *u;
     const jit_slot_plan *p;
     LLVMBuilderRef b;
-    LLVMValueRef item, wg;
-    LLVMValueRef *slot_wg;  /* [nslots]: the per-item array or the group slot in spvjit_wg_range */
+    LLVMValueRef item, wg;  /* the item function; the function being built */
+    LLVMValueRef *slot_wg;  /* [nslots]: the per-item array or the group slot in the machine */
     util_hashmap hoisted;   /* hoisted item value → its clone at the top of the machine */
     const jit_group *group; /* the group being emitted (group_range.h) */
     uint32_t ls[3], n;

@@ -21,10 +21,10 @@
  *   4. slots.h: what is computed once per group (hoisted), and where each
  *      stack slot lives: one element per work-item when its value must survive
  *      a barrier and varies, one slot for the group otherwise;
- *   5. region_loops.h: spvjit_wg_range runs region 0, then, while every item
- *      stopped at the same barrier, the region after it; items that did not
- *      all stop at the same barrier (or return) are reported through
- *      ctx->report_divergence.
+ *   5. region_loops.h: each group's machine runs region 0, then, while every
+ *      item stopped at the same barrier, the region after it; items that did
+ *      not all stop at the same barrier (or return) are reported through
+ *      ctx->report_divergence; spvjit_wg_range calls it for each group.
  * Needs a compile-time local size; anything not handled leaves the item
  * function for the fiber path, with the reason (barrier_path.h).
  */

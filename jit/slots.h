@@ -5,7 +5,7 @@
  * Hoisted values: the entry block's instructions computed from constants,
  * uniform arguments (ctx) and other hoisted values alone — pure operations, and
  * loads before anything may write shared memory — are computed once, at the
- * top of each group in spvjit_wg_range, and every region uses them.
+ * top of each group's machine (region_loops.h), and every region uses them.
  *
  * Stack slots (the entry block's allocas), by kind:
  *   JIT_SLOT_SHARED   one slot for the group: each item writes it before it

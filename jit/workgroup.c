@@ -10,7 +10,8 @@
  *       (emit_group_items: the one place that runs the items of a group).
  *       With a known local size the loop bounds are constants (LLVM
  *       unrolls/vectorizes); a Kernel-flavour group smaller than that (the
- *       last one of an NDRange) takes a generic loop.  (One flat loop over
+ *       last one of an NDRange) calls spvjit.group.partial, the same loops
+ *       with run-time bounds, out of line.  (One flat loop over
  *       global ids for 1-D dispatches was measured against the group loops
  *       and did not beat them: a few percent either way by local size, for
  *       twice the code);
