@@ -410,6 +410,9 @@ TEST(groups_ndrange_partial_last_groups)
         { 2, { 4, 3, 1 }, { 18, 11, 1 }, { 7, 2, 0 } }, { 2, { 5, 2, 1 }, { 10, 7, 1 }, { 0, 9, 0 } },
         { 3, { 3, 2, 2 }, { 8, 5, 5 }, { 1, 2, 3 } },   { 3, { 2, 2, 4 }, { 3, 4, 9 }, { 0, 0, 11 } },
     };
+    /* the same code without a compile-time local size (ctx's enqueued size) */
+    jit_kernel *any = compile("jit/groups_ndrange.cl.spv", "ids", NULL, JIT_BARRIER_MODE_AUTO);
+    REQUIRE(any && !spvjit_kernel_facts_of(any)->local_size_known, "compile without a local size: %s", tj_last_error);
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         jit_kernel *k = compile("jit/groups_ndrange.cl.spv", "ids", cases[t].local, JIT_BARRIER_MODE_AUTO);
         REQUIRE(k, "compile: %s", tj_last_error);
@@ -419,12 +422,12 @@ TEST(groups_ndrange_partial_last_groups)
         REQUIRE(o, "out of memory");
         uint32_t sx = (uint32_t)g.global[0], sy = (uint32_t)g.global[1];
         void *args[] = { &o, &sx, &sy };
-        for (int how = 0; how < 4; how++) {
+        for (int how = 0; how < 5; how++) {
             memset(o, 0xFF, items * 32);
             spv_diag diag = { .msg = "" };
-            if (how < 2) {
+            if (how < 2 || how == 4) {
                 const uint64_t lengths[2][3] = { { 1, 2, 3 }, { 4, 1, 7 } };
-                run_partition(k, &g, args, NULL, lengths[how], 3);
+                run_partition(how == 4 ? any : k, &g, args, NULL, lengths[how % 2], 3);
             } else {
                 CHECK(run_executor(k, &g, args, NULL, how - 1, &diag) == 0, "case %zu: %s", t, diag.msg);
             }
@@ -438,12 +441,39 @@ TEST(groups_ndrange_partial_last_groups)
                   how == 0   ? "ranges 1,2,3"
                   : how == 1 ? "ranges 4,1,7"
                   : how == 2 ? "executor 1 thread"
-                             : "executor 2 threads",
+                  : how == 3 ? "executor 2 threads"
+                             : "no compile-time local size, ranges 1,2,3",
                   (unsigned long long)wrong);
         }
         free(o);
         spvjit_kernel_free(k);
     }
+    spvjit_kernel_free(any);
+}
+
+/* ctx->stop set: a range runs no group; cleared: all of them. */
+TEST(groups_stop_flag)
+{
+    jit_kernel *k = compile("jit/groups_ids.comp.spv", NULL, NULL, JIT_BARRIER_MODE_AUTO);
+    REQUIRE(k, "compile: %s", tj_last_error);
+    grid g = ids_grid();
+    for (uint32_t stop = 0; stop <= 1; stop++) {
+        ids_out out = ids_alloc(&g);
+        void *args[] = { out.o };
+        uint32_t push[2] = { out.sx, out.sy };
+        void *mem = NULL;
+        REQUIRE(posix_memalign(&mem, 64, spvjit_kernel_facts_of(k)->wg_mem_size + 64) == 0, "out of memory");
+        spvjit_wg_ctx c;
+        fill_ctx(&c, &g, args, push, mem);
+        c.stop = &stop;
+        spvjit_kernel_wg_range_fn(k)(&c, 3, 17);
+        uint64_t wrong = ids_check(&out, &g, 3, stop ? 3 : 20, false);
+        CHECK(wrong == 0, "stop %u: %llu wrong words (%s)", stop, (unsigned long long)wrong,
+              stop ? "groups ran though stopped" : "groups missing");
+        free(mem);
+        free(out.o);
+    }
+    spvjit_kernel_free(k);
 }
 
 /* --- 1-D kernels, many groups -------------------------------------------------------------------------- */
