@@ -476,6 +476,12 @@ TEST(groups_stop_flag)
     spvjit_kernel_free(k);
 }
 
+/* How a test ran its grid: 0 as ranges, 1 and 2 through the executor with that many threads. */
+static const char *way(int how)
+{
+    return how == 0 ? "ranges" : how == 1 ? "executor 1 thread" : "executor 2 threads";
+}
+
 /* --- 1-D kernels, many groups -------------------------------------------------------------------------- */
 
 /* saxpy against C, with a smaller last group and global offsets, over ranges
@@ -514,11 +520,7 @@ TEST(groups_saxpy_against_c)
             for (uint32_t i = 0; i < n + 64; i++)
                 wrong += y[i] != ref[i];
             CHECK(wrong == 0, "global %llu offset %llu, %s: %u wrong elements", (unsigned long long)globals[c],
-                  (unsigned long long)offsets[c],
-                  how == 0   ? "ranges"
-                  : how == 1 ? "executor 1 thread"
-                             : "executor 2 threads",
-                  wrong);
+                  (unsigned long long)offsets[c], way(how), wrong);
         }
     }
     free(x);
@@ -567,11 +569,7 @@ TEST(groups_global_ids_base_groups_1d_2d_3d)
             for (size_t i = 0; i < words; i++)
                 wrong += o[i] != want[i];
             CHECK(wrong == 0, "shape %ux%ux%u base %u,%u,%u, %s: %u wrong words", g.n[0], g.n[1], g.n[2], g.base[0],
-                  g.base[1], g.base[2],
-                  how == 0   ? "ranges"
-                  : how == 1 ? "executor 1 thread"
-                             : "executor 2 threads",
-                  wrong);
+                  g.base[1], g.base[2], way(how), wrong);
         }
         free(want);
         free(o);
