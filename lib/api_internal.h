@@ -74,12 +74,14 @@ struct spvjit_module {
     unsigned *spec_sets;        /* [nspecs]: spvjit_spec_sets bits (what the value shapes) */
     spv_module *view;           /* m specialized with its defaults (reflection), or m */
     api_entry_info *entries;    /* [m->nentries] */
-    pthread_mutex_t ffi_lock;   /* exported-function signatures prepared so far */
-    struct api_ffi_cached *ffi; /* list (call_exported.c) */
+    struct api_export *exports; /* [nexports]: exported functions (call_exported.c) */
+    unsigned nexports;
 };
 
-/* Frees the module's prepared libffi signatures (call_exported.c). */
-void api_ffi_cache_free(spvjit_module *m);
+/* The module's exported functions, described and their calls prepared
+ * (call_exported.c): 0, or -1 when out of memory (api_exports_free cleans up). */
+int api_exports_make(spvjit_module *m);
+void api_exports_free(spvjit_module *m);
 
 void api_module_retain(spvjit_module *m);
 void api_module_release(spvjit_module *m);

@@ -26,8 +26,7 @@ void api_module_release(spvjit_module *m)
             free(ei->pub);
         }
     free(m->entries);
-    api_ffi_cache_free(m);
-    pthread_mutex_destroy(&m->ffi_lock);
+    api_exports_free(m);
     free(m->slots);
     free(m->specs);
     free(m->spec_sets);
@@ -237,13 +236,12 @@ SPVJIT_API spvjit_status spvjit_module_load(spvjit_context *ctx, const void *byt
         return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "spvjit_module_load: out of memory");
     }
     atomic_init(&mod->refs, 1);
-    pthread_mutex_init(&mod->ffi_lock, NULL);
     api_context_retain(ctx);
     mod->ctx = ctx;
     mod->m = m;
     mod->view = default_view(m);
     mod->entries = calloc(m->nentries ? m->nentries : 1, sizeof *mod->entries);
-    if (!mod->entries || list_specs(mod) != 0 || find_sets(mod) != 0) {
+    if (!mod->entries || list_specs(mod) != 0 || find_sets(mod) != 0 || api_exports_make(mod) != 0) {
         api_module_release(mod);
         return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "spvjit_module_load: out of memory");
     }

@@ -365,16 +365,68 @@ SPVJIT_API spvjit_status spvjit_dispatch_async(spvjit_kernel *k, const spvjit_di
 SPVJIT_API spvjit_status spvjit_event_wait(spvjit_event *ev);
 
 /* --- calling exported SPIR-V functions from host C -------------------------------------
- * A function with Linkage Export, run for `lanes` lanes: each argument is
- * uniform (one value for all lanes) or varying (an array of `lanes` values).
- * Results land in `results` (lanes * result size bytes). */
+ * Functions with Linkage Export (in OpenCL C 2.0: every non-static function
+ * that is not a kernel) of a Kernel-flavour module, run from host code.
+ * Reflection says what each takes and returns, in the types above; the call
+ * checks every size it is given against that signature. */
+
+/* How host C passes one parameter or the result. */
+typedef enum spvjit_value_kind {
+    SPVJIT_VALUE_VOID,    /* the result of a function returning nothing */
+    SPVJIT_VALUE_SCALAR,  /* a bool, integer or float: `type` */
+    SPVJIT_VALUE_POINTER, /* an address: storage_class, elem_type and readonly say into what */
+    SPVJIT_VALUE_OTHER,   /* a vector, matrix, struct, array or handle: host C cannot pass it */
+} spvjit_value_kind;
+
+typedef struct spvjit_export_value {
+    const char *name; /* the parameter's OpName, or NULL (the result: NULL) */
+    spvjit_value_kind kind;
+    spvjit_type type;      /* SCALAR: its type.  A bool is one byte in C (0 or 1); Kernel-flavour
+                              integers carry no signedness, so they read as U8 .. U64 */
+    size_t size;           /* bytes of one value: the scalar's, sizeof(void *) for a pointer;
+                              0 for void and OTHER */
+    const char *type_name; /* readable: "float", "CrossWorkgroup float*", "float4" */
+    /* POINTER: what it points to (the function may index beyond one element) */
+    const char *storage_class; /* the pointee's SPIR-V storage class ("CrossWorkgroup", "Generic",
+                                  "Workgroup", "Function", ...); NULL for other kinds */
+    spvjit_type elem_type;     /* the scalar the pointee is made of (float*: F32; float4*: F32);
+                                  0 when they differ, or for other kinds */
+    bool readonly;             /* never written through: FuncParamAttr NoWrite, or UniformConstant */
+} spvjit_export_value;
+
+/* Strings and params live as long as the module. */
+typedef struct spvjit_export_info {
+    const char *name; /* the Linkage Export name */
+    spvjit_export_value result;
+    unsigned nparams;
+    const spvjit_export_value *params; /* [nparams] */
+    const char *unsupported;           /* NULL when host C can call it, else why not ("parameter 0
+                                          (v) has type float4, ..."); the body is checked when the
+                                          call compiles it (a work-group barrier is refused then) */
+} spvjit_export_info;
+/* Exported functions in the module's order of LinkageAttributes decorations. */
+SPVJIT_API unsigned spvjit_module_export_count(const spvjit_module *m);
+SPVJIT_API spvjit_status spvjit_module_export_info(const spvjit_module *m, unsigned i, spvjit_export_info *out);
+
+/* Runs exported function `name`, compiled with `specs` (NULL: the defaults;
+ * cached by values like kernels), for `lanes` lanes, one after another on the
+ * calling thread.  Each argument is uniform (one value for every lane) or
+ * varying (an array of `lanes` values); `size` states the bytes at `data`,
+ * which must be the parameter's size (uniform) or lanes times it (varying).
+ * Results land in `results`: results_size must be lanes times the result's
+ * size (0 for a void function; results may then be NULL).  A size that does
+ * not match the signature is an SPVJIT_ERROR_BINDING naming the parameter,
+ * its type and the sizes; a wrong argument count SPVJIT_ERROR_INVALID_ARGUMENT.
+ * A pointer argument's value is the address itself (size sizeof(void *)):
+ * what it points to must hold whatever the function reads or writes there. */
 typedef struct spvjit_call_arg {
-    const void *data; /* the value (uniform) or the array of values (varying) */
+    const void *data; /* the value (uniform) or the array of values (varying); NULL only when size is 0 */
+    size_t size;      /* bytes at data */
     bool varying;
 } spvjit_call_arg;
 SPVJIT_API spvjit_status spvjit_call_exported(spvjit_module *m, const char *name, const spvjit_specs *specs,
                                               unsigned lanes, const spvjit_call_arg *args, unsigned nargs,
-                                              void *results);
+                                              void *results, size_t results_size);
 
 /* --- inspecting the generated code (lib/api_emit.c) ---------------------------------
  * The text of one entry point compiled with `specs` and `opts` (as

@@ -224,6 +224,15 @@ static bool has_param_attr(const spv_module *m, uint32_t id, uint32_t attr)
     return false;
 }
 
+bool spv_pointer_param_readonly(const spv_module *m, uint32_t id)
+{
+    const spv_id *x = spv_id_get(m, id);
+    const spv_type *t = x ? spv_type_get(m, x->type_id) : NULL;
+    return t && t->kind == SPV_TYPE_POINTER &&
+           (t->storage == SpvStorageClassUniformConstant ||
+            has_param_attr(m, id, SpvFunctionParameterAttributeNoWrite));
+}
+
 /* NonWritable / NonReadable on the variable, or on every member of its block
  * (how glslang marks a readonly / writeonly buffer; through a descriptor array). */
 static bool has_access_decoration(const spv_module *m, uint32_t var, uint32_t block, uint32_t decoration)
@@ -266,8 +275,7 @@ int spv_entry_resources(const spv_module *m, const spv_entry_point *e, spv_resou
         r.is_pointer = t && t->kind == SPV_TYPE_POINTER && !byval;
         if (r.is_pointer) {
             r.storage = t->storage;
-            r.readonly = t->storage == SpvStorageClassUniformConstant ||
-                         has_param_attr(m, id, SpvFunctionParameterAttributeNoWrite);
+            r.readonly = spv_pointer_param_readonly(m, id);
         }
         r.elem_type_id = spv_uniform_scalar_type(m, t && t->kind == SPV_TYPE_POINTER ? t->elem : r.type_id);
         /* a pointer's pointee may have no size (void, an opaque struct): report 0 */

@@ -54,6 +54,10 @@ bool *spv_entry_used_globals(const spv_module *m, const spv_entry_point *e);
  * differ or include bools, pointers or opaque types. */
 uint32_t spv_uniform_scalar_type(const spv_module *m, uint32_t type_id);
 
+/* Whether pointer parameter `id` is never written through: __constant
+ * (UniformConstant) or FuncParamAttr NoWrite. */
+bool spv_pointer_param_readonly(const spv_module *m, uint32_t id);
+
 /* Writes a readable type name: "float", "int", "uint8_t", "vec4 of float",
  * "float[16]", "struct Foo {...}", "ptr(CrossWorkgroup) to float". */
 void spv_type_name(const spv_module *m, uint32_t type_id, char *buf, size_t len);

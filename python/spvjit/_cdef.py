@@ -211,13 +211,39 @@ typedef struct spvjit_dispatch_info {
 spvjit_status spvjit_dispatch(spvjit_kernel *k, const spvjit_dispatch_info *d);
 spvjit_status spvjit_dispatch_async(spvjit_kernel *k, const spvjit_dispatch_info *d, spvjit_event **ev);
 spvjit_status spvjit_event_wait(spvjit_event *ev);
+typedef enum spvjit_value_kind {
+    SPVJIT_VALUE_VOID,
+    SPVJIT_VALUE_SCALAR,
+    SPVJIT_VALUE_POINTER,
+    SPVJIT_VALUE_OTHER,
+} spvjit_value_kind;
+typedef struct spvjit_export_value {
+    const char *name;
+    spvjit_value_kind kind;
+    spvjit_type type;
+    size_t size;
+    const char *type_name;
+    const char *storage_class;
+    spvjit_type elem_type;
+    bool readonly;
+} spvjit_export_value;
+typedef struct spvjit_export_info {
+    const char *name;
+    spvjit_export_value result;
+    unsigned nparams;
+    const spvjit_export_value *params;
+    const char *unsupported;
+} spvjit_export_info;
+unsigned spvjit_module_export_count(const spvjit_module *m);
+spvjit_status spvjit_module_export_info(const spvjit_module *m, unsigned i, spvjit_export_info *out);
 typedef struct spvjit_call_arg {
     const void *data;
+    size_t size;
     bool varying;
 } spvjit_call_arg;
 spvjit_status spvjit_call_exported(spvjit_module *m, const char *name, const spvjit_specs *specs,
                                               unsigned lanes, const spvjit_call_arg *args, unsigned nargs,
-                                              void *results);
+                                              void *results, size_t results_size);
 typedef enum spvjit_emit_kind { SPVJIT_EMIT_LLVM, SPVJIT_EMIT_OPT_LLVM, SPVJIT_EMIT_ASM } spvjit_emit_kind;
 spvjit_status spvjit_kernel_emit(spvjit_module *m, const char *entry, const spvjit_specs *specs,
                                             const spvjit_build_options *opts, spvjit_emit_kind what, char **text);

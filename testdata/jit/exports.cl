@@ -15,3 +15,26 @@ float4 vscale(float4 v, float s) { return v * s; }
 void sync_store(local float *p, float v) { p[get_local_id(0)] = v; barrier(CLK_LOCAL_MEM_FENCE); }
 kernel void scale_all(global float *p, float s) { scale(p + get_global_id(0), s); }
 kernel void fill(global float *p, float v) { p[get_global_id(0)] = v; }
+// reflection (spvjit_module_export_info) and more types through the call:
+// a signed 16-bit value, read-only global pointers with a length, generic
+// pointers the function writes results through, and a half (not callable)
+short absdiff16(short a, short b) { return a > b ? a - b : b - a; }
+float dot_n(const global float *a, const global float *b, uint n)
+{
+    float s = 0.0f;
+    for (uint i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+void minmax(const global int *p, uint n, int *lo, int *hi)
+{
+    int l = p[0], h = p[0];
+    for (uint i = 1; i < n; i++) {
+        l = min(l, p[i]);
+        h = max(h, p[i]);
+    }
+    *lo = l;
+    *hi = h;
+}
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+half twice_h(half x) { return x * (half)2.0f; }

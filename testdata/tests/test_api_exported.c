@@ -148,8 +148,8 @@ TEST(api_call_exported_lanes_against_c)
         x[i] = test_rand_float(&seed, -10, 10);
     }
     r[N] = 12345.0f;
-    spvjit_call_arg fa[3] = { { a, true }, { x, true }, { &b, false } };
-    st = spvjit_call_exported(m, "axpb", NULL, N, fa, 3, r);
+    spvjit_call_arg fa[3] = { { a, sizeof a, true }, { x, sizeof x, true }, { &b, sizeof b, false } };
+    st = spvjit_call_exported(m, "axpb", NULL, N, fa, 3, r, N * sizeof *r);
     REQUIRE(st == SPVJIT_OK, "axpb: %s", spvjit_last_error());
     int bad = 0;
     for (int i = 0; i < N; i++)
@@ -163,14 +163,16 @@ TEST(api_call_exported_lanes_against_c)
         lo[i] = -(int32_t)(test_rand_u64(&seed) % 1000);
         hi[i] = (int32_t)(test_rand_u64(&seed) % 1000);
     }
-    spvjit_call_arg ca[3] = { { v, true }, { &ulo, false }, { &uhi, false } };
-    CHECK(spvjit_call_exported(m, "clampi", NULL, N, ca, 3, ri) == SPVJIT_OK, "clampi: %s", spvjit_last_error());
+    spvjit_call_arg ca[3] = { { v, sizeof v, true }, { &ulo, 4, false }, { &uhi, 4, false } };
+    CHECK(spvjit_call_exported(m, "clampi", NULL, N, ca, 3, ri, sizeof ri) == SPVJIT_OK, "clampi: %s",
+          spvjit_last_error());
     bad = 0;
     for (int i = 0; i < N; i++)
         bad += ri[i] != c_clampi(v[i], ulo, uhi);
     CHECK(bad == 0, "clampi uniform bounds: %d lanes differ", bad);
-    spvjit_call_arg cv[3] = { { v, true }, { lo, true }, { hi, true } };
-    CHECK(spvjit_call_exported(m, "clampi", NULL, N, cv, 3, ri) == SPVJIT_OK, "clampi: %s", spvjit_last_error());
+    spvjit_call_arg cv[3] = { { v, sizeof v, true }, { lo, sizeof lo, true }, { hi, sizeof hi, true } };
+    CHECK(spvjit_call_exported(m, "clampi", NULL, N, cv, 3, ri, sizeof ri) == SPVJIT_OK, "clampi: %s",
+          spvjit_last_error());
     bad = 0;
     for (int i = 0; i < N; i++)
         bad += ri[i] != c_clampi(v[i], lo[i], hi[i]);
@@ -185,15 +187,15 @@ TEST(api_call_exported_lanes_against_c)
         want[i] = want[i] * s;
         ptrs[i] = &p[i];
     }
-    spvjit_call_arg sa[2] = { { ptrs, true }, { &s, false } };
-    CHECK(spvjit_call_exported(m, "scale", NULL, N, sa, 2, NULL) == SPVJIT_OK, "scale: %s", spvjit_last_error());
+    spvjit_call_arg sa[2] = { { ptrs, sizeof ptrs, true }, { &s, sizeof s, false } };
+    CHECK(spvjit_call_exported(m, "scale", NULL, N, sa, 2, NULL, 0) == SPVJIT_OK, "scale: %s", spvjit_last_error());
     CHECK(!memcmp(p, want, sizeof p), "scale through varying pointers");
     float one = 3.0f, two = 2.0f, expect = 3.0f;
     float *onep = &one;
     for (int i = 0; i < 5; i++)
         expect *= two;
-    spvjit_call_arg su[2] = { { &onep, false }, { &two, false } };
-    CHECK(spvjit_call_exported(m, "scale", NULL, 5, su, 2, NULL) == SPVJIT_OK && one == expect,
+    spvjit_call_arg su[2] = { { &onep, sizeof onep, false }, { &two, sizeof two, false } };
+    CHECK(spvjit_call_exported(m, "scale", NULL, 5, su, 2, NULL, 0) == SPVJIT_OK && one == expect,
           "scale through a uniform pointer: %g, expected %g", one, expect);
 
     /* hash2 (64-bit), lerp (double), addsat8 (8-bit), pick (bool in), is_neg (bool out) */
@@ -211,16 +213,21 @@ TEST(api_call_exported_lanes_against_c)
         cond[i] = test_rand_u64(&seed) & 1;
         pb[i] = (int32_t)test_rand_u64(&seed);
     }
-    spvjit_call_arg hargs[2] = { { ha, true }, { &hb, false } };
-    spvjit_call_arg largs[3] = { { la, true }, { &lb, false }, { lt, true } };
-    spvjit_call_arg uargs[2] = { { u8a, true }, { u8b, true } };
-    spvjit_call_arg pargs[3] = { { cond, true }, { &pa, false }, { pb, true } };
-    spvjit_call_arg nargs[1] = { { a, true } };
-    CHECK(spvjit_call_exported(m, "hash2", NULL, N, hargs, 2, hr) == SPVJIT_OK, "hash2: %s", spvjit_last_error());
-    CHECK(spvjit_call_exported(m, "lerp", NULL, N, largs, 3, lr) == SPVJIT_OK, "lerp: %s", spvjit_last_error());
-    CHECK(spvjit_call_exported(m, "addsat8", NULL, N, uargs, 2, u8r) == SPVJIT_OK, "addsat8: %s", spvjit_last_error());
-    CHECK(spvjit_call_exported(m, "pick", NULL, N, pargs, 3, pr) == SPVJIT_OK, "pick: %s", spvjit_last_error());
-    CHECK(spvjit_call_exported(m, "is_neg", NULL, N, nargs, 1, neg) == SPVJIT_OK, "is_neg: %s", spvjit_last_error());
+    spvjit_call_arg hargs[2] = { { ha, sizeof ha, true }, { &hb, sizeof hb, false } };
+    spvjit_call_arg largs[3] = { { la, sizeof la, true }, { &lb, sizeof lb, false }, { lt, sizeof lt, true } };
+    spvjit_call_arg uargs[2] = { { u8a, sizeof u8a, true }, { u8b, sizeof u8b, true } };
+    spvjit_call_arg pargs[3] = { { cond, sizeof cond, true }, { &pa, sizeof pa, false }, { pb, sizeof pb, true } };
+    spvjit_call_arg nargs[1] = { { a, sizeof a, true } };
+    CHECK(spvjit_call_exported(m, "hash2", NULL, N, hargs, 2, hr, sizeof hr) == SPVJIT_OK, "hash2: %s",
+          spvjit_last_error());
+    CHECK(spvjit_call_exported(m, "lerp", NULL, N, largs, 3, lr, sizeof lr) == SPVJIT_OK, "lerp: %s",
+          spvjit_last_error());
+    CHECK(spvjit_call_exported(m, "addsat8", NULL, N, uargs, 2, u8r, sizeof u8r) == SPVJIT_OK, "addsat8: %s",
+          spvjit_last_error());
+    CHECK(spvjit_call_exported(m, "pick", NULL, N, pargs, 3, pr, sizeof pr) == SPVJIT_OK, "pick: %s",
+          spvjit_last_error());
+    CHECK(spvjit_call_exported(m, "is_neg", NULL, N, nargs, 1, neg, sizeof neg) == SPVJIT_OK, "is_neg: %s",
+          spvjit_last_error());
     int bh = 0, bl = 0, bu = 0, bp = 0, bn = 0;
     for (int i = 0; i < N; i++) {
         bh += hr[i] != c_hash2(ha[i], hb);
@@ -235,16 +242,92 @@ TEST(api_call_exported_lanes_against_c)
           bh, bl, bu, bp, bn);
 
     /* what host C cannot call, and values for spec constants the module lacks */
-    spvjit_call_arg sync_args[2] = { { &onep, false }, { &two, false } };
-    CHECK(spvjit_call_exported(m, "sync_store", NULL, 1, sync_args, 2, NULL) == SPVJIT_ERROR_UNSUPPORTED &&
+    spvjit_call_arg sync_args[2] = { { &onep, sizeof onep, false }, { &two, sizeof two, false } };
+    CHECK(spvjit_call_exported(m, "sync_store", NULL, 1, sync_args, 2, NULL, 0) == SPVJIT_ERROR_UNSUPPORTED &&
               strstr(spvjit_last_error(), "barrier"),
           "sync_store: %s", spvjit_last_error());
     spvjit_specs *sp;
     spvjit_specs_create(&sp);
     spvjit_spec_set_u32(sp, 7, 1);
-    CHECK(spvjit_call_exported(m, "axpb", sp, N, fa, 3, r) == SPVJIT_ERROR_SPEC_CONSTANT, "SpecId 7: %s",
+    CHECK(spvjit_call_exported(m, "axpb", sp, N, fa, 3, r, N * sizeof *r) == SPVJIT_ERROR_SPEC_CONSTANT, "SpecId 7: %s",
           spvjit_last_error());
     spvjit_specs_destroy(sp);
+    spvjit_module_destroy(m);
+    spvjit_context_destroy(ctx);
+}
+
+/* 16-bit values, read-only pointers with a varying length, and generic
+ * pointers the function writes its results through, one pair per lane. */
+TEST(api_call_exported_pointers_against_c)
+{
+    spvjit_context *ctx = api_ctx(0);
+    REQUIRE(ctx, "context");
+    spvjit_module *m = api_load(ctx, EXPORTS);
+    REQUIRE(m, "load: %s", spvjit_last_error());
+    enum { N = 41 };
+    uint64_t seed = 1234;
+
+    int16_t s16a[N], s16b[N], s16r[N];
+    for (int i = 0; i < N; i++) {
+        s16a[i] = (int16_t)test_rand_u64(&seed);
+        s16b[i] = (int16_t)(test_rand_u64(&seed) % 2001 - 1000);
+    }
+    spvjit_call_arg dargs[2] = { { s16a, sizeof s16a, true }, { s16b, sizeof s16b, true } };
+    CHECK(spvjit_call_exported(m, "absdiff16", NULL, N, dargs, 2, s16r, sizeof s16r) == SPVJIT_OK, "absdiff16: %s",
+          spvjit_last_error());
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        int d = s16a[i] > s16b[i] ? s16a[i] - s16b[i] : s16b[i] - s16a[i];
+        bad += s16r[i] != (int16_t)d; /* OpenCL C short arithmetic wraps at 16 bits */
+    }
+    CHECK(bad == 0, "absdiff16: %d lanes differ from C", bad);
+
+    /* dot_n over prefixes: lane i sums the first n[i] products */
+    float va[N], vb[N], dots[N];
+    uint32_t lens[N];
+    const float *pa = va, *pb = vb;
+    for (int i = 0; i < N; i++) {
+        va[i] = test_rand_float(&seed, -2, 2);
+        vb[i] = test_rand_float(&seed, -2, 2);
+        lens[i] = (uint32_t)(N - i);
+    }
+    spvjit_call_arg nargs[3] = { { &pa, sizeof pa, false }, { &pb, sizeof pb, false }, { lens, sizeof lens, true } };
+    CHECK(spvjit_call_exported(m, "dot_n", NULL, N, nargs, 3, dots, sizeof dots) == SPVJIT_OK, "dot_n: %s",
+          spvjit_last_error());
+    bad = 0;
+    for (int i = 0; i < N; i++) {
+        float want = 0.0f;
+        for (uint32_t k = 0; k < lens[i]; k++) {
+            float prod = va[k] * vb[k];
+            want += prod;
+        }
+        bad += dots[i] != want;
+    }
+    CHECK(bad == 0, "dot_n: %d lanes differ from C", bad);
+
+    /* minmax: lane i over p[0 .. n[i]), results through its own pair of pointers */
+    int32_t data[N], lo[N], hi[N];
+    int32_t *lop[N], *hip[N];
+    const int32_t *dp = data;
+    for (int i = 0; i < N; i++) {
+        data[i] = (int32_t)test_rand_u64(&seed);
+        lens[i] = (uint32_t)i + 1;
+        lop[i] = &lo[i];
+        hip[i] = &hi[i];
+    }
+    spvjit_call_arg margs[4] = {
+        { &dp, sizeof dp, false }, { lens, sizeof lens, true }, { lop, sizeof lop, true }, { hip, sizeof hip, true }
+    };
+    CHECK(spvjit_call_exported(m, "minmax", NULL, N, margs, 4, NULL, 0) == SPVJIT_OK, "minmax: %s",
+          spvjit_last_error());
+    bad = 0;
+    int32_t wl = data[0], wh = data[0];
+    for (int i = 0; i < N; i++) {
+        wl = data[i] < wl ? data[i] : wl;
+        wh = data[i] > wh ? data[i] : wh;
+        bad += lo[i] != wl || hi[i] != wh;
+    }
+    CHECK(bad == 0, "minmax: %d lanes differ from C", bad);
     spvjit_module_destroy(m);
     spvjit_context_destroy(ctx);
 }

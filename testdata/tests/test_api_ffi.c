@@ -133,7 +133,7 @@ TEST(api_ffi_lanes_against_c)
         a[i] = test_rand_float(&seed, -10, 10);
         c[i] = (uint32_t)(test_rand_u64(&seed) % 1000);
     }
-    spvjit_call_arg fa[3] = { { a, true }, { &b, false }, { c, true } };
+    spvjit_call_arg fa[3] = { { a, sizeof a, true }, { &b, sizeof b, false }, { c, sizeof c, true } };
     api_ffi_call_lanes(&fs, (void (*)(void))c_axpb, LANES, fa, r);
     for (int i = 0; i < LANES; i++)
         if (r[i] != c_axpb(a[i], b, c[i])) {
@@ -146,7 +146,7 @@ TEST(api_ffi_lanes_against_c)
     r16[LANES] = 0xBEEF; /* results must not spill past lanes * 2 bytes */
     for (int i = 0; i < LANES; i++)
         x[i] = (uint16_t)test_rand_u64(&seed);
-    spvjit_call_arg ga[2] = { { x, true }, { &y, false } };
+    spvjit_call_arg ga[2] = { { x, sizeof x, true }, { &y, sizeof y, false } };
     api_ffi_call_lanes(&gs, (void (*)(void))c_mix16, LANES, ga, r16);
     for (int i = 0; i < LANES; i++)
         CHECK(r16[i] == c_mix16(x[i], y), "mix16 lane %d: %u, expected %u", i, r16[i], c_mix16(x[i], y));
@@ -160,7 +160,7 @@ TEST(api_ffi_lanes_against_c)
         idx[i] = (uint64_t)i;
         want[i] *= k;
     }
-    spvjit_call_arg ha[3] = { { &base, false }, { idx, true }, { &k, false } };
+    spvjit_call_arg ha[3] = { { &base, sizeof base, false }, { idx, sizeof idx, true }, { &k, sizeof k, false } };
     api_ffi_call_lanes(&hs, (void (*)(void))c_scale, LANES, ha, NULL);
     CHECK(!memcmp(data, want, sizeof data), "scale through a uniform pointer");
     spv_module_free(m);
@@ -177,21 +177,80 @@ TEST(api_call_exported_reports)
     REQUIRE(spvjit_module_load(ctx, bytes, nbytes, "exports", &m) == SPVJIT_OK, "load: %s", spvjit_last_error());
     float a = 1, b = 2, r;
     uint32_t c = 3;
-    spvjit_call_arg args[3] = { { &a, false }, { &b, false }, { &c, false } };
-    CHECK(spvjit_call_exported(m, "nope", NULL, 1, args, 3, &r) == SPVJIT_ERROR_NOT_FOUND, "unknown name");
+    spvjit_call_arg args[3] = { { &a, 4, false }, { &b, 4, false }, { &c, 4, false } };
+    CHECK(spvjit_call_exported(m, "nope", NULL, 1, args, 3, &r, sizeof r) == SPVJIT_ERROR_NOT_FOUND, "unknown name");
     CHECK(strstr(spvjit_last_error(), "\"axpb\"") && strstr(spvjit_last_error(), "\"mix16\""), "lists the exports: %s",
           spvjit_last_error());
-    CHECK(spvjit_call_exported(m, "axpb", NULL, 1, args, 2, &r) == SPVJIT_ERROR_INVALID_ARGUMENT, "2 of 3 args");
+    CHECK(spvjit_call_exported(m, "axpb", NULL, 1, args, 2, &r, sizeof r) == SPVJIT_ERROR_INVALID_ARGUMENT,
+          "2 of 3 args");
     CHECK(strstr(spvjit_last_error(), "takes 3 arguments"), "%s", spvjit_last_error());
-    spvjit_status st = spvjit_call_exported(m, "axpb", NULL, 1, args, 3, &r);
+    spvjit_status st = spvjit_call_exported(m, "axpb", NULL, 1, args, 3, &r, sizeof r);
     CHECK(st == SPVJIT_OK && r == 5.0f, "axpb: %s %s (%g)", spvjit_status_name(st), spvjit_last_error(), r);
     uint16_t x = 65000, r16 = 0;
     uint8_t y = 200;
-    spvjit_call_arg margs[2] = { { &x, false }, { &y, false } };
-    st = spvjit_call_exported(m, "mix16", NULL, 1, margs, 2, &r16);
+    spvjit_call_arg margs[2] = { { &x, sizeof x, false }, { &y, sizeof y, false } };
+    st = spvjit_call_exported(m, "mix16", NULL, 1, margs, 2, &r16, sizeof r16);
     CHECK(st == SPVJIT_OK && r16 == (uint16_t)(x + y), "mix16: %s %s (%u)", spvjit_status_name(st), spvjit_last_error(),
           r16);
     spvjit_module_destroy(m);
     spvjit_context_destroy(ctx);
     free(bytes);
+}
+
+/* Reflection of the module above (no OpName: parameters unnamed), and a
+ * function with more parameters than a call can pass. */
+TEST(api_export_info_of_assembled_modules)
+{
+    size_t nbytes = 0;
+    void *bytes = assemble(exports_asm, &nbytes);
+    REQUIRE(bytes, "no module");
+    spvjit_context *ctx = api_ctx(0);
+    spvjit_module *m = NULL;
+    REQUIRE(spvjit_module_load(ctx, bytes, nbytes, "exports", &m) == SPVJIT_OK, "load: %s", spvjit_last_error());
+    free(bytes);
+    REQUIRE(spvjit_module_export_count(m) == 3, "%u exports", spvjit_module_export_count(m));
+    spvjit_export_info f, g, h;
+    REQUIRE(spvjit_module_export_info(m, 0, &f) == SPVJIT_OK && spvjit_module_export_info(m, 1, &g) == SPVJIT_OK &&
+                spvjit_module_export_info(m, 2, &h) == SPVJIT_OK,
+            "info: %s", spvjit_last_error());
+    CHECK(!strcmp(f.name, "axpb") && !strcmp(g.name, "mix16") && !strcmp(h.name, "scale"), "in decoration order");
+    CHECK(f.nparams == 3 && f.result.type == SPVJIT_TYPE_F32 && f.params[0].type == SPVJIT_TYPE_F32 &&
+              f.params[2].type == SPVJIT_TYPE_U32 && f.params[2].size == 4 && !f.params[0].name && !f.unsupported,
+          "axpb: float(float, float, uint)");
+    CHECK(g.nparams == 2 && g.result.type == SPVJIT_TYPE_U16 && g.result.size == 2 &&
+              g.params[1].type == SPVJIT_TYPE_U8 && g.params[1].size == 1,
+          "mix16: ushort(ushort, uchar)");
+    CHECK(h.nparams == 3 && h.result.kind == SPVJIT_VALUE_VOID && h.params[0].kind == SPVJIT_VALUE_POINTER &&
+              !strcmp(h.params[0].storage_class, "CrossWorkgroup") && h.params[0].elem_type == SPVJIT_TYPE_F64 &&
+              !h.params[0].readonly && h.params[1].type == SPVJIT_TYPE_U64 && h.params[2].type == SPVJIT_TYPE_F64,
+          "scale: void(CrossWorkgroup double*, ulong, double)");
+    spvjit_module_destroy(m);
+
+    /* 65 parameters: described, not callable */
+    char *text = malloc(1 << 16);
+    REQUIRE(text, "memory");
+    size_t k = (size_t)snprintf(text, 1 << 16,
+                                "OpCapability Addresses\nOpCapability Linkage\nOpCapability Kernel\n"
+                                "OpMemoryModel Physical64 OpenCL\nOpDecorate %%f LinkageAttributes \"many\" Export\n"
+                                "%%float = OpTypeFloat 32\n%%ft = OpTypeFunction %%float");
+    for (int i = 0; i < 65; i++)
+        k += (size_t)snprintf(text + k, (1 << 16) - k, " %%float");
+    k += (size_t)snprintf(text + k, (1 << 16) - k, "\n%%f = OpFunction %%float None %%ft\n");
+    for (int i = 0; i < 65; i++)
+        k += (size_t)snprintf(text + k, (1 << 16) - k, "%%p%d = OpFunctionParameter %%float\n", i);
+    snprintf(text + k, (1 << 16) - k, "%%l = OpLabel\nOpReturnValue %%p64\nOpFunctionEnd\n");
+    bytes = assemble(text, &nbytes);
+    free(text);
+    REQUIRE(bytes, "no module");
+    REQUIRE(spvjit_module_load(ctx, bytes, nbytes, "many", &m) == SPVJIT_OK, "load: %s", spvjit_last_error());
+    free(bytes);
+    REQUIRE(spvjit_module_export_info(m, 0, &f) == SPVJIT_OK, "info: %s", spvjit_last_error());
+    CHECK(f.nparams == 65 && f.params[64].type == SPVJIT_TYPE_F32 && f.unsupported &&
+              strstr(f.unsupported, "65 parameters; at most 64"),
+          "many: %u params, %s", f.nparams, f.unsupported ? f.unsupported : "callable");
+    CHECK(spvjit_call_exported(m, "many", NULL, 1, NULL, 0, NULL, 0) == SPVJIT_ERROR_UNSUPPORTED &&
+              strstr(spvjit_last_error(), "at most 64"),
+          "call: %s", spvjit_last_error());
+    spvjit_module_destroy(m);
+    spvjit_context_destroy(ctx);
 }
