@@ -9,8 +9,11 @@ validated .spv; module.kernel() builds (or finds in the library's cache, keyed b
 the values) one entry point; calling the kernel binds the arrays given (no copy:
 the kernel reads and writes them in place) and runs one dispatch, Vulkan style
 (groups=, buffers={(set, binding): array}, push=) or OpenCL style (global_size=,
-local_size=, args=[...]).  Every failure raises the exception class of its
-spvjit_status with the library's message; dispatches release the GIL.
+local_size=, args=[...]).  module.exports lists the exported functions of an
+OpenCL module with their signatures and module.call("name", *args) runs one
+over numpy lanes.  Every failure raises the exception class of its
+spvjit_status with the library's message; dispatches and calls release the
+GIL.
 """
 
 import os
@@ -21,7 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _structs, _types
+from . import _buffers, _exports, _structs, _types
+from ._exports import Export, ExportValue  # noqa: F401 - the dataclasses are the package's API
 from ._native import (  # noqa: F401 - the exception classes are the package's API
     BindingError,
     DispatchError,
@@ -54,6 +58,8 @@ __all__ = [
     "EntryPoint",
     "ModuleInfo",
     "KernelStats",
+    "Export",
+    "ExportValue",
     "compile",
     "default_context",
     "Error",
@@ -234,6 +240,7 @@ class Module:
             self.name = name or "<bytes>"
             check(lib.spvjit_module_load(self.context._ptr, ffi.from_buffer(data), view.nbytes, _cstr(self.name), out))
         self._ptr = ffi.gc(out[0], lib.spvjit_module_destroy)
+        self._exports = None
 
     def __repr__(self):
         return "spvjit.Module(%r)" % self.name
@@ -290,6 +297,38 @@ class Module:
             check(lib.spvjit_module_resource_info(self._ptr, _cstr(entry), i, info))
             out.append(Resource.from_c(info))
         return out
+
+    @property
+    def exports(self):
+        """The exported functions (Linkage Export: in OpenCL C 2.0 every
+        non-static function) with their signatures, as Export dataclasses;
+        call() runs them."""
+        return list(self._exports_by_name().values())
+
+    def _exports_by_name(self):
+        if self._exports is None:  # a module never changes: reflect once
+            self._exports = {e.name: e for e in _exports.exports_of(self._ptr)}
+        return self._exports
+
+    def call(self, name, *args, lanes=None, specs=None, out=None):
+        """Runs exported function `name` for `lanes` lanes (one after another,
+        without the GIL) and returns its results as a numpy array of the
+        result's dtype (None for a void function).
+
+        Each argument is uniform (one value for every lane: a Python number, a
+        numpy scalar) or varying (a 1-D numpy array of `lanes` values); dtypes
+        must be the parameter's (integers: the same width, either signedness;
+        bool: a bool array).  A pointer parameter takes an array (its address:
+        the function reads and writes it in place, so it must be writable
+        unless the parameter is read-only, C-contiguous, of the pointee's
+        element type, and large enough for what the function does), or a list
+        of `lanes` arrays, one address per lane.  `lanes` defaults to the
+        length of the varying arrays; with none, the function runs once and a
+        numpy scalar is returned.  `out=` gives the array for the results (e.g.
+        np.int32 for a Kernel integer, which reflects as unsigned); `specs`
+        the spec-constant values ({SpecId: value}) it is compiled with (the
+        library caches the compiled function by them)."""
+        return _exports.call(self, name, args, lanes, specs, out)
 
     def _specs(self, specs):
         """A spvjit_specs from {spec_id: value}.  Python numbers and strings go
@@ -362,54 +401,6 @@ def compile(source, entry=None, specs=None, emit="asm", **options):  # noqa: A00
 # --- kernels and dispatches -------------------------------------------------------------------
 
 
-def _view(obj, what):
-    try:
-        return memoryview(obj)
-    except TypeError:
-        raise TypeError("%s: expected a numpy array or another buffer, got %s" % (what, type(obj).__name__)) from None
-
-
-def _check_items(view, res, what):
-    """The items of a buffer against the resource's element type."""
-    got = _types.buffer_type(view)
-    if got == "non-native":
-        raise BindingError("%s: the array's byte order is not the host's (use a.astype(a.dtype.newbyteorder('=')))"
-                           % what)
-    want = res.elem_type if res is not None else None
-    if want is None or want == "bool" or _types.compatible(want, got):
-        return
-    raise BindingError("%s: %s holds %s elements but the array's items are %s; pass a %s array (a.view(np.%s) "
-                       "reinterprets the bytes)" % (what, res.label, want, got or "'%s'" % view.format,
-                                                    _types.dtype_of(want), _types.dtype_of(want)))
-
-
-def _buffer_pointer(obj, res, what):
-    """A pointer to the array's memory (no copy) after checking that the kernel
-    may use it: contiguous, writable unless the module never writes it, items
-    of the binding's element type."""
-    view = _view(obj, what)
-    if not view.c_contiguous:
-        raise BindingError("%s: the array is not C-contiguous (np.ascontiguousarray(a) makes a contiguous copy)" % what)
-    if view.readonly and (res is None or not res.readonly):
-        raise BindingError("%s: the array is read-only but the kernel may write %s; pass a writable array"
-                           % (what, res.label if res else "it"))
-    _check_items(view, res, what)
-    return (ffi.from_buffer(obj) if view.nbytes else ffi.NULL), view.nbytes
-
-
-def _value_bytes(obj, res, what):
-    """By-value bytes (push constants, by-value arguments): a buffer (numpy
-    scalar or array, bytes) or Python numbers of the resource's element type."""
-    want = res.elem_type if res is not None else None
-    if isinstance(obj, (bool, int, float)):
-        return _types.scalar_bytes(want, obj, what)
-    if isinstance(obj, (list, tuple)) and all(isinstance(v, (int, float)) for v in obj):
-        return b"".join(_types.scalar_bytes(want, v, what) for v in obj)
-    view = _view(obj, what)
-    _check_items(view, res, what)
-    return view.tobytes()
-
-
 class Kernel:
     """An entry point compiled with some spec-constant values, and its bindings.
 
@@ -444,7 +435,7 @@ class Kernel:
     # -- bindings
 
     def _bind_one_buffer(self, set_, binding, element, obj, res, what):
-        ptr, nbytes = _buffer_pointer(obj, res, what)
+        ptr, nbytes = _buffers.buffer_pointer(obj, res, what)
         if element is None:
             st = lib.spvjit_bind_buffer(self._ptr, set_, binding, ptr, nbytes)
         else:
@@ -480,10 +471,10 @@ class Kernel:
                 raise BindingError("%s: spvjit.Local sizes a __local argument; this is %s"
                                    % (what, res.label if res else "no argument of the kernel"))
             elif kind == "arg_value":
-                data = _value_bytes(obj, res, what)
+                data = _buffers.value_bytes(obj, res, what)
                 check(lib.spvjit_set_arg_value(self._ptr, i, ffi.from_buffer(data), len(data)), what)
             else:  # a pointer argument, or an index the module lacks (the library says so)
-                ptr, nbytes = _buffer_pointer(obj, res, what)
+                ptr, nbytes = _buffers.buffer_pointer(obj, res, what)
                 check(lib.spvjit_set_arg_buffer(self._ptr, i, ptr, nbytes), what)
             self._bound[i] = obj
 
@@ -500,7 +491,7 @@ class Kernel:
         if args:
             self._bind_args(args)
         if push is not None:
-            data = _value_bytes(push, self._by_key.get("push"), "push")
+            data = _buffers.value_bytes(push, self._by_key.get("push"), "push")
             check(lib.spvjit_set_push_constants(self._ptr, ffi.from_buffer(data), len(data)), "push")
 
     def bind(self, buffers=None, push=None, args=None):

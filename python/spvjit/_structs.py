@@ -2,13 +2,13 @@
 
 Options (spvjit_context_options, spvjit_build_options, spvjit_dispatch_info)
 are filled from keyword arguments named like their fields, and reflection
-structs (spvjit_resource_info, spvjit_spec_info, spvjit_kernel_stats) become
-frozen dataclasses with the same fields: a field added to the C struct (and its
-line to _cdef.py) is a keyword argument or an attribute in Python with no
-other change.  Enums are given and read as their short lower-case names
-("f32", "storage_buffer", "opt_llvm"); fixed arrays as tuples; an integer
-field also takes the name of its SPVJIT_<FIELD>_<NAME> constant
-(subgroup_size="native").
+structs (spvjit_resource_info, spvjit_spec_info, spvjit_kernel_stats,
+spvjit_export_info) become frozen dataclasses with the same fields: a field
+added to the C struct (and its line to _cdef.py) is a keyword argument or an
+attribute in Python with no other change.  Enums are given and read as their
+short lower-case names ("f32", "storage_buffer", "opt_llvm"); fixed arrays as
+tuples; an integer field also takes the name of its SPVJIT_<FIELD>_<NAME>
+constant (subgroup_size="native").
 """
 
 import dataclasses
@@ -118,16 +118,20 @@ def to_python(value, ctype):
     return value
 
 
-def dataclass_for(ctype_name, pyname, doc, namespace=None, extra_fields=()):
+def dataclass_for(ctype_name, pyname, doc, namespace=None, extra_fields=(), convert=None):
     """A frozen dataclass with one field per field of the C struct (plus
     `extra_fields`, (name, type, default) filled by the caller) and a
-    from_c(cdata, **extra) constructor."""
+    from_c(cdata, **extra) constructor.  `convert` maps a field name to
+    fn(cdata) making its value where to_python cannot (a nested struct, an
+    array given as a pointer and a count)."""
     cfields = ffi.typeof(ctype_name).fields
     names = [n for n, _ in cfields]
     ns = dict(namespace or {})
+    convert = dict(convert or {})
 
     def from_c(cls, cdata, **extra):
-        return cls(**{n: to_python(getattr(cdata, n), f.type) for n, f in cfields}, **extra)
+        return cls(**{n: convert[n](cdata) if n in convert else to_python(getattr(cdata, n), f.type)
+                      for n, f in cfields}, **extra)
 
     ns["from_c"] = classmethod(from_c)
     ns["__doc__"] = doc
