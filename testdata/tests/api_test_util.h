@@ -27,6 +27,18 @@ static inline spvjit_module *api_load(spvjit_context *ctx, const char *rel)
     return m;
 }
 
+/* A fresh context (api_ctx(0)) with module `rel` loaded in it; NULL (nothing
+ * left behind) when either fails. */
+static inline spvjit_module *api_ctx_load(const char *rel, spvjit_context **ctx)
+{
+    spvjit_module *m = (*ctx = api_ctx(0)) ? api_load(*ctx, rel) : NULL;
+    if (!m) {
+        spvjit_context_destroy(*ctx);
+        *ctx = NULL;
+    }
+    return m;
+}
+
 static inline float *api_rand_floats(uint64_t *seed, size_t n, float lo, float hi)
 {
     float *p = malloc((n ? n : 1) * sizeof *p);

@@ -207,9 +207,8 @@ TEST(api_export_info_against_the_opencl_source)
     cl_proto protos[32];
     int n = read_prototypes(test_data_path("jit/exports.cl"), protos, 32);
     REQUIRE(n >= 16, "exports.cl: %d prototypes read", n);
-    spvjit_context *ctx = api_ctx(0);
-    REQUIRE(ctx, "context");
-    spvjit_module *m = api_load(ctx, EXPORTS);
+    spvjit_context *ctx;
+    spvjit_module *m = api_ctx_load(EXPORTS, &ctx);
     REQUIRE(m, "load: %s", spvjit_last_error());
     CHECK(spvjit_module_export_count(m) == (unsigned)n, "%u exports, the source declares %d",
           spvjit_module_export_count(m), n);
@@ -288,9 +287,8 @@ static bool untouched(const unsigned char *p, size_t n)
 
 TEST(api_call_exported_checks_sizes)
 {
-    spvjit_context *ctx = api_ctx(0);
-    REQUIRE(ctx, "context");
-    spvjit_module *m = api_load(ctx, EXPORTS);
+    spvjit_context *ctx;
+    spvjit_module *m = api_ctx_load(EXPORTS, &ctx);
     REQUIRE(m, "load: %s", spvjit_last_error());
     enum { N = 9 };
     float a[N], x[N], b = 0.5f, r[N + 1];

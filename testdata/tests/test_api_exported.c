@@ -133,9 +133,8 @@ TEST(jit_compile_function_refusals)
 
 TEST(api_call_exported_lanes_against_c)
 {
-    spvjit_context *ctx = api_ctx(0);
-    REQUIRE(ctx, "context");
-    spvjit_module *m = api_load(ctx, EXPORTS);
+    spvjit_context *ctx;
+    spvjit_module *m = api_ctx_load(EXPORTS, &ctx);
     REQUIRE(m, "load: %s", spvjit_last_error());
     enum { N = 37 };
     uint64_t seed = 4711;
@@ -260,9 +259,8 @@ TEST(api_call_exported_lanes_against_c)
  * pointers the function writes its results through, one pair per lane. */
 TEST(api_call_exported_pointers_against_c)
 {
-    spvjit_context *ctx = api_ctx(0);
-    REQUIRE(ctx, "context");
-    spvjit_module *m = api_load(ctx, EXPORTS);
+    spvjit_context *ctx;
+    spvjit_module *m = api_ctx_load(EXPORTS, &ctx);
     REQUIRE(m, "load: %s", spvjit_last_error());
     enum { N = 41 };
     uint64_t seed = 1234;
@@ -335,9 +333,8 @@ TEST(api_call_exported_pointers_against_c)
 /* The two kernels of exports.cl, each built alone: only what it reaches is compiled. */
 TEST(api_two_kernels_in_one_module)
 {
-    spvjit_context *ctx = api_ctx(0);
-    REQUIRE(ctx, "context");
-    spvjit_module *m = api_load(ctx, EXPORTS);
+    spvjit_context *ctx;
+    spvjit_module *m = api_ctx_load(EXPORTS, &ctx);
     REQUIRE(m, "load: %s", spvjit_last_error());
     enum { N = 100 };
     uint64_t seed = 31;

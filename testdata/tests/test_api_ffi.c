@@ -167,14 +167,26 @@ TEST(api_ffi_lanes_against_c)
     free(bytes);
 }
 
-TEST(api_call_exported_reports)
+/* The module of exports_asm in a fresh context, or NULL (nothing left behind). */
+static spvjit_module *load_exports_asm(spvjit_context **ctx)
 {
     size_t nbytes = 0;
     void *bytes = assemble(exports_asm, &nbytes);
-    REQUIRE(bytes, "no module");
-    spvjit_context *ctx = api_ctx(0);
     spvjit_module *m = NULL;
-    REQUIRE(spvjit_module_load(ctx, bytes, nbytes, "exports", &m) == SPVJIT_OK, "load: %s", spvjit_last_error());
+    *ctx = bytes ? api_ctx(0) : NULL;
+    if (*ctx && spvjit_module_load(*ctx, bytes, nbytes, "exports", &m) != SPVJIT_OK) {
+        spvjit_context_destroy(*ctx);
+        *ctx = NULL;
+    }
+    free(bytes);
+    return m;
+}
+
+TEST(api_call_exported_reports)
+{
+    spvjit_context *ctx;
+    spvjit_module *m = load_exports_asm(&ctx);
+    REQUIRE(m, "load: %s", spvjit_last_error());
     float a = 1, b = 2, r;
     uint32_t c = 3;
     spvjit_call_arg args[3] = { { &a, 4, false }, { &b, 4, false }, { &c, 4, false } };
@@ -194,20 +206,15 @@ TEST(api_call_exported_reports)
           r16);
     spvjit_module_destroy(m);
     spvjit_context_destroy(ctx);
-    free(bytes);
 }
 
 /* Reflection of the module above (no OpName: parameters unnamed), and a
  * function with more parameters than a call can pass. */
 TEST(api_export_info_of_assembled_modules)
 {
-    size_t nbytes = 0;
-    void *bytes = assemble(exports_asm, &nbytes);
-    REQUIRE(bytes, "no module");
-    spvjit_context *ctx = api_ctx(0);
-    spvjit_module *m = NULL;
-    REQUIRE(spvjit_module_load(ctx, bytes, nbytes, "exports", &m) == SPVJIT_OK, "load: %s", spvjit_last_error());
-    free(bytes);
+    spvjit_context *ctx;
+    spvjit_module *m = load_exports_asm(&ctx);
+    REQUIRE(m, "load: %s", spvjit_last_error());
     REQUIRE(spvjit_module_export_count(m) == 3, "%u exports", spvjit_module_export_count(m));
     spvjit_export_info f, g, h;
     REQUIRE(spvjit_module_export_info(m, 0, &f) == SPVJIT_OK && spvjit_module_export_info(m, 1, &g) == SPVJIT_OK &&
@@ -239,7 +246,8 @@ TEST(api_export_info_of_assembled_modules)
     for (int i = 0; i < 65; i++)
         k += (size_t)snprintf(text + k, (1 << 16) - k, "%%p%d = OpFunctionParameter %%float\n", i);
     snprintf(text + k, (1 << 16) - k, "%%l = OpLabel\nOpReturnValue %%p64\nOpFunctionEnd\n");
-    bytes = assemble(text, &nbytes);
+    size_t nbytes = 0;
+    void *bytes = assemble(text, &nbytes);
     free(text);
     REQUIRE(bytes, "no module");
     REQUIRE(spvjit_module_load(ctx, bytes, nbytes, "many", &m) == SPVJIT_OK, "load: %s", spvjit_last_error());
