@@ -417,6 +417,9 @@ SPVJIT_API spvjit_status spvjit_module_export_info(const spvjit_module *m, unsig
  * size (0 for a void function; results may then be NULL).  A size that does
  * not match the signature is an SPVJIT_ERROR_BINDING naming the parameter,
  * its type and the sizes; a wrong argument count SPVJIT_ERROR_INVALID_ARGUMENT.
+ * A name the module does not export (SPVJIT_ERROR_NOT_FOUND) and a function
+ * host C cannot call (SPVJIT_ERROR_UNSUPPORTED) are refused before the
+ * arguments are looked at.
  * A pointer argument's value is the address itself (size sizeof(void *)):
  * what it points to must hold whatever the function reads or writes there. */
 typedef struct spvjit_call_arg {
