@@ -28,9 +28,10 @@ struct jit_uniformity {
     util_hashmap early;                      /* entry-block loads before the first write (items in sequence) */
     bool *divergent, *branch_varying, *join; /* [nblocks] */
     bool *loop_left;                         /* [nloops]: a varying branch leaves the loop */
-    bool *seen;                              /* [nblocks] scratch */
+    unsigned *seen;                          /* [nblocks] scratch */
     unsigned *stack;                         /* [nblocks] scratch */
     util_array work;                         /* LLVMValueRef: instructions to visit */
+    util_array exits;                        /* unsigned: divergent loop exits whose branch must count as varying */
     bool oom;
 };
 
@@ -92,33 +93,75 @@ static void set_divergent(jit_uniformity *u, unsigned b)
     if (u->divergent[b])
         return;
     u->divergent[b] = true;
-    push_block(u, b, true, jit_cfg_npred(u->cfg, b) >= 2);
+    push_block(u, b, true, false);
+}
+
+static void set_join(jit_uniformity *u, unsigned b)
+{
+    if (u->join[b])
+        return;
+    u->join[b] = true;
+    if (jit_cfg_npred(u->cfg, b) >= 2)
+        push_block(u, b, false, true);
+}
+
+/* Whether block x, reached under a varying branch in block b, leaves a loop
+ * around b: only some items take that exit, whatever its condition. */
+static bool leaves_loop_of(const jit_uniformity *u, unsigned b, unsigned x)
+{
+    const jit_cfg *g = u->cfg;
+    for (unsigned l = g->loop_of[b]; l != JIT_CFG_NONE; l = g->loops[l].parent) {
+        if (!jit_cfg_loop_contains(g, l, x))
+            continue;
+        for (unsigned e = g->succ_off[x]; e < g->succ_off[x + 1]; e++)
+            if (!jit_cfg_loop_contains(g, l, g->succ[e]))
+                return true;
+    }
+    return false;
+}
+
+/* Marks x reached from the nth successor of block b's varying branch (see below). */
+static void reach(jit_uniformity *u, unsigned b, unsigned x, unsigned nth, unsigned *n)
+{
+    if (u->seen[x] == nth)
+        return;
+    if (u->seen[x])
+        set_join(u, x); /* reached from an earlier successor too */
+    u->seen[x] = nth;
+    set_divergent(u, x);
+    u->stack[(*n)++] = x;
+    if (!u->branch_varying[x] && leaves_loop_of(u, b, x) && !UTIL_ARRAY_PUSH(&u->exits, unsigned, x))
+        u->oom = true;
 }
 
 /* The blocks that only some items may run after block b's varying branch:
- * those reachable from its successors before its post-dominator. */
+ * those reachable from its successors before its post-dominator.  Those
+ * reached from two or more of its successors, and the post-dominator, are
+ * joins: items that went different ways may meet there.  (A block reached
+ * from one successor only, such as the header of a loop under the branch,
+ * sees items that all went the same way.) */
 static void mark_influence(jit_uniformity *u, unsigned b)
 {
     const jit_cfg *g = u->cfg;
-    unsigned stop = g->ipdom[b], n = 0;
+    unsigned stop = g->ipdom[b], nth = 0;
     memset(u->seen, 0, g->nblocks * sizeof *u->seen);
-    u->stack[n++] = b;
-    while (n) {
-        unsigned x = u->stack[--n];
-        for (unsigned e = g->succ_off[x]; e < g->succ_off[x + 1]; e++) {
-            unsigned s = g->succ[e];
-            if (s == stop || u->seen[s])
-                continue;
-            u->seen[s] = true;
-            set_divergent(u, s);
-            u->stack[n++] = s;
+    for (unsigned e0 = g->succ_off[b]; e0 < g->succ_off[b + 1]; e0++) {
+        unsigned s0 = g->succ[e0], n = 0;
+        bool dup = s0 == stop;
+        for (unsigned e = g->succ_off[b]; e < e0; e++)
+            dup |= g->succ[e] == s0;
+        if (dup)
+            continue;
+        reach(u, b, s0, ++nth, &n);
+        while (n) {
+            unsigned x = u->stack[--n];
+            for (unsigned e = g->succ_off[x]; e < g->succ_off[x + 1]; e++)
+                if (g->succ[e] != stop)
+                    reach(u, b, g->succ[e], nth, &n);
         }
     }
-    if (stop < g->nblocks && !u->join[stop]) {
-        u->join[stop] = true;
-        if (jit_cfg_npred(g, stop) >= 2)
-            push_block(u, stop, false, true);
-    }
+    if (stop < g->nblocks)
+        set_join(u, stop);
 }
 
 /* A varying branch in block b that leaves loop l: each item may leave at
@@ -141,19 +184,30 @@ static void leave_loop(jit_uniformity *u, unsigned l)
             }
 }
 
+/* A branch in block b sends items different ways: a varying condition, or a
+ * loop exit that only some items reach (their branch counts as varying too:
+ * the items that stay run more iterations). */
 static void branch_varies(jit_uniformity *u, unsigned b)
 {
     const jit_cfg *g = u->cfg;
-    if (u->branch_varying[b])
+    if (!UTIL_ARRAY_PUSH(&u->exits, unsigned, b)) {
+        u->oom = true;
         return;
-    u->branch_varying[b] = true;
-    mark_influence(u, b);
-    for (unsigned l = g->loop_of[b]; l != JIT_CFG_NONE; l = g->loops[l].parent)
-        for (unsigned e = g->succ_off[b]; e < g->succ_off[b + 1]; e++)
-            if (!jit_cfg_loop_contains(g, l, g->succ[e])) {
-                leave_loop(u, l);
-                break;
-            }
+    }
+    while (u->exits.size && !u->oom) {
+        u->exits.size -= sizeof(unsigned);
+        unsigned x = *(unsigned *)((char *)u->exits.data + u->exits.size);
+        if (u->branch_varying[x])
+            continue;
+        u->branch_varying[x] = true;
+        mark_influence(u, x);
+        for (unsigned l = g->loop_of[x]; l != JIT_CFG_NONE; l = g->loops[l].parent)
+            for (unsigned e = g->succ_off[x]; e < g->succ_off[x + 1]; e++)
+                if (!jit_cfg_loop_contains(g, l, g->succ[e])) {
+                    leave_loop(u, l);
+                    break;
+                }
+    }
 }
 
 /* --- the rules ------------------------------------------------------------------------------------- */
@@ -209,7 +263,7 @@ static bool value_varying(const jit_uniformity *u, LLVMValueRef in)
     LLVMOpcode op = LLVMGetInstructionOpcode(in);
     if (op == LLVMPHI) {
         unsigned b = block_of(u, in);
-        if (jit_cfg_npred(u->cfg, b) >= 2 && (u->divergent[b] || u->join[b]))
+        if (jit_cfg_npred(u->cfg, b) >= 2 && u->join[b])
             return true;
         for (unsigned k = 0, n = LLVMCountIncoming(in); k < n; k++)
             if (is_varying(u, LLVMGetIncomingValue(in, k)))
@@ -218,8 +272,12 @@ static bool value_varying(const jit_uniformity *u, LLVMValueRef in)
     }
     if (op == LLVMLoad)
         return load_varying(u, in);
-    if (op == LLVMCall)
+    if (op == LLVMCall) {
+        int says = u->config.call_varying ? u->config.call_varying(u->config.user, u, in) : -1;
+        if (says >= 0)
+            return says;
         return !jit_call_pure(in) || any_operand_varying(u, in);
+    }
     return !jit_opcode_pure(op) || any_operand_varying(u, in);
 }
 
@@ -323,6 +381,7 @@ void jit_uniformity_free(jit_uniformity *u)
     util_hashmap_fini(&u->early);
     util_array_fini(&u->var_list);
     util_array_fini(&u->work);
+    util_array_fini(&u->exits);
     free(u->divergent);
     free(u->branch_varying);
     free(u->join);
@@ -342,6 +401,11 @@ bool jit_uniformity_varying(const jit_uniformity *u, LLVMValueRef v)
 bool jit_uniformity_divergent(const jit_uniformity *u, unsigned b)
 {
     return b < u->cfg->nblocks && u->divergent[b];
+}
+
+bool jit_uniformity_join(const jit_uniformity *u, unsigned b)
+{
+    return b < u->cfg->nblocks && u->join[b];
 }
 
 bool jit_uniformity_branch_varying(const jit_uniformity *u, unsigned b)

@@ -15,10 +15,15 @@
  *  - a branch or switch on a varying condition is varying; the blocks it
  *    reaches before its immediate post-dominator are divergent (reached by
  *    some work-items only).  A loop left by a varying condition is such a
- *    region too: its blocks are divergent, and what it leaves behind varies;
+ *    region too: its blocks are divergent, and what it leaves behind varies.
+ *    So is a loop left from a block that a varying branch inside the loop
+ *    reaches (only some items get to that exit, whatever its condition): that
+ *    exit's branch counts as varying;
  *  - a phi is varying when an incoming value is, or when its block has two or
- *    more predecessors and is divergent or the join (immediate post-dominator)
- *    of a varying branch (conservative: not every such join mixes paths);
+ *    more predecessors and is a join of a varying branch: its immediate
+ *    post-dominator, or a block before it that two of its successors reach
+ *    (conservative: not every such join mixes paths; a loop header under a
+ *    varying branch is no join, every item there came the same way);
  *  - a value defined in a loop that a varying branch leaves, used outside that
  *    loop, is varying (each work-item may have left at another iteration);
  *    the value itself is marked, not only its uses outside the loop.
@@ -64,10 +69,15 @@ typedef struct jit_uniformity jit_uniformity;
  * while the function runs. */
 typedef bool (*jit_read_only_fn)(void *user, const jit_uniformity *u, LLVMValueRef root);
 
+/* Whether call `call` gives different values to different work-items: 1 yes,
+ * 0 no, -1 the general rule (varying unless memory(none) with uniform operands). */
+typedef int (*jit_call_varying_fn)(void *user, const jit_uniformity *u, LLVMValueRef call);
+
 typedef struct jit_uniformity_config {
     const bool *param_varies; /* [number of parameters]: argument i may differ between work-items */
     jit_memory_rule memory;
-    jit_read_only_fn read_only; /* NULL: no memory is known to be read-only */
+    jit_read_only_fn read_only;       /* NULL: no memory is known to be read-only */
+    jit_call_varying_fn call_varying; /* NULL: the general rule for every call */
     void *user;
 } jit_uniformity_config;
 
@@ -80,6 +90,8 @@ void jit_uniformity_free(jit_uniformity *u);
 bool jit_uniformity_varying(const jit_uniformity *u, LLVMValueRef v);
 /* Whether block b (cfg number) may be run by some work-items and not others. */
 bool jit_uniformity_divergent(const jit_uniformity *u, unsigned b);
+/* Whether block b is a join of a varying branch (see the phi rule above). */
+bool jit_uniformity_join(const jit_uniformity *u, unsigned b);
 /* Whether block b ends in a branch or switch on a varying condition. */
 bool jit_uniformity_branch_varying(const jit_uniformity *u, unsigned b);
 /* Whether alloca `a` may hold different values in different work-items:

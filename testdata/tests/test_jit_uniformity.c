@@ -331,3 +331,45 @@ TEST(uniformity_many_blocks)
     CHECK(ndiv == 2, "%u divergent blocks, expected 2", ndiv);
     ut_close(&t);
 }
+
+/* A loop left through a uniform condition tested only by some items (under a
+ * varying branch inside the loop): the items leave at different iterations,
+ * so the loop's blocks are divergent and what it leaves behind varies.  A
+ * loop under a varying branch (entered by some items, left together) keeps
+ * its counter uniform: its header is no join. */
+TEST(uniformity_exit_under_varying_branch)
+{
+    ut t;
+    REQUIRE(ut_open(&t,
+                    "define void @f(ptr %ctx, i32 %lx, i32 %n) {\n"
+                    "entry:\n  br label %h\n"
+                    "h:\n"
+                    "  %k = phi i32 [ 0, %entry ], [ %k1, %latch ]\n"
+                    "  %c = icmp ult i32 %lx, 4\n"
+                    "  br i1 %c, label %chk, label %latch\n"
+                    "chk:\n"
+                    "  %five = icmp eq i32 %k, 5\n" /* uniform, but only items < 4 test it */
+                    "  br i1 %five, label %out, label %latch\n"
+                    "latch:\n"
+                    "  %k1 = add i32 %k, 1\n"
+                    "  %more = icmp ult i32 %k1, %n\n"
+                    "  br i1 %more, label %h, label %out\n"
+                    "out:\n"
+                    "  %after = add i32 %k, 0\n"
+                    "  br i1 %c, label %g, label %done\n"
+                    "g:\n"
+                    "  br label %gh\n"
+                    "gh:\n"
+                    "  %j = phi i32 [ 0, %g ], [ %j1, %gh ]\n"
+                    "  %j1 = add i32 %j, 1\n"
+                    "  %jm = icmp ult i32 %j1, %n\n"
+                    "  br i1 %jm, label %gh, label %done\n"
+                    "done:\n"
+                    "  ret void\n}\n",
+                    JIT_MEMORY_LANES_IN_LOCKSTEP),
+            "parse/analyse");
+    expect_values(&t, true, "k k1 after");
+    expect_values(&t, false, "j j1 jm");
+    expect_blocks(&t, true, "h chk latch g gh");
+    ut_close(&t);
+}

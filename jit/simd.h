@@ -1,0 +1,75 @@
+/* jit/simd.h — whole-function vectorization: a function run by W work-items
+ * at once, each work-item one lane of SIMD vectors (a sub-group).
+ *
+ * The lowering emits scalar code for one work-item.  jit_simd_vectorize()
+ * builds from such a function (everything inlined: only intrinsics, external
+ * declarations and the sub-group markers of sg_marker.h are called) a new one
+ * that runs W of them at once:
+ *  - values the same in every lane (uniformity.h, lanes in lockstep) stay
+ *    scalar; values that are the lane index times a constant plus a uniform
+ *    value (affine) are kept as their lane-0 value, so an address that is a
+ *    uniform base plus lane x element size is one vector access; everything
+ *    else becomes one value per lane (a vector for scalars, recursively for
+ *    LLVM vectors, arrays and structs);
+ *  - control flow that is the same for all lanes stays plain control flow (a
+ *    loop whose exits are uniform keeps its scalar counter and exit test);
+ *    divergent control flow is linearized under masks kept in memory: the
+ *    blocks run in a loop-nest-aware topological order, each only when some
+ *    lane reached it, and a loop left by a varying condition runs until no
+ *    lane is left in it (maximal reconvergence for structured code);
+ *  - side effects happen on active lanes only: masked loads and stores,
+ *    gathers and scatters (with a run-time test that turns an address that is
+ *    only conditionally contiguous into one vector access), and a loop over
+ *    the active lanes for calls, atomics and anything else without a vector
+ *    form;
+ *  - the sub-group markers get their cross-lane meaning, the block's mask
+ *    being the set of active lanes.
+ *
+ * The scalar function is left as it was (the vector one is built beside it),
+ * so the caller keeps it as the fallback when the vectorizer declines.
+ */
+#ifndef SPVJIT_JIT_SIMD_H
+#define SPVJIT_JIT_SIMD_H
+
+#include <stdbool.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+
+/* Size of the message buffer: why the function was not vectorized (1) or
+ * what failed (-1). */
+#define JIT_SIMD_MSG 256
+
+/* The widest sub-group the vectorizer builds. */
+#define JIT_SIMD_MAX_WIDTH 64
+
+typedef enum jit_simd_arg {
+    JIT_SIMD_ARG_UNIFORM,     /* the same in every lane: passed as is */
+    JIT_SIMD_ARG_VARYING,     /* one value per lane: passed widened (<W x T> for a scalar type) */
+    JIT_SIMD_ARG_CONSECUTIVE, /* an integer, lane l has base + l, the base a multiple of W: passed as the base */
+} jit_simd_arg;
+
+typedef struct jit_simd_request {
+    LLVMValueRef fn;          /* the scalar function, in the form jit_simd_prepare() leaves */
+    const jit_simd_arg *args; /* [number of parameters] */
+    unsigned width;           /* W: 2, 4, 8, 16, 32 or 64 */
+    const char *name;         /* the vector function's name */
+    LLVMTargetDataRef td;     /* the module's data layout */
+} jit_simd_request;
+
+/* Runs the passes that bring the module's functions into the form the
+ * vectorizer takes: everything inlined, SROA, instruction combining, CFG
+ * simplification, small constant loops unrolled.  0, or -1 with msg. */
+int jit_simd_prepare(LLVMModuleRef mod, char *msg);
+
+/* Builds the vector function of r->fn: its parameters are r->fn's, each as
+ * r->args says, then the mask of the lanes that run (<W x i1>); it returns
+ * what r->fn returns, widened (undefined in lanes that did not run).
+ * Internal and always-inline.  0 with *out set; 1 when declined (msg says
+ * why; nothing is left in the module); -1 on an internal error (msg). */
+int jit_simd_vectorize(const jit_simd_request *r, LLVMValueRef *out, char *msg);
+
+/* The widened type of t for W lanes: <W x T> for integers, floating point and
+ * pointers, [n x <W x E>] for <n x E>, and arrays and structs member-wise. */
+LLVMTypeRef jit_simd_widen_type(LLVMTypeRef t, unsigned width);
+
+#endif

@@ -1,0 +1,311 @@
+/* jit/simd_memory.c — memory in the vector function.
+ *
+ * A uniform address is one scalar access (a store of a varying value keeps
+ * the last active lane's, as work-items run in order would).  An affine
+ * address whose stride is the element size is one masked vector access; any
+ * other stride a masked gather or scatter.  A varying address computed from
+ * affine values (a clamped index, say) tests at run time whether the active
+ * lanes' addresses are consecutive from the first active lane's, and takes
+ * the vector access when they are, the gather or scatter when not.
+ * Aggregates and LLVM vectors are accessed member by member; volatile and
+ * atomic accesses run once per active lane, in lane order.
+ *
+ * Private memory (the scalar function's allocas) gets one copy per lane,
+ * `simd_private_stride` bytes apart, so its address is affine. */
+#include "simd_internal.h"
+
+#include <stdlib.h>
+
+static LLVMValueRef mask_bits(simd_fn *s)
+{
+    return LLVMBuildBitCast(s->b, s->mask, LLVMIntTypeInContext(s->llc, s->W), "");
+}
+
+/* The address `bytes` further, for every lane. */
+static simd_val offset(simd_fn *s, simd_val a, uint64_t bytes)
+{
+    if (!bytes)
+        return a;
+    LLVMValueRef off = LLVMConstInt(s->t_i64, bytes, 0);
+    return (simd_val){ a.sh, LLVMBuildGEP2(s->b, s->t_i8, a.v, &off, 1, "") };
+}
+
+/* Vector and aggregate members: their byte offsets and types; -1 when more than max. */
+static int mem_members(simd_fn *s, LLVMTypeRef t, uint64_t *off, LLVMTypeRef *mt, unsigned max)
+{
+    unsigned n = 0;
+    switch (LLVMGetTypeKind(t)) {
+    case LLVMVectorTypeKind:
+    case LLVMArrayTypeKind: {
+        LLVMTypeRef e = LLVMGetElementType(t);
+        unsigned cnt =
+            LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetVectorSize(t) : (unsigned)LLVMGetArrayLength2(t);
+        uint64_t size =
+            LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMStoreSizeOfType(s->td, e) : LLVMABISizeOfType(s->td, e);
+        for (; n < cnt && n < max; n++) {
+            off[n] = n * size;
+            mt[n] = e;
+        }
+        return cnt <= max ? (int)n : -1;
+    }
+    case LLVMStructTypeKind: {
+        unsigned cnt = LLVMCountStructElementTypes(t);
+        for (; n < cnt && n < max; n++) {
+            off[n] = LLVMOffsetOfElement(s->td, t, n);
+            mt[n] = LLVMStructGetTypeAtIndex(t, n);
+        }
+        return cnt <= max ? (int)n : -1;
+    }
+    default:
+        return -1;
+    }
+}
+
+static bool is_aggregate(LLVMTypeRef t)
+{
+    LLVMTypeKind k = LLVMGetTypeKind(t);
+    return k == LLVMVectorTypeKind || k == LLVMArrayTypeKind || k == LLVMStructTypeKind;
+}
+
+#define MAX_MEMBERS 64
+
+/* Whether vector element type t may be read from or written to consecutive
+ * elements as one <W x t> (its allocation size its store size). */
+static bool packs(simd_fn *s, LLVMTypeRef t)
+{
+    return LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) % 8 == 0
+               ? LLVMABISizeOfType(s->td, t) == LLVMStoreSizeOfType(s->td, t)
+               : false;
+}
+
+/* Contiguous at run time?  Returns the i1 and the address of lane 0 of the run. */
+static LLVMValueRef contiguity_test(simd_fn *s, LLVMValueRef ptrs, uint64_t size, LLVMValueRef *base)
+{
+    LLVMValueRef p = LLVMBuildFreeze(s->b, ptrs, "");
+    if (s->full) {
+        *base = LLVMBuildExtractElement(s->b, p, LLVMConstInt(s->t_i32, 0, 0), "");
+    } else {
+        LLVMTypeRef iw = LLVMIntTypeInContext(s->llc, s->W);
+        LLVMValueRef f =
+            simd_intrinsic(s, "llvm.cttz", &iw, 1, (LLVMValueRef[]){ mask_bits(s), LLVMConstInt(s->t_i1, 1, 0) }, 2);
+        LLVMValueRef f64 = LLVMBuildZExtOrBitCast(s->b, f, s->t_i64, "");
+        LLVMValueRef pf = LLVMBuildExtractElement(s->b, p, f64, "");
+        LLVMValueRef back = LLVMBuildMul(s->b, f64, LLVMConstInt(s->t_i64, (unsigned long long)-(int64_t)size, 0), "");
+        *base = LLVMBuildGEP2(s->b, s->t_i8, pf, &back, 1, "");
+    }
+    LLVMValueRef expect =
+        LLVMBuildGEP2(s->b, s->t_i8, *base, (LLVMValueRef[]){ simd_steps(s, s->t_i64, (int64_t)size) }, 1, "");
+    LLVMValueRef eq = LLVMBuildICmp(s->b, LLVMIntEQ, p, expect, "");
+    LLVMValueRef ok = LLVMBuildOr(s->b, eq, LLVMBuildXor(s->b, s->mask, LLVMConstAllOnes(s->t_mask), ""), "");
+    return simd_intrinsic(s, "llvm.vector.reduce.and", &s->t_mask, 1, &ok, 1);
+}
+
+static LLVMValueRef align_const(simd_fn *s, unsigned align)
+{
+    return LLVMConstInt(s->t_i32, align ? align : 1, 0);
+}
+
+static LLVMValueRef masked_load(simd_fn *s, LLVMValueRef base, LLVMTypeRef vt, unsigned align)
+{
+    LLVMTypeRef ty[2] = { vt, s->t_ptr };
+    LLVMValueRef a[4] = { base, align_const(s, align), s->mask, LLVMGetPoison(vt) };
+    return simd_intrinsic(s, "llvm.masked.load", ty, 2, a, 4);
+}
+
+static LLVMValueRef gather(simd_fn *s, LLVMValueRef ptrs, LLVMTypeRef vt, unsigned align)
+{
+    LLVMTypeRef ty[2] = { vt, LLVMTypeOf(ptrs) };
+    LLVMValueRef a[4] = { ptrs, align_const(s, align), s->mask, LLVMGetPoison(vt) };
+    return simd_intrinsic(s, "llvm.masked.gather", ty, 2, a, 4);
+}
+
+static void masked_store(simd_fn *s, LLVMValueRef v, LLVMValueRef base, unsigned align)
+{
+    LLVMTypeRef ty[2] = { LLVMTypeOf(v), s->t_ptr };
+    LLVMValueRef a[4] = { v, base, align_const(s, align), s->mask };
+    simd_intrinsic(s, "llvm.masked.store", ty, 2, a, 4);
+}
+
+static void scatter(simd_fn *s, LLVMValueRef v, LLVMValueRef ptrs, unsigned align)
+{
+    LLVMTypeRef ty[2] = { LLVMTypeOf(v), LLVMTypeOf(ptrs) };
+    LLVMValueRef a[4] = { v, ptrs, align_const(s, align), s->mask };
+    simd_intrinsic(s, "llvm.masked.scatter", ty, 2, a, 4);
+}
+
+/* One element per lane of scalar type t from address a (affine or varying). */
+static LLVMValueRef load_lanes(simd_fn *s, simd_val a, LLVMTypeRef t, unsigned align)
+{
+    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1)
+        return LLVMBuildTrunc(s->b, load_lanes(s, a, s->t_i8, align), s->t_mask, "");
+    LLVMTypeRef vt = LLVMVectorType(t, s->W);
+    uint64_t size = LLVMABISizeOfType(s->td, t);
+    if (a.sh.kind == SIMD_AFFINE && (uint64_t)a.sh.stride == size && packs(s, t))
+        return masked_load(s, a.v, vt, align);
+    LLVMValueRef ptrs = simd_widened(s, a, s->t_ptr);
+    if (a.sh.kind != SIMD_VARYING || !a.sh.hint || !packs(s, t))
+        return gather(s, ptrs, vt, align);
+    LLVMValueRef base, ok = contiguity_test(s, ptrs, size, &base);
+    LLVMBasicBlockRef fast = simd_block(s, "contiguous"), slow = simd_block(s, "gather"), join = simd_block(s, "");
+    LLVMBuildCondBr(s->b, ok, fast, slow);
+    LLVMPositionBuilderAtEnd(s->b, fast);
+    LLVMValueRef vf = masked_load(s, base, vt, align);
+    LLVMBuildBr(s->b, join);
+    LLVMPositionBuilderAtEnd(s->b, slow);
+    LLVMValueRef vs = gather(s, ptrs, vt, align);
+    LLVMBuildBr(s->b, join);
+    LLVMPositionBuilderAtEnd(s->b, join);
+    LLVMValueRef r = LLVMBuildPhi(s->b, vt, "");
+    LLVMAddIncoming(r, (LLVMValueRef[]){ vf, vs }, (LLVMBasicBlockRef[]){ fast, slow }, 2);
+    return r;
+}
+
+static void store_lanes(simd_fn *s, simd_val a, LLVMValueRef v, LLVMTypeRef t, unsigned align)
+{
+    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1) {
+        store_lanes(s, a, LLVMBuildZExt(s->b, v, LLVMVectorType(s->t_i8, s->W), ""), s->t_i8, align);
+        return;
+    }
+    uint64_t size = LLVMABISizeOfType(s->td, t);
+    if (a.sh.kind == SIMD_AFFINE && (uint64_t)a.sh.stride == size && packs(s, t)) {
+        masked_store(s, v, a.v, align);
+        return;
+    }
+    LLVMValueRef ptrs = simd_widened(s, a, s->t_ptr);
+    if (a.sh.kind != SIMD_VARYING || !a.sh.hint || !packs(s, t)) {
+        scatter(s, v, ptrs, align);
+        return;
+    }
+    LLVMValueRef base, ok = contiguity_test(s, ptrs, size, &base);
+    LLVMBasicBlockRef fast = simd_block(s, "contiguous"), slow = simd_block(s, "scatter"), join = simd_block(s, "");
+    LLVMBuildCondBr(s->b, ok, fast, slow);
+    LLVMPositionBuilderAtEnd(s->b, fast);
+    masked_store(s, v, base, align);
+    LLVMBuildBr(s->b, join);
+    LLVMPositionBuilderAtEnd(s->b, slow);
+    scatter(s, v, ptrs, align);
+    LLVMBuildBr(s->b, join);
+    LLVMPositionBuilderAtEnd(s->b, join);
+}
+
+static unsigned member_align(unsigned align, uint64_t off)
+{
+    unsigned a = align ? align : 1;
+    while (a > 1 && off % a)
+        a /= 2;
+    return a;
+}
+
+/* A widened value of type t from address a (not uniform). */
+static LLVMValueRef load_widened(simd_fn *s, simd_val a, LLVMTypeRef t, unsigned align)
+{
+    if (!is_aggregate(t))
+        return load_lanes(s, a, t, align);
+    uint64_t off[MAX_MEMBERS];
+    LLVMTypeRef mt[MAX_MEMBERS];
+    int n = mem_members(s, t, off, mt, MAX_MEMBERS);
+    if (n < 0)
+        return NULL;
+    LLVMValueRef r = LLVMGetPoison(jit_simd_widen_type(t, s->W));
+    for (unsigned k = 0; k < (unsigned)n; k++) {
+        LLVMValueRef x = load_widened(s, offset(s, a, off[k]), mt[k], member_align(align, off[k]));
+        if (!x)
+            return NULL;
+        r = LLVMBuildInsertValue(s->b, r, x, k, "");
+    }
+    return r;
+}
+
+static bool store_widened(simd_fn *s, simd_val a, LLVMValueRef v, LLVMTypeRef t, unsigned align)
+{
+    if (!is_aggregate(t)) {
+        store_lanes(s, a, v, t, align);
+        return true;
+    }
+    uint64_t off[MAX_MEMBERS];
+    LLVMTypeRef mt[MAX_MEMBERS];
+    int n = mem_members(s, t, off, mt, MAX_MEMBERS);
+    if (n < 0)
+        return false;
+    for (unsigned k = 0; k < (unsigned)n; k++)
+        if (!store_widened(s, offset(s, a, off[k]), LLVMBuildExtractValue(s->b, v, k, ""), mt[k],
+                           member_align(align, off[k])))
+            return false;
+    return true;
+}
+
+/* --- the instructions ----------------------------------------------------------------------------- */
+
+static bool ordinary(LLVMValueRef in)
+{
+    return !LLVMGetVolatile(in) && LLVMGetOrdering(in) == LLVMAtomicOrderingNotAtomic;
+}
+
+static int clone_scalar(simd_fn *s, LLVMValueRef in, simd_shape sh)
+{
+    LLVMValueRef c = LLVMInstructionClone(in);
+    for (int k = 0, n = LLVMGetNumOperands(in); k < n; k++)
+        LLVMSetOperand(c, k, simd_get(s, LLVMGetOperand(in, k)).v);
+    LLVMInsertIntoBuilder(s->b, c);
+    if (LLVMGetTypeKind(LLVMTypeOf(in)) != LLVMVoidTypeKind)
+        simd_set(s, in, (simd_val){ sh, c });
+    return s->rc;
+}
+
+int simd_emit_load(simd_fn *s, LLVMValueRef in)
+{
+    simd_val a = simd_get(s, LLVMGetOperand(in, 0));
+    simd_shape sh = simd_shape_of(s, in);
+    if (!ordinary(in))
+        return simd_per_lane(s, in);
+    if (a.sh.kind == SIMD_UNIFORM) {
+        if (sh.kind != SIMD_UNIFORM)
+            return simd_fail(s, "a load from a uniform address that varies");
+        return clone_scalar(s, in, sh);
+    }
+    if (sh.kind != SIMD_VARYING)
+        return simd_fail(s, "a uniform load from a varying address");
+    LLVMValueRef r = load_widened(s, a, LLVMTypeOf(in), LLVMGetAlignment(in));
+    if (!r)
+        return simd_per_lane(s, in);
+    simd_set(s, in, (simd_val){ sh, r });
+    return s->rc;
+}
+
+int simd_emit_store(simd_fn *s, LLVMValueRef in)
+{
+    LLVMValueRef val = LLVMGetOperand(in, 0);
+    simd_val a = simd_get(s, LLVMGetOperand(in, 1)), v = simd_get(s, val);
+    LLVMTypeRef t = LLVMTypeOf(val);
+    if (!ordinary(in))
+        return simd_per_lane(s, in);
+    if (a.sh.kind == SIMD_UNIFORM) {
+        if (v.sh.kind == SIMD_UNIFORM)
+            return clone_scalar(s, in, v.sh);
+        /* every active lane stores to one address: the last one's value stays */
+        LLVMTypeRef iw = LLVMIntTypeInContext(s->llc, s->W);
+        LLVMValueRef lz =
+            simd_intrinsic(s, "llvm.ctlz", &iw, 1, (LLVMValueRef[]){ mask_bits(s), LLVMConstInt(s->t_i1, 1, 0) }, 2);
+        LLVMValueRef last = LLVMBuildSub(s->b, LLVMConstInt(iw, s->W - 1, 0), lz, "");
+        LLVMValueRef lane = LLVMBuildZExtOrBitCast(s->b, last, s->t_i32, "");
+        if (s->W > 32)
+            lane = LLVMBuildTrunc(s->b, last, s->t_i32, "");
+        LLVMValueRef c = LLVMInstructionClone(in);
+        LLVMSetOperand(c, 0, simd_lane(s, v, t, lane));
+        LLVMSetOperand(c, 1, a.v);
+        LLVMInsertIntoBuilder(s->b, c);
+        return s->rc;
+    }
+    if (!store_widened(s, a, simd_widened(s, v, t), t, LLVMGetAlignment(in)))
+        return simd_per_lane(s, in);
+    return s->rc;
+}
+
+uint64_t simd_private_stride(const simd_fn *s, LLVMValueRef alloca)
+{
+    uint64_t n = LLVMConstIntGetZExtValue(LLVMGetOperand(alloca, 0));
+    uint64_t size = n * LLVMABISizeOfType(s->td, LLVMGetAllocatedType(alloca));
+    uint64_t align = LLVMGetAlignment(alloca) ? LLVMGetAlignment(alloca) : 1;
+    size = (size + align - 1) / align * align;
+    return size ? size : align;
+}

@@ -1,0 +1,527 @@
+/* testdata/tests/test_jit_simd.c — the vectorizer (jit/simd.h) on hand-written
+ * functions, checked lane by lane against the scalar function run once per
+ * active lane, in lane order (what work-items run one after another do).
+ *
+ * Each function f(i32 %i, ptr %in, ptr %out, i32 %n) is run for the W lanes of
+ * a sub-group (%i the lane's index, consecutive from a multiple of W) under
+ * several masks (all lanes, a prefix, alternate lanes, one lane, random ones),
+ * at widths 4, 8 and 16, with LLVM's O0 (the vector code as built) and O2;
+ * memory and returned lanes must be equal bit for bit.  The shapes cover
+ * straight-line code, divergent if/else and switch, early returns, loops with
+ * varying trip counts, uniform loops under divergent branches, loops left
+ * from a divergent block by a uniform condition, multi-level breaks, gathers,
+ * scatters, clamped (conditionally contiguous) addresses, private arrays,
+ * calls and atomics run per lane, LLVM vectors, and returned values.  The
+ * sub-group markers are checked against C references over the active lanes. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <llvm-c/Analysis.h>
+
+#include "harness.h"
+#include "jit/jit_internal.h"
+#include "jit/simd.h"
+#include "test_ir_util.h"
+
+enum { NBUF = 256, MAXW = 16 };
+
+typedef void (*run_fn)(uint64_t *args, uint64_t mask, void *ret);
+
+typedef struct vt {
+    LLVMContextRef llc;
+    LLVMOrcLLJITRef jit;
+    run_fn scalar, vector;
+    int rc; /* the vectorizer's answer */
+    char msg[JIT_SIMD_MSG];
+    unsigned ret_size; /* bytes per lane of f's result, 0 for void */
+} vt;
+
+/* Loads f's parameters from 8-byte slots (a varying one: from args[i] -> W values). */
+static void load_params(LLVMBuilderRef b, LLVMValueRef f, LLVMValueRef args, LLVMValueRef *p, const jit_simd_arg *kinds,
+                        unsigned w, int lane)
+{
+    LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(f));
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(llc), ptr = LLVMPointerTypeInContext(llc, 0);
+    unsigned n = LLVMCountParams(f);
+    for (unsigned i = 0; i < n; i++) {
+        LLVMTypeRef t = LLVMTypeOf(LLVMGetParam(f, i));
+        LLVMValueRef slot =
+            LLVMBuildGEP2(b, i8, args, (LLVMValueRef[]){ LLVMConstInt(LLVMInt64TypeInContext(llc), 8 * i, 0) }, 1, "");
+        if (kinds[i] == JIT_SIMD_ARG_VARYING) {
+            LLVMValueRef arr = LLVMBuildLoad2(b, ptr, slot, "");
+            if (lane < 0) {
+                p[i] = LLVMBuildLoad2(b, LLVMVectorType(t, w), arr, "");
+                LLVMSetAlignment(p[i], 1);
+            } else {
+                LLVMValueRef e =
+                    LLVMBuildGEP2(b, t, arr, (LLVMValueRef[]){ LLVMConstInt(LLVMInt64TypeInContext(llc), lane, 0) }, 1,
+                                  "");
+                p[i] = LLVMBuildLoad2(b, t, e, "");
+            }
+            continue;
+        }
+        p[i] = LLVMBuildLoad2(b, t, slot, "");
+        if (kinds[i] == JIT_SIMD_ARG_CONSECUTIVE && lane >= 0)
+            p[i] = LLVMBuildAdd(b, p[i], LLVMConstInt(t, (unsigned)lane, 0), "");
+    }
+}
+
+/* scalar_run(args, mask, ret): f for each lane of mask, in order. */
+static void build_scalar_driver(LLVMModuleRef mod, LLVMValueRef f, const jit_simd_arg *kinds, unsigned w)
+{
+    LLVMContextRef llc = LLVMGetModuleContext(mod);
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(llc, 0), i64 = LLVMInt64TypeInContext(llc);
+    LLVMTypeRef pt[3] = { ptr, i64, ptr };
+    LLVMValueRef d = LLVMAddFunction(mod, "scalar_run", LLVMFunctionType(LLVMVoidTypeInContext(llc), pt, 3, 0));
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(llc);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(llc, d, "entry"));
+    LLVMTypeRef ft = LLVMGlobalGetValueType(f), rt = LLVMGetReturnType(ft);
+    LLVMValueRef p[16];
+    for (unsigned l = 0; l < w; l++) {
+        LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(llc, d, "run");
+        LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(llc, d, "next");
+        LLVMValueRef bit = LLVMBuildAnd(b, LLVMBuildLShr(b, LLVMGetParam(d, 1), LLVMConstInt(i64, l, 0), ""),
+                                        LLVMConstInt(i64, 1, 0), "");
+        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, bit, LLVMConstInt(i64, 0, 0), ""), run, next);
+        LLVMPositionBuilderAtEnd(b, run);
+        load_params(b, f, LLVMGetParam(d, 0), p, kinds, w, (int)l);
+        LLVMValueRef r = LLVMBuildCall2(b, ft, f, p, LLVMCountParams(f), "");
+        if (LLVMGetTypeKind(rt) != LLVMVoidTypeKind)
+            LLVMBuildStore(b, r,
+                           LLVMBuildGEP2(b, rt, LLVMGetParam(d, 2), (LLVMValueRef[]){ LLVMConstInt(i64, l, 0) }, 1,
+                                         ""));
+        LLVMBuildBr(b, next);
+        LLVMPositionBuilderAtEnd(b, next);
+    }
+    LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+}
+
+/* vector_run(args, mask, ret): the vector function once. */
+static void build_vector_driver(LLVMModuleRef mod, LLVMValueRef f, LLVMValueRef vf, const jit_simd_arg *kinds,
+                                unsigned w)
+{
+    LLVMContextRef llc = LLVMGetModuleContext(mod);
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(llc, 0), i64 = LLVMInt64TypeInContext(llc);
+    LLVMTypeRef pt[3] = { ptr, i64, ptr };
+    LLVMValueRef d = LLVMAddFunction(mod, "vector_run", LLVMFunctionType(LLVMVoidTypeInContext(llc), pt, 3, 0));
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(llc);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(llc, d, "entry"));
+    LLVMValueRef p[17];
+    unsigned n = LLVMCountParams(f);
+    load_params(b, f, LLVMGetParam(d, 0), p, kinds, w, -1);
+    LLVMValueRef bits = LLVMBuildTrunc(b, LLVMGetParam(d, 1), LLVMIntTypeInContext(llc, w), "");
+    p[n] = LLVMBuildBitCast(b, bits, LLVMVectorType(LLVMInt1TypeInContext(llc), w), "");
+    LLVMTypeRef vft = LLVMGlobalGetValueType(vf);
+    LLVMValueRef r = LLVMBuildCall2(b, vft, vf, p, n + 1, "");
+    if (LLVMGetTypeKind(LLVMGetReturnType(vft)) != LLVMVoidTypeKind)
+        LLVMSetAlignment(LLVMBuildStore(b, r, LLVMGetParam(d, 2)), 1); /* the buffer is not vector-aligned */
+    LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+}
+
+/* Parses, prepares and vectorizes @f, adds the drivers, compiles at `opt`.
+ * False when something failed (printed); t->rc is the vectorizer's answer. */
+static bool vt_build(vt *t, const char *ir, const jit_simd_arg *kinds, unsigned w, int opt)
+{
+    memset(t, 0, sizeof *t);
+    spv_diag diag = { { 0 } };
+    t->llc = LLVMContextCreate();
+    LLVMModuleRef mod = tir_parse(t->llc, ir);
+    if (!mod)
+        return false;
+    LLVMTargetMachineRef tm = jit_host_target_machine(opt, &diag);
+    if (!tm) {
+        fprintf(stderr, "%s\n", diag.msg);
+        LLVMDisposeModule(mod);
+        return false;
+    }
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(mod, td);
+    char *triple = LLVMGetTargetMachineTriple(tm);
+    LLVMSetTarget(mod, triple);
+    LLVMDisposeMessage(triple);
+    bool ok = !jit_simd_prepare(mod, t->msg);
+    LLVMValueRef f = LLVMGetNamedFunction(mod, "f"), vf = NULL;
+    if (ok) {
+        jit_simd_request r = { .fn = f, .args = kinds, .width = w, .name = "f.simd", .td = td };
+        t->rc = jit_simd_vectorize(&r, &vf, t->msg);
+        ok = t->rc == 0;
+    }
+    if (ok) {
+        LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(f));
+        t->ret_size = LLVMGetTypeKind(rt) == LLVMVoidTypeKind ? 0 : (unsigned)LLVMABISizeOfType(td, rt);
+        build_scalar_driver(mod, f, kinds, w);
+        build_vector_driver(mod, f, vf, kinds, w);
+        char *err = NULL;
+        if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &err)) {
+            fprintf(stderr, "the vector function does not verify: %s\n", err);
+            char *text = tir_print(vf);
+            fprintf(stderr, "%s\n", text);
+            free(text);
+            ok = false;
+        }
+        LLVMDisposeMessage(err);
+    }
+    LLVMMemoryBufferRef obj = NULL;
+    if (ok && !jit_optimize(mod, tm, opt, &diag))
+        obj = jit_emit_object(mod, tm, &diag);
+    LLVMDisposeModule(mod);
+    LLVMDisposeTargetData(td);
+    LLVMDisposeTargetMachine(tm);
+    if (!ok)
+        return false;
+    if (!obj) {
+        fprintf(stderr, "%s\n", diag.msg);
+        return false;
+    }
+    const char *names[2] = { "scalar_run", "vector_run" };
+    void *addrs[2];
+    t->jit = jit_link_object(obj, opt, names, addrs, 2, &diag);
+    if (!t->jit) {
+        fprintf(stderr, "%s\n", diag.msg);
+        return false;
+    }
+    t->scalar = (run_fn)addrs[0];
+    t->vector = (run_fn)addrs[1];
+    return true;
+}
+
+static void vt_free(vt *t)
+{
+    if (t->jit)
+        LLVMOrcDisposeLLJIT(t->jit);
+    LLVMContextDispose(t->llc);
+}
+
+static uint64_t mask_pattern(unsigned k, unsigned w, uint64_t *rng)
+{
+    uint64_t all = w == 64 ? ~0ull : (1ull << w) - 1;
+    switch (k) {
+    case 0:
+        return all;
+    case 1:
+        return all >> 3; /* a partial last sub-group */
+    case 2:
+        return all & 0x5555555555555555ull;
+    case 3:
+        return 1ull << (w - 2);
+    default: {
+        uint64_t m = test_rand_u64(rng) & all;
+        return m ? m : 1;
+    }
+    }
+}
+
+enum { NMASKS = 7 };
+
+static const jit_simd_arg f_args[4] = { JIT_SIMD_ARG_CONSECUTIVE, JIT_SIMD_ARG_UNIFORM, JIT_SIMD_ARG_UNIFORM,
+                                        JIT_SIMD_ARG_UNIFORM };
+
+/* f(i, in, out, n) vectorized at widths 4, 8, 16 and O0, O2 must equal the
+ * scalar runs; `n` is the uniform argument; `in` holds values masked by in_mask. */
+static void check_against_scalar(const char *what, const char *ir, uint32_t n, uint32_t in_mask)
+{
+    static const unsigned widths[3] = { 4, 8, 16 };
+    uint64_t rng = 0x5eed + strlen(what);
+    for (unsigned wi = 0; wi < 3; wi++)
+        for (int opt = 0; opt <= 2; opt += 2) {
+            unsigned w = widths[wi];
+            vt t;
+            bool built = vt_build(&t, ir, f_args, w, opt);
+            if (!built) {
+                CHECK(false, "%s: W=%u O%d: not built (%d: %s)", what, w, opt, t.rc, t.msg);
+                vt_free(&t);
+                return;
+            }
+            for (unsigned base = 0; base < 3 * w && !test_failed_now(); base += w)
+                for (unsigned mk = 0; mk < NMASKS; mk++) {
+                    uint64_t mask = mask_pattern(mk, w, &rng);
+                    int32_t in[NBUF], in_v[NBUF], out_s[NBUF], out_v[NBUF];
+                    uint8_t ret_s[MAXW * 8], ret_v[MAXW * 8];
+                    for (unsigned i = 0; i < NBUF; i++) {
+                        in[i] = (int32_t)(test_rand_u64(&rng) & in_mask) - (int32_t)(in_mask / 4);
+                        out_s[i] = out_v[i] = (int32_t)0xdeadbeef;
+                    }
+                    memcpy(in_v, in, sizeof in);
+                    memset(ret_s, 0, sizeof ret_s);
+                    memset(ret_v, 0, sizeof ret_v);
+                    uint64_t args_s[4] = { base, (uintptr_t)in, (uintptr_t)out_s, n };
+                    uint64_t args_v[4] = { base, (uintptr_t)in_v, (uintptr_t)out_v, n };
+                    t.scalar(args_s, mask, ret_s);
+                    t.vector(args_v, mask, ret_v);
+                    unsigned bad = NBUF;
+                    for (unsigned i = 0; i < NBUF && bad == NBUF; i++)
+                        if (out_s[i] != out_v[i] || in[i] != in_v[i])
+                            bad = i;
+                    CHECK(bad == NBUF, "%s: W=%u O%d base %u mask %#llx: out[%u] %d (scalar) != %d (vector)", what, w,
+                          opt, base, (unsigned long long)mask, bad, bad < NBUF ? out_s[bad] : 0,
+                          bad < NBUF ? out_v[bad] : 0);
+                    for (unsigned l = 0; l < w && t.ret_size; l++)
+                        if (mask >> l & 1)
+                            CHECK(!memcmp(ret_s + l * t.ret_size, ret_v + l * t.ret_size, t.ret_size),
+                                  "%s: W=%u O%d mask %#llx: lane %u returned a different value", what, w, opt,
+                                  (unsigned long long)mask, l);
+                    if (test_failed_now())
+                        break;
+                }
+            vt_free(&t);
+            if (test_failed_now())
+                return;
+        }
+}
+
+#define PROLOGUE                                                                                                       \
+    "  %ix = zext i32 %i to i64\n"                                                                                     \
+    "  %pin = getelementptr inbounds i32, ptr %in, i64 %ix\n"                                                          \
+    "  %x = load i32, ptr %pin\n"                                                                                      \
+    "  %pout = getelementptr inbounds i32, ptr %out, i64 %ix\n"
+
+TEST(simd_straight_line)
+{
+    check_against_scalar("straight",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %y = mul i32 %x, 3\n"
+                         "  %z = add i32 %y, %n\n"
+                         "  store i32 %z, ptr %pout\n"
+                         "  ret void\n}\n",
+                         7, 0xffff);
+}
+
+TEST(simd_if_else_phi)
+{
+    check_against_scalar("if/else",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %c = icmp sgt i32 %x, 0\n"
+                         "  br i1 %c, label %pos, label %neg\n"
+                         "pos:\n  %a = mul i32 %x, 2\n  br label %join\n"
+                         "neg:\n  %b = sub i32 0, %x\n  %b2 = add i32 %b, %n\n  br label %join\n"
+                         "join:\n  %r = phi i32 [ %a, %pos ], [ %b2, %neg ]\n"
+                         "  store i32 %r, ptr %pout\n  ret void\n}\n",
+                         5, 0xff);
+}
+
+TEST(simd_early_return)
+{
+    check_against_scalar("early return",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+                         "  %c = icmp uge i32 %i, %n\n"
+                         "  br i1 %c, label %done, label %body\n"
+                         "body:\n" PROLOGUE "  %y = add i32 %x, 1\n  store i32 %y, ptr %pout\n"
+                         "  br label %done\n"
+                         "done:\n  ret void\n}\n",
+                         21, 0xff);
+}
+
+TEST(simd_divergent_loop)
+{
+    check_against_scalar("divergent loop",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %cnt = and i32 %x, 15\n  br label %h\n"
+                         "h:\n  %k = phi i32 [ 0, %entry ], [ %k1, %latch ]\n"
+                         "  %acc = phi i32 [ %n, %entry ], [ %acc1, %latch ]\n"
+                         "  %c = icmp ult i32 %k, %cnt\n  br i1 %c, label %latch, label %exit\n"
+                         "latch:\n  %sq = mul i32 %k, %k\n  %acc1 = add i32 %acc, %sq\n  %k1 = add i32 %k, 1\n"
+                         "  br label %h\n"
+                         "exit:\n  store i32 %acc, ptr %pout\n  ret void\n}\n",
+                         3, 0xffff);
+}
+
+TEST(simd_uniform_loop_under_divergent_branch)
+{
+    check_against_scalar("uniform loop in divergent if",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %odd = and i32 %x, 1\n  %c = icmp ne i32 %odd, 0\n  br i1 %c, label %pre, label %skip\n"
+                         "pre:\n  br label %h\n"
+                         "h:\n  %k = phi i32 [ 0, %pre ], [ %k1, %h ]\n  %acc = phi i32 [ %x, %pre ], [ %acc1, %h ]\n"
+                         "  %kx = zext i32 %k to i64\n  %pk = getelementptr inbounds i32, ptr %in, i64 %kx\n"
+                         "  %v = load i32, ptr %pk\n  %acc1 = add i32 %acc, %v\n  %k1 = add i32 %k, 1\n"
+                         "  %c2 = icmp ult i32 %k1, %n\n  br i1 %c2, label %h, label %after\n"
+                         "after:\n  store i32 %acc1, ptr %pout\n  br label %skip\n"
+                         "skip:\n  ret void\n}\n",
+                         13, 0xffff);
+}
+
+TEST(simd_uniform_exit_in_divergent_block)
+{
+    /* odd lanes leave at k == 5 through a uniform condition tested under a
+     * varying one: the loop is left at different iterations */
+    check_against_scalar(
+        "uniform exit under varying branch",
+        "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE "  br label %h\n"
+        "h:\n  %k = phi i32 [ 0, %entry ], [ %k1, %latch ]\n"
+        "  %odd = and i32 %x, 1\n  %isodd = icmp ne i32 %odd, 0\n"
+        "  br i1 %isodd, label %chk, label %latch\n"
+        "chk:\n  store i32 %k, ptr %pout\n  %five = icmp eq i32 %k, 5\n"
+        "  br i1 %five, label %early, label %latch\n"
+        "latch:\n  %k1 = add i32 %k, 1\n  %c = icmp ult i32 %k1, %n\n  br i1 %c, label %h, label %exit\n"
+        "early:\n  %e = mul i32 %k, 100\n  br label %join\n"
+        "exit:\n  br label %join\n"
+        "join:\n  %r = phi i32 [ %e, %early ], [ %k1, %exit ]\n"
+        "  %r2 = add i32 %r, %k\n  store i32 %r2, ptr %pout\n  ret void\n}\n",
+        10, 0xff);
+}
+
+TEST(simd_nested_loops_break)
+{
+    check_against_scalar("nested loops, two-level break",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE "  br label %oh\n"
+                         "oh:\n  %a = phi i32 [ 0, %entry ], [ %a1, %olatch ]\n  br label %ih\n"
+                         "ih:\n  %b = phi i32 [ 0, %oh ], [ %b1, %ilatch ]\n  %s = add i32 %a, %b\n"
+                         "  %t = and i32 %x, 15\n  %c = icmp eq i32 %s, %t\n  br i1 %c, label %found, label %ilatch\n"
+                         "ilatch:\n  %b1 = add i32 %b, 1\n  %cb = icmp ult i32 %b1, 4\n"
+                         "  br i1 %cb, label %ih, label %olatch\n"
+                         "olatch:\n  %a1 = add i32 %a, 1\n  %ca = icmp ult i32 %a1, %n\n"
+                         "  br i1 %ca, label %oh, label %notfound\n"
+                         "found:\n  %v = mul i32 %a, 10\n  %v2 = add i32 %v, %b\n  store i32 %v2, ptr %pout\n"
+                         "  ret void\n"
+                         "notfound:\n  store i32 -1, ptr %pout\n  ret void\n}\n",
+                         5, 0xff);
+}
+
+TEST(simd_switch)
+{
+    check_against_scalar("varying switch",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %s = and i32 %x, 3\n"
+                         "  switch i32 %s, label %d [ i32 0, label %a\n i32 1, label %b\n"
+                         " i32 2, label %a\n i32 3, label %d ]\n"
+                         "a:\n  br label %j\nb:\n  %bb = add i32 %x, 7\n  br label %j\n"
+                         "d:\n  br label %j\n"
+                         "j:\n  %r = phi i32 [ 10, %a ], [ %bb, %b ], [ 30, %d ]\n"
+                         "  store i32 %r, ptr %pout\n  ret void\n}\n",
+                         0, 0xff);
+    check_against_scalar("uniform switch",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  switch i32 %n, label %d [ i32 0, label %a\n i32 1, label %b ]\n"
+                         "a:\n  br label %j\nb:\n  %bb = add i32 %x, 7\n  br label %j\n"
+                         "d:\n  br label %j\n"
+                         "j:\n  %r = phi i32 [ 10, %a ], [ %bb, %b ], [ %x, %d ]\n"
+                         "  store i32 %r, ptr %pout\n  ret void\n}\n",
+                         1, 0xff);
+}
+
+TEST(simd_gather_scatter)
+{
+    check_against_scalar("gather",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %j = and i32 %x, 255\n  %jx = zext i32 %j to i64\n"
+                         "  %pj = getelementptr inbounds i32, ptr %in, i64 %jx\n  %v = load i32, ptr %pj\n"
+                         "  store i32 %v, ptr %pout\n  ret void\n}\n",
+                         0, 0xffff);
+    check_against_scalar("scatter",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %j = mul i32 %i, 5\n  %j2 = and i32 %j, 63\n  %jx = zext i32 %j2 to i64\n"
+                         "  %pj = getelementptr inbounds i32, ptr %out, i64 %jx\n"
+                         "  store i32 %x, ptr %pj\n  ret void\n}\n",
+                         0, 0xffff);
+    check_against_scalar("strided",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+                         "  %ix = zext i32 %i to i64\n  %j = mul i64 %ix, 3\n"
+                         "  %pj = getelementptr inbounds i32, ptr %in, i64 %j\n  %v = load i32, ptr %pj\n"
+                         "  %q = getelementptr inbounds i32, ptr %out, i64 %j\n"
+                         "  store i32 %v, ptr %q\n  ret void\n}\n",
+                         0, 0xffff);
+    /* every lane stores to one place: the last active lane's value stays */
+    check_against_scalar("uniform address",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  store i32 %x, ptr %out\n  %u = load i32, ptr %in\n"
+                         "  %q = getelementptr inbounds i32, ptr %out, i64 1\n"
+                         "  store i32 %u, ptr %q\n  ret void\n}\n",
+                         0, 0xffff);
+}
+
+TEST(simd_clamped_stencil)
+{
+    check_against_scalar("clamped stencil",
+                         "declare i32 @llvm.smax.i32(i32, i32)\ndeclare i32 @llvm.smin.i32(i32, i32)\n"
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+                         "  %nm1 = sub i32 %n, 1\n"
+                         "  %im1 = sub i32 %i, 1\n  %l0 = call i32 @llvm.smax.i32(i32 %im1, i32 0)\n"
+                         "  %l1 = call i32 @llvm.smin.i32(i32 %l0, i32 %nm1)\n"
+                         "  %ip1 = add i32 %i, 1\n  %r0 = call i32 @llvm.smax.i32(i32 %ip1, i32 0)\n"
+                         "  %r1 = call i32 @llvm.smin.i32(i32 %r0, i32 %nm1)\n"
+                         "  %lx = sext i32 %l1 to i64\n  %rx = sext i32 %r1 to i64\n"
+                         "  %pl = getelementptr inbounds i32, ptr %in, i64 %lx\n  %a = load i32, ptr %pl\n"
+                         "  %pr = getelementptr inbounds i32, ptr %in, i64 %rx\n  %b = load i32, ptr %pr\n"
+                         "  %s = add i32 %a, %b\n  %ix = zext i32 %i to i64\n"
+                         "  %pout = getelementptr inbounds i32, ptr %out, i64 %ix\n  store i32 %s, ptr %pout\n"
+                         "  ret void\n}\n",
+                         21, 0xffff);
+}
+
+TEST(simd_private_array)
+{
+    check_against_scalar("private array",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+                         "  %arr = alloca [8 x i32], align 4\n" PROLOGUE "  br label %h\n"
+                         "h:\n  %k = phi i32 [ 0, %entry ], [ %k1, %h ]\n"
+                         "  %kx = zext i32 %k to i64\n"
+                         "  %pa = getelementptr inbounds [8 x i32], ptr %arr, i64 0, i64 %kx\n"
+                         "  %v = mul i32 %x, %k\n  store i32 %v, ptr %pa\n  %k1 = add i32 %k, 1\n"
+                         "  %c = icmp ult i32 %k1, %n\n  br i1 %c, label %h, label %done\n"
+                         "done:\n  %j = and i32 %x, 7\n  %jx = zext i32 %j to i64\n"
+                         "  %pj = getelementptr inbounds [8 x i32], ptr %arr, i64 0, i64 %jx\n"
+                         "  %r = load i32, ptr %pj\n  store i32 %r, ptr %pout\n  ret void\n}\n",
+                         8, 0xff);
+}
+
+TEST(simd_calls_and_atomics)
+{
+    check_against_scalar("per-lane call",
+                         "declare float @sinf(float)\n"
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %fx = sitofp i32 %x to float\n  %s = call float @sinf(float %fx)\n"
+                         "  %b = bitcast float %s to i32\n  store i32 %b, ptr %pout\n  ret void\n}\n",
+                         0, 0xff);
+    check_against_scalar("atomics in lane order",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %old = atomicrmw add ptr %out, i32 %x seq_cst\n"
+                         "  %q = getelementptr inbounds i32, ptr %pout, i64 1\n  store i32 %old, ptr %q\n"
+                         "  %c = cmpxchg ptr %in, i32 %x, i32 %i seq_cst seq_cst\n"
+                         "  %cv = extractvalue { i32, i1 } %c, 1\n  %cz = zext i1 %cv to i32\n"
+                         "  %q2 = getelementptr inbounds i32, ptr %pout, i64 100\n  store i32 %cz, ptr %q2\n"
+                         "  ret void\n}\n",
+                         0, 0x3);
+}
+
+TEST(simd_floats_and_vectors)
+{
+    check_against_scalar("floating point",
+                         "declare float @llvm.sqrt.f32(float)\n"
+                         "declare float @llvm.fma.f32(float, float, float)\n"
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %fx = sitofp i32 %x to float\n  %a = call float @llvm.fabs.f32(float %fx)\n"
+                         "  %s = call float @llvm.sqrt.f32(float %a)\n"
+                         "  %m = call float @llvm.fma.f32(float %s, float 1.5, float %fx)\n"
+                         "  %c = fcmp olt float %m, 2.0\n  %r = select i1 %c, float %m, float %s\n"
+                         "  %b = bitcast float %r to i32\n  store i32 %b, ptr %pout\n  ret void\n}\n"
+                         "declare float @llvm.fabs.f32(float)\n",
+                         0, 0xff);
+    check_against_scalar(
+        "LLVM vectors",
+        "declare i32 @llvm.vector.reduce.add.v4i32(<4 x i32>)\n"
+        "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+        "  %ix = zext i32 %i to i64\n  %q = and i64 %ix, 31\n"
+        "  %pv = getelementptr inbounds <4 x i32>, ptr %in, i64 %q\n"
+        "  %v = load <4 x i32>, ptr %pv, align 4\n"
+        "  %w = shufflevector <4 x i32> %v, <4 x i32> poison, <4 x i32> <i32 3, i32 2, i32 1, i32 0>\n"
+        "  %e = extractelement <4 x i32> %w, i32 1\n  %ins = insertelement <4 x i32> %w, i32 %i, i32 2\n"
+        "  %s = call i32 @llvm.vector.reduce.add.v4i32(<4 x i32> %ins)\n  %t = add i32 %s, %e\n"
+        "  %pout = getelementptr inbounds i32, ptr %out, i64 %ix\n  store i32 %t, ptr %pout\n"
+        "  %po = getelementptr inbounds <4 x i32>, ptr %out, i64 %q\n"
+        "  %po2 = getelementptr inbounds i8, ptr %po, i64 512\n"
+        "  store <4 x i32> %ins, ptr %po2, align 4\n  ret void\n}\n",
+        0, 0xffff);
+}
+
+TEST(simd_returned_values)
+{
+    check_against_scalar("returned value",
+                         "define i32 @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %c = icmp sgt i32 %x, 0\n  br i1 %c, label %a, label %b\n"
+                         "a:\n  %y = mul i32 %x, 2\n  ret i32 %y\n"
+                         "b:\n  ret i32 %n\n}\n",
+                         9, 0xff);
+}
