@@ -161,7 +161,8 @@ int simd_emit_subgroup(simd_fn *s, LLVMValueRef call)
             break;
         }
         bool all = k.kind == JIT_SG_ALL;
-        LLVMValueRef p = LLVMBuildSelect(s->b, s->mask, simd_widened(s, x, xt), LLVMConstInt(s->t_mask, all, 0), "");
+        LLVMValueRef p = LLVMBuildSelect(s->b, s->mask, simd_widened(s, x, xt),
+                                         all ? LLVMConstAllOnes(s->t_mask) : LLVMConstNull(s->t_mask), "");
         if (all)
             p = LLVMBuildXor(s->b, p, LLVMConstAllOnes(s->t_mask), ""); /* all: no active lane without p */
         r = simd_any(s, p);

@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "jit/jit_internal.h"
+#include "jit/sg_marker.h"
 #include "jit/simd.h"
 #include "test_ir_util.h"
 
@@ -152,6 +153,7 @@ static bool vt_build(vt *t, const char *ir, const jit_simd_arg *kinds, unsigned 
     if (ok) {
         LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(f));
         t->ret_size = LLVMGetTypeKind(rt) == LLVMVoidTypeKind ? 0 : (unsigned)LLVMABISizeOfType(td, rt);
+        jit_sg_lower_scalar(mod); /* what the scalar function keeps: sub-groups of one */
         build_scalar_driver(mod, f, kinds, w);
         build_vector_driver(mod, f, vf, kinds, w);
         char *err = NULL;
@@ -524,4 +526,258 @@ TEST(simd_returned_values)
                          "a:\n  %y = mul i32 %x, 2\n  ret i32 %y\n"
                          "b:\n  ret i32 %n\n}\n",
                          9, 0xff);
+}
+
+/* --- the sub-group markers, against C over the active lanes -------------------------------------- */
+
+#define SG_DECLS                                                                                                       \
+    "declare i32 @spvjit.sg.size() #0\n"                                                                               \
+    "declare i32 @spvjit.sg.live() #0\n"                                                                               \
+    "declare i32 @spvjit.sg.lane() #0\n"                                                                               \
+    "declare i32 @spvjit.sg.first() #0\n"                                                                              \
+    "declare i1 @spvjit.sg.all(i1) #0\n"                                                                               \
+    "declare i1 @spvjit.sg.any(i1) #0\n"                                                                               \
+    "declare <4 x i32> @spvjit.sg.ballot(i1) #0\n"                                                                     \
+    "declare i32 @spvjit.sg.shuffle.i32(i32, i32) #0\n"                                                                \
+    "declare i32 @spvjit.sg.reduce.add.i32(i32) #0\n"                                                                  \
+    "declare i32 @spvjit.sg.reduce.smin.i32(i32) #0\n"                                                                 \
+    "declare i32 @spvjit.sg.reduce.umax.i32(i32) #0\n"                                                                 \
+    "declare float @spvjit.sg.reduce.fadd.f32(float) #0\n"                                                             \
+    "declare float @spvjit.sg.reduce.fmin.f32(float) #0\n"                                                             \
+    "declare i32 @spvjit.sg.scan.incl.add.i32(i32) #0\n"                                                               \
+    "declare i32 @spvjit.sg.scan.excl.add.i32(i32) #0\n"                                                               \
+    "declare float @spvjit.sg.scan.incl.fadd.f32(float) #0\n"                                                          \
+    "declare i32 @spvjit.sg.clustered.add.i32(i32, i32) #0\n"                                                          \
+    "declare i32 @spvjit.sg.clustered.xor.i32(i32, i32) #0\n"                                                          \
+    "attributes #0 = { convergent nounwind willreturn memory(inaccessiblemem: readwrite) }\n"
+
+/* Stores marker results of lane i at out[k * 64 + i]; under a varying
+ * branch when `under_branch` (lanes with an odd input run it). */
+static const char sg_template[] =
+    SG_DECLS "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+             "  %odd = and i32 %x, 1\n  %isodd = icmp ne i32 %odd, 0\n"
+             "  br i1 @COND@, label %run, label %done\n"
+             "run:\n"
+             "  %fx = sitofp i32 %x to float\n"
+             "  %l = call i32 @spvjit.sg.lane()\n"
+             "  %r0 = call i32 @spvjit.sg.reduce.add.i32(i32 %x)\n"
+             "  %r1 = call i32 @spvjit.sg.scan.incl.add.i32(i32 %x)\n"
+             "  %r2 = call i32 @spvjit.sg.scan.excl.add.i32(i32 %x)\n"
+             "  %pos = icmp sgt i32 %x, 0\n"
+             "  %b = call <4 x i32> @spvjit.sg.ballot(i1 %pos)\n"
+             "  %r3 = extractelement <4 x i32> %b, i32 0\n"
+             "  %lx = xor i32 %l, 1\n"
+             "  %r4 = call i32 @spvjit.sg.shuffle.i32(i32 %x, i32 %lx)\n"
+             "  %src = and i32 %x, 15\n"
+             "  %r5 = call i32 @spvjit.sg.shuffle.i32(i32 %x, i32 %src)\n"
+             "  %fi = call i32 @spvjit.sg.first()\n"
+             "  %r6 = call i32 @spvjit.sg.shuffle.i32(i32 %x, i32 %fi)\n"
+             "  %al = call i1 @spvjit.sg.all(i1 %pos)\n  %an = call i1 @spvjit.sg.any(i1 %pos)\n"
+             "  %el = icmp eq i32 %l, %fi\n"
+             "  %a0 = zext i1 %al to i32\n  %a1 = zext i1 %an to i32\n  %a2 = zext i1 %el to i32\n"
+             "  %a3 = shl i32 %a1, 1\n  %a4 = shl i32 %a2, 2\n  %a5 = or i32 %a0, %a3\n"
+             "  %r7 = or i32 %a5, %a4\n"
+             "  %r8 = call i32 @spvjit.sg.clustered.add.i32(i32 %x, i32 4)\n"
+             "  %r9 = call i32 @spvjit.sg.reduce.smin.i32(i32 %x)\n"
+             "  %r10 = call i32 @spvjit.sg.reduce.umax.i32(i32 %x)\n"
+             "  %f0 = call float @spvjit.sg.reduce.fadd.f32(float %fx)\n"
+             "  %r11 = bitcast float %f0 to i32\n"
+             "  %f1 = call float @spvjit.sg.reduce.fmin.f32(float %fx)\n"
+             "  %r12 = bitcast float %f1 to i32\n"
+             "  %f2 = call float @spvjit.sg.scan.incl.fadd.f32(float %fx)\n"
+             "  %r13 = bitcast float %f2 to i32\n"
+             "  %r14 = call i32 @spvjit.sg.clustered.xor.i32(i32 %x, i32 64)\n"
+             "  %r15 = call i32 @spvjit.sg.live()\n"
+             "  %sz = call i32 @spvjit.sg.size()\n  %r16 = add i32 %sz, %l\n"
+             "@STORES@"
+             "  br label %done\n"
+             "done:\n  ret void\n}\n";
+
+static const char *sg_function(bool under_branch)
+{
+    static char buf[2][8192];
+    char stores[2048] = "";
+    size_t sl = 0;
+    for (int k = 0; k <= 16; k++)
+        sl +=
+            (size_t)snprintf(stores + sl, sizeof stores - sl,
+                             "  %%o%d = getelementptr inbounds i32, ptr %%pout, i64 %d\n  store i32 %%r%d, ptr %%o%d\n",
+                             k, k * 64, k, k);
+    const char *cond = under_branch ? "%isodd" : "true";
+    char *o = buf[under_branch];
+    for (const char *p = sg_template; *p;) {
+        if (!strncmp(p, "@COND@", 6)) {
+            o += sprintf(o, "%s", cond);
+            p += 6;
+        } else if (!strncmp(p, "@STORES@", 8)) {
+            o += sprintf(o, "%s", stores);
+            p += 8;
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = 0;
+    return buf[under_branch];
+}
+
+/* The float tree of the reductions: halves. */
+static float ref_fadd_tree(const float *v, unsigned w)
+{
+    float t[MAXW];
+    memcpy(t, v, w * sizeof *t);
+    for (unsigned h = w / 2; h >= 1; h /= 2)
+        for (unsigned i = 0; i < h; i++)
+            t[i] = t[i] + t[i + h];
+    return t[0];
+}
+
+/* Hillis–Steele: lane i adds lane i - d for d = 1, 2, 4 ... */
+static void ref_fscan(const float *v, float *out, unsigned w)
+{
+    float t[MAXW], u[MAXW];
+    memcpy(t, v, w * sizeof *t);
+    for (unsigned d = 1; d < w; d *= 2) {
+        for (unsigned i = 0; i < w; i++)
+            u[i] = i >= d ? t[i - d] + t[i] : -0.0f + t[i];
+        memcpy(t, u, sizeof t);
+    }
+    memcpy(out, t, w * sizeof *t);
+}
+
+static uint32_t fbits32(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static void check_subgroup_markers(bool under_branch)
+{
+    static const unsigned widths[3] = { 4, 8, 16 };
+    uint64_t rng = 0xabc + under_branch;
+    for (unsigned wi = 0; wi < 3; wi++)
+        for (int opt = 0; opt <= 2; opt += 2) {
+            unsigned w = widths[wi];
+            vt t;
+            if (!vt_build(&t, sg_function(under_branch), f_args, w, opt)) {
+                CHECK(false, "markers: W=%u O%d: not built (%d: %s)", w, opt, t.rc, t.msg);
+                vt_free(&t);
+                return;
+            }
+            for (unsigned mk = 0; mk < NMASKS && !test_failed_now(); mk++) {
+                uint64_t live = mask_pattern(mk, w, &rng);
+                int32_t in[NBUF], out[17 * 64];
+                for (unsigned i = 0; i < NBUF; i++)
+                    in[i] = (int32_t)(test_rand_u64(&rng) % 41) - 20;
+                for (unsigned i = 0; i < 17 * 64; i++)
+                    out[i] = 0x5a5a5a5a;
+                uint64_t args[4] = { 0, (uintptr_t)in, (uintptr_t)out, 0 };
+                t.vector(args, live, NULL);
+                uint64_t act = 0;
+                for (unsigned l = 0; l < w; l++)
+                    if ((live >> l & 1) && (!under_branch || (in[l] & 1)))
+                        act |= 1ull << l;
+                /* the references */
+                int32_t sum = 0, mn = INT32_MAX;
+                uint32_t mx = 0, ballot = 0, xr[MAXW / 4] = { 0 };
+                float fv[MAXW], fmn = INFINITY, fscan[MAXW];
+                int first = act ? __builtin_ctzll(act) : -1;
+                bool all = true, any = false;
+                for (unsigned l = 0; l < w; l++) {
+                    bool a = act >> l & 1;
+                    fv[l] = a ? (float)in[l] : -0.0f;
+                    if (!a)
+                        continue;
+                    sum += in[l];
+                    mn = in[l] < mn ? in[l] : mn;
+                    mx = (uint32_t)in[l] > mx ? (uint32_t)in[l] : mx;
+                    fmn = (float)in[l] < fmn ? (float)in[l] : fmn;
+                    ballot |= (uint32_t)(in[l] > 0) << l;
+                    all &= in[l] > 0;
+                    any |= in[l] > 0;
+                    xr[l / 4] ^= (uint32_t)in[l];
+                }
+                uint32_t xall = 0;
+                for (unsigned c = 0; c < w / 4; c++)
+                    xall ^= xr[c];
+                ref_fscan(fv, fscan, w);
+                float fsum = ref_fadd_tree(fv, w);
+                for (unsigned l = 0; l < w && !test_failed_now(); l++) {
+                    bool a = act >> l & 1;
+                    if (!a) {
+                        for (unsigned k = 0; k <= 16; k++)
+                            CHECK(out[k * 64 + l] == 0x5a5a5a5a, "W=%u live %#llx: inactive lane %u wrote result %u", w,
+                                  (unsigned long long)live, l, k);
+                        continue;
+                    }
+                    int32_t incl = 0, excl = 0, cl = 0;
+                    for (unsigned j = 0; j < w; j++)
+                        if (act >> j & 1) {
+                            incl += j <= l ? in[j] : 0;
+                            excl += j < l ? in[j] : 0;
+                            cl += j / 4 == l / 4 ? in[j] : 0;
+                        }
+                    int32_t want[17] = { sum,
+                                         incl,
+                                         excl,
+                                         (int32_t)ballot,
+                                         0,
+                                         0,
+                                         in[first],
+                                         (all ? 1 : 0) | (any ? 2 : 0) | ((int)l == first ? 4 : 0),
+                                         cl,
+                                         mn,
+                                         (int32_t)mx,
+                                         (int32_t)fbits32(fsum),
+                                         (int32_t)fbits32(fmn),
+                                         (int32_t)fbits32(fscan[l]),
+                                         (int32_t)xall,
+                                         (int32_t)__builtin_popcountll(live),
+                                         (int32_t)(w + l) };
+                    unsigned s4 = l ^ 1, s5 = (unsigned)in[l] & 15;
+                    for (unsigned k = 0; k <= 16; k++) {
+                        if ((k == 4 && !(act >> s4 & 1)) || (k == 5 && (s5 >= w || !(act >> s5 & 1))))
+                            continue; /* undefined: the source lane is inactive */
+                        if (k == 4)
+                            want[4] = in[s4];
+                        if (k == 5)
+                            want[5] = in[s5];
+                        CHECK(out[k * 64 + l] == want[k],
+                              "W=%u O%d live %#llx active %#llx: result %u of lane %u is %d, expected %d", w, opt,
+                              (unsigned long long)live, (unsigned long long)act, k, l, out[k * 64 + l], want[k]);
+                    }
+                }
+            }
+            vt_free(&t);
+            if (test_failed_now())
+                return;
+        }
+}
+
+TEST(simd_subgroup_markers)
+{
+    check_subgroup_markers(false);
+}
+
+TEST(simd_subgroup_markers_divergent)
+{
+    check_subgroup_markers(true);
+}
+
+/* Without the vectorizer the markers mean sub-groups of one work-item. */
+TEST(simd_subgroup_markers_scalar)
+{
+    LLVMContextRef llc = LLVMContextCreate();
+    LLVMModuleRef mod = tir_parse(llc, sg_function(false));
+    REQUIRE(mod, "parse");
+    jit_sg_lower_scalar(mod);
+    char *err = NULL;
+    CHECK(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "does not verify: %s", err);
+    LLVMDisposeMessage(err);
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        size_t len;
+        CHECK(!jit_sg_is_marker_fn(f), "marker %s left", LLVMGetValueName2(f, &len));
+    }
+    LLVMDisposeModule(mod);
+    LLVMContextDispose(llc);
 }
