@@ -146,6 +146,8 @@ int cmd_info(int argc, char **argv)
     for (unsigned i = 0; i < mi.ncapabilities; i++)
         printf(" %s", spvjit_module_capability(m, i));
     printf("\n");
+    printf("sub-group size: %u (native on this host: %u; SPVJIT_SUBGROUP_SIZE, SPVJIT_SIMD)\n",
+           spvjit_context_subgroup_size(ctx), spvjit_native_subgroup_size());
     for (unsigned i = 0; i < spvjit_module_entry_count(m); i++) {
         spvjit_entry_info e;
         if (spvjit_module_entry_info(m, i, &e) == SPVJIT_OK)

@@ -10,6 +10,12 @@
  * ctx->barrier (or, when the options demand regions, fails saying why).
  * The reason is kept as one line (`spvjit compile --emit ...` prints it at
  * the top of the text).
+ *
+ * The same line says how the work-items of a group run: as sub-groups of W
+ * SIMD lanes (simd.h: barrier-free kernels and barrier regions) or one at a
+ * time (W = 1: sub-groups of one work-item), and why not SIMD.  Whatever path
+ * is taken, the sub-group markers left in the module get the meaning for one
+ * work-item (sg_marker.h) before this returns.
  */
 #ifndef SPVJIT_JIT_BARRIER_PATH_H
 #define SPVJIT_JIT_BARRIER_PATH_H
@@ -26,13 +32,17 @@ typedef enum jit_barrier_kind {
 
 typedef struct jit_barrier_path {
     jit_barrier_kind kind;
-    char why[384]; /* e.g. "barriers on fibers: the local size is not known at compile time" */
+    unsigned subgroup_size; /* W: the lanes of a sub-group, 1 when work-items run one at a time */
+    char why[384];          /* e.g. "barriers on fibers: the local size is not known at compile time" */
+    char simd[320];         /* e.g. "sub-groups of 16 work-items as SIMD lanes" */
 } jit_barrier_path;
 
 /* Chooses and builds the path for the lowered, verified module of c in the
  * options' barrier mode: AUTO regions where possible, else fibers; FIBERS
- * fibers; REGIONS regions or an error naming why not.  0, or -1 with c->diag
- * filled. */
+ * fibers; REGIONS regions or an error naming why not.  Barrier regions run
+ * sub-groups of c->simd_width lanes where the vectorizer takes the code (a
+ * barrier-free kernel's range has its width already).  0, or -1 with
+ * c->diag filled. */
 int jit_choose_barrier_path(lower_ctx *c, jit_barrier_mode mode, jit_barrier_path *path);
 
 /* `text` with the reason as a first line, commented out with `comment`

@@ -10,6 +10,7 @@
  * which LLVM inlines.
  */
 #include "kernel_internal.h"
+#include "sg_marker.h"
 #include "util/timer.h"
 #include "spirv/interface.h"
 
@@ -188,7 +189,10 @@ static int lower_export(lower_ctx *c, void *user)
         if (c->reach[f] && !c->m->funcs[f].is_declaration && jit_lower_function(c, f))
             return -1;
     c->fn = NULL;
-    return build_export(c, s->fidx, s->fname) || jit_verify(c) ? -1 : 0;
+    if (build_export(c, s->fidx, s->fname))
+        return -1;
+    jit_sg_lower_scalar(c->mod); /* one work-item: a sub-group of one */
+    return jit_verify(c);
 }
 
 spvjit_native_fn spvjit_compile_function(const spv_module *m, uint32_t func_id, const spvjit_options *opts,

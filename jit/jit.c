@@ -30,13 +30,30 @@ typedef struct entry_steps {
     jit_barrier_path path; /* regions, fibers or none, and why */
 } entry_steps;
 
+unsigned jit_subgroup_size_asked(const spvjit_options *o)
+{
+    if (o->simd == JIT_SIMD_OFF)
+        return 1;
+    return o->subgroup_size ? o->subgroup_size : jit_host_lanes32();
+}
+
 /* Everything that makes LLVM IR, with the out-of-memory exit armed. */
 static int lower_entry(lower_ctx *c, void *user)
 {
     entry_steps *s = user;
-    if (jit_settle_entry(c, s->o) || lower_module(c, c->ep->func) || jit_verify(c))
+    const spvjit_options *o = s->o;
+    if (o->simd == JIT_SIMD_OFF && o->subgroup_size > 1)
+        return jit_fail(c, "sub-groups of %u work-items need the SIMD path, and simd is off", o->subgroup_size);
+    /* the barrier-free range is built as the lowering ends: it reads these */
+    c->simd_width = jit_subgroup_size_asked(o);
+    c->simd_narrow = !o->subgroup_size;
+    if (jit_settle_entry(c, o) || lower_module(c, c->ep->func) || jit_verify(c) ||
+        jit_choose_barrier_path(c, o->barriers, &s->path))
         return -1;
-    return jit_choose_barrier_path(c, s->o->barriers, &s->path);
+    if (o->subgroup_size > 1 && s->path.subgroup_size != o->subgroup_size)
+        return jit_fail(c, "entry point %s: sub-groups of %u work-items were asked for, but %s", c->ep->name,
+                        o->subgroup_size, s->path.simd);
+    return 0;
 }
 
 jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_options *opts, spv_diag *diag)
@@ -63,6 +80,7 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
     jit_build_end(&b);
     if (ok) {
         k->facts.barrier_regions = regions;
+        k->facts.subgroup_size = steps.path.subgroup_size;
         if (o->keep_object && jit_keep_object(k, syms, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj))) {
             spv_fail(diag, "out of memory keeping the object file");
             ok = false;

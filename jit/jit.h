@@ -18,12 +18,17 @@
  *    shapes types and memory — the work-group size and array lengths — takes
  *    the compile-time values in spvjit_options.shape_values (defaults otherwise).
  *
- * Sub-groups: this first version uses a sub-group size of 1 (spec-legal for
- * both Vulkan and OpenCL): SubgroupSize = SubgroupMaxSize = 1, every work-item
- * is its own sub-group (SubgroupId = LocalInvocationIndex, NumSubgroups = work-
- * items in the group), and every OpGroupNonUniform* / sub-group-scope OpGroup*
- * operation is the identity of one participant (reductions and inclusive scans
- * return the value, exclusive scans the operation's identity, ballots bit 0).
+ * Sub-groups are W work-items of consecutive LocalInvocationIndex that run as
+ * the lanes of SIMD vectors (jit/simd.h): W is options.subgroup_size, or the
+ * host's native width (jit_host_lanes32) when 0; SubgroupSize = SubgroupMaxSize
+ * = W (OpenCL's get_sub_group_size: the work-items of this sub-group, fewer
+ * in the last one of a group whose size is not a multiple of W), SubgroupId =
+ * LocalInvocationIndex / W, NumSubgroups = ceil(items / W), and every
+ * OpGroupNonUniform* / sub-group-scope OpGroup* operation works across the
+ * lanes active where it runs.  Where the vectorizer declines (it says why in
+ * the emitted texts), or with simd off, or on the fiber path, sub-groups have
+ * one work-item (spec-legal for both Vulkan and OpenCL) — an error when a size
+ * above 1 was asked for explicitly; facts.subgroup_size says which.
  * Work-group-scope OpGroup* collectives (all/any/broadcast, reductions and scans)
  * exchange values through a scratch area of one slot per work-item, counted in
  * the facts' wg_mem_size, and take two barrier sites each; they need a local size
@@ -123,10 +128,12 @@ typedef struct spvjit_resource {
 } spvjit_resource;
 
 typedef struct spvjit_kernel_facts {
-    bool is_kernel;       /* OpenCL flavour */
-    bool uses_barriers;   /* has work-group barriers: item_fn set, wg_range_fn NULL,
+    bool is_kernel;         /* OpenCL flavour */
+    bool uses_barriers;     /* has work-group barriers: item_fn set, wg_range_fn NULL,
                                         unless barrier_regions */
-    bool barrier_regions; /* barriers compiled away (jit/regions.h): wg_range_fn set,
+    uint32_t subgroup_size; /* work-items per sub-group: the SIMD lanes (jit/simd.h), 1 when
+                               they run one at a time (jit/sg_marker.h) */
+    bool barrier_regions;   /* barriers compiled away (jit/regions.h): wg_range_fn set,
                                         item_fn NULL, no fibers needed */
     uint32_t nbarrier_sites;
     bool local_size_known;
@@ -195,6 +202,10 @@ jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spv
 typedef void (*spvjit_native_fn)(void);
 spvjit_native_fn spvjit_compile_function(const spv_module *m, uint32_t func_id, const spvjit_options *opts,
                                          jit_kernel **owner, spv_diag *diag);
+
+/* How many 32-bit lanes the host's vectors have: 16 with AVX-512, 8 with
+ * AVX2, 4 otherwise (SSE, NEON); the native sub-group size. */
+unsigned jit_host_lanes32(void);
 
 /* Whether an opcode (SpvOp) has a lowering; for coverage reports and tests. */
 bool spvjit_opcode_lowered(uint32_t opcode);

@@ -80,6 +80,10 @@ int jit_analyze(lower_ctx *c, uint32_t fidx, bool is_entry);
  * resources and spec ids).  0, or -1 out of memory. */
 int jit_fill_facts(jit_kernel *k, lower_ctx *c);
 
+/* The sub-group size the options ask for: 1 with simd off, the host's native
+ * one (jit_host_lanes32) when not given. */
+unsigned jit_subgroup_size_asked(const spvjit_options *o);
+
 /* Makes k->blob from k->facts and the object's bytes (object.c).  0, or -1 out of memory. */
 int jit_keep_object(jit_kernel *k, unsigned syms, const void *obj, size_t len);
 

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "sg_marker.h"
+
 bool jit_opcode_pure(LLVMOpcode op)
 {
     switch (op) {
@@ -76,7 +78,8 @@ bool jit_call_harmless(LLVMValueRef call)
         return false;
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
-    return !strncmp(name, "llvm.lifetime.", 14) || !strncmp(name, "llvm.assume", 11) || !strncmp(name, "llvm.dbg.", 9);
+    return !strncmp(name, "llvm.lifetime.", 14) || !strncmp(name, "llvm.assume", 11) ||
+           !strncmp(name, "llvm.dbg.", 9) || jit_sg_is_marker_fn(f);
 }
 
 bool jit_inst_may_write_shared(LLVMValueRef in)

@@ -23,7 +23,7 @@ bool jit_opcode_never_traps(LLVMOpcode op);
 /* A direct call to a function that reads and writes no memory (memory(none)). */
 bool jit_call_pure(LLVMValueRef call);
 /* A call with no effect on memory the program can see (llvm.lifetime.*,
- * llvm.assume, llvm.dbg.*). */
+ * llvm.assume, llvm.dbg.*, the sub-group markers of sg_marker.h). */
 bool jit_call_harmless(LLVMValueRef call);
 
 /* Whether `in` may write memory other than the function's own stack slots, or

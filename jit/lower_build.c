@@ -87,56 +87,54 @@ void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v)
     LLVMSetFastMathFlags(v, f);
 }
 
-static LLVMValueRef fconst(LLVMTypeRef t, double v)
+jit_sg_arith jit_group_arith(uint32_t op)
 {
-    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
-        unsigned n = LLVMGetVectorSize(t);
-        LLVMValueRef e[16];
-        for (unsigned i = 0; i < n && i < 16; i++)
-            e[i] = LLVMConstReal(LLVMGetElementType(t), v);
-        return LLVMConstVector(e, n);
-    }
-    return LLVMConstReal(t, v);
-}
-
-/* Identity element of a group operation: sub-group (OpGroupNonUniform*) and
- * work-group (OpGroup*, the KHR ones) alike; exclusive scans start from it. */
-LLVMValueRef jit_group_identity(lower_ctx *c, uint32_t op, LLVMTypeRef t)
-{
-    LLVMTypeRef et = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
-    unsigned w = LLVMGetTypeKind(et) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(et) : 0;
     switch (op) {
     case SpvOpGroupNonUniformIMul:
     case SpvOpGroupIMulKHR:
-        return jit_const_int(c, t, 1);
+        return JIT_SG_MUL;
+    case SpvOpGroupNonUniformFAdd:
+    case SpvOpGroupFAdd:
+        return JIT_SG_FADD;
     case SpvOpGroupNonUniformFMul:
     case SpvOpGroupFMulKHR:
-        return fconst(t, 1.0);
+        return JIT_SG_FMUL;
     case SpvOpGroupNonUniformSMin:
     case SpvOpGroupSMin:
-        return jit_const_int(c, t, w >= 64 ? INT64_MAX : (1ull << (w - 1)) - 1);
+        return JIT_SG_SMIN;
     case SpvOpGroupNonUniformUMin:
     case SpvOpGroupUMin:
-        return LLVMConstAllOnes(t);
+        return JIT_SG_UMIN;
     case SpvOpGroupNonUniformFMin:
     case SpvOpGroupFMin:
-        return fconst(t, __builtin_inf());
+        return JIT_SG_FMIN;
     case SpvOpGroupNonUniformSMax:
     case SpvOpGroupSMax:
-        return jit_const_int(c, t, w >= 64 ? (uint64_t)INT64_MIN : ~0ull << (w - 1));
+        return JIT_SG_SMAX;
+    case SpvOpGroupNonUniformUMax:
+    case SpvOpGroupUMax:
+        return JIT_SG_UMAX;
     case SpvOpGroupNonUniformFMax:
     case SpvOpGroupFMax:
-        return fconst(t, -__builtin_inf());
+        return JIT_SG_FMAX;
     case SpvOpGroupNonUniformBitwiseAnd:
     case SpvOpGroupNonUniformLogicalAnd:
     case SpvOpGroupBitwiseAndKHR:
     case SpvOpGroupLogicalAndKHR:
     case SpvOpGroupAll:
-        return LLVMConstAllOnes(t);
-    case SpvOpGroupNonUniformFAdd:
-    case SpvOpGroupFAdd:
-        return fconst(t, -0.0);
-    default:
-        return LLVMConstNull(t); /* add, umax, or, xor, any */
+        return JIT_SG_AND;
+    case SpvOpGroupNonUniformBitwiseOr:
+    case SpvOpGroupNonUniformLogicalOr:
+    case SpvOpGroupBitwiseOrKHR:
+    case SpvOpGroupLogicalOrKHR:
+    case SpvOpGroupAny:
+        return JIT_SG_OR;
+    case SpvOpGroupNonUniformBitwiseXor:
+    case SpvOpGroupNonUniformLogicalXor:
+    case SpvOpGroupBitwiseXorKHR:
+    case SpvOpGroupLogicalXorKHR:
+        return JIT_SG_XOR;
+    default: /* IAdd of both kinds */
+        return JIT_SG_ADD;
     }
 }

@@ -7,13 +7,19 @@
  *   GlobalInvocationId = WorkgroupId * enqueued size + local id + offset
  *   LocalInvocationIndex = (z * size_y + y) * size_x + x   (this group's size)
  *   GlobalLinearId (OpenCL) = linearized global id without the offset
- * Sub-groups have size 1 (see jit.h).  The enqueued size is the compile-time
- * local size when known, so the JIT sees a constant.
+ * The enqueued size is the compile-time local size when known, so the JIT
+ * sees a constant.  Sub-groups are consecutive LocalInvocationIndex values:
+ * the sub-group values come from the markers of sg_marker.h (the sub-group
+ * size W and the lane), so the same code serves SIMD lanes and one work-item:
+ *   SubgroupId = LocalInvocationIndex / W,  NumSubgroups = ceil(items / W),
+ *   SubgroupSize = W (OpenCL's get_sub_group_size: the lanes that exist),
+ *   SubgroupEqMask ... LtMask: the lanes below W with the relation to this one.
  */
 #include "lower_ctx.h"
 
 #include <stddef.h>
 
+#include "sg_marker.h"
 #include "spirv_grammar.h"
 
 bool jit_var_builtin(lower_ctx *c, uint32_t var, uint32_t *builtin)
@@ -68,6 +74,58 @@ LLVMValueRef jit_local_index(lower_ctx *c)
                         "");
 }
 
+static LLVMValueRef marker64(lower_ctx *c, jit_sg_kind kind)
+{
+    return LLVMBuildZExt(c->b, jit_sg_build(c->b, c->mod, kind, 0, NULL, NULL), c->t_i64, "");
+}
+
+/* ceil(items / W) */
+static LLVMValueRef subgroups_of(lower_ctx *c, LLVMValueRef items)
+{
+    LLVMValueRef w = marker64(c, JIT_SG_SIZE);
+    return LLVMBuildUDiv(c->b, LLVMBuildAdd(c->b, items, LLVMBuildSub(c->b, w, k64(c, 1), ""), ""), w, "");
+}
+
+/* The bits of lanes [from, to) in word i (lanes 32i .. 32i + 31) of a mask. */
+static LLVMValueRef mask_word(lower_ctx *c, LLVMValueRef from, LLVMValueRef to, unsigned i)
+{
+    LLVMValueRef lo = k64(c, 32ull * i), zero = k64(c, 0), w32 = k64(c, 32);
+    LLVMValueRef b[2], e[2] = { from, to };
+    for (unsigned k = 0; k < 2; k++) { /* clamp(e - lo, 0, 32), then (1 << it) - 1 */
+        LLVMValueRef d = LLVMBuildSub(c->b, e[k], lo, "");
+        d = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, d, zero, ""), zero, d, "");
+        d = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSGT, d, w32, ""), w32, d, "");
+        b[k] = LLVMBuildSub(c->b, LLVMBuildShl(c->b, k64(c, 1), d, ""), k64(c, 1), "");
+    }
+    return LLVMBuildAnd(c->b, b[1], LLVMBuildXor(c->b, b[0], k64(c, ~0ull), ""), "");
+}
+
+LLVMValueRef jit_lane_range_mask(lower_ctx *c, LLVMValueRef from, LLVMValueRef to)
+{
+    LLVMValueRef r = LLVMConstNull(LLVMVectorType(c->t_i32, 4));
+    for (unsigned i = 0; i < 4; i++)
+        r = LLVMBuildInsertElement(c->b, r, LLVMBuildTrunc(c->b, mask_word(c, from, to, i), c->t_i32, ""),
+                                   LLVMConstInt(c->t_i32, i, 0), "");
+    return r;
+}
+
+static LLVMValueRef lane_mask(lower_ctx *c, uint32_t bi, unsigned i)
+{
+    LLVMValueRef l = marker64(c, JIT_SG_LANE), w = marker64(c, JIT_SG_SIZE), l1 = LLVMBuildAdd(c->b, l, k64(c, 1), "");
+    switch (bi) {
+    case SpvBuiltInSubgroupEqMask:
+        return mask_word(c, l, l1, i);
+    case SpvBuiltInSubgroupGeMask:
+        return mask_word(c, l, w, i);
+    case SpvBuiltInSubgroupGtMask:
+        return mask_word(c, l1, w, i);
+    case SpvBuiltInSubgroupLeMask:
+        return mask_word(c, k64(c, 0), l1, i);
+    default: /* Lt */
+        return mask_word(c, k64(c, 0), l, i);
+    }
+}
+
 /* Component i (0..2) of a builtin as i64; *n gets the natural component count. */
 static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n)
 {
@@ -85,7 +143,9 @@ static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n
         return item_u32(c, JIT_ITEM_LSIZE, i);
     case SpvBuiltInEnqueuedWorkgroupSize:
         return enqueued(c, i);
-    case SpvBuiltInGlobalInvocationId:
+    case SpvBuiltInGlobalInvocationId: /* Vulkan has no global offset */
+        if (!c->kernel)
+            return global_id_no_offset(c, i);
         return LLVMBuildAdd(c->b, global_id_no_offset(c, i), ctx_u64(c, offsetof(spvjit_wg_ctx, global_offset), i), "");
     case SpvBuiltInGlobalSize:
         return ctx_u64(c, offsetof(spvjit_wg_ctx, global_size), i);
@@ -97,21 +157,25 @@ static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n
     *n = 1;
     switch (bi) {
     case SpvBuiltInLocalInvocationIndex:
-    case SpvBuiltInSubgroupId:
         return jit_local_index(c);
+    case SpvBuiltInSubgroupId:
+        return LLVMBuildUDiv(c->b, jit_local_index(c), marker64(c, JIT_SG_SIZE), "");
     case SpvBuiltInWorkDim:
         return ctx_u32(c, offsetof(spvjit_wg_ctx, work_dim), 0);
-    case SpvBuiltInSubgroupSize:
+    case SpvBuiltInSubgroupSize: /* OpenCL: the work-items of this sub-group */
+        return marker64(c, c->kernel ? JIT_SG_LIVE : JIT_SG_SIZE);
     case SpvBuiltInSubgroupMaxSize:
-        return k64(c, 1);
+        return marker64(c, JIT_SG_SIZE);
     case SpvBuiltInSubgroupLocalInvocationId:
-        return k64(c, 0);
+        return marker64(c, JIT_SG_LANE);
     case SpvBuiltInNumSubgroups:
-        return LLVMBuildMul(c->b,
-                            LLVMBuildMul(c->b, item_u32(c, JIT_ITEM_LSIZE, 0), item_u32(c, JIT_ITEM_LSIZE, 1), ""),
-                            item_u32(c, JIT_ITEM_LSIZE, 2), "");
+        return subgroups_of(c, LLVMBuildMul(c->b,
+                                            LLVMBuildMul(c->b, item_u32(c, JIT_ITEM_LSIZE, 0),
+                                                         item_u32(c, JIT_ITEM_LSIZE, 1), ""),
+                                            item_u32(c, JIT_ITEM_LSIZE, 2), ""));
     case SpvBuiltInNumEnqueuedSubgroups:
-        return LLVMBuildMul(c->b, LLVMBuildMul(c->b, enqueued(c, 0), enqueued(c, 1), ""), enqueued(c, 2), "");
+        return subgroups_of(c, LLVMBuildMul(c->b, LLVMBuildMul(c->b, enqueued(c, 0), enqueued(c, 1), ""),
+                                            enqueued(c, 2), ""));
     case SpvBuiltInGlobalLinearId: {
         LLVMValueRef gx = global_id_no_offset(c, 0), gy = global_id_no_offset(c, 1), gz = global_id_no_offset(c, 2);
         LLVMValueRef sx = ctx_u64(c, offsetof(spvjit_wg_ctx, global_size), 0);
@@ -120,16 +184,13 @@ static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n
                             LLVMBuildMul(c->b, LLVMBuildAdd(c->b, LLVMBuildMul(c->b, gz, sy, ""), gy, ""), sx, ""), gx,
                             "");
     }
-    /* masks of a one-invocation sub-group: only bit 0 (this invocation) can be set */
     case SpvBuiltInSubgroupEqMask:
     case SpvBuiltInSubgroupGeMask:
-    case SpvBuiltInSubgroupLeMask:
-        *n = 4;
-        return k64(c, i == 0);
     case SpvBuiltInSubgroupGtMask:
+    case SpvBuiltInSubgroupLeMask:
     case SpvBuiltInSubgroupLtMask:
         *n = 4;
-        return k64(c, 0);
+        return lane_mask(c, bi, i);
     default:
         *n = 0;
         return NULL;

@@ -21,7 +21,8 @@
  *              lower_constants.c (the value table, constants, spec constants),
  *              lower_build.c (small IR helpers), lower_access.c (typed loads
  *              and stores at byte offsets), lower_vars.c (module-scope
- *              variables), lower_builtins.c (builtin values)
+ *              variables), lower_builtins.c (builtin values), sg_marker.c
+ *              (the sub-group markers, which the vectorizer consumes)
  *                 │ calls nothing above it — with one exception by design: an
  *                 │ OpSpecConstantOp lowered on first use goes through
  *                 │ c->dispatch, the opcode table the driver hands the core
@@ -70,6 +71,7 @@
 #include <llvm-c/TargetMachine.h>
 
 #include "jit.h"
+#include "sg_marker.h"
 #include "spirv/layout.h"
 #include "spirv/module.h"
 #include "util/arena.h"
@@ -139,6 +141,14 @@ struct lower_ctx {
     LLVMValueRef llfn, arg_ctx, arg_item;
     uint32_t cur_label; /* block being lowered */
     util_array phis;    /* jit_phi of the function (lower_cfg.c fills them in at its end) */
+
+    /* sub-groups (jit/simd.h): the width asked for (1: work-item by work-item)
+     * and whether it may narrow (a native size, jit_simd_width); after
+     * jit_build_entry_functions of a barrier-free kernel, the width its range
+     * got and, when 1 though more was asked, why */
+    unsigned simd_width;
+    bool simd_narrow;
+    char simd_why[256];
 
     /* entry-point facts */
     bool ls_known;
@@ -215,8 +225,12 @@ LLVMValueRef jit_intrinsic(lower_ctx *c, const char *name, LLVMTypeRef *types, u
 LLVMValueRef jit_splat(lower_ctx *c, LLVMValueRef scalar, LLVMTypeRef vec_t);
 LLVMValueRef jit_int_cast(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bool is_signed);
 void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v);
-/* Identity element of a group operation (sub-group and work-group alike). */
-LLVMValueRef jit_group_identity(lower_ctx *c, uint32_t op, LLVMTypeRef t);
+/* The operation of a group instruction (sub-group and work-group alike):
+ * its identity and combination are jit_sg_identity / jit_sg_combine. */
+jit_sg_arith jit_group_arith(uint32_t opcode);
+/* The bits of lanes [from, to) (i64s) of a sub-group lane mask, <4 x i32> as
+ * Vulkan's ballots (lower_builtins.c). */
+LLVMValueRef jit_lane_range_mask(lower_ctx *c, LLVMValueRef from, LLVMValueRef to);
 
 /* --- memory at byte offsets (lower_access.c) --- */
 LLVMValueRef jit_byte_gep(lower_ctx *c, LLVMValueRef base, LLVMValueRef off_i64, bool inbounds);
@@ -281,6 +295,11 @@ int jit_build_entry_functions(lower_ctx *c, uint32_t entry_fidx);
 /* spvjit_item(ctx, lx,ly,lz) for the fiber path: spvjit.item.in.group with the
  * group of ctx->group_id and ctx->local_size. */
 void jit_build_fiber_item(lower_ctx *c);
+/* The sub-group size for this kernel when `asked` is the native one: when its
+ * code cannot observe its sub-groups (no marker of sg_marker.h in the module)
+ * and its work-group's x size is below it, the largest power of two from 4
+ * up that divides that size (1 for a group of fewer than 4 work-items). */
+unsigned jit_simd_width(lower_ctx *c, unsigned asked);
 #define JIT_SYM_WG_RANGE "spvjit_wg_range"
 #define JIT_SYM_ITEM "spvjit_item"
 #define JIT_SYM_WG_INIT "spvjit_wg_init"

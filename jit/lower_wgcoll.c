@@ -142,40 +142,7 @@ static LLVMValueRef load_slot(lower_ctx *c, LLVMValueRef index, LLVMTypeRef t)
 
 static LLVMValueRef combine(lower_ctx *c, uint32_t op, LLVMValueRef a, LLVMValueRef b)
 {
-    LLVMBuilderRef bd = c->b;
-    LLVMTypeRef t = LLVMTypeOf(a);
-    switch (op) {
-    case SpvOpGroupIAdd:
-        return LLVMBuildAdd(bd, a, b, "");
-    case SpvOpGroupFAdd:
-        return LLVMBuildFAdd(bd, a, b, "");
-    case SpvOpGroupIMulKHR:
-        return LLVMBuildMul(bd, a, b, "");
-    case SpvOpGroupFMulKHR:
-        return LLVMBuildFMul(bd, a, b, "");
-    case SpvOpGroupFMin:
-        return jit_intrinsic(c, "llvm.minnum", &t, 1, (LLVMValueRef[]){ a, b }, 2);
-    case SpvOpGroupFMax:
-        return jit_intrinsic(c, "llvm.maxnum", &t, 1, (LLVMValueRef[]){ a, b }, 2);
-    case SpvOpGroupUMin:
-        return LLVMBuildSelect(bd, LLVMBuildICmp(bd, LLVMIntULT, a, b, ""), a, b, "");
-    case SpvOpGroupSMin:
-        return LLVMBuildSelect(bd, LLVMBuildICmp(bd, LLVMIntSLT, a, b, ""), a, b, "");
-    case SpvOpGroupUMax:
-        return LLVMBuildSelect(bd, LLVMBuildICmp(bd, LLVMIntUGT, a, b, ""), a, b, "");
-    case SpvOpGroupSMax:
-        return LLVMBuildSelect(bd, LLVMBuildICmp(bd, LLVMIntSGT, a, b, ""), a, b, "");
-    case SpvOpGroupBitwiseAndKHR:
-    case SpvOpGroupLogicalAndKHR:
-    case SpvOpGroupAll:
-        return LLVMBuildAnd(bd, a, b, "");
-    case SpvOpGroupBitwiseOrKHR:
-    case SpvOpGroupLogicalOrKHR:
-    case SpvOpGroupAny:
-        return LLVMBuildOr(bd, a, b, "");
-    default:
-        return LLVMBuildXor(bd, a, b, ""); /* bitwise / logical xor */
-    }
+    return jit_sg_combine(c->b, c->mod, jit_group_arith(op), a, b);
 }
 
 /* Marks a loop back edge "do not unroll": the fold and copy loops run once per
@@ -199,7 +166,7 @@ static LLVMValueRef fold_slots(lower_ctx *c, uint32_t op, LLVMTypeRef t, LLVMVal
     LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "wg.fold");
     LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "wg.fold.body");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "wg.fold.done");
-    LLVMValueRef init = jit_group_identity(c, op, t);
+    LLVMValueRef init = jit_sg_identity(jit_group_arith(op), t);
     LLVMBuildBr(c->b, head);
     LLVMPositionBuilderAtEnd(c->b, head);
     LLVMValueRef i = LLVMBuildPhi(c->b, c->t_i64, "");

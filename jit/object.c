@@ -10,7 +10,8 @@
  * refuses a blob whose recorded facts differ: code compiled for another
  * work-group memory layout, parameter list or resource numbering must never
  * run.  What only code generation decides (barriers compiled into regions,
- * which functions exist) is taken from the flags.
+ * which functions exist, the sub-group size) is taken from the flags and the
+ * header.
  */
 #include "kernel_internal.h"
 #include "util/hash.h"
@@ -20,7 +21,7 @@
 #include <string.h>
 
 #define BLOB_MAGIC "SPVJITO1"
-#define BLOB_FORMAT 3u /* 2: XXH3 hashes (util/hash.h); 3: spvjit_wg_range */
+#define BLOB_FORMAT 4u /* 2: XXH3 hashes (util/hash.h); 3: spvjit_wg_range; 4: the sub-group size */
 
 enum {
     BLOB_WG = JIT_HAS_WG_RANGE,
@@ -40,6 +41,7 @@ typedef struct blob_header {
     uint32_t local_size[3];
     uint32_t nparams, nresources, nslots, nspec;
     uint32_t wg_mem_align;
+    uint32_t subgroup_size; /* decided by code generation, like BLOB_REGIONS */
     uint64_t wg_mem_size, push_constant_size, stack_estimate;
     uint64_t facts_hash; /* parameters, resources, spec-constant slots */
     uint64_t object_len, object_hash;
@@ -105,6 +107,7 @@ int jit_keep_object(jit_kernel *k, unsigned syms, const void *obj, size_t len)
     h.format = BLOB_FORMAT;
     h.header_bytes = sizeof h;
     record_facts(&h, &k->facts, syms);
+    h.subgroup_size = k->facts.subgroup_size;
     h.object_len = len;
     h.object_hash = util_hash_bytes(obj, len, 0);
     k->blob = malloc(sizeof h + len);
@@ -215,8 +218,10 @@ jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spv
         spv_fail(diag, "out of memory");
     ok = k && !jit_build_begin(&b, m, ep, o, false, ep->name, diag) && !jit_run_guarded(&b.c, analyze_entry, (void *)o);
     ok = ok && !jit_fill_facts(k, &b.c);
-    if (ok)
+    if (ok) {
         k->facts.barrier_regions = (h.flags & BLOB_REGIONS) != 0;
+        k->facts.subgroup_size = h.subgroup_size;
+    }
     unsigned syms = h.flags & (BLOB_WG | BLOB_ITEM);
     if (ok && b.c.has_wg_init)
         syms |= BLOB_WG_INIT;

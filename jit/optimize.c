@@ -7,6 +7,7 @@
 #include "jit_internal.h"
 
 #include <pthread.h>
+#include <string.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -51,6 +52,18 @@ LLVMTargetMachineRef jit_host_target_machine(int opt_level, spv_diag *diag)
     if (!tm)
         spv_fail(diag, "LLVM: could not create a target machine for the host");
     return tm;
+}
+
+unsigned jit_host_lanes32(void)
+{
+    char *f = LLVMGetHostCPUFeatures();
+    unsigned lanes = 4; /* SSE, NEON */
+    if (f && strstr(f, "+avx512f"))
+        lanes = 16;
+    else if (f && strstr(f, "+avx2"))
+        lanes = 8;
+    LLVMDisposeMessage(f);
+    return lanes;
 }
 
 int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, spv_diag *diag)

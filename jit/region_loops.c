@@ -8,7 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "simd.h"
 #include "util/array.h"
+
+/* One machine: the regions of one group, spvjit.group.full (the compile-time
+ * local size) or spvjit.group.partial (a smaller OpenCL group). */
+typedef struct machine {
+    LLVMValueRef fn;
+    bool full;
+    jit_group g;           /* its group: parameters (constant sizes when full) */
+    LLVMBasicBlockRef top; /* where its code goes on, after frame, hoisting, environment */
+    LLVMValueRef *slot_wg; /* [nslots]: the per-item array or the group slot */
+    LLVMValueRef next, next_uniform, rounds, diff;
+    LLVMValueRef env;        /* the values the region functions read */
+    LLVMValueRef *rfn, *vfn; /* [nresume + 1]: the region functions, their vector forms */
+    bool *uniform;           /* [nresume + 1]: every item leaves the region the same way */
+    uint64_t **at_start;     /* [nresume + 1][nslots]: environment offset + 1 of the value an
+                                         item restores into a group slot (group_slots_at_start), 0 for none */
+} machine;
 
 typedef struct emitter {
     lower_ctx *c;
@@ -16,12 +33,22 @@ typedef struct emitter {
     const jit_uniformity *u;
     const jit_slot_plan *p;
     LLVMBuilderRef b;
-    LLVMValueRef item, wg;  /* the item function; the function being built */
-    LLVMValueRef *slot_wg;  /* [nslots]: the per-item array or the group slot in the machine */
-    util_hashmap hoisted;   /* hoisted item value → its clone at the top of the machine */
-    const jit_group *group; /* the group being emitted (group_range.h) */
+    LLVMValueRef item; /* the item function */
+    machine *m;        /* the machine being built */
+    machine mach[2];   /* full, partial */
+    unsigned nmach;
+    util_hashmap hoisted; /* hoisted item value → its clone at the top of the machine */
     uint32_t ls[3], n;
-    LLVMValueRef next, next_uniform, rounds, diff, site_table;
+    LLVMValueRef site_table;
+    /* what the region functions of the machine being built read of it (its environment) */
+    util_array env_vals;    /* LLVMValueRef: machine values, one environment field each */
+    util_array env_offsets; /* uint64_t: each field's byte offset */
+    uint64_t env_size;
+    unsigned env_align;
+    LLVMValueRef env_param; /* the environment in the region function being built */
+    LLVMBuilderRef eb;      /* ... its entry block */
+    util_hashmap outer;     /* machine value → its load in the region function being built */
+    unsigned width;         /* sub-groups (simd.h), 1: work-item by work-item */
     char *msg;
     bool oom;
 } emitter;
@@ -55,7 +82,7 @@ static void open_nest(emitter *e, nest *ns, LLVMValueRef *bound)
     memcpy(ns->bound, bound, sizeof ns->bound);
     for (int d = 0; d < 3; d++) {
         LLVMBasicBlockRef from = LLVMGetInsertBlock(e->b);
-        ns->head[d] = LLVMAppendBasicBlockInContext(c->llc, e->wg, names[d]);
+        ns->head[d] = LLVMAppendBasicBlockInContext(c->llc, e->m->fn, names[d]);
         LLVMBuildBr(e->b, ns->head[d]);
         LLVMPositionBuilderAtEnd(e->b, ns->head[d]);
         ns->iv[d] = LLVMBuildPhi(e->b, c->t_i32, names[d]);
@@ -76,21 +103,79 @@ static void close_nest(emitter *e, nest *ns)
         LLVMBasicBlockRef latch = LLVMGetInsertBlock(e->b);
         LLVMAddIncoming(ns->iv[d], &next, &latch, 1);
         LLVMValueRef more = LLVMBuildICmp(e->b, LLVMIntULT, next, ns->bound[2 - d], "");
-        LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->llc, e->wg, "");
+        LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->llc, e->m->fn, "");
         LLVMBuildCondBr(e->b, more, ns->head[d], after);
         LLVMPositionBuilderAtEnd(e->b, after);
     }
 }
 
-static LLVMValueRef item_ptr(emitter *e, LLVMValueRef arr, LLVMTypeRef elem, LLVMValueRef idx)
+static LLVMValueRef item_ptr(emitter *e, LLVMBuilderRef b, LLVMValueRef arr, LLVMTypeRef elem, LLVMValueRef idx)
 {
     LLVMValueRef ix[2] = { LLVMConstInt(e->c->t_i32, 0, 0), idx };
-    return LLVMBuildInBoundsGEP2(e->b, LLVMArrayType2(elem, e->n), arr, ix, 2, "");
+    return LLVMBuildInBoundsGEP2(b, LLVMArrayType2(elem, e->n), arr, ix, 2, "");
+}
+
+/* --- the environment: values of spvjit_wg the region functions read ------------------------------ */
+
+/* A new environment field for a value of type t (v: the spvjit_wg value
+ * stored there once, at the top; NULL for one stored before each region);
+ * returns its byte offset. */
+static uint64_t env_reserve(emitter *e, LLVMTypeRef t, LLVMValueRef v)
+{
+    uint64_t al = LLVMABIAlignmentOfType(e->c->td, t), off = (e->env_size + al - 1) / al * al;
+    if (!UTIL_ARRAY_PUSH(&e->env_vals, LLVMValueRef, v) || !UTIL_ARRAY_PUSH(&e->env_offsets, uint64_t, off))
+        e->oom = true;
+    e->env_size = off + LLVMABISizeOfType(e->c->td, t);
+    if (al > e->env_align)
+        e->env_align = (unsigned)al;
+    return off;
+}
+
+static LLVMValueRef env_at(emitter *e, LLVMBuilderRef b, LLVMValueRef env, uint64_t off)
+{
+    return LLVMBuildGEP2(b, e->c->t_i8, env, (LLVMValueRef[]){ LLVMConstInt(e->c->t_i64, off, 0) }, 1, "");
+}
+
+/* The region function's copy of spvjit_wg value v: a load from the environment. */
+static LLVMValueRef outside(emitter *e, LLVMValueRef v)
+{
+    LLVMValueRef m = util_ptrmap_get(&e->outer, v);
+    if (m)
+        return m;
+    LLVMTypeRef t = LLVMTypeOf(v);
+    m = LLVMBuildLoad2(e->eb, t, env_at(e, e->eb, e->env_param, env_reserve(e, t, v)), "");
+    /* what is known of its low bits (a group's first index) stays known */
+    unsigned tz = LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? jit_simd_known_tz(v) : 0;
+    if (tz && tz < LLVMGetIntTypeWidth(t))
+        m = LLVMBuildAnd(e->eb, m, LLVMConstInt(t, ~0ull << tz, 0), "");
+    put(e, &e->outer, v, m);
+    return m;
+}
+
+/* Stores the environment's fields at the builder (the top of the machine,
+ * after the hoisted values). */
+static void fill_env(emitter *e)
+{
+    lower_ctx *c = e->c;
+    LLVMTypeRef t = LLVMArrayType2(c->t_i8, e->env_size ? e->env_size : 1);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(c->llc);
+    LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(e->m->fn)));
+    e->m->env = LLVMBuildAlloca(b, LLVMStructTypeInContext(c->llc, &t, 1, 0), "env");
+    LLVMSetAlignment(e->m->env, e->env_align);
+    LLVMDisposeBuilder(b);
+    for (size_t i = 0; i < UTIL_ARRAY_COUNT(&e->env_vals, LLVMValueRef); i++) {
+        uint64_t off = UTIL_ARRAY_AT(&e->env_offsets, uint64_t, i);
+        LLVMValueRef v = UTIL_ARRAY_AT(&e->env_vals, LLVMValueRef, i);
+        if (v)
+            LLVMBuildStore(e->b, v, env_at(e, e->b, e->m->env, off));
+    }
 }
 
 /* --- cloning the item function's code ------------------------------------------------------------ */
 
-/* The clone of item-function value v in the current region (map), v itself for constants. */
+/* The clone of item-function value v in the current region (map), v itself
+ * for constants; hoisted values come from spvjit_wg (through the environment
+ * in a region function). */
 static LLVMValueRef mapped(emitter *e, const util_hashmap *map, LLVMValueRef v)
 {
     if (LLVMIsABasicBlock(v))
@@ -98,19 +183,20 @@ static LLVMValueRef mapped(emitter *e, const util_hashmap *map, LLVMValueRef v)
     if (!LLVMIsAInstruction(v) && !LLVMIsAArgument(v))
         return v;
     LLVMValueRef m = util_ptrmap_get(map, v);
-    return m ? m : util_ptrmap_get(&e->hoisted, v);
+    if (m)
+        return m;
+    m = util_ptrmap_get(&e->hoisted, v);
+    return m && e->env_param ? outside(e, m) : m;
 }
 
 /* Recomputes item-function value v at the builder (JIT_SLOT_REMAT); memo holds
  * what this recomputation already built. */
 static LLVMValueRef remat(emitter *e, const util_hashmap *map, util_hashmap *memo, LLVMValueRef v)
 {
-    if (!LLVMIsAInstruction(v))
+    if (!LLVMIsAInstruction(v) || util_ptrmap_get(&e->hoisted, v))
         return mapped(e, map, v);
-    LLVMValueRef m = util_ptrmap_get(&e->hoisted, v);
+    LLVMValueRef m = util_ptrmap_get(memo, v);
     if (m)
-        return m;
-    if ((m = util_ptrmap_get(memo, v)))
         return m;
     if (LLVMIsALoadInst(v)) {
         const jit_slot *sl = jit_slot_of(e->p, LLVMGetOperand(v, 0));
@@ -150,25 +236,18 @@ static int remap_operands(emitter *e, const util_hashmap *map, LLVMValueRef clon
     return 0;
 }
 
-/* The item function's parameters that are the same for the whole group: ctx,
- * the group's size (`size`) and WorkgroupId. */
-static void map_group_params(emitter *e, util_hashmap *map, LLVMValueRef *size)
-{
-    put(e, map, e->rg->ctx, LLVMGetParam(e->wg, 0));
-    for (unsigned d = 0; d < 3; d++) {
-        put(e, map, LLVMGetParam(e->item, 4 + d), size[d]);
-        put(e, map, LLVMGetParam(e->item, 7 + d), e->group->id[d]);
-    }
-}
-
-/* Computes the hoisted values once per group, at the top of its machine. */
+/* Computes the hoisted values once per group, at the top of its machine
+ * (the item function's ctx, the group's size and WorkgroupId are the
+ * machine's). */
 static int hoist(emitter *e)
 {
     util_hashmap map;
     util_hashmap_init(&map, NULL);
-    LLVMValueRef size[3];
-    memcpy(size, e->group->size, sizeof size);
-    map_group_params(e, &map, size);
+    put(e, &map, e->rg->ctx, LLVMGetParam(e->m->fn, 0));
+    for (unsigned d = 0; d < 3; d++) {
+        put(e, &map, LLVMGetParam(e->item, 4 + d), e->m->g.size[d]);
+        put(e, &map, LLVMGetParam(e->item, 7 + d), e->m->g.id[d]);
+    }
     int rc = 0;
     for (LLVMValueRef in = LLVMGetFirstInstruction(e->rg->cfg.blocks[0]); in && !rc; in = LLVMGetNextInstruction(in)) {
         if (!jit_slot_hoisted(e->p, in))
@@ -183,7 +262,7 @@ static int hoist(emitter *e)
     return rc;
 }
 
-/* --- one region ------------------------------------------------------------------------------------ */
+/* --- one region as a function of one work-item --------------------------------------------------- */
 
 /* Whether every item leaves region `list` the same way: none of its barriers
  * and returns is in a divergent block. */
@@ -198,11 +277,11 @@ static bool uniform_exit(emitter *e, const unsigned *list, unsigned nlist)
     return true;
 }
 
-/* A group slot live into region k and stored in it: every item starts from
+/* Group slots live into region k and stored in it: every item starts from
  * the value it had when the region began, not the one the previous item left
- * (all items store the same values, so the last one's is right).  Loads those
- * values before the loop; at_start[s] is the load or NULL. */
-static void group_slots_at_start(emitter *e, unsigned k, const unsigned *list, unsigned nlist, LLVMValueRef *at_start)
+ * (all items store the same values, so the last one's is right).  restore[s]
+ * is set for each. */
+static void group_slots_at_start(emitter *e, unsigned k, const unsigned *list, unsigned nlist, bool *restore)
 {
     const jit_slot_plan *p = e->p;
     bool *stored = calloc(p->nslots + 1, 1);
@@ -217,11 +296,9 @@ static void group_slots_at_start(emitter *e, unsigned k, const unsigned *list, u
             if (s != UINT32_MAX)
                 stored[s] = true;
         }
-    for (unsigned s = 0; s < p->nslots; s++) {
-        const jit_slot *sl = &p->slots[s];
-        if (sl->kind == JIT_SLOT_GROUP && stored[s] && k > 0 && jit_slot_live_into(p, e->rg->start[k], s))
-            at_start[s] = LLVMBuildLoad2(e->b, LLVMGetAllocatedType(sl->alloca), e->slot_wg[s], "");
-    }
+    for (unsigned s = 0; s < p->nslots; s++)
+        restore[s] =
+            p->slots[s].kind == JIT_SLOT_GROUP && stored[s] && k > 0 && jit_slot_live_into(p, e->rg->start[k], s);
     free(stored);
 }
 
@@ -246,10 +323,10 @@ static LLVMValueRef slot_value(emitter *e, const util_hashmap *map, LLVMValueRef
     return v ? v : in;
 }
 
-/* Clones region k's blocks into the loop body; operands are remapped once
- * every clone exists. */
-static int clone_region(emitter *e, const unsigned *list, unsigned nlist, util_hashmap *map, LLVMValueRef next_ptr,
-                        LLVMBasicBlockRef latch)
+/* Clones region blocks `list` into the region function; a barrier or a return
+ * returns where the item stopped (the resume id, 0 for a return).  Operands
+ * are remapped once every clone exists. */
+static int clone_region(emitter *e, const unsigned *list, unsigned nlist, util_hashmap *map)
 {
     lower_ctx *c = e->c;
     const jit_regions *rg = e->rg;
@@ -268,8 +345,7 @@ static int clone_region(emitter *e, const unsigned *list, unsigned nlist, util_h
             } else if (v) {
                 put(e, map, in, v);
             } else if (op == LLVMRet || (rg->barrier[b] && op == LLVMBr)) {
-                LLVMBuildStore(e->b, LLVMConstInt(c->t_i32, op == LLVMRet ? 0 : rg->resume[b], 0), next_ptr);
-                LLVMBuildBr(e->b, latch);
+                LLVMBuildRet(e->b, LLVMConstInt(c->t_i32, op == LLVMRet ? 0 : rg->resume[b], 0));
             } else {
                 LLVMValueRef cl = LLVMInstructionClone(in);
                 LLVMInsertIntoBuilder(e->b, cl);
@@ -285,10 +361,13 @@ static int clone_region(emitter *e, const unsigned *list, unsigned nlist, util_h
     return rc;
 }
 
-/* Region k as a loop over the work-items; the builder is left after the loop,
- * where every item has stored its next[] entry, or, when *uniform (every item
- * leaves the region at the same barrier or return), next_uniform. */
-static int emit_region(emitter *e, unsigned k, LLVMValueRef *bound, bool *uniform)
+enum { RF_CTX, RF_LX, RF_LY, RF_LZ, RF_IDX, RF_ENV, RF_SX, RF_SY, RF_NPARAMS };
+
+/* Region k as i32 spvjit.region.k(ctx, lx, ly, lz, idx, env, sx, sy): one
+ * work-item's run from the region's start to its barrier or return, which it
+ * returns.  idx is the item's index in the per-item arrays; sx, sy the
+ * group's width and height (read by the sub-group wrapper, simd.h). */
+static int build_region_fn(emitter *e, unsigned k)
 {
     lower_ctx *c = e->c;
     const jit_regions *rg = e->rg;
@@ -296,51 +375,86 @@ static int emit_region(emitter *e, unsigned k, LLVMValueRef *bound, bool *unifor
     unsigned nb = rg->cfg.nblocks;
     unsigned *list = calloc(nb + 1, sizeof *list);
     bool *in_region = calloc(nb + 1, sizeof *in_region);
-    LLVMValueRef *at_start = calloc(p->nslots + 1, sizeof *at_start);
-    if (!list || !in_region || !at_start) {
+    bool *restore = calloc(p->nslots + 1, sizeof *restore);
+    e->m->at_start[k] = calloc(p->nslots + 1, sizeof **e->m->at_start);
+    if (!list || !in_region || !restore || !e->m->at_start[k]) {
         free(list);
         free(in_region);
-        free(at_start);
+        free(restore);
         e->oom = true;
         return -1;
     }
     unsigned nlist = jit_regions_blocks(rg, k, list, in_region);
-    *uniform = uniform_exit(e, list, nlist);
-    group_slots_at_start(e, k, list, nlist, at_start);
+    e->m->uniform[k] = uniform_exit(e, list, nlist);
+    group_slots_at_start(e, k, list, nlist, restore);
 
-    nest ns;
-    open_nest(e, &ns, bound);
-    for (unsigned s = 0; s < p->nslots; s++)
-        if (at_start[s])
-            LLVMBuildStore(e->b, at_start[s], e->slot_wg[s]);
+    LLVMTypeRef pt[RF_NPARAMS] = { c->t_ptr, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_ptr, c->t_i32, c->t_i32 };
+    char name[32];
+    snprintf(name, sizeof name, "spvjit.region.%u%s", k, e->m->full ? "" : ".partial");
+    LLVMValueRef fn = LLVMAddFunction(c->mod, name, LLVMFunctionType(c->t_i32, pt, RF_NPARAMS, 0));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c->llc, nounwind, 0));
+    e->m->rfn[k] = fn;
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c->llc, fn, "entry");
+    LLVMPositionBuilderAtEnd(e->eb, entry);
+    e->env_param = LLVMGetParam(fn, RF_ENV);
+    util_hashmap_clear(&e->outer);
+
     util_hashmap map;
     util_hashmap_init(&map, NULL);
-    map_group_params(e, &map, bound);
-    for (unsigned d = 0; d < 3; d++) /* lx, ly, lz */
-        put(e, &map, LLVMGetParam(e->item, 1 + d), ns.iv[2 - d]);
+    for (unsigned d = 0; d < 4; d++) /* ctx, lx, ly, lz */
+        put(e, &map, LLVMGetParam(e->item, d), LLVMGetParam(fn, d));
+    for (unsigned d = 0; d < 3; d++) { /* the group's size (constants in a full machine) and WorkgroupId */
+        LLVMValueRef size = e->m->g.size[d];
+        put(e, &map, LLVMGetParam(e->item, 4 + d), LLVMIsAConstant(size) ? size : outside(e, size));
+        put(e, &map, LLVMGetParam(e->item, 7 + d), outside(e, e->m->g.id[d]));
+    }
     for (unsigned s = 0; s < p->nslots; s++) {
         const jit_slot *sl = &p->slots[s];
-        LLVMValueRef ptr = sl->kind == JIT_SLOT_ITEM
-                               ? item_ptr(e, e->slot_wg[s], LLVMGetAllocatedType(sl->alloca), ns.idx)
-                               : e->slot_wg[s];
+        LLVMTypeRef t = LLVMGetAllocatedType(sl->alloca);
+        LLVMValueRef ptr;
+        if (sl->kind == JIT_SLOT_ITEM) {
+            ptr = item_ptr(e, e->eb, outside(e, e->m->slot_wg[s]), t, LLVMGetParam(fn, RF_IDX));
+        } else if (sl->kind == JIT_SLOT_SHARED) { /* each item writes it before it reads it */
+            ptr = LLVMBuildAlloca(e->eb, t, "");
+            LLVMSetAlignment(ptr, LLVMGetAlignment(sl->alloca));
+        } else {
+            ptr = outside(e, e->m->slot_wg[s]);
+        }
         put(e, &map, sl->alloca, ptr);
+        if (restore[s]) {
+            uint64_t off = env_reserve(e, t, NULL);
+            e->m->at_start[k][s] = off + 1;
+            LLVMBuildStore(e->eb, LLVMBuildLoad2(e->eb, t, env_at(e, e->eb, e->env_param, off), ""), ptr);
+        }
     }
-    LLVMValueRef next_ptr = *uniform ? e->next_uniform : item_ptr(e, e->next, c->t_i32, ns.idx);
-    LLVMBasicBlockRef latch = LLVMAppendBasicBlockInContext(c->llc, e->wg, "latch");
     for (unsigned w = 0; w < nlist; w++)
         put(e, &map, (LLVMValueRef)rg->cfg.blocks[list[w]],
-            (LLVMValueRef)LLVMAppendBasicBlockInContext(c->llc, e->wg, w ? "" : "region"));
-    LLVMBuildBr(e->b, util_ptrmap_get(&map, rg->cfg.blocks[rg->start[k]]));
-    int rc = clone_region(e, list, nlist, &map, next_ptr, latch);
-    LLVMPositionBuilderAtEnd(e->b, latch);
-    close_nest(e, &ns);
+            (LLVMValueRef)LLVMAppendBasicBlockInContext(c->llc, fn, w ? "" : "region"));
+    int rc = clone_region(e, list, nlist, &map);
+    LLVMPositionBuilderAtEnd(e->eb, entry);
+    LLVMBuildBr(e->eb, util_ptrmap_get(&map, rg->cfg.blocks[rg->start[k]]));
+    e->env_param = NULL;
     util_hashmap_fini(&map);
     free(list);
     free(in_region);
-    free(at_start);
+    free(restore);
     return rc;
 }
 
+/* The values of group slots that items of region k restore (group_slots_at_start)
+ * go to their environment fields before the region's loop. */
+static void save_at_start(emitter *e, unsigned k)
+{
+    for (unsigned s = 0; s < e->p->nslots; s++) {
+        if (!e->m->at_start[k][s])
+            continue;
+        uint64_t off = e->m->at_start[k][s] - 1;
+        LLVMTypeRef t = LLVMGetAllocatedType(e->p->slots[s].alloca);
+        LLVMBuildStore(e->b, LLVMBuildLoad2(e->b, t, e->m->slot_wg[s], ""), env_at(e, e->b, e->m->env, off));
+    }
+}
 /* After a region: every item must have stopped at the same barrier (or returned).
  * Divergence calls ctx->report_divergence and returns true (the range stops);
  * otherwise dispatches.
@@ -349,21 +463,21 @@ static void emit_check(emitter *e, LLVMValueRef *bound, LLVMBasicBlockRef *regio
                        bool uniform)
 {
     lower_ctx *c = e->c;
-    LLVMValueRef ctx = LLVMGetParam(e->wg, 0);
-    LLVMValueRef first = LLVMBuildLoad2(e->b, c->t_i32, uniform ? e->next_uniform : e->next, "first");
+    LLVMValueRef ctx = LLVMGetParam(e->m->fn, 0);
+    LLVMValueRef first = LLVMBuildLoad2(e->b, c->t_i32, uniform ? e->m->next_uniform : e->m->next, "first");
     if (!uniform) {
-        LLVMBuildStore(e->b, LLVMConstInt(c->t_i32, 0, 0), e->diff);
+        LLVMBuildStore(e->b, LLVMConstInt(c->t_i32, 0, 0), e->m->diff);
         nest ns;
         open_nest(e, &ns, bound);
         /* diff |= next[i] ^ first: no early exit, so the loop vectorizes */
-        LLVMValueRef v = LLVMBuildLoad2(e->b, c->t_i32, item_ptr(e, e->next, c->t_i32, ns.idx), "");
+        LLVMValueRef v = LLVMBuildLoad2(e->b, c->t_i32, item_ptr(e, e->b, e->m->next, c->t_i32, ns.idx), "");
         LLVMValueRef acc =
-            LLVMBuildOr(e->b, LLVMBuildLoad2(e->b, c->t_i32, e->diff, ""), LLVMBuildXor(e->b, v, first, ""), "");
-        LLVMBuildStore(e->b, acc, e->diff);
+            LLVMBuildOr(e->b, LLVMBuildLoad2(e->b, c->t_i32, e->m->diff, ""), LLVMBuildXor(e->b, v, first, ""), "");
+        LLVMBuildStore(e->b, acc, e->m->diff);
         close_nest(e, &ns);
-        LLVMBasicBlockRef diverged = LLVMAppendBasicBlockInContext(c->llc, e->wg, "diverged");
-        LLVMBasicBlockRef same = LLVMAppendBasicBlockInContext(c->llc, e->wg, "same");
-        LLVMValueRef any = LLVMBuildICmp(e->b, LLVMIntNE, LLVMBuildLoad2(e->b, c->t_i32, e->diff, ""),
+        LLVMBasicBlockRef diverged = LLVMAppendBasicBlockInContext(c->llc, e->m->fn, "diverged");
+        LLVMBasicBlockRef same = LLVMAppendBasicBlockInContext(c->llc, e->m->fn, "same");
+        LLVMValueRef any = LLVMBuildICmp(e->b, LLVMIntNE, LLVMBuildLoad2(e->b, c->t_i32, e->m->diff, ""),
                                          LLVMConstInt(c->t_i32, 0, 0), "");
         LLVMBuildCondBr(e->b, any, diverged, same);
 
@@ -371,21 +485,96 @@ static void emit_check(emitter *e, LLVMValueRef *bound, LLVMBasicBlockRef *regio
         LLVMTypeRef params[5] = { c->t_ptr, c->t_i64, c->t_ptr, c->t_ptr, c->t_i64 };
         LLVMTypeRef ft = LLVMFunctionType(c->t_void, params, 5, 0);
         LLVMValueRef fn = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, report_divergence), c->t_ptr);
-        LLVMValueRef args[5] = { ctx, e->group->index, e->next, e->site_table,
-                                 LLVMBuildLoad2(e->b, c->t_i64, e->rounds, "") };
+        LLVMValueRef args[5] = { ctx, e->m->g.index, e->m->next, e->site_table,
+                                 LLVMBuildLoad2(e->b, c->t_i64, e->m->rounds, "") };
         LLVMBuildCall2(e->b, ft, fn, args, 5, "");
         LLVMBuildRet(e->b, LLVMConstInt(c->t_i1, 1, 0));
         LLVMPositionBuilderAtEnd(e->b, same);
     }
-    LLVMValueRef rounds = LLVMBuildLoad2(e->b, c->t_i64, e->rounds, "");
-    LLVMBuildStore(e->b, LLVMBuildAdd(e->b, rounds, LLVMConstInt(c->t_i64, 1, 0), ""), e->rounds);
+    LLVMValueRef rounds = LLVMBuildLoad2(e->b, c->t_i64, e->m->rounds, "");
+    LLVMBuildStore(e->b, LLVMBuildAdd(e->b, rounds, LLVMConstInt(c->t_i64, 1, 0), ""), e->m->rounds);
     LLVMValueRef sw = LLVMBuildSwitch(e->b, first, exit, e->rg->nresume);
     for (unsigned k = 1; k <= e->rg->nresume; k++)
         LLVMAddCase(sw, LLVMConstInt(c->t_i32, k, 0), region_pre[k]);
 }
 
-/* The whole machine for one set of loop bounds. */
-static int emit_machine(emitter *e, LLVMValueRef *bound, LLVMBasicBlockRef exit)
+/* Region k for every item: a loop nest calling its function once per item. */
+static void emit_items(emitter *e, unsigned k, LLVMValueRef *bound)
+{
+    lower_ctx *c = e->c;
+    nest ns;
+    open_nest(e, &ns, bound);
+    LLVMValueRef args[RF_NPARAMS] = {
+        LLVMGetParam(e->m->fn, 0), ns.iv[2], ns.iv[1], ns.iv[0], ns.idx, e->m->env, bound[0], bound[1]
+    };
+    LLVMValueRef r = LLVMBuildCall2(e->b, LLVMGlobalGetValueType(e->m->rfn[k]), e->m->rfn[k], args, RF_NPARAMS, "next");
+    LLVMBuildStore(e->b, r, e->m->uniform[k] ? e->m->next_uniform : item_ptr(e, e->b, e->m->next, c->t_i32, ns.idx));
+    close_nest(e, &ns);
+}
+
+typedef struct sg_store {
+    emitter *e;
+    unsigned k;
+    LLVMValueRef *bound; /* run-time bounds: next[] in the compiled layout */
+} sg_store;
+
+/* After a sub-group's run: where its items stopped, into next[]. */
+static void store_sg_next(void *user, LLVMBuilderRef b, LLVMValueRef base, LLVMValueRef live, LLVMValueRef r)
+{
+    sg_store *st = user;
+    emitter *e = st->e;
+    lower_ctx *c = e->c;
+    if (e->m->uniform[st->k]) { /* lane 0 is always live */
+        LLVMBuildStore(b, LLVMBuildExtractElement(b, r, LLVMConstInt(c->t_i32, 0, 0), ""), e->m->next_uniform);
+        return;
+    }
+    if (!st->bound) { /* the arrays are padded to whole sub-groups */
+        LLVMSetAlignment(LLVMBuildStore(b, r, item_ptr(e, b, e->m->next, c->t_i32, base)), 4);
+        return;
+    }
+    /* a smaller group: item i of the run is (x, y, z) of its bounds, at x + X * (y + Y * z) */
+    unsigned w = e->width;
+    LLVMValueRef lanes[JIT_SIMD_MAX_WIDTH];
+    for (unsigned i = 0; i < w; i++)
+        lanes[i] = LLVMConstInt(c->t_i32, i, 0);
+    LLVMTypeRef vt = LLVMVectorType(c->t_i32, w);
+    LLVMValueRef bx = jit_splat(c, st->bound[0], vt), by = jit_splat(c, st->bound[1], vt);
+    LLVMValueRef i = LLVMBuildAdd(b, jit_splat(c, base, vt), LLVMConstVector(lanes, w), "");
+    LLVMValueRef x = LLVMBuildURem(b, i, bx, ""), t = LLVMBuildUDiv(b, i, bx, "");
+    LLVMValueRef y = LLVMBuildURem(b, t, by, ""), z = LLVMBuildUDiv(b, t, by, "");
+    LLVMValueRef X = jit_splat(c, LLVMConstInt(c->t_i32, e->ls[0], 0), vt);
+    LLVMValueRef Y = jit_splat(c, LLVMConstInt(c->t_i32, e->ls[1], 0), vt);
+    LLVMValueRef at = LLVMBuildAdd(b, x, LLVMBuildMul(b, X, LLVMBuildAdd(b, y, LLVMBuildMul(b, Y, z, ""), ""), ""), "");
+    LLVMValueRef ptrs = LLVMBuildGEP2(b, c->t_i32, e->m->next, &at, 1, "");
+    LLVMTypeRef ty[2] = { vt, LLVMTypeOf(ptrs) };
+    LLVMValueRef a[4] = { r, ptrs, LLVMConstInt(c->t_i32, 4, 0), live };
+    jit_intrinsic(c, "llvm.masked.scatter", ty, 2, a, 4);
+}
+
+/* Region k by sub-groups: a loop calling its vector function once per sub-group. */
+static void emit_subgroups(emitter *e, unsigned k, LLVMValueRef *bound, bool dyn)
+{
+    lower_ctx *c = e->c;
+    LLVMValueRef count = dyn ? LLVMBuildMul(e->b, LLVMBuildMul(e->b, bound[0], bound[1], ""), bound[2], "")
+                             : LLVMConstInt(c->t_i32, e->ls[0] * e->ls[1] * e->ls[2], 0);
+    LLVMValueRef args[3] = { e->m->env, bound[0], bound[1] };
+    sg_store st = { e, k, dyn ? bound : NULL };
+    jit_simd_loop l = { .vf = e->m->vfn[k],
+                        .ctx = LLVMGetParam(e->m->fn, 0),
+                        .args = args,
+                        .nargs = 3,
+                        .count = count,
+                        .width = e->width,
+                        .each = store_sg_next,
+                        .user = &st };
+    LLVMBuilderRef saved = c->b;
+    c->b = e->b; /* jit_splat / jit_intrinsic build with c->b */
+    jit_simd_emit_loop(&l, e->b);
+    c->b = saved;
+}
+
+/* The whole machine for one set of loop bounds (dyn: ctx->local_size). */
+static int emit_machine(emitter *e, LLVMValueRef *bound, bool dyn, LLVMBasicBlockRef exit)
 {
     lower_ctx *c = e->c;
     unsigned nr = e->rg->nresume;
@@ -395,24 +584,25 @@ static int emit_machine(emitter *e, LLVMValueRef *bound, LLVMBasicBlockRef exit)
         return -1;
     }
     for (unsigned k = 0; k <= nr; k++)
-        pre[k] = LLVMAppendBasicBlockInContext(c->llc, e->wg, "region.pre");
-    LLVMBuildStore(e->b, LLVMConstInt(c->t_i64, 0, 0), e->rounds);
+        pre[k] = LLVMAppendBasicBlockInContext(c->llc, e->m->fn, "region.pre");
+    LLVMBuildStore(e->b, LLVMConstInt(c->t_i64, 0, 0), e->m->rounds);
     LLVMBuildBr(e->b, pre[0]);
-    int rc = 0;
-    for (unsigned k = 0; k <= nr && !rc; k++) {
+    for (unsigned k = 0; k <= nr; k++) {
         LLVMPositionBuilderAtEnd(e->b, pre[k]);
-        bool uniform;
-        rc = emit_region(e, k, bound, &uniform);
-        if (!rc)
-            emit_check(e, bound, pre, exit, uniform);
+        save_at_start(e, k);
+        if (e->width > 1)
+            emit_subgroups(e, k, bound, dyn);
+        else
+            emit_items(e, k, bound);
+        emit_check(e, bound, pre, exit, e->m->uniform[k]);
     }
     free(pre);
-    return rc;
+    return e->oom ? -1 : 0;
 }
 
-/* --- the machine of one group, and spvjit_wg_range --------------------------------------------------- */
+/* --- the machines and spvjit_wg_range ---------------------------------------------------------------- */
 
-/* The slots, next[] and the bookkeeping of the machine, at the top of its function. */
+/* The slots, next[] and the bookkeeping of a machine, at the top of its function. */
 static void build_frame(emitter *e)
 {
     lower_ctx *c = e->c;
@@ -420,14 +610,16 @@ static void build_frame(emitter *e)
     for (unsigned s = 0; s < p->nslots; s++) {
         const jit_slot *sl = &p->slots[s];
         LLVMTypeRef t = LLVMGetAllocatedType(sl->alloca);
-        e->slot_wg[s] = LLVMBuildAlloca(e->b, sl->kind == JIT_SLOT_ITEM ? LLVMArrayType2(t, e->n) : t, "");
+        if (sl->kind == JIT_SLOT_SHARED)
+            continue; /* in each region function */
+        e->m->slot_wg[s] = LLVMBuildAlloca(e->b, sl->kind == JIT_SLOT_ITEM ? LLVMArrayType2(t, e->n) : t, "");
         unsigned al = LLVMGetAlignment(sl->alloca);
-        LLVMSetAlignment(e->slot_wg[s], sl->kind == JIT_SLOT_ITEM && al < 16 ? 16 : al);
+        LLVMSetAlignment(e->m->slot_wg[s], sl->kind == JIT_SLOT_ITEM && al < 16 ? 16 : al);
     }
-    e->next = LLVMBuildAlloca(e->b, LLVMArrayType2(c->t_i32, e->n), "next");
-    e->next_uniform = LLVMBuildAlloca(e->b, c->t_i32, "next.uniform");
-    e->rounds = LLVMBuildAlloca(e->b, c->t_i64, "rounds");
-    e->diff = LLVMBuildAlloca(e->b, c->t_i32, "diff");
+    e->m->next = LLVMBuildAlloca(e->b, LLVMArrayType2(c->t_i32, e->n), "next");
+    e->m->next_uniform = LLVMBuildAlloca(e->b, c->t_i32, "next.uniform");
+    e->m->rounds = LLVMBuildAlloca(e->b, c->t_i64, "rounds");
+    e->m->diff = LLVMBuildAlloca(e->b, c->t_i32, "diff");
 }
 
 static bool build_site_table(emitter *e)
@@ -447,39 +639,133 @@ static bool build_site_table(emitter *e)
     return true;
 }
 
-/* i1 machine(ctx, i64 group index, i32 WorkgroupId x, y, z, i32 size x, y, z):
- * the regions of one group, true when it diverged (reported).  `full`: the
- * sizes are the compile-time local size (the parameters are ignored).  A
- * function of its own, not inlined into the loop over groups: LLVM's loop
- * passes would otherwise analyze the machine once more per enclosing loop
- * (+30% compile time), for a call per group saved. */
-static int build_machine(emitter *e, bool full, LLVMValueRef *out)
+static bool alloc_machine(emitter *e, machine *m)
+{
+    unsigned nr = e->rg->nresume + 1;
+    m->slot_wg = calloc(e->p->nslots + 1, sizeof *m->slot_wg);
+    m->rfn = calloc(nr, sizeof *m->rfn);
+    m->vfn = calloc(nr, sizeof *m->vfn);
+    m->uniform = calloc(nr, sizeof *m->uniform);
+    m->at_start = calloc(nr, sizeof *m->at_start);
+    return m->slot_wg && m->rfn && m->vfn && m->uniform && m->at_start;
+}
+
+static void free_machine(emitter *e, machine *m)
+{
+    for (unsigned k = 0; k <= e->rg->nresume && m->at_start; k++)
+        free(m->at_start[k]);
+    free(m->at_start);
+    free(m->slot_wg);
+    free(m->rfn);
+    free(m->vfn);
+    free(m->uniform);
+}
+
+/* i1 machine(ctx, i64 group index, i32 WorkgroupId x, y, z, i32 size x, y, z)
+ * up to its code proper: the frame, the hoisted values, the region functions
+ * and the environment they read.  `full`: the sizes are the compile-time
+ * local size (the parameters are ignored).  A function of its own, not
+ * inlined into the loop over groups: LLVM's loop passes would otherwise
+ * analyze the machine once more per enclosing loop (+30% compile time), for
+ * a call per group saved. */
+static int begin_machine(emitter *e, machine *m, bool full)
 {
     lower_ctx *c = e->c;
-    LLVMTypeRef p[8] = { c->t_ptr, c->t_i64, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32 };
+    LLVMTypeRef pt[8] = { c->t_ptr, c->t_i64, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32 };
     LLVMValueRef fn = LLVMAddFunction(c->mod, full ? "spvjit.group.full" : "spvjit.group.partial",
-                                      LLVMFunctionType(c->t_i1, p, 8, 0));
+                                      LLVMFunctionType(c->t_i1, pt, 8, 0));
     LLVMSetLinkage(fn, LLVMInternalLinkage);
     jit_add_attr(c, fn, 1, "noalias");
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "noinline");
-    e->wg = fn;
+    m->fn = fn;
+    m->full = full;
+    m->g.index = LLVMGetParam(fn, 1);
+    for (unsigned d = 0; d < 3; d++) {
+        m->g.id[d] = LLVMGetParam(fn, 2 + d);
+        m->g.size[d] = full ? LLVMConstInt(c->t_i32, e->ls[d], 0) : LLVMGetParam(fn, 5 + d);
+    }
+    e->m = m;
     LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
     build_frame(e);
-    jit_group g = { .index = LLVMGetParam(fn, 1) };
-    for (unsigned d = 0; d < 3; d++) {
-        g.id[d] = LLVMGetParam(fn, 2 + d);
-        g.size[d] = full ? LLVMConstInt(c->t_i32, e->ls[d], 0) : LLVMGetParam(fn, 5 + d);
-    }
-    e->group = &g;
     util_hashmap_clear(&e->hoisted);
-    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->llc, fn, "done");
-    int rc = hoist(e);
-    rc = rc ? rc : emit_machine(e, g.size, done);
+    if (hoist(e))
+        return -1;
+    m->top = LLVMGetInsertBlock(e->b);
+    util_array_fini(&e->env_vals);
+    util_array_fini(&e->env_offsets);
+    e->env_size = 0;
+    e->env_align = 8;
+    for (unsigned k = 0; k <= e->rg->nresume; k++)
+        if (build_region_fn(e, k))
+            return -1;
+    LLVMPositionBuilderAtEnd(e->b, m->top);
+    fill_env(e);
+    m->top = LLVMGetInsertBlock(e->b);
+    return e->oom ? -1 : 0;
+}
+
+/* The vector functions of the regions of every machine; e->width 1 and
+ * simd_why filled when the vectorizer declines. */
+static int vectorize_regions(emitter *e, char *simd_why)
+{
+    lower_ctx *c = e->c;
+    unsigned nr = e->rg->nresume + 1, n = 0;
+    jit_simd_items_req *req = calloc(2 * nr, sizeof *req);
+    LLVMValueRef *out = calloc(2 * nr, sizeof *out);
+    char(*names)[48] = calloc(2 * nr, sizeof *names);
+    if (!req || !out || !names) {
+        free(req);
+        free(out);
+        free(names);
+        e->oom = true;
+        return -1;
+    }
+    for (unsigned i = 0; i < e->nmach; i++)
+        for (unsigned k = 0; k < nr; k++, n++) {
+            machine *m = &e->mach[i];
+            snprintf(names[n], sizeof names[n], "spvjit.region.%u%s.simd", k, m->full ? "" : ".partial");
+            req[n] = (jit_simd_items_req){ .item = m->rfn[k],
+                                           .width = e->width,
+                                           .size = m->full ? e->ls : NULL,
+                                           .size_param = RF_SX,
+                                           .layout = e->ls,
+                                           .name = names[n],
+                                           .td = c->td };
+        }
+    char msg[JIT_SIMD_MSG];
+    LLVMValueRef as_is[3] = { e->item, e->mach[0].fn, e->mach[1].fn };
+    int rc = jit_simd_items(req, n, as_is, 1 + e->nmach, out, msg);
+    if (rc > 0) {
+        snprintf(simd_why, JIT_SIMD_MSG, "%s", msg);
+        e->width = 1;
+        rc = 0;
+    } else if (rc < 0) {
+        snprintf(e->msg, JIT_REGIONS_MSG, "%s", msg);
+    } else {
+        for (unsigned i = 0; i < e->nmach; i++)
+            memcpy(e->mach[i].vfn, out + i * nr, nr * sizeof *out);
+    }
+    free(req);
+    free(out);
+    free(names);
+    return rc;
+}
+
+/* The machine's code proper: the regions, then false (no divergence). */
+static int finish_machine(emitter *e, machine *m)
+{
+    lower_ctx *c = e->c;
+    e->m = m;
+    /* the region functions run inlined; their vector forms are already always-inline */
+    unsigned inl = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+    for (unsigned k = 0; k <= e->rg->nresume; k++)
+        LLVMAddAttributeAtIndex(m->rfn[k], LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c->llc, inl, 0));
+    LLVMPositionBuilderAtEnd(e->b, m->top);
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->llc, m->fn, "done");
+    int rc = emit_machine(e, m->g.size, !m->full, done);
     LLVMPositionBuilderAtEnd(e->b, done);
     LLVMBuildRet(e->b, LLVMConstInt(c->t_i1, 0, 0));
-    e->group = NULL;
-    *out = fn;
     return rc;
 }
 
@@ -512,15 +798,38 @@ static int emit_group(void *user, const jit_group *g)
     return 0;
 }
 
-static int build_range(emitter *e)
+static int build_range(emitter *e, char *simd_why)
 {
-    range_emitter r = { .e = e };
     if (!build_site_table(e)) {
         e->oom = true;
         return -1;
     }
-    if (build_machine(e, true, &r.full) || (jit_group_sizes_vary(e->c) && build_machine(e, false, &r.partial)))
-        return -1;
+    e->nmach = jit_group_sizes_vary(e->c) ? 2 : 1;
+    for (unsigned i = 0; i < e->nmach; i++)
+        if (!alloc_machine(e, &e->mach[i])) {
+            e->oom = true;
+            return -1;
+        }
+    for (unsigned i = 0; i < e->nmach; i++)
+        if (begin_machine(e, &e->mach[i], i == 0))
+            return -1;
+    if (e->width > 1) {
+        /* the machines are unfinished (a return for now), the item function still read */
+        LLVMValueRef stop[2];
+        for (unsigned i = 0; i < e->nmach; i++) {
+            LLVMPositionBuilderAtEnd(e->b, e->mach[i].top);
+            stop[i] = LLVMBuildRet(e->b, LLVMConstInt(e->c->t_i1, 0, 0));
+        }
+        int rc = vectorize_regions(e, simd_why);
+        for (unsigned i = 0; i < e->nmach; i++)
+            LLVMInstructionEraseFromParent(stop[i]);
+        if (rc)
+            return -1;
+    }
+    for (unsigned i = 0; i < e->nmach; i++)
+        if (finish_machine(e, &e->mach[i]))
+            return -1;
+    range_emitter r = { .e = e, .full = e->mach[0].fn, .partial = e->nmach > 1 ? e->mach[1].fn : NULL };
     r.range = jit_range_function(e->c);
     if (jit_emit_group_range(e->c, r.range, emit_group, &r))
         return -1;
@@ -529,26 +838,35 @@ static int build_range(emitter *e)
 }
 
 int jit_region_loops_emit(lower_ctx *c, const jit_regions *rg, const jit_uniformity *u, const jit_slot_plan *p,
-                          char *msg)
+                          unsigned *width, char *simd_why, char *msg)
 {
-    emitter e = { .c = c, .rg = rg, .u = u, .p = p, .item = rg->item, .msg = msg };
-    e.n = c->local_size[0] * c->local_size[1] * c->local_size[2];
+    emitter e = { .c = c, .rg = rg, .u = u, .p = p, .item = rg->item, .msg = msg, .width = *width };
+    uint32_t n = c->local_size[0] * c->local_size[1] * c->local_size[2];
+    e.n = (n + e.width - 1) / e.width * e.width; /* whole sub-groups */
+    e.env_align = 8;
     memcpy(e.ls, c->local_size, sizeof e.ls);
     util_hashmap_init(&e.hoisted, NULL);
-    e.slot_wg = calloc(p->nslots + 1, sizeof *e.slot_wg);
+    util_hashmap_init(&e.outer, NULL);
     e.b = LLVMCreateBuilderInContext(c->llc);
+    e.eb = LLVMCreateBuilderInContext(c->llc);
     LLVMBuilderRef saved = c->b;
     c->b = e.b; /* jit_ctx_field() builds with c->b */
-    int rc = e.slot_wg ? build_range(&e) : -1;
+    int rc = build_range(&e, simd_why);
     c->b = saved;
-    if (e.oom || !e.slot_wg) {
+    if (e.oom) {
         snprintf(msg, JIT_REGIONS_MSG, "out of memory");
         rc = -1;
     }
     if (!rc)
         LLVMDeleteFunction(rg->item);
+    *width = e.width;
     LLVMDisposeBuilder(e.b);
+    LLVMDisposeBuilder(e.eb);
     util_hashmap_fini(&e.hoisted);
-    free(e.slot_wg);
+    util_hashmap_fini(&e.outer);
+    util_array_fini(&e.env_vals);
+    util_array_fini(&e.env_offsets);
+    for (unsigned i = 0; i < 2; i++)
+        free_machine(&e, &e.mach[i]);
     return rc;
 }

@@ -2,7 +2,8 @@
  * vector function built block by block in schedule order.
  *
  * Masks live in memory: a block that not every lane runs (divergent) has a
- * slot holding the lanes waiting to run it.  Its code starts by taking them
+ * slot holding the lanes waiting to run it; one that every lane runs, a flag
+ * saying that they reached it (the schedule may pass it by).  Its code starts by taking them
  * (m = slot; slot = 0) and is skipped when there are none; its terminator
  * adds each successor's lanes to the successor's slot (m & condition) and
  * stores the values of the successor's phis for those lanes.  A block every
@@ -257,10 +258,11 @@ static int build_frame(simd_fn *s)
     unsigned n = g->nblocks;
     s->enter = calloc(n + 1, sizeof *s->enter);
     s->mask_slot = calloc(n + 1, sizeof *s->mask_slot);
+    s->flag_slot = calloc(n + 1, sizeof *s->flag_slot);
     s->loop_test = calloc(g->nloops + 1, sizeof *s->loop_test);
     s->after = calloc(g->nloops + 1, sizeof *s->after);
     s->next = calloc(s->norder + 1, sizeof *s->next);
-    if (!s->enter || !s->mask_slot || !s->loop_test || !s->after || !s->next)
+    if (!s->enter || !s->mask_slot || !s->flag_slot || !s->loop_test || !s->after || !s->next)
         return simd_fail(s, "out of memory");
     s->entry_bb = simd_block(s, "entry");
     LLVMPositionBuilderAtEnd(s->b, s->entry_bb);
@@ -270,6 +272,10 @@ static int build_frame(simd_fn *s)
         if (divergent(s, b)) {
             s->mask_slot[b] = LLVMBuildAlloca(s->b, s->t_mask, "mask");
             LLVMBuildStore(s->b, LLVMConstNull(s->t_mask), s->mask_slot[b]);
+        } else if (i > 0) {
+            /* every lane runs it when it runs, but control may pass it by in the schedule */
+            s->flag_slot[b] = LLVMBuildAlloca(s->b, s->t_i1, "reached");
+            LLVMBuildStore(s->b, LLVMConstInt(s->t_i1, 0, 0), s->flag_slot[b]);
         }
     }
     for (unsigned l = 0; l < g->nloops; l++)
@@ -382,6 +388,11 @@ static void transfer(simd_fn *s, unsigned b, LLVMBasicBlockRef succ, LLVMValueRe
     if (s->mask_slot[sb]) {
         LLVMValueRef old = LLVMBuildLoad2(s->b, s->t_mask, s->mask_slot[sb], "");
         LLVMBuildStore(s->b, LLVMBuildOr(s->b, old, em, ""), s->mask_slot[sb]);
+    } else if (s->flag_slot[sb]) {
+        LLVMValueRef on = LLVMConstInt(s->t_i1, 1, 0);
+        if (!certain)
+            on = LLVMBuildOr(s->b, LLVMBuildLoad2(s->b, s->t_i1, s->flag_slot[sb], ""), simd_any(s, em), "");
+        LLVMBuildStore(s->b, on, s->flag_slot[sb]);
     }
 }
 
@@ -419,6 +430,25 @@ static LLVMBasicBlockRef target(simd_fn *s, unsigned b, unsigned sb)
     return out != JIT_CFG_NONE ? s->after[out] : s->next[i];
 }
 
+/* The scalar back edge's loop hints (llvm.loop: unroll counts, dont_unroll) on
+ * the branch that goes back in the vector function. */
+static void copy_loop_hints(simd_fn *s, LLVMValueRef scalar_br, LLVMValueRef br)
+{
+    unsigned kind = LLVMGetMDKindIDInContext(s->llc, "llvm.loop", 9);
+    LLVMValueRef md = LLVMGetMetadata(scalar_br, kind);
+    if (md)
+        LLVMSetMetadata(br, kind, md);
+}
+
+/* A branch from block b to successor sb (uniform edge), with the loop hints
+ * when it goes back to a header. */
+static void branch_to(simd_fn *s, unsigned b, unsigned sb)
+{
+    LLVMValueRef br = LLVMBuildBr(s->b, target(s, b, sb));
+    if (s->pos[sb] <= s->pos[b])
+        copy_loop_hints(s, LLVMGetBasicBlockTerminator(s->cfg.blocks[b]), br);
+}
+
 static LLVMValueRef not_mask(simd_fn *s, LLVMValueRef c)
 {
     return LLVMBuildXor(s->b, c, LLVMConstAllOnes(LLVMTypeOf(c)), "");
@@ -430,7 +460,7 @@ static LLVMBasicBlockRef edge_block(simd_fn *s, unsigned b, LLVMBasicBlockRef su
     LLVMBasicBlockRef e = simd_block(s, "edge"), here = LLVMGetInsertBlock(s->b);
     LLVMPositionBuilderAtEnd(s->b, e);
     transfer(s, b, succ, s->mask, true);
-    LLVMBuildBr(s->b, target(s, b, jit_cfg_index(&s->cfg, succ)));
+    branch_to(s, b, jit_cfg_index(&s->cfg, succ));
     LLVMPositionBuilderAtEnd(s->b, here);
     return e;
 }
@@ -491,7 +521,7 @@ static int emit_terminator(simd_fn *s, unsigned b, LLVMValueRef t)
         if (!LLVMIsConditional(t)) {
             LLVMBasicBlockRef succ = LLVMGetSuccessor(t, 0);
             transfer(s, b, succ, s->mask, true);
-            LLVMBuildBr(s->b, target(s, b, jit_cfg_index(&s->cfg, succ)));
+            branch_to(s, b, jit_cfg_index(&s->cfg, succ));
         } else {
             LLVMValueRef cond = LLVMGetCondition(t);
             simd_val c = simd_get(s, cond);
@@ -592,6 +622,13 @@ static int emit_block(simd_fn *s, unsigned i)
         LLVMPositionBuilderAtEnd(s->b, body);
         s->full = false;
     } else {
+        if (s->flag_slot[b]) {
+            LLVMValueRef on = LLVMBuildLoad2(s->b, s->t_i1, s->flag_slot[b], "reached");
+            LLVMBuildStore(s->b, LLVMConstInt(s->t_i1, 0, 0), s->flag_slot[b]);
+            LLVMBasicBlockRef body = simd_block(s, "");
+            LLVMBuildCondBr(s->b, on, body, s->next[i]);
+            LLVMPositionBuilderAtEnd(s->b, body);
+        }
         s->mask = s->live;
         s->full = true;
     }
@@ -620,7 +657,10 @@ static void emit_loop_tests(simd_fn *s)
         unsigned h = g->loops[l].header;
         LLVMPositionBuilderAtEnd(s->b, s->loop_test[l]);
         LLVMValueRef m = LLVMBuildLoad2(s->b, s->t_mask, s->mask_slot[h], "");
-        LLVMBuildCondBr(s->b, simd_any(s, m), s->enter[h], s->after[l]);
+        LLVMValueRef br = LLVMBuildCondBr(s->b, simd_any(s, m), s->enter[h], s->after[l]);
+        const jit_loop *lp = &g->loops[l];
+        for (unsigned i = 0; i < lp->nlatches; i++)
+            copy_loop_hints(s, LLVMGetBasicBlockTerminator(g->blocks[lp->latches[i]]), br);
     }
 }
 
@@ -682,8 +722,10 @@ static void simd_free(simd_fn *s)
     free(s->after);
     free(s->next);
     free(s->mask_slot);
+    free(s->flag_slot);
     free(s->val_store);
     util_hashmap_fini(&s->shapes);
+    util_hashmap_fini(&s->known_uniform);
     util_hashmap_fini(&s->slots);
     util_hashmap_fini(&s->phi_in);
     util_hashmap_fini(&s->private_mem);
@@ -693,6 +735,31 @@ static void simd_free(simd_fn *s)
         LLVMDisposeBuilder(s->b);
 }
 
+static bool known_uniform(void *user, LLVMValueRef in)
+{
+    const simd_fn *s = user;
+    return util_ptrmap_get(&s->known_uniform, in) != NULL;
+}
+
+/* Forgets the schedule and the shapes (before the analyses run again). */
+static void forget_analyses(simd_fn *s)
+{
+    jit_uniformity_free(s->u);
+    s->u = NULL;
+    free(s->order);
+    free(s->pos);
+    free(s->loop_end);
+    free(s->loop_uniform);
+    free(s->shape_store);
+    s->order = s->pos = s->loop_end = NULL;
+    s->loop_uniform = NULL;
+    s->shape_store = NULL;
+    util_hashmap_clear(&s->shapes);
+}
+
+/* The divergence analysis, the schedule and the shapes.  The shapes can prove
+ * values uniform that the analysis cannot (the x / W of a consecutive index):
+ * those are fed back, and everything runs again, until nothing changes. */
 static int analyse(simd_fn *s)
 {
     if (check_function(s))
@@ -707,16 +774,35 @@ static int analyse(simd_fn *s)
         return simd_fail(s, "out of memory");
     for (unsigned i = 0; i < np; i++)
         varies[i] = s->args[i] != JIT_SIMD_ARG_UNIFORM;
-    jit_uniformity_config uc = {
-        .param_varies = varies, .memory = JIT_MEMORY_LANES_IN_LOCKSTEP, .call_varying = simd_call_varying, .user = s
-    };
-    int rc = jit_uniformity_run(&s->u, &s->cfg, &uc);
+    jit_uniformity_config uc = { .param_varies = varies,
+                                 .memory = JIT_MEMORY_LANES_IN_LOCKSTEP,
+                                 .call_varying = simd_call_varying,
+                                 .known_uniform = known_uniform,
+                                 .user = s };
+    for (int round = 0; round < 8 && !s->rc; round++) {
+        if (round)
+            forget_analyses(s);
+        if (jit_uniformity_run(&s->u, &s->cfg, &uc)) {
+            simd_fail(s, "out of memory");
+            break;
+        }
+        if (simd_schedule(s) || simd_shapes(s))
+            break;
+        bool more = false;
+        for (unsigned i = 0; i < s->norder && !s->rc; i++)
+            for (LLVMValueRef in = LLVMGetFirstInstruction(s->cfg.blocks[s->order[i]]); in;
+                 in = LLVMGetNextInstruction(in))
+                if (!LLVMIsAPHINode(in) && jit_uniformity_varying(s->u, in) &&
+                    simd_shape_of(s, in).kind == SIMD_UNIFORM && !util_ptrmap_get(&s->known_uniform, in)) {
+                    if (!util_ptrmap_put(&s->known_uniform, in, (void *)1))
+                        simd_fail(s, "out of memory");
+                    more = true;
+                }
+        if (!more)
+            break;
+    }
     free(varies);
-    if (rc)
-        return simd_fail(s, "out of memory");
-    if (simd_schedule(s) || simd_shapes(s))
-        return s->rc;
-    return 0;
+    return s->rc;
 }
 
 int jit_simd_vectorize(const jit_simd_request *r, LLVMValueRef *out, char *msg)
@@ -738,6 +824,7 @@ int jit_simd_vectorize(const jit_simd_request *r, LLVMValueRef *out, char *msg)
     s.t_ptr = LLVMPointerTypeInContext(s.llc, 0);
     s.t_mask = LLVMVectorType(s.t_i1, s.W);
     util_hashmap_init(&s.shapes, NULL);
+    util_hashmap_init(&s.known_uniform, NULL);
     util_hashmap_init(&s.slots, NULL);
     util_hashmap_init(&s.phi_in, NULL);
     util_hashmap_init(&s.private_mem, NULL);

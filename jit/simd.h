@@ -32,6 +32,7 @@
 #define SPVJIT_JIT_SIMD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 
@@ -67,6 +68,53 @@ int jit_simd_prepare(LLVMModuleRef mod, char *msg);
  * Internal and always-inline.  0 with *out set; 1 when declined (msg says
  * why; nothing is left in the module); -1 on an internal error (msg). */
 int jit_simd_vectorize(const jit_simd_request *r, LLVMValueRef *out, char *msg);
+
+/* --- the work-items of a group as sub-groups (simd_items.c) ---------------------------------
+ * Sub-groups are W work-items of consecutive linear local index; the last one
+ * of a group whose item count is not a multiple of W has inactive lanes. */
+
+#define JIT_SIMD_MAX_PARAMS 4096
+
+typedef struct jit_simd_items_req {
+    /* item(ptr ctx, i32 lx, i32 ly, i32 lz, i32 idx, uniform parameters...), returning
+     * void or a value per work-item; idx: the item's linear index in `layout` */
+    LLVMValueRef item;
+    unsigned width;
+    const uint32_t *size;   /* the group's size when known at compile time; NULL: run-time */
+    unsigned size_param;    /* with size NULL: item's parameter holding the group's x size (y next) */
+    const uint32_t *layout; /* with size NULL: the compile-time sizes idx is computed with (NULL: the run-time ones) */
+    const char *name;
+    LLVMTargetDataRef td;
+} jit_simd_items_req;
+
+/* For each of the n requests, the vector function running a sub-group of the
+ * items of r[i].item: out[i](ptr ctx, i32 base, item's parameters from the
+ * sixth on, <W x i1> live), base a multiple of W; it returns what the item
+ * returns, widened.  Prepares the module (jit_simd_prepare) once, the item
+ * functions inlined into the vectorizer's copies (they stay for the scalar
+ * path), the functions of as_is[] (still being built or read by the caller)
+ * left unchanged.  0; 1 declined, -1 failed (msg), nothing made then. */
+int jit_simd_items(const jit_simd_items_req *r, unsigned n, const LLVMValueRef *as_is, unsigned nas_is,
+                   LLVMValueRef *out, char *msg);
+
+/* A loop over the sub-groups of `count` items, full ones with a constant mask,
+ * the partial last one after them: calls vf(ctx, base, args..., live) and
+ * then each(user, b, base, live, result) when given. */
+typedef struct jit_simd_loop {
+    LLVMValueRef vf, ctx;
+    LLVMValueRef *args; /* vf's uniform arguments after base */
+    unsigned nargs;
+    LLVMValueRef count; /* i32: the group's items (a constant when known) */
+    unsigned width;
+    void (*each)(void *user, LLVMBuilderRef b, LLVMValueRef base, LLVMValueRef live, LLVMValueRef result);
+    void *user;
+} jit_simd_loop;
+/* Emits the loop at b; b is left after it. */
+void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b);
+
+/* Known trailing zero bits of integer value v (from constants, multiplies,
+ * shifts, masks...); 0 when nothing is known. */
+unsigned jit_simd_known_tz(LLVMValueRef v);
 
 /* The widened type of t for W lanes: <W x T> for integers, floating point and
  * pointers, [n x <W x E>] for <n x E>, and arrays and structs member-wise. */

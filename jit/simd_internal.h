@@ -30,7 +30,7 @@ typedef enum simd_kind {
 typedef struct simd_shape {
     simd_kind kind;
     int64_t stride; /* affine */
-    bool aligned;   /* affine integer: the base is a multiple of W */
+    uint8_t tz;     /* affine integer: known trailing zero bits of the lane-0 value */
     bool nuw, nsw;  /* affine integer: base + l * stride does not wrap (unsigned / signed) for l < W */
     bool hint;      /* varying, computed from affine values: may be contiguous at run time */
 } simd_shape;
@@ -55,11 +55,12 @@ typedef struct simd_fn {
     /* analyses of sf */
     jit_cfg cfg;
     jit_uniformity *u;
-    unsigned *order, norder; /* schedule: reachable blocks, loops contiguous from their header */
-    unsigned *pos;           /* [nblocks] position in order; UINT32_MAX for unreachable blocks */
-    unsigned *loop_end;      /* [nloops] position of the loop's last block */
-    bool *loop_uniform;      /* [nloops] every exit and latch uniform and reached by all lanes of the iteration */
-    util_hashmap shapes;     /* instruction or argument → simd_shape * (in shape_store) */
+    unsigned *order, norder;    /* schedule: reachable blocks, loops contiguous from their header */
+    unsigned *pos;              /* [nblocks] position in order; UINT32_MAX for unreachable blocks */
+    unsigned *loop_end;         /* [nloops] position of the loop's last block */
+    bool *loop_uniform;         /* [nloops] every exit and latch uniform and reached by all lanes of the iteration */
+    util_hashmap shapes;        /* instruction or argument → simd_shape * (in shape_store) */
+    util_hashmap known_uniform; /* instructions the shapes proved uniform, for the analysis */
     simd_shape *shape_store;
     unsigned nshape_store;
 
@@ -74,6 +75,7 @@ typedef struct simd_fn {
     LLVMBasicBlockRef *next;      /* [norder] the fall-through after position i's block */
     LLVMBasicBlockRef exit_bb;
     LLVMValueRef *mask_slot;  /* [nblocks] divergent blocks: lanes waiting to run the block */
+    LLVMValueRef *flag_slot;  /* [nblocks] the others but the entry: whether the lanes reached it */
     LLVMValueRef ret_slot;    /* the returned lanes */
     util_hashmap slots;       /* value used in another block → its slot (scalar or widened) */
     util_hashmap phi_in;      /* phi → the slot its incoming values are stored to */

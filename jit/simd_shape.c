@@ -5,11 +5,13 @@
  * constant stride, followed through the operations that keep that form:
  * add, sub, mul and shl by constants, disjoint or, truncation, extensions
  * that cannot wrap across the lanes, GEPs, selects on a uniform condition,
- * pointer/integer casts; and, for a stride-1 value whose lane-0 value is a
- * multiple of W ("aligned": the local index, the sub-group lane), udiv, urem,
- * lshr and `and` by constants compatible with W (the x and y of a local index
- * when the work-group's width is a multiple of W).  An aligned stride-1 value
- * never wraps within the W lanes, which is what lets zext/sext keep it affine.
+ * pointer/integer casts.  The known trailing zeros of the lane-0 value go
+ * along: lanes whose values lie in one aligned block of W * stride (stride a
+ * power of two; the local index, the sub-group lane and what they make)
+ * never wrap, which lets zext/sext keep them affine, and divisions, shifts,
+ * remainders and masks by powers of two either keep them affine or make them
+ * uniform (the x and y of a local index when the work-group's width is a
+ * multiple of W; sext(trunc(i)) * 4 as instcombine writes it).
  * Everything else varies; a varying value computed from affine ones is marked
  * (hint) so memory accesses through it test contiguity at run time.
  *
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "llvm_facts.h"
 #include "sg_marker.h"
 
 static const simd_shape VARYING = { .kind = SIMD_VARYING };
@@ -38,7 +41,7 @@ simd_shape simd_shape_of(const simd_fn *s, LLVMValueRef v)
                 return UNIFORM;
             if (s->args[i] == JIT_SIMD_ARG_VARYING)
                 return VARYING;
-            return (simd_shape){ .kind = SIMD_AFFINE, .stride = 1, .aligned = true, .nuw = true, .nsw = true };
+            return (simd_shape){ .kind = SIMD_AFFINE, .stride = 1, .tz = (uint8_t)s->log2w, .nuw = true, .nsw = true };
         }
         return VARYING;
     }
@@ -48,7 +51,7 @@ simd_shape simd_shape_of(const simd_fn *s, LLVMValueRef v)
     return sh ? *sh : (simd_shape){ .kind = SIMD_UNDEF };
 }
 
-unsigned simd_known_tz(const simd_fn *s, LLVMValueRef v, int depth)
+static unsigned known_tz(LLVMValueRef v, int depth)
 {
     LLVMTypeRef t = LLVMTypeOf(v);
     if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind)
@@ -65,32 +68,32 @@ unsigned simd_known_tz(const simd_fn *s, LLVMValueRef v, int depth)
     unsigned ta, tb, r;
     switch (LLVMGetInstructionOpcode(v)) {
     case LLVMMul:
-        r = simd_known_tz(s, a, depth + 1) + simd_known_tz(s, b, depth + 1);
+        r = known_tz(a, depth + 1) + known_tz(b, depth + 1);
         break;
     case LLVMShl:
-        r = LLVMIsAConstantInt(b) ? simd_known_tz(s, a, depth + 1) + (unsigned)LLVMConstIntGetZExtValue(b) : 0;
+        r = LLVMIsAConstantInt(b) ? known_tz(a, depth + 1) + (unsigned)LLVMConstIntGetZExtValue(b) : 0;
         break;
     case LLVMAdd:
     case LLVMSub:
     case LLVMOr:
-        ta = simd_known_tz(s, a, depth + 1);
-        tb = simd_known_tz(s, b, depth + 1);
+        ta = known_tz(a, depth + 1);
+        tb = known_tz(b, depth + 1);
         r = ta < tb ? ta : tb;
         break;
     case LLVMAnd:
-        ta = simd_known_tz(s, a, depth + 1);
-        tb = simd_known_tz(s, b, depth + 1);
+        ta = known_tz(a, depth + 1);
+        tb = known_tz(b, depth + 1);
         r = ta > tb ? ta : tb;
         break;
     case LLVMZExt:
     case LLVMSExt:
     case LLVMTrunc:
     case LLVMFreeze:
-        r = simd_known_tz(s, a, depth + 1);
+        r = known_tz(a, depth + 1);
         break;
     case LLVMSelect:
-        ta = simd_known_tz(s, b, depth + 1);
-        tb = simd_known_tz(s, LLVMGetOperand(v, 2), depth + 1);
+        ta = known_tz(b, depth + 1);
+        tb = known_tz(LLVMGetOperand(v, 2), depth + 1);
         r = ta < tb ? ta : tb;
         break;
     default:
@@ -100,13 +103,27 @@ unsigned simd_known_tz(const simd_fn *s, LLVMValueRef v, int depth)
     return r < w ? r : w;
 }
 
+unsigned jit_simd_known_tz(LLVMValueRef v)
+{
+    return known_tz(v, 0);
+}
+
+unsigned simd_known_tz(const simd_fn *s, LLVMValueRef v, int depth)
+{
+    (void)s;
+    return known_tz(v, depth);
+}
+
 /* --- the rules ---------------------------------------------------------------------------------- */
 
-static int64_t wrap_stride(int64_t stride, LLVMTypeRef t)
+static unsigned bits_of(const simd_fn *s, LLVMTypeRef t)
 {
-    if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind)
-        return stride;
-    unsigned w = LLVMGetIntTypeWidth(t);
+    return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t)
+                                                     : (unsigned)LLVMSizeOfTypeInBits(s->td, t);
+}
+
+static int64_t wrap_stride(int64_t stride, unsigned w)
+{
     if (w >= 64)
         return stride;
     uint64_t m = (1ull << w) - 1, x = (uint64_t)stride & m;
@@ -123,22 +140,43 @@ static int64_t stride_of(simd_shape a)
     return a.kind == SIMD_AFFINE ? a.stride : 0;
 }
 
-static bool aligned_of(const simd_fn *s, simd_shape a, LLVMValueRef v)
+/* Known trailing zeros of the lane-0 value of v (shape a). */
+static unsigned tz_of(const simd_fn *s, simd_shape a, LLVMValueRef v)
 {
     if (a.kind == SIMD_AFFINE)
-        return a.aligned;
-    return a.kind == SIMD_UNIFORM && simd_known_tz(s, v, 0) >= s->log2w;
+        return a.tz;
+    return a.kind == SIMD_UNIFORM ? simd_known_tz(s, v, 0) : 0;
 }
 
-/* An affine result of stride `stride` and type t; a zero stride is uniform. */
-static simd_shape affine(LLVMTypeRef t, int64_t stride, bool aligned, bool nuw, bool nsw)
+static unsigned log2u(uint64_t x)
 {
-    stride = wrap_stride(stride, t);
+    return (unsigned)__builtin_ctzll(x);
+}
+
+static bool pow2(uint64_t x)
+{
+    return x && !(x & (x - 1));
+}
+
+/* An affine result: stride (wrapped to the type's bits), the lane-0 value's
+ * known trailing zeros; a zero stride is uniform.  Lanes whose values stay
+ * within one aligned block of W * |stride| (a power of two) cannot wrap. */
+static simd_shape affine_bits(unsigned n, int64_t stride, unsigned tz, bool nuw, bool nsw, unsigned log2w)
+{
+    stride = wrap_stride(stride, n);
     if (!stride)
         return UNIFORM;
-    if (aligned && stride == 1)
-        nuw = nsw = true; /* within W lanes from a multiple of W: no wrap */
-    return (simd_shape){ .kind = SIMD_AFFINE, .stride = stride, .aligned = aligned, .nuw = nuw, .nsw = nsw };
+    uint64_t as = stride < 0 ? (uint64_t)-stride : (uint64_t)stride;
+    if (tz > n)
+        tz = n;
+    if (stride > 0 && pow2(as) && tz >= log2w + log2u(as) && log2w + log2u(as) < n)
+        nuw = nsw = true;
+    return (simd_shape){ .kind = SIMD_AFFINE, .stride = stride, .tz = (uint8_t)tz, .nuw = nuw, .nsw = nsw };
+}
+
+static simd_shape affine_of(const simd_fn *s, LLVMValueRef in, int64_t stride, unsigned tz, bool nuw, bool nsw)
+{
+    return affine_bits(bits_of(s, LLVMTypeOf(in)), stride, tz, nuw, nsw, s->log2w);
 }
 
 static simd_shape varying_from(bool hint)
@@ -159,10 +197,9 @@ static bool is_const(LLVMValueRef v, uint64_t *out)
     return true;
 }
 
-/* A stride-1 aligned value that does not wrap (the local index and its kin). */
-static bool index_like(simd_shape a)
+static unsigned min_u(unsigned a, unsigned b)
 {
-    return a.kind == SIMD_AFFINE && a.stride == 1 && a.aligned && a.nuw;
+    return a < b ? a : b;
 }
 
 static simd_shape add_like(const simd_fn *s, LLVMValueRef in, bool sub, bool flags)
@@ -174,23 +211,39 @@ static simd_shape add_like(const simd_fn *s, LLVMValueRef in, bool sub, bool fla
     int64_t st = sub ? stride_of(a) - stride_of(b) : stride_of(a) + stride_of(b);
     bool nuw = a.nuw && b.nuw && flags && LLVMGetNUW(in);
     bool nsw = a.nsw && b.nsw && flags && LLVMGetNSW(in);
-    return affine(LLVMTypeOf(in), st, aligned_of(s, a, x) && aligned_of(s, b, y), nuw, nsw);
+    return affine_of(s, in, st, min_u(tz_of(s, a, x), tz_of(s, b, y)), nuw, nsw);
 }
 
 /* mul / shl by a constant factor. */
 static simd_shape scale(const simd_fn *s, LLVMValueRef in, simd_shape a, LLVMValueRef av, uint64_t factor)
 {
-    bool aligned = aligned_of(s, a, av) || (factor && (unsigned)__builtin_ctzll(factor) >= s->log2w);
-    return affine(LLVMTypeOf(in), (int64_t)((uint64_t)stride_of(a) * factor), aligned, a.nuw && LLVMGetNUW(in),
-                  a.nsw && LLVMGetNSW(in));
+    unsigned tz = tz_of(s, a, av) + (factor ? log2u(factor) : 64);
+    return affine_of(s, in, (int64_t)((uint64_t)stride_of(a) * factor), tz, a.nuw && LLVMGetNUW(in),
+                     a.nsw && LLVMGetNSW(in));
+}
+
+/* (base + l * stride) / 2^k (udiv, lshr: signed false; ashr: true): uniform
+ * when the W lanes stay within one multiple of 2^k, affine when the stride
+ * is one. */
+static simd_shape divide(const simd_fn *s, LLVMValueRef in, simd_shape a, unsigned k, bool is_signed)
+{
+    if (a.kind != SIMD_AFFINE || a.stride <= 0 || !(is_signed ? a.nsw : a.nuw) || !pow2((uint64_t)a.stride))
+        return varying_from(true);
+    unsigned j = log2u((uint64_t)a.stride);
+    if (k >= s->log2w + j && a.tz >= s->log2w + j)
+        return UNIFORM;
+    if (k <= j && a.tz >= k)
+        return affine_of(s, in, a.stride >> k, a.tz - k, true, true);
+    return varying_from(true);
 }
 
 static simd_shape binary(const simd_fn *s, LLVMValueRef in, LLVMOpcode op)
 {
     LLVMValueRef x = LLVMGetOperand(in, 0), y = LLVMGetOperand(in, 1);
     simd_shape a = simd_shape_of(s, x), b = simd_shape_of(s, y);
-    uint64_t k;
+    uint64_t k = 0;
     bool hint = hinted(a) || hinted(b);
+    bool kc = b.kind == SIMD_UNIFORM && is_const(y, &k);
     switch (op) {
     case LLVMAdd:
         return add_like(s, in, false, true);
@@ -201,42 +254,53 @@ static simd_shape binary(const simd_fn *s, LLVMValueRef in, LLVMOpcode op)
             return add_like(s, in, false, false);
         break;
     case LLVMMul:
-        if (lin(a) && b.kind == SIMD_UNIFORM && is_const(y, &k))
+        if (lin(a) && kc)
             return scale(s, in, a, x, k);
         if (lin(b) && a.kind == SIMD_UNIFORM && is_const(x, &k))
             return scale(s, in, b, y, k);
         break;
     case LLVMShl:
-        if (lin(a) && b.kind == SIMD_UNIFORM && is_const(y, &k) && k < 64)
+        if (lin(a) && kc && k < 64)
             return scale(s, in, a, x, 1ull << k);
         break;
     case LLVMUDiv:
-        if (index_like(a) && b.kind == SIMD_UNIFORM && is_const(y, &k) && k && k % s->W == 0)
+        if (kc && pow2(k))
+            return divide(s, in, a, log2u(k), false);
+        if (kc && k && a.kind == SIMD_AFFINE && a.stride == 1 && a.nuw && a.tz >= s->log2w && k % s->W == 0)
             return UNIFORM;
         break;
     case LLVMLShr:
-        if (index_like(a) && b.kind == SIMD_UNIFORM && is_const(y, &k) && k < 64 && k >= s->log2w)
-            return UNIFORM;
+    case LLVMAShr:
+        if (kc && k < 64)
+            return divide(s, in, a, (unsigned)k, op == LLVMAShr);
         break;
     case LLVMURem:
-        if (index_like(a) && b.kind == SIMD_UNIFORM && is_const(y, &k) && k && k % s->W == 0)
-            return affine(LLVMTypeOf(in), 1, true, true, true);
+        /* (base + l * s) % C, the W lanes within one multiple of C */
+        if (kc && k && a.kind == SIMD_AFFINE && a.stride > 0 && a.nuw && pow2((uint64_t)a.stride)) {
+            unsigned j = log2u((uint64_t)a.stride);
+            if (a.tz >= s->log2w + j && k % ((uint64_t)s->W << j) == 0)
+                return affine_of(s, in, a.stride, s->log2w + j, true, true);
+        }
         break;
-    case LLVMAnd:
-        /* (base + l) & M with base's low log2(W) bits clear: M keeps all of l's bits or none */
-        if (index_like(b) && a.kind == SIMD_UNIFORM) {
+    case LLVMAnd: {
+        /* the lanes differ in bits j .. j + log2(W) - 1 only: M keeps all of them or none */
+        if (a.kind == SIMD_UNIFORM && b.kind == SIMD_AFFINE) {
             simd_shape t = a;
             a = b;
             b = t;
             y = x;
         }
-        if (index_like(a) && b.kind == SIMD_UNIFORM && is_const(y, &k)) {
-            if ((k & (s->W - 1)) == s->W - 1)
-                return affine(LLVMTypeOf(in), 1, true, true, true);
-            if ((k & (s->W - 1)) == 0)
+        if (a.kind == SIMD_AFFINE && a.stride > 0 && pow2((uint64_t)a.stride) && b.kind == SIMD_UNIFORM &&
+            is_const(y, &k)) {
+            unsigned j = log2u((uint64_t)a.stride);
+            uint64_t lanes = ((uint64_t)(s->W - 1)) << j;
+            if (a.tz >= s->log2w + j && (k & lanes) == lanes)
+                return affine_of(s, in, a.stride, s->log2w + j, true, true);
+            if (a.tz >= s->log2w + j && (k & lanes) == 0)
                 return UNIFORM;
         }
         break;
+    }
     default:
         hint = false;
         break;
@@ -252,15 +316,15 @@ static simd_shape cast(const simd_fn *s, LLVMValueRef in, LLVMOpcode op)
         return varying_from(hinted(a));
     switch (op) {
     case LLVMTrunc:
-        return affine(t, a.stride, a.aligned && LLVMGetIntTypeWidth(t) > s->log2w, false, false);
+        return affine_of(s, in, a.stride, a.tz, false, false);
     case LLVMZExt:
-        return a.nuw ? affine(t, a.stride, a.aligned, true, true) : varying_from(true);
+        return a.nuw ? affine_of(s, in, a.stride, a.tz, true, true) : varying_from(true);
     case LLVMSExt:
-        return a.nsw ? affine(t, a.stride, a.aligned, false, true) : varying_from(true);
+        return a.nsw ? affine_of(s, in, a.stride, a.tz, false, true) : varying_from(true);
     case LLVMPtrToInt:
     case LLVMIntToPtr:
-        if (LLVMSizeOfTypeInBits(s->td, t) == 64 && LLVMSizeOfTypeInBits(s->td, st) == 64)
-            return affine(t, a.stride, false, true, true);
+        if (bits_of(s, t) == 64 && bits_of(s, st) == 64)
+            return affine_of(s, in, a.stride, a.tz, true, true);
         return varying_from(true);
     case LLVMBitCast:
         if (LLVMGetTypeKind(t) == LLVMGetTypeKind(st) &&
@@ -307,53 +371,43 @@ static simd_shape gep(const simd_fn *s, LLVMValueRef in)
     }
     if (!ok)
         return varying_from(hint);
-    return affine(LLVMTypeOf(in), stride, false, true, true);
+    return affine_of(s, in, stride, 0, true, true);
 }
 
 static simd_shape phi(const simd_fn *s, LLVMValueRef in)
 {
     unsigned b = jit_cfg_index(&s->cfg, LLVMGetInstructionParent(in));
-    simd_shape r = { .kind = SIMD_UNDEF };
-    bool hint = false, join = jit_uniformity_join(s->u, b) && jit_cfg_npred(&s->cfg, b) >= 2;
+    bool any = false, affine_seen = false, hint = false, nuw = true, nsw = true;
+    bool join = jit_uniformity_join(s->u, b) && jit_cfg_npred(&s->cfg, b) >= 2;
+    int64_t stride = 0;
+    unsigned tz = 64;
     for (unsigned k = 0, n = LLVMCountIncoming(in); k < n; k++) {
         LLVMValueRef x = LLVMGetIncomingValue(in, k);
         simd_shape a = simd_shape_of(s, x);
         if (a.kind == SIMD_UNDEF)
             continue;
         hint |= hinted(a);
-        if (a.kind == SIMD_VARYING || join) {
-            r = VARYING;
-            continue;
-        }
-        bool al = aligned_of(s, a, x);
-        if (r.kind == SIMD_UNDEF) {
-            r = a.kind == SIMD_UNIFORM ? (simd_shape){ .kind = SIMD_UNIFORM, .aligned = al, .nuw = true, .nsw = true }
-                                       : a;
-            r.aligned = al;
-        } else if (r.kind != SIMD_VARYING) {
-            if (stride_of(r) != stride_of(a)) {
-                r = VARYING;
-                continue;
-            }
-            r.aligned &= al;
-            r.nuw &= a.nuw;
-            r.nsw &= a.nsw;
-            if (a.kind == SIMD_AFFINE)
-                r.kind = SIMD_AFFINE;
-        }
+        if (a.kind == SIMD_VARYING || join || (any && stride_of(a) != stride))
+            return varying_from(hint);
+        any = true;
+        affine_seen |= a.kind == SIMD_AFFINE;
+        stride = stride_of(a);
+        tz = min_u(tz, tz_of(s, a, x));
+        nuw &= a.nuw;
+        nsw &= a.nsw;
     }
-    if (r.kind == SIMD_VARYING)
-        r.hint = hint;
-    if (r.kind == SIMD_UNIFORM) /* all incoming uniform, yet the analysis says it varies */
-        r = varying_from(hint);
-    return r;
+    if (!any)
+        return (simd_shape){ .kind = SIMD_UNDEF };
+    if (!affine_seen) /* all incoming uniform, yet the analysis says it varies */
+        return varying_from(hint);
+    return affine_of(s, in, stride, tz, nuw, nsw);
 }
 
 static simd_shape call(const simd_fn *s, LLVMValueRef in)
 {
     jit_sg_call k = jit_sg_decode(in);
     if (k.kind == JIT_SG_LANE)
-        return (simd_shape){ .kind = SIMD_AFFINE, .stride = 1, .aligned = true, .nuw = true, .nsw = true };
+        return affine_of(s, in, 1, 32, true, true);
     bool hint = false;
     LLVMValueRef f = LLVMGetCalledValue(in);
     size_t len;
@@ -365,11 +419,27 @@ static simd_shape call(const simd_fn *s, LLVMValueRef in)
     return varying_from(hint);
 }
 
+static bool operands_uniform(const simd_fn *s, LLVMValueRef in)
+{
+    for (int k = 0, n = LLVMGetNumOperands(in) - (LLVMIsACallInst(in) ? 1 : 0); k < n; k++)
+        if (simd_shape_of(s, LLVMGetOperand(in, k)).kind != SIMD_UNIFORM)
+            return false;
+    return true;
+}
+
 /* The shape of `in` from its operands' shapes (the analysis says it varies). */
 static simd_shape rule(const simd_fn *s, LLVMValueRef in)
 {
     LLVMOpcode op = LLVMGetInstructionOpcode(in);
+    /* computed from uniform values alone (which the analysis may not have seen) */
+    if (((op != LLVMPHI && jit_opcode_pure(op)) || (op == LLVMCall && jit_call_pure(in))) && operands_uniform(s, in))
+        return UNIFORM;
     switch (op) {
+    case LLVMLoad: /* lanes in lockstep read one address together */
+        if (!LLVMGetVolatile(in) && LLVMGetOrdering(in) == LLVMAtomicOrderingNotAtomic &&
+            simd_shape_of(s, LLVMGetOperand(in, 0)).kind == SIMD_UNIFORM)
+            return UNIFORM;
+        return VARYING;
     case LLVMAdd:
     case LLVMSub:
     case LLVMMul:
@@ -398,8 +468,8 @@ static simd_shape rule(const simd_fn *s, LLVMValueRef in)
         LLVMValueRef x = LLVMGetOperand(in, 1), y = LLVMGetOperand(in, 2);
         simd_shape a = simd_shape_of(s, x), b = simd_shape_of(s, y);
         if (c.kind == SIMD_UNIFORM && lin(a) && lin(b) && stride_of(a) == stride_of(b))
-            return affine(LLVMTypeOf(in), stride_of(a), aligned_of(s, a, x) && aligned_of(s, b, y), a.nuw && b.nuw,
-                          a.nsw && b.nsw);
+            return affine_of(s, in, stride_of(a), min_u(tz_of(s, a, x), tz_of(s, b, y)), a.nuw && b.nuw,
+                             a.nsw && b.nsw);
         return varying_from(hinted(a) || hinted(b));
     }
     case LLVMPHI:
@@ -409,7 +479,7 @@ static simd_shape rule(const simd_fn *s, LLVMValueRef in)
     case LLVMCall:
         return call(s, in);
     case LLVMAlloca:
-        return affine(LLVMTypeOf(in), (int64_t)simd_private_stride(s, in), false, true, true);
+        return affine_of(s, in, (int64_t)simd_private_stride(s, in), 0, true, true);
     default:
         return VARYING;
     }
@@ -434,7 +504,7 @@ static bool escapes_divergent_loop(const simd_fn *s, LLVMValueRef in, unsigned b
 
 static bool same(simd_shape a, simd_shape b)
 {
-    return a.kind == b.kind && a.stride == b.stride && a.aligned == b.aligned && a.nuw == b.nuw && a.nsw == b.nsw &&
+    return a.kind == b.kind && a.stride == b.stride && a.tz == b.tz && a.nuw == b.nuw && a.nsw == b.nsw &&
            a.hint == b.hint;
 }
 

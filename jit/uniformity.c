@@ -270,6 +270,8 @@ static bool value_varying(const jit_uniformity *u, LLVMValueRef in)
                 return true;
         return false;
     }
+    if (u->config.known_uniform && u->config.known_uniform(u->config.user, in))
+        return false;
     if (op == LLVMLoad)
         return load_varying(u, in);
     if (op == LLVMCall) {

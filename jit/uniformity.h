@@ -78,6 +78,9 @@ typedef struct jit_uniformity_config {
     jit_memory_rule memory;
     jit_read_only_fn read_only;       /* NULL: no memory is known to be read-only */
     jit_call_varying_fn call_varying; /* NULL: the general rule for every call */
+    /* Instructions (not phis) the caller has proved the same in every work-item
+     * whatever their operands (NULL: none). */
+    bool (*known_uniform)(void *user, LLVMValueRef in);
     void *user;
 } jit_uniformity_config;
 

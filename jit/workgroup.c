@@ -6,7 +6,8 @@
  *       and calls the SPIR-V entry function;
  *   spvjit_wg_range(ctx, first, count)   barrier-free kernels: loads the
  *       environment once, then runs the groups of the range (group_range.h),
- *       each a loop z, y, x over its work-items calling the body
+ *       each a loop over its sub-groups calling the body vectorized for W
+ *       lanes (simd.h), or, work-item by work-item, z, y, x calling the body
  *       (emit_group_items: the one place that runs the items of a group).
  *       With a known local size the loop bounds are constants (LLVM
  *       unrolls/vectorizes); a Kernel-flavour group smaller than that (the
@@ -28,6 +29,8 @@
  */
 #include "group_range.h"
 #include "lower_ctx.h"
+#include "sg_marker.h"
+#include "simd.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -223,6 +226,10 @@ typedef struct items {
     LLVMValueRef fn, body, ctx;
     group_env *env;
     LLVMValueRef partial; /* spvjit.group.partial, or NULL */
+    /* sub-groups of width lanes: the body vectorized for the compile-time
+     * local size and for a run-time size (NULL: work-item by work-item) */
+    LLVMValueRef vf, vf_sized;
+    unsigned width;
 } items;
 
 static bool is_one(LLVMValueRef v)
@@ -266,6 +273,100 @@ static void loop_nest(lower_ctx *c, const items *it, LLVMValueRef *size, LLVMVal
     LLVMBuildBr(c->b, exit);
 }
 
+/* --- sub-groups (simd.h) ---------------------------------------------------------------------------- */
+
+/* spvjit.items(ctx, lx,ly,lz, idx, sx,sy,sz, gx,gy,gz, env..., params...):
+ * the body in the form jit_simd_items() takes (idx unused: the body computes
+ * its indices). */
+static LLVMValueRef build_items_fn(lower_ctx *c, LLVMValueRef body)
+{
+    LLVMTypeRef bt = LLVMGlobalGetValueType(body);
+    unsigned nb = LLVMCountParamTypes(bt);
+    LLVMTypeRef *pt = jit_alloc(c, nb + 2, sizeof *pt), *bp = jit_alloc(c, nb + 1, sizeof *bp);
+    LLVMGetParamTypes(bt, bp);
+    memcpy(pt, bp, 4 * sizeof *pt); /* ctx, lx, ly, lz */
+    pt[4] = c->t_i32;               /* idx */
+    memcpy(pt + 5, bp + 4, (nb - 4) * sizeof *pt);
+    LLVMValueRef fn = LLVMAddFunction(c->mod, "spvjit.items", LLVMFunctionType(c->t_void, pt, nb + 1, 0));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
+    for (unsigned i = 4; i < nb; i++) { /* noalias and the like, for the vector function */
+        unsigned n = LLVMGetAttributeCountAtIndex(body, i + 1);
+        LLVMAttributeRef *attrs = jit_alloc(c, n + 1, sizeof *attrs);
+        LLVMGetAttributesAtIndex(body, i + 1, attrs);
+        for (unsigned k = 0; k < n; k++)
+            LLVMAddAttributeAtIndex(fn, i + 2, attrs[k]);
+    }
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(c->llc);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
+    LLVMValueRef *a = jit_alloc(c, nb + 1, sizeof *a);
+    for (unsigned i = 0; i < nb; i++)
+        a[i] = LLVMGetParam(fn, i < 4 ? i : i + 1);
+    LLVMBuildCall2(b, bt, body, a, nb, "");
+    LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+    return fn;
+}
+
+/* The vector functions of the body: for the compile-time local size, and for
+ * a group of run-time size (no compile-time size, or a smaller OpenCL group).
+ * 0; 1 declined (why); -1 failed (c->diag). */
+static int vectorize_body(lower_ctx *c, LLVMValueRef body, unsigned width, LLVMValueRef *full, LLVMValueRef *sized,
+                          char *why)
+{
+    LLVMValueRef items = build_items_fn(c, body);
+    jit_simd_items_req req[2];
+    unsigned n = 0;
+    if (c->ls_known)
+        req[n++] = (jit_simd_items_req){
+            .item = items, .width = width, .size = c->local_size, .name = "spvjit.simd.body", .td = c->td
+        };
+    if (!c->ls_known || jit_group_sizes_vary(c))
+        req[n++] = (jit_simd_items_req){
+            .item = items, .width = width, .size_param = 5, .name = "spvjit.simd.body.sized", .td = c->td
+        };
+    LLVMValueRef out[2] = { NULL, NULL };
+    int rc = jit_simd_items(req, n, NULL, 0, out, why);
+    LLVMDeleteFunction(items);
+    if (rc < 0)
+        return jit_fail(c, "%s", why);
+    if (rc)
+        return 1;
+    *full = c->ls_known ? out[0] : NULL;
+    *sized = c->ls_known ? out[1] : out[0];
+    return 0;
+}
+
+/* The loop over the sub-groups of a group of size[3] items, WorkgroupId id[3]. */
+static void sg_loop(lower_ctx *c, const items *it, LLVMValueRef vf, LLVMValueRef *size, LLVMValueRef *id,
+                    LLVMBasicBlockRef exit)
+{
+    group_env *e = it->env;
+    LLVMValueRef *args = jit_alloc(c, 6 + e->n, sizeof *args);
+    memcpy(args, size, 3 * sizeof *args);
+    memcpy(args + 3, id, 3 * sizeof *args);
+    memcpy(args + 6, e->v, e->n * sizeof *args);
+    LLVMValueRef count = LLVMBuildMul(c->b, LLVMBuildMul(c->b, size[0], size[1], ""), size[2], "items");
+    jit_simd_loop l = { .vf = vf, .ctx = it->ctx, .args = args, .nargs = 6 + e->n, .count = count, .width = it->width };
+    jit_simd_emit_loop(&l, c->b);
+    LLVMBuildBr(c->b, exit);
+}
+
+unsigned jit_simd_width(lower_ctx *c, unsigned w)
+{
+    if (w <= 1 || !c->ls_known || c->local_size[0] >= w)
+        return w;
+    for (LLVMValueRef f = LLVMGetFirstFunction(c->mod); f; f = LLVMGetNextFunction(f))
+        if (jit_sg_is_marker_fn(f))
+            return w;
+    if ((uint64_t)c->local_size[0] * c->local_size[1] * c->local_size[2] < 4)
+        return 1;
+    for (unsigned n = w / 2; n >= 4; n /= 2)
+        if (c->local_size[0] % n == 0)
+            return n;
+    return w;
+}
+
 /* The work-items of one group: WorkgroupId g->id, size g->size (constants
  * for groups of the compile-time size, LLVM then unrolls and vectorizes; at
  * least 1 in every dimension).  The one place the item loops of a
@@ -277,7 +378,14 @@ static void emit_group_items(lower_ctx *c, const items *it, const jit_group *g)
     LLVMValueRef size[3], id[3];
     memcpy(size, g->size, sizeof size);
     memcpy(id, g->id, sizeof id);
-    loop_nest(c, it, size, id, done);
+    bool full = true;
+    for (unsigned d = 0; d < 3; d++)
+        full &= LLVMIsAConstantInt(size[d]) != NULL;
+    LLVMValueRef vf = full && it->vf ? it->vf : it->vf_sized;
+    if (vf)
+        sg_loop(c, it, vf, size, id, done);
+    else
+        loop_nest(c, it, size, id, done);
     LLVMPositionBuilderAtEnd(c->b, done);
 }
 
@@ -285,7 +393,7 @@ static void emit_group_items(lower_ctx *c, const items *it, const jit_group *g)
  * smaller than the compile-time size (the last OpenCL group of a dimension),
  * the environment loaded from ctx.  Out of line: it runs rarely, and a second
  * inlined copy of the body in the loops over groups costs compile time. */
-static LLVMValueRef build_partial(lower_ctx *c, LLVMValueRef body)
+static LLVMValueRef build_partial(lower_ctx *c, LLVMValueRef body, LLVMValueRef vf_sized, unsigned width)
 {
     LLVMTypeRef p[7] = { c->t_ptr, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32 };
     LLVMValueRef fn = LLVMAddFunction(c->mod, "spvjit.group.partial", LLVMFunctionType(c->t_void, p, 7, 0));
@@ -295,7 +403,9 @@ static LLVMValueRef build_partial(lower_ctx *c, LLVMValueRef body)
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "noinline");
     LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
     group_env e = load_env(c, LLVMGetParam(fn, 0));
-    items it = { .c = c, .fn = fn, .body = body, .ctx = LLVMGetParam(fn, 0), .env = &e };
+    items it = {
+        .c = c, .fn = fn, .body = body, .ctx = LLVMGetParam(fn, 0), .env = &e, .vf_sized = vf_sized, .width = width
+    };
     jit_group g = { 0 };
     for (unsigned d = 0; d < 3; d++) {
         g.id[d] = LLVMGetParam(fn, 1 + d);
@@ -328,11 +438,31 @@ static int emit_group(void *user, const jit_group *g)
 
 static int build_range(lower_ctx *c, LLVMValueRef body)
 {
+    /* sub-groups of c->simd_width lanes where the vectorizer takes the body */
+    LLVMValueRef vf = NULL, vf_sized = NULL;
+    unsigned width = c->simd_narrow ? jit_simd_width(c, c->simd_width) : c->simd_width;
+    c->simd_why[0] = 0;
+    if (width > 1) {
+        int rc = vectorize_body(c, body, width, &vf, &vf_sized, c->simd_why);
+        if (rc < 0)
+            return -1;
+        if (rc)
+            width = 1;
+    }
+    c->simd_width = width;
     /* a known local size: Kernel groups of it inline, smaller ones out of line */
-    LLVMValueRef partial = c->ls_known && jit_group_sizes_vary(c) ? build_partial(c, body) : NULL;
+    LLVMValueRef partial = c->ls_known && jit_group_sizes_vary(c) ? build_partial(c, body, vf_sized, width) : NULL;
     LLVMValueRef fn = jit_range_function(c);
     group_env e = load_env(c, LLVMGetParam(fn, 0));
-    items it = { .c = c, .fn = fn, .body = body, .ctx = LLVMGetParam(fn, 0), .env = &e, .partial = partial };
+    items it = { .c = c,
+                 .fn = fn,
+                 .body = body,
+                 .ctx = LLVMGetParam(fn, 0),
+                 .env = &e,
+                 .partial = partial,
+                 .vf = vf,
+                 .vf_sized = vf_sized,
+                 .width = width };
     if (jit_emit_group_range(c, fn, emit_group, &it))
         return -1;
     LLVMBuildRetVoid(c->b);

@@ -322,6 +322,19 @@ SPVJIT_API spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_
     out->wg_memory_bytes = c->facts->wg_mem_size;
     out->uses_barriers = c->facts->uses_barriers;
     memcpy(out->local_size, c->exec.local_size, sizeof out->local_size);
+    out->subgroup_size = c->facts->subgroup_size;
     api_compiled_release(c);
     return SPVJIT_OK;
+}
+
+uint32_t spvjit_native_subgroup_size(void)
+{
+    return jit_host_lanes32();
+}
+
+uint32_t spvjit_context_subgroup_size(const spvjit_context *ctx)
+{
+    if (!ctx || ctx->options.build.simd == JIT_SIMD_OFF)
+        return 1;
+    return ctx->options.build.subgroup_size ? ctx->options.build.subgroup_size : jit_host_lanes32();
 }

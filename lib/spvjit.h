@@ -70,10 +70,11 @@ typedef struct spvjit_event spvjit_event;     /* an asynchronous dispatch */
  * outside the ones listed is an SPVJIT_ERROR_INVALID_ARGUMENT naming it; a bad
  * environment variable fails spvjit_context_create naming the variable and
  * the values it takes.  Every option is part of the kernel caches' keys.
- * simd, memory and tier are carried ahead of the work that implements them:
- * today the JIT runs the scalar work-item path, unchecked accesses and the
- * optimizing tier only, and refuses (SPVJIT_ERROR_UNSUPPORTED) the values it
- * would otherwise silently ignore: a sub-group size above 1, memory=check. */
+ * memory and tier are carried ahead of the work that implements them: today
+ * the JIT runs unchecked accesses and the optimizing tier only, and refuses
+ * (SPVJIT_ERROR_UNSUPPORTED) the value it would otherwise silently ignore:
+ * memory=check.  A sub-group size above 1 with simd off is a contradiction
+ * (SPVJIT_ERROR_INVALID_ARGUMENT). */
 
 /* Barriers ($SPVJIT_BARRIERS=auto|regions|fibers; built-in: auto). */
 typedef enum spvjit_barriers {
@@ -331,7 +332,16 @@ typedef struct spvjit_kernel_stats {
     uint64_t wg_memory_bytes;
     bool uses_barriers;
     uint32_t local_size[3]; /* 0 when chosen at dispatch and not dispatched yet */
+    uint32_t subgroup_size; /* work-items per sub-group: the SIMD lanes, 1 when they run one at a time */
 } spvjit_kernel_stats;
+
+/* The sub-group size of kernels built with subgroup_size native: the host's
+ * 32-bit vector lanes (16 with AVX-512, 8 with AVX2, 4 with SSE or NEON). */
+SPVJIT_API uint32_t spvjit_native_subgroup_size(void);
+/* The sub-group size builds in ctx ask for by default (its options and
+ * environment: SPVJIT_SUBGROUP_SIZE, SPVJIT_SIMD=off gives 1).  A kernel whose
+ * code the vectorizer declines runs sub-groups of 1 (spvjit_kernel_stats says). */
+SPVJIT_API uint32_t spvjit_context_subgroup_size(const spvjit_context *ctx);
 SPVJIT_API spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_kernel_stats *out);
 
 /* Bindings.  Buffers are used in place (not copied); they must stay valid

@@ -142,12 +142,15 @@ TEST(api_options_precedence_api_over_env_over_builtin)
         CHECK(ctx && ctx->options.build.subgroup_size == 0, "%s: %s", natives[i], spvjit_last_error());
         spvjit_context_destroy(ctx);
     }
-    /* a valid size the JIT does not run yet is refused at build time, not silently ignored */
+    /* a size of SIMD lanes runs; with simd off it is a contradiction, refused at build time */
     ctx = ctx_with_env("SPVJIT_SUBGROUP_SIZE", "8", NULL, &st);
     REQUIRE(ctx && ctx->options.build.subgroup_size == 8, "env 8: %s", spvjit_last_error());
-    CHECK(api_build_options_resolve(&ctx->options, NULL, "t", &r) == SPVJIT_ERROR_UNSUPPORTED &&
-              strstr(spvjit_last_error(), "sub-group size of 8 is not implemented yet"),
-          "size 8: %s", spvjit_last_error());
+    CHECK(api_build_options_resolve(&ctx->options, NULL, "t", &r) == SPVJIT_OK && r.subgroup_size == 8, "size 8: %s",
+          spvjit_last_error());
+    spvjit_build_options off = { .simd = SPVJIT_SIMD_OFF };
+    CHECK(api_build_options_resolve(&ctx->options, &off, "t", &r) == SPVJIT_ERROR_INVALID_ARGUMENT &&
+              strstr(spvjit_last_error(), "sub-groups of 8 work-items need the SIMD path, and simd is off"),
+          "size 8, simd off: %s", spvjit_last_error());
     spvjit_context_destroy(ctx);
 
     /* threads: explicit > SPVJIT_THREADS > the CPUs this process may use */

@@ -17,6 +17,7 @@
 
 #include "harness.h"
 #include "jit/barrier_intrinsic.h"
+#include "jit/jit_internal.h"
 #include "test_ir_util.h"
 #include "test_jit_util.h"
 
@@ -131,6 +132,11 @@ static void path_case(const char *file, const char *entry, uint32_t spec0, spvji
         snprintf(line, sizeof line, "%.*s", (int)strcspn(t.ir, "\n"), t.ir);
     CHECK(!strncmp(line, "; spvjit: ", 10) && strstr(line, want), "%s: first line '%s', expected '%s'", file, line,
           want);
+    unsigned w = 1;
+    const char *sg = strstr(line, "sub-groups of ");
+    if (sg)
+        sscanf(sg, "sub-groups of %u", &w);
+    CHECK(f->subgroup_size == w, "%s: facts say sub-groups of %u, the first line %u", file, f->subgroup_size, w);
     bool regions = strstr(want, "compiled into") != NULL, fibers = strstr(want, "on fibers") != NULL;
     CHECK(f->barrier_regions == regions && (spvjit_kernel_item_fn(k) != NULL) == fibers &&
               (spvjit_kernel_wg_range_fn(k) != NULL) == !fibers,
@@ -170,8 +176,28 @@ TEST(barrier_path_fibers_and_why)
     path_case("jit/regions_mix.comp.spv", NULL, 40000, (spvjit_options){ 0 },
               "barriers on fibers: no barrier regions: 7 per-item slots and next[] would take 1760000 bytes per group "
               "(more than 1048576)");
-    path_case("kernels/saxpy.comp.spv", NULL, 0, (spvjit_options){ 0 },
-              "no work-group barriers: spvjit_wg_range loops over the work-items");
+    path_case("kernels/saxpy.comp.spv", NULL, 0, (spvjit_options){ .simd = JIT_SIMD_OFF },
+              "no work-group barriers: spvjit_wg_range loops over the work-items; work-items one at a time (sub-groups "
+              "of 1)");
+}
+
+/* The same line says how the work-items run: as sub-groups of SIMD lanes of
+ * the host's native width by default, of the width asked for, or one at a
+ * time (simd off, fibers); the facts carry the sub-group size. */
+TEST(barrier_path_subgroups)
+{
+    char want[160];
+    snprintf(want, sizeof want, "spvjit_wg_range loops over the work-items; sub-groups of %u work-items as SIMD lanes",
+             jit_host_lanes32());
+    path_case("kernels/saxpy.comp.spv", NULL, 0, (spvjit_options){ 0 }, want);
+    path_case("kernels/saxpy.comp.spv", NULL, 0, (spvjit_options){ .subgroup_size = 4 },
+              "spvjit_wg_range loops over the work-items; sub-groups of 4 work-items as SIMD lanes");
+    path_case("kernels/mm.comp.spv", NULL, 16, (spvjit_options){ .subgroup_size = 8 },
+              "barriers compiled into 3 region loops (2 barrier sites; 2 per-item slots and next[]: 3072 bytes per "
+              "group); sub-groups of 8 work-items as SIMD lanes");
+    path_case("kernels/mm.comp.spv", NULL, 16, (spvjit_options){ .barriers = JIT_BARRIER_MODE_FIBERS },
+              "barriers on fibers: asked for (the barriers option, SPVJIT_BARRIERS=fibers); work-items one at a time "
+              "(sub-groups of 1): barriers on fibers");
 }
 
 /* `spvjit compile --emit asm` starts with the reason as an assembler comment. */

@@ -1,6 +1,7 @@
 /* testdata/tests/test_jit_glsl.c — GLSL compute kernels (testdata/jit/glsl_*.comp)
  * through the JIT, against plain C on random inputs: push constants with std430
- * structs, std140 uniforms, GLSL.std.450 math, sub-group operations (size 1),
+ * structs, std140 uniforms, GLSL.std.450 math, sub-group operations (with
+ * sub-groups of 1 and of the native SIMD width),
  * control flow, loop-control hints (checked in the lowered IR), a pointer to a
  * column of a row-major matrix, OpArrayLength through a descriptor array, and
  * shared-memory atomics with barriers. */
@@ -45,22 +46,43 @@ static bool near(double got, double want, double rel)
     return fabs(got - want) <= rel * (fabs(want) + 1e-3);
 }
 
-TEST(jit_glsl_pipeline_classes)
+/* The sub-group of item i (lx = i % LS in its group) has the items of its
+ * group whose lx / W is the same; the active ones are those below n. */
+static void subgroup_refs(const float *x, int i, int ls, int n, unsigned w, double *r6, double *r7)
+{
+    int g0 = i / ls * ls, s0 = g0 + (i - g0) / (int)w * (int)w, s1 = s0 + (int)w < g0 + ls ? s0 + (int)w : g0 + ls;
+    double sum = 0, excl = 0, mx = -INFINITY;
+    int first = -1, pos = 0;
+    for (int j = s0; j < s1 && j < n; j++) {
+        first = first < 0 ? j : first;
+        sum += x[j];
+        excl += j < i ? x[j] : 0;
+        mx = x[j] > mx ? x[j] : mx;
+        pos += x[j] > 0;
+    }
+    *r6 = sum + excl * 100.0 + w * 1000.0 + (i == first ? 10000.0 : 0.0) + pos * 100000.0;
+    *r7 = x[first] - mx;
+}
+
+static void pipeline_classes(jit_simd simd)
 {
     _Static_assert(sizeof(pc_block) == 48 && sizeof(u_block) == 112, "std430/std140 block layouts");
     spv_module *m = tj_load("jit/glsl_misc.comp.spv");
     REQUIRE(m, "load");
     ir_capture cap = { 0 };
-    spvjit_options o = { .opt_level = 3, .emit = capture_ir, .emit_user = &cap, .emit_ir = true };
+    spvjit_options o = { .opt_level = 3, .emit = capture_ir, .emit_user = &cap, .emit_ir = true, .simd = simd };
     jit_kernel *k = tj_compile(m, NULL, &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
+    unsigned w = f->subgroup_size;
     /* the push constants needed end with item.off (32 + 8): the block's 8 bytes of
      * tail padding need not be given (Vulkan asks a range to cover the members) */
     CHECK(f->nslots == 6 && f->push_constant_size == 40 && !f->uses_barriers, "facts: %u slots, push %llu", f->nslots,
           (unsigned long long)f->push_constant_size);
-    /* loop-control hints reach LLVM as llvm.loop metadata */
-    CHECK(cap.ir && strstr(cap.ir, "llvm.loop.unroll.disable") && strstr(cap.ir, "llvm.loop.unroll.full"),
+    CHECK((simd == JIT_SIMD_OFF) == (w == 1), "sub-groups of %u with simd %s", w, simd == JIT_SIMD_OFF ? "off" : "on");
+    /* loop-control hints reach LLVM as llvm.loop metadata (the vectorizer
+     * unrolls the [[unroll]] loop itself and keeps [[dont_unroll]] on its loop) */
+    CHECK(cap.ir && strstr(cap.ir, "llvm.loop.unroll.disable") && (w > 1 || strstr(cap.ir, "llvm.loop.unroll.full")),
           "lowered IR lacks the loop-control metadata");
     free(cap.ir);
 
@@ -114,11 +136,12 @@ TEST(jit_glsl_pipeline_classes)
                             mant + e * 10.0,
                             fabs(v) * dl + (0.5 - 2.5 + 6.0) * 1.5 + 10.0,
                             u.coef[i & 3][0] * v - 0.5 + (0.25 * v - 3.0),
-                            v + 1000.0 + 10000.0 + (v > 0 ? 100000.0 : 0.0),
-                            0.0,
+                            0, /* the sub-group results, below */
+                            0,
                             0,
                             0,
                             0 };
+        subgroup_refs(x, i, LS, N, w, &want[6], &want[7]);
         int kk = i % 7;
         want[8] = kk == 0 ? 1.0 : kk <= 2 ? v : kk == 5 ? -v + 3.0 : kk == 6 ? 3.0 : 7.0;
         float sf = 0.0f;
@@ -136,7 +159,7 @@ TEST(jit_glsl_pipeline_classes)
         want[10] = t;
         for (int j = 0; j < 11; j++)
             if (!near(r[j], want[j], 2e-5) && bad++ < 8)
-                CHECK(0, "item %d result %d: got %.9g, expected %.9g (v=%.9g)", i, j, r[j], want[j], v);
+                CHECK(0, "W=%u item %d result %d: got %.9g, expected %.9g (v=%.9g)", w, i, j, r[j], want[j], v);
         /* row-major mat4: element (column c, row q) at q*16 + c*4 bytes */
         int c = i & 3, c2 = (c + 1) & 3;
         for (int q = 0; q < 4; q++) {
@@ -161,6 +184,12 @@ TEST(jit_glsl_pipeline_classes)
     free(rm0);
     spvjit_kernel_free(k);
     spv_module_free(m);
+}
+
+TEST(jit_glsl_pipeline_classes)
+{
+    pipeline_classes(JIT_SIMD_OFF);
+    pipeline_classes(JIT_SIMD_AUTO);
 }
 
 TEST(jit_glsl_shared_atomics)

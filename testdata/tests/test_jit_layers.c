@@ -15,12 +15,13 @@ static const struct {
     const char *file;
     int layer;
 } layers[] = {
-    { "lower_ctx.c", 0 },        { "lower_types.c", 0 },   { "lower_constants.c", 0 },    { "lower_build.c", 0 },
-    { "lower_access.c", 0 },     { "lower_vars.c", 0 },    { "lower_builtins.c", 0 },     { "lower_alu.c", 1 },
-    { "lower_relational.c", 2 }, { "lower_convert.c", 3 }, { "lower_composite.c", 4 },    { "lower_memory.c", 5 },
-    { "lower_cfg.c", 6 },        { "lower_atomic.c", 7 },  { "lower_group.c", 8 },        { "lower_dot.c", 9 },
-    { "lower_barrier.c", 10 },   { "lower_wgcoll.c", 10 }, { "barrier_intrinsic.c", 10 }, { "lower_extinst.c", 11 },
-    { "lower_glsl450.c", 11 },   { "lower_opencl.c", 11 }, { "extinst_util.c", 11 },      { "rt_printf.c", 11 },
+    { "lower_ctx.c", 0 },      { "lower_types.c", 0 },      { "lower_constants.c", 0 }, { "lower_build.c", 0 },
+    { "lower_access.c", 0 },   { "lower_vars.c", 0 },       { "lower_builtins.c", 0 },  { "sg_marker.c", 0 },
+    { "lower_alu.c", 1 },      { "lower_relational.c", 2 }, { "lower_convert.c", 3 },   { "lower_composite.c", 4 },
+    { "lower_memory.c", 5 },   { "lower_cfg.c", 6 },        { "lower_atomic.c", 7 },    { "lower_group.c", 8 },
+    { "lower_dot.c", 9 },      { "lower_barrier.c", 10 },   { "lower_wgcoll.c", 10 },   { "barrier_intrinsic.c", 10 },
+    { "lower_extinst.c", 11 }, { "lower_glsl450.c", 11 },   { "lower_opencl.c", 11 },   { "extinst_util.c", 11 },
+    { "rt_printf.c", 11 },
 };
 
 static int layer_of(const char *file)
@@ -127,6 +128,7 @@ TEST(jit_lowering_includes_run_one_way)
         { "jit/rt_printf.h", 11 },
         { "jit/abi.h", 0 },
         { "barrier_intrinsic.h", 10 },
+        { "sg_marker.h", 0 },
     };
     for (size_t i = 0; i < sizeof layers / sizeof layers[0]; i++) {
         char rel[128];

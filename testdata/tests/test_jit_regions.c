@@ -127,7 +127,10 @@ static void mm_case(const char *file, uint32_t bs, uint32_t n, bool fibers, bool
     uint64_t bits = bs;
     spv_module *sm = tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
-    spvjit_options o = { .emit = check_vector ? keep_ir : NULL, .emit_opt_ir = check_vector };
+    /* the vector checks are those of the work-item loops (LLVM's loop vectorizer) */
+    spvjit_options o = { .emit = check_vector ? keep_ir : NULL,
+                         .emit_opt_ir = check_vector,
+                         .simd = check_vector ? JIT_SIMD_OFF : JIT_SIMD_AUTO };
     if (cl) {
         o.local_size[0] = o.local_size[1] = bs;
         o.local_size[2] = 1;

@@ -365,6 +365,33 @@ TEST(simd_uniform_exit_in_divergent_block)
         10, 0xff);
 }
 
+/* A uniform branch between a divergent region and a block every lane runs:
+ * the schedule must not run that block on the way when the branch went the
+ * other way (the shape of a reduction's last step). */
+TEST(simd_uniform_branch_skips_converged_block)
+{
+    check_against_scalar("uniform branch around a converged block",
+                         "define i32 @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %more = icmp ugt i32 %n, 1\n  br i1 %more, label %body, label %last\n"
+                         "body:\n  %c = icmp ult i32 %i, %n\n  br i1 %c, label %add, label %wait\n"
+                         "add:\n  %y = add i32 %x, %n\n  store i32 %y, ptr %pout\n  br label %wait\n"
+                         "wait:\n  ret i32 2\n"
+                         "last:\n  %z = icmp eq i32 %i, 0\n  br i1 %z, label %write, label %done\n"
+                         "write:\n  store i32 %x, ptr %out\n  br label %done\n"
+                         "done:\n  ret i32 0\n}\n",
+                         3, 0xff);
+    check_against_scalar("uniform branch around a converged block, taken",
+                         "define i32 @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %more = icmp ugt i32 %n, 1\n  br i1 %more, label %body, label %last\n"
+                         "body:\n  %c = icmp ult i32 %i, %n\n  br i1 %c, label %add, label %wait\n"
+                         "add:\n  %y = add i32 %x, %n\n  store i32 %y, ptr %pout\n  br label %wait\n"
+                         "wait:\n  ret i32 2\n"
+                         "last:\n  %z = icmp eq i32 %i, 0\n  br i1 %z, label %write, label %done\n"
+                         "write:\n  store i32 %x, ptr %out\n  br label %done\n"
+                         "done:\n  ret i32 0\n}\n",
+                         1, 0xff);
+}
+
 TEST(simd_nested_loops_break)
 {
     check_against_scalar("nested loops, two-level break",
