@@ -2,8 +2,10 @@
  * vector function built block by block in schedule order.
  *
  * Masks live in memory: a block that not every lane runs (divergent) has a
- * slot holding the lanes waiting to run it; one that every lane runs, a flag
- * saying that they reached it (the schedule may pass it by).  Its code starts by taking them
+ * slot holding the lanes waiting to run it, and every block but the entry a
+ * flag saying whether some lane waits there (the schedule may pass a block
+ * by; for a comparison of a value affine in the lane with a uniform one, the
+ * flag is a scalar comparison of the first or last lane).  Its code starts by taking them
  * (m = slot; slot = 0) and is skipped when there are none; its terminator
  * adds each successor's lanes to the successor's slot (m & condition) and
  * stores the values of the successor's phis for those lanes.  A block every
@@ -99,6 +101,12 @@ void simd_set(simd_fn *s, LLVMValueRef in, simd_val v)
 static LLVMValueRef slot_of(simd_fn *s, LLVMValueRef v)
 {
     return util_ptrmap_get(&s->slots, v);
+}
+
+bool simd_available(simd_fn *s, LLVMValueRef v)
+{
+    return !LLVMIsAInstruction(v) || (LLVMIsAAllocaInst(v) && util_ptrmap_get(&s->private_mem, v)) ||
+           util_ptrmap_get(&s->vals, v) || slot_of(s, v);
 }
 
 simd_val simd_get(simd_fn *s, LLVMValueRef v)
@@ -272,8 +280,8 @@ static int build_frame(simd_fn *s)
         if (divergent(s, b)) {
             s->mask_slot[b] = LLVMBuildAlloca(s->b, s->t_mask, "mask");
             LLVMBuildStore(s->b, LLVMConstNull(s->t_mask), s->mask_slot[b]);
-        } else if (i > 0) {
-            /* every lane runs it when it runs, but control may pass it by in the schedule */
+        }
+        if (i > 0) { /* whether some lane waits there: the schedule may pass a block by */
             s->flag_slot[b] = LLVMBuildAlloca(s->b, s->t_i1, "reached");
             LLVMBuildStore(s->b, LLVMConstInt(s->t_i1, 0, 0), s->flag_slot[b]);
         }
@@ -357,8 +365,9 @@ static void prefetch_incoming(simd_fn *s, LLVMBasicBlockRef bb, LLVMBasicBlockRe
 }
 
 /* Lanes `em` of block b go to successor `succ`.  `certain`: the edge is
- * taken whenever this code runs (some lane is in em). */
-static void transfer(simd_fn *s, unsigned b, LLVMBasicBlockRef succ, LLVMValueRef em, bool certain)
+ * taken whenever this code runs (some lane is in em); otherwise `any` says
+ * whether em has a lane (NULL: tested on em). */
+static void transfer(simd_fn *s, unsigned b, LLVMBasicBlockRef succ, LLVMValueRef em, bool certain, LLVMValueRef any)
 {
     const jit_cfg *g = &s->cfg;
     LLVMBasicBlockRef bb = g->blocks[b];
@@ -379,7 +388,7 @@ static void transfer(simd_fn *s, unsigned b, LLVMBasicBlockRef succ, LLVMValueRe
             } else {
                 LLVMValueRef x = v.v;
                 if (!certain)
-                    x = LLVMBuildSelect(s->b, simd_any(s, em), x, LLVMBuildLoad2(s->b, st, slot, ""), "");
+                    x = LLVMBuildSelect(s->b, any ? any : simd_any(s, em), x, LLVMBuildLoad2(s->b, st, slot, ""), "");
                 LLVMBuildStore(s->b, x, slot);
             }
             break;
@@ -388,11 +397,88 @@ static void transfer(simd_fn *s, unsigned b, LLVMBasicBlockRef succ, LLVMValueRe
     if (s->mask_slot[sb]) {
         LLVMValueRef old = LLVMBuildLoad2(s->b, s->t_mask, s->mask_slot[sb], "");
         LLVMBuildStore(s->b, LLVMBuildOr(s->b, old, em, ""), s->mask_slot[sb]);
-    } else if (s->flag_slot[sb]) {
+    }
+    if (s->flag_slot[sb]) {
         LLVMValueRef on = LLVMConstInt(s->t_i1, 1, 0);
         if (!certain)
-            on = LLVMBuildOr(s->b, LLVMBuildLoad2(s->b, s->t_i1, s->flag_slot[sb], ""), simd_any(s, em), "");
+            on =
+                LLVMBuildOr(s->b, LLVMBuildLoad2(s->b, s->t_i1, s->flag_slot[sb], ""), any ? any : simd_any(s, em), "");
         LLVMBuildStore(s->b, on, s->flag_slot[sb]);
+    }
+}
+
+/* Integer x zero-extended or truncated to type t. */
+static LLVMValueRef resize(simd_fn *s, LLVMValueRef x, LLVMTypeRef t)
+{
+    unsigned from = LLVMGetIntTypeWidth(LLVMTypeOf(x)), to = LLVMGetIntTypeWidth(t);
+    return from < to ? LLVMBuildZExt(s->b, x, t, "") : from > to ? LLVMBuildTrunc(s->b, x, t, "") : x;
+}
+
+/* Whether some live lane (the block every lane runs) has cond (negated: not
+ * cond), as a scalar, when cond compares a value affine in the lane with a
+ * uniform one: the lanes' values grow with the lane, so the first or the last
+ * live lane decides.  NULL otherwise. */
+static LLVMValueRef affine_any(simd_fn *s, LLVMValueRef cond, bool negated)
+{
+    if (!s->full || !LLVMIsAICmpInst(cond))
+        return NULL;
+    LLVMValueRef x = LLVMGetOperand(cond, 0), y = LLVMGetOperand(cond, 1);
+    simd_val a = simd_get(s, x), u = simd_get(s, y);
+    LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+    if (a.sh.kind == SIMD_UNIFORM && u.sh.kind == SIMD_AFFINE) { /* the affine one on the left */
+        simd_val t = a;
+        a = u;
+        u = t;
+        static const LLVMIntPredicate swapped[] = {
+            [LLVMIntEQ] = LLVMIntEQ,   [LLVMIntNE] = LLVMIntNE,   [LLVMIntUGT] = LLVMIntULT, [LLVMIntUGE] = LLVMIntULE,
+            [LLVMIntULT] = LLVMIntUGT, [LLVMIntULE] = LLVMIntUGE, [LLVMIntSGT] = LLVMIntSLT, [LLVMIntSGE] = LLVMIntSLE,
+            [LLVMIntSLT] = LLVMIntSGT, [LLVMIntSLE] = LLVMIntSGE,
+        };
+        p = swapped[p];
+    }
+    if (a.sh.kind != SIMD_AFFINE || u.sh.kind != SIMD_UNIFORM || a.sh.stride <= 0 ||
+        LLVMGetTypeKind(LLVMTypeOf(a.v)) != LLVMIntegerTypeKind)
+        return NULL;
+    if (negated) {
+        static const LLVMIntPredicate inverse[] = {
+            [LLVMIntEQ] = LLVMIntNE,   [LLVMIntNE] = LLVMIntEQ,   [LLVMIntUGT] = LLVMIntULE, [LLVMIntUGE] = LLVMIntULT,
+            [LLVMIntULT] = LLVMIntUGE, [LLVMIntULE] = LLVMIntUGT, [LLVMIntSGT] = LLVMIntSLE, [LLVMIntSGE] = LLVMIntSLT,
+            [LLVMIntSLT] = LLVMIntSGE, [LLVMIntSLE] = LLVMIntSGT,
+        };
+        p = inverse[p];
+    }
+    bool is_signed = p == LLVMIntSGT || p == LLVMIntSGE || p == LLVMIntSLT || p == LLVMIntSLE;
+    if (!(is_signed ? a.sh.nsw : a.sh.nuw) || (p == LLVMIntEQ && a.sh.stride != 1))
+        return NULL;
+    LLVMTypeRef t = LLVMTypeOf(a.v), iw = LLVMIntTypeInContext(s->llc, s->W);
+    LLVMValueRef bits = LLVMBuildBitCast(s->b, s->live, iw, ""), yes = LLVMConstInt(s->t_i1, 1, 0);
+    LLVMValueRef first = simd_intrinsic(s, "llvm.cttz", &iw, 1, (LLVMValueRef[]){ bits, yes }, 2);
+    LLVMValueRef last = LLVMBuildSub(s->b, LLVMConstInt(iw, s->W - 1, 0),
+                                     simd_intrinsic(s, "llvm.ctlz", &iw, 1, (LLVMValueRef[]){ bits, yes }, 2), "");
+    LLVMValueRef stride = LLVMConstInt(t, (unsigned long long)a.sh.stride, 0);
+    LLVMValueRef lo = LLVMBuildAdd(s->b, a.v, LLVMBuildMul(s->b, resize(s, first, t), stride, ""), "");
+    LLVMValueRef hi = LLVMBuildAdd(s->b, a.v, LLVMBuildMul(s->b, resize(s, last, t), stride, ""), "");
+    switch (p) {
+    case LLVMIntULT:
+    case LLVMIntULE:
+    case LLVMIntSLT:
+    case LLVMIntSLE: /* the first live lane has the smallest value */
+        return LLVMBuildICmp(s->b, p, lo, u.v, "");
+    case LLVMIntUGT:
+    case LLVMIntUGE:
+    case LLVMIntSGT:
+    case LLVMIntSGE: /* the last, the largest */
+        return LLVMBuildICmp(s->b, p, hi, u.v, "");
+    case LLVMIntEQ: { /* stride 1: lane u - base is live */
+        LLVMValueRef d = LLVMBuildSub(s->b, u.v, a.v, "");
+        LLVMValueRef in = LLVMBuildICmp(s->b, LLVMIntULT, d, LLVMConstInt(t, s->W, 0), "");
+        LLVMValueRef dw = resize(s, LLVMBuildAnd(s->b, d, LLVMConstInt(t, s->W - 1, 0), ""), iw);
+        LLVMValueRef bit = LLVMBuildTrunc(s->b, LLVMBuildLShr(s->b, bits, dw, ""), s->t_i1, "");
+        return LLVMBuildAnd(s->b, in, bit, "");
+    }
+    default: /* ne: two live lanes differ, or the only one differs */
+        return LLVMBuildOr(s->b, LLVMBuildICmp(s->b, LLVMIntNE, first, last, ""),
+                           LLVMBuildICmp(s->b, LLVMIntNE, lo, u.v, ""), "");
     }
 }
 
@@ -459,7 +545,7 @@ static LLVMBasicBlockRef edge_block(simd_fn *s, unsigned b, LLVMBasicBlockRef su
 {
     LLVMBasicBlockRef e = simd_block(s, "edge"), here = LLVMGetInsertBlock(s->b);
     LLVMPositionBuilderAtEnd(s->b, e);
-    transfer(s, b, succ, s->mask, true);
+    transfer(s, b, succ, s->mask, true, NULL);
     branch_to(s, b, jit_cfg_index(&s->cfg, succ));
     LLVMPositionBuilderAtEnd(s->b, here);
     return e;
@@ -504,10 +590,10 @@ static int emit_switch(simd_fn *s, unsigned b, LLVMValueRef sw)
         if (succ == def)
             to_def = LLVMBuildOr(s->b, to_def, em, "");
         else
-            transfer(s, b, succ, em, false);
+            transfer(s, b, succ, em, false, NULL);
     }
     LLVMValueRef dm = LLVMBuildOr(s->b, simd_mask_and(s, s->mask, not_mask(s, matched)), to_def, "");
-    transfer(s, b, def, dm, false);
+    transfer(s, b, def, dm, false, NULL);
     LLVMBuildBr(s->b, s->next[s->pos[b]]);
     return s->rc;
 }
@@ -520,7 +606,7 @@ static int emit_terminator(simd_fn *s, unsigned b, LLVMValueRef t)
     case LLVMBr:
         if (!LLVMIsConditional(t)) {
             LLVMBasicBlockRef succ = LLVMGetSuccessor(t, 0);
-            transfer(s, b, succ, s->mask, true);
+            transfer(s, b, succ, s->mask, true, NULL);
             branch_to(s, b, jit_cfg_index(&s->cfg, succ));
         } else {
             LLVMValueRef cond = LLVMGetCondition(t);
@@ -532,14 +618,14 @@ static int emit_terminator(simd_fn *s, unsigned b, LLVMValueRef t)
                 LLVMBasicBlockRef et = edge_block(s, b, st), ef = edge_block(s, b, sf);
                 LLVMBuildCondBr(s->b, c.v, et, ef);
             } else if (st == sf) {
-                transfer(s, b, st, s->mask, true);
+                transfer(s, b, st, s->mask, true, NULL);
                 LLVMBuildBr(s->b, s->next[i]);
             } else {
                 LLVMValueRef cw = simd_widened(s, c, LLVMTypeOf(cond));
                 LLVMValueRef mt = simd_mask_and(s, s->mask, cw);
                 LLVMValueRef mf = simd_mask_and(s, s->mask, not_mask(s, cw));
-                transfer(s, b, st, mt, false);
-                transfer(s, b, sf, mf, false);
+                transfer(s, b, st, mt, false, affine_any(s, cond, false));
+                transfer(s, b, sf, mf, false, affine_any(s, cond, true));
                 LLVMBuildBr(s->b, s->next[i]);
             }
         }
@@ -614,21 +700,18 @@ static int emit_block(simd_fn *s, unsigned i)
     util_hashmap_clear(&s->vectors);
     s->nval_store = 0;
     s->cur = b;
+    if (s->flag_slot[b]) {
+        LLVMValueRef on = LLVMBuildLoad2(s->b, s->t_i1, s->flag_slot[b], "reached");
+        LLVMBuildStore(s->b, LLVMConstInt(s->t_i1, 0, 0), s->flag_slot[b]);
+        LLVMBasicBlockRef body = simd_block(s, "");
+        LLVMBuildCondBr(s->b, on, body, s->next[i]);
+        LLVMPositionBuilderAtEnd(s->b, body);
+    }
     if (s->mask_slot[b]) {
         s->mask = LLVMBuildLoad2(s->b, s->t_mask, s->mask_slot[b], "m");
         LLVMBuildStore(s->b, LLVMConstNull(s->t_mask), s->mask_slot[b]);
-        LLVMBasicBlockRef body = simd_block(s, "");
-        LLVMBuildCondBr(s->b, simd_any(s, s->mask), body, s->next[i]);
-        LLVMPositionBuilderAtEnd(s->b, body);
         s->full = false;
     } else {
-        if (s->flag_slot[b]) {
-            LLVMValueRef on = LLVMBuildLoad2(s->b, s->t_i1, s->flag_slot[b], "reached");
-            LLVMBuildStore(s->b, LLVMConstInt(s->t_i1, 0, 0), s->flag_slot[b]);
-            LLVMBasicBlockRef body = simd_block(s, "");
-            LLVMBuildCondBr(s->b, on, body, s->next[i]);
-            LLVMPositionBuilderAtEnd(s->b, body);
-        }
         s->mask = s->live;
         s->full = true;
     }
@@ -656,8 +739,8 @@ static void emit_loop_tests(simd_fn *s)
             continue;
         unsigned h = g->loops[l].header;
         LLVMPositionBuilderAtEnd(s->b, s->loop_test[l]);
-        LLVMValueRef m = LLVMBuildLoad2(s->b, s->t_mask, s->mask_slot[h], "");
-        LLVMValueRef br = LLVMBuildCondBr(s->b, simd_any(s, m), s->enter[h], s->after[l]);
+        LLVMValueRef again = LLVMBuildLoad2(s->b, s->t_i1, s->flag_slot[h], "");
+        LLVMValueRef br = LLVMBuildCondBr(s->b, again, s->enter[h], s->after[l]);
         const jit_loop *lp = &g->loops[l];
         for (unsigned i = 0; i < lp->nlatches; i++)
             copy_loop_hints(s, LLVMGetBasicBlockTerminator(g->blocks[lp->latches[i]]), br);

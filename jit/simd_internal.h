@@ -99,6 +99,8 @@ int simd_decline(simd_fn *s, const char *fmt, ...) __attribute__((format(printf,
 int simd_fail(simd_fn *s, const char *what);
 /* The vector function's value of scalar value v at the builder. */
 simd_val simd_get(simd_fn *s, LLVMValueRef v);
+/* Whether simd_get finds v here (defined before, in this block or through a slot). */
+bool simd_available(simd_fn *s, LLVMValueRef v);
 void simd_set(simd_fn *s, LLVMValueRef in, simd_val v);
 /* A new block in the vector function. */
 LLVMBasicBlockRef simd_block(simd_fn *s, const char *name);

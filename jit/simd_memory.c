@@ -6,7 +6,9 @@
  * other stride a masked gather or scatter.  A varying address computed from
  * affine values (a clamped index, say) tests at run time whether the active
  * lanes' addresses are consecutive from the first active lane's, and takes
- * the vector access when they are, the gather or scatter when not.
+ * the vector access when they are, the gather or scatter when not; when it is
+ * a uniform base plus an extended affine index (i32 index arithmetic), one
+ * scalar comparison (the index does not wrap within the lanes) is the test.
  * Aggregates and LLVM vectors are accessed member by member; volatile and
  * atomic accesses run once per active lane, in lane order.
  *
@@ -133,19 +135,84 @@ static void scatter(simd_fn *s, LLVMValueRef v, LLVMValueRef ptrs, unsigned alig
     simd_intrinsic(s, "llvm.masked.scatter", ty, 2, a, 4);
 }
 
+/* An address that is a uniform base plus an index extended from an affine
+ * integer, as i32 index arithmetic gives: affine too unless the index wraps
+ * within the lanes, which one scalar comparison rules out at run time. */
+typedef struct guarded {
+    LLVMValueRef guard; /* i1: the lanes' addresses are base + l * stride */
+    LLVMValueRef base;  /* lane 0's address */
+    int64_t stride;
+} guarded;
+
+static bool const_u64(LLVMValueRef v, uint64_t *out)
+{
+    if (!LLVMIsAConstantInt(v) || LLVMGetIntTypeWidth(LLVMTypeOf(v)) > 64)
+        return false;
+    *out = LLVMConstIntGetZExtValue(v);
+    return true;
+}
+
+/* The guarded form of scalar address p (gep B, ext(x) [* c | << k]), x affine. */
+static bool guarded_affine(simd_fn *s, LLVMValueRef p, guarded *g)
+{
+    if (!LLVMIsAGetElementPtrInst(p) || LLVMGetNumOperands(p) != 2 || !simd_available(s, LLVMGetOperand(p, 0)))
+        return false;
+    simd_val base = simd_get(s, LLVMGetOperand(p, 0));
+    if (base.sh.kind != SIMD_UNIFORM)
+        return false;
+    uint64_t factor = LLVMABISizeOfType(s->td, LLVMGetGEPSourceElementType(p)), k;
+    LLVMValueRef idx = LLVMGetOperand(p, 1);
+    if (!simd_available(s, idx))
+        return false;
+    if (LLVMIsAInstruction(idx) && LLVMGetInstructionOpcode(idx) == LLVMShl && const_u64(LLVMGetOperand(idx, 1), &k) &&
+        k < 16) {
+        factor <<= k;
+        idx = LLVMGetOperand(idx, 0);
+    } else if (LLVMIsAInstruction(idx) && LLVMGetInstructionOpcode(idx) == LLVMMul &&
+               const_u64(LLVMGetOperand(idx, 1), &k) && k && k < 65536) {
+        factor *= k;
+        idx = LLVMGetOperand(idx, 0);
+    }
+    if (!LLVMIsAInstruction(idx) || !simd_available(s, idx))
+        return false;
+    LLVMOpcode op = LLVMGetInstructionOpcode(idx);
+    if ((op != LLVMSExt && op != LLVMZExt) || LLVMGetTypeKind(LLVMTypeOf(idx)) != LLVMIntegerTypeKind)
+        return false;
+    LLVMValueRef xs = LLVMGetOperand(idx, 0);
+    if (!simd_available(s, xs))
+        return false;
+    simd_val x = simd_get(s, xs);
+    if (x.sh.kind != SIMD_AFFINE || x.sh.stride <= 0)
+        return false;
+    LLVMTypeRef xt = LLVMTypeOf(x.v), it = LLVMTypeOf(idx);
+    unsigned n = LLVMGetIntTypeWidth(xt);
+    if (n >= 64 || (uint64_t)x.sh.stride * s->W >= (1ull << (n - 2)))
+        return false;
+    /* the last lane's value stays below the largest one: no wrap */
+    uint64_t span = (uint64_t)x.sh.stride * (s->W - 1);
+    uint64_t max = op == LLVMSExt ? (1ull << (n - 1)) - 1 : (n == 64 ? ~0ull : (1ull << n) - 1);
+    g->guard = LLVMBuildICmp(s->b, op == LLVMSExt ? LLVMIntSLE : LLVMIntULE, x.v, LLVMConstInt(xt, max - span, 0), "");
+    LLVMValueRef off = LLVMBuildMul(s->b, LLVMBuildCast(s->b, op, x.v, it, ""), LLVMConstInt(it, factor, 0), "");
+    g->base = LLVMBuildGEP2(s->b, s->t_i8, base.v, &off, 1, "");
+    g->stride = x.sh.stride * (int64_t)factor;
+    return true;
+}
+
 /* One element per lane of scalar type t from address a (affine or varying). */
-static LLVMValueRef load_lanes(simd_fn *s, simd_val a, LLVMTypeRef t, unsigned align)
+static LLVMValueRef load_lanes(simd_fn *s, simd_val a, const guarded *g, LLVMTypeRef t, unsigned align)
 {
     if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1)
-        return LLVMBuildTrunc(s->b, load_lanes(s, a, s->t_i8, align), s->t_mask, "");
+        return LLVMBuildTrunc(s->b, load_lanes(s, a, NULL, s->t_i8, align), s->t_mask, "");
     LLVMTypeRef vt = LLVMVectorType(t, s->W);
     uint64_t size = LLVMABISizeOfType(s->td, t);
     if (a.sh.kind == SIMD_AFFINE && (uint64_t)a.sh.stride == size && packs(s, t))
         return masked_load(s, a.v, vt, align);
     LLVMValueRef ptrs = simd_widened(s, a, s->t_ptr);
-    if (a.sh.kind != SIMD_VARYING || !a.sh.hint || !packs(s, t))
+    if (a.sh.kind != SIMD_VARYING || !a.sh.hint || !packs(s, t) || (g && (uint64_t)g->stride != size))
         return gather(s, ptrs, vt, align);
-    LLVMValueRef base, ok = contiguity_test(s, ptrs, size, &base);
+    LLVMValueRef base, ok = g ? g->guard : contiguity_test(s, ptrs, size, &base);
+    if (g)
+        base = g->base;
     LLVMBasicBlockRef fast = simd_block(s, "contiguous"), slow = simd_block(s, "gather"), join = simd_block(s, "");
     LLVMBuildCondBr(s->b, ok, fast, slow);
     LLVMPositionBuilderAtEnd(s->b, fast);
@@ -160,10 +227,10 @@ static LLVMValueRef load_lanes(simd_fn *s, simd_val a, LLVMTypeRef t, unsigned a
     return r;
 }
 
-static void store_lanes(simd_fn *s, simd_val a, LLVMValueRef v, LLVMTypeRef t, unsigned align)
+static void store_lanes(simd_fn *s, simd_val a, const guarded *g, LLVMValueRef v, LLVMTypeRef t, unsigned align)
 {
     if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1) {
-        store_lanes(s, a, LLVMBuildZExt(s->b, v, LLVMVectorType(s->t_i8, s->W), ""), s->t_i8, align);
+        store_lanes(s, a, NULL, LLVMBuildZExt(s->b, v, LLVMVectorType(s->t_i8, s->W), ""), s->t_i8, align);
         return;
     }
     uint64_t size = LLVMABISizeOfType(s->td, t);
@@ -172,11 +239,13 @@ static void store_lanes(simd_fn *s, simd_val a, LLVMValueRef v, LLVMTypeRef t, u
         return;
     }
     LLVMValueRef ptrs = simd_widened(s, a, s->t_ptr);
-    if (a.sh.kind != SIMD_VARYING || !a.sh.hint || !packs(s, t)) {
+    if (a.sh.kind != SIMD_VARYING || !a.sh.hint || !packs(s, t) || (g && (uint64_t)g->stride != size)) {
         scatter(s, v, ptrs, align);
         return;
     }
-    LLVMValueRef base, ok = contiguity_test(s, ptrs, size, &base);
+    LLVMValueRef base, ok = g ? g->guard : contiguity_test(s, ptrs, size, &base);
+    if (g)
+        base = g->base;
     LLVMBasicBlockRef fast = simd_block(s, "contiguous"), slow = simd_block(s, "scatter"), join = simd_block(s, "");
     LLVMBuildCondBr(s->b, ok, fast, slow);
     LLVMPositionBuilderAtEnd(s->b, fast);
@@ -196,11 +265,23 @@ static unsigned member_align(unsigned align, uint64_t off)
     return a;
 }
 
+/* g moved `bytes` further (into *moved), or NULL. */
+static const guarded *guard_offset(simd_fn *s, const guarded *g, uint64_t bytes, guarded *moved)
+{
+    if (!g)
+        return NULL;
+    *moved = *g;
+    if (bytes)
+        moved->base =
+            LLVMBuildGEP2(s->b, s->t_i8, g->base, (LLVMValueRef[]){ LLVMConstInt(s->t_i64, bytes, 0) }, 1, "");
+    return moved;
+}
+
 /* A widened value of type t from address a (not uniform). */
-static LLVMValueRef load_widened(simd_fn *s, simd_val a, LLVMTypeRef t, unsigned align)
+static LLVMValueRef load_widened(simd_fn *s, simd_val a, const guarded *g, LLVMTypeRef t, unsigned align)
 {
     if (!is_aggregate(t))
-        return load_lanes(s, a, t, align);
+        return load_lanes(s, a, g, t, align);
     uint64_t off[MAX_MEMBERS];
     LLVMTypeRef mt[MAX_MEMBERS];
     int n = mem_members(s, t, off, mt, MAX_MEMBERS);
@@ -208,7 +289,9 @@ static LLVMValueRef load_widened(simd_fn *s, simd_val a, LLVMTypeRef t, unsigned
         return NULL;
     LLVMValueRef r = LLVMGetPoison(jit_simd_widen_type(t, s->W));
     for (unsigned k = 0; k < (unsigned)n; k++) {
-        LLVMValueRef x = load_widened(s, offset(s, a, off[k]), mt[k], member_align(align, off[k]));
+        guarded moved;
+        LLVMValueRef x = load_widened(s, offset(s, a, off[k]), guard_offset(s, g, off[k], &moved), mt[k],
+                                      member_align(align, off[k]));
         if (!x)
             return NULL;
         r = LLVMBuildInsertValue(s->b, r, x, k, "");
@@ -216,10 +299,10 @@ static LLVMValueRef load_widened(simd_fn *s, simd_val a, LLVMTypeRef t, unsigned
     return r;
 }
 
-static bool store_widened(simd_fn *s, simd_val a, LLVMValueRef v, LLVMTypeRef t, unsigned align)
+static bool store_widened(simd_fn *s, simd_val a, const guarded *g, LLVMValueRef v, LLVMTypeRef t, unsigned align)
 {
     if (!is_aggregate(t)) {
-        store_lanes(s, a, v, t, align);
+        store_lanes(s, a, g, v, t, align);
         return true;
     }
     uint64_t off[MAX_MEMBERS];
@@ -227,10 +310,12 @@ static bool store_widened(simd_fn *s, simd_val a, LLVMValueRef v, LLVMTypeRef t,
     int n = mem_members(s, t, off, mt, MAX_MEMBERS);
     if (n < 0)
         return false;
-    for (unsigned k = 0; k < (unsigned)n; k++)
-        if (!store_widened(s, offset(s, a, off[k]), LLVMBuildExtractValue(s->b, v, k, ""), mt[k],
-                           member_align(align, off[k])))
+    for (unsigned k = 0; k < (unsigned)n; k++) {
+        guarded moved;
+        if (!store_widened(s, offset(s, a, off[k]), guard_offset(s, g, off[k], &moved),
+                           LLVMBuildExtractValue(s->b, v, k, ""), mt[k], member_align(align, off[k])))
             return false;
+    }
     return true;
 }
 
@@ -265,7 +350,9 @@ int simd_emit_load(simd_fn *s, LLVMValueRef in)
     }
     if (sh.kind != SIMD_VARYING)
         return simd_fail(s, "a uniform load from a varying address");
-    LLVMValueRef r = load_widened(s, a, LLVMTypeOf(in), LLVMGetAlignment(in));
+    guarded g;
+    bool have_g = a.sh.kind == SIMD_VARYING && a.sh.hint && guarded_affine(s, LLVMGetOperand(in, 0), &g);
+    LLVMValueRef r = load_widened(s, a, have_g ? &g : NULL, LLVMTypeOf(in), LLVMGetAlignment(in));
     if (!r)
         return simd_per_lane(s, in);
     simd_set(s, in, (simd_val){ sh, r });
@@ -296,7 +383,9 @@ int simd_emit_store(simd_fn *s, LLVMValueRef in)
         LLVMInsertIntoBuilder(s->b, c);
         return s->rc;
     }
-    if (!store_widened(s, a, simd_widened(s, v, t), t, LLVMGetAlignment(in)))
+    guarded g;
+    bool have_g = a.sh.kind == SIMD_VARYING && a.sh.hint && guarded_affine(s, LLVMGetOperand(in, 1), &g);
+    if (!store_widened(s, a, have_g ? &g : NULL, simd_widened(s, v, t), t, LLVMGetAlignment(in)))
         return simd_per_lane(s, in);
     return s->rc;
 }

@@ -236,6 +236,12 @@ static void strip_poison_flags(LLVMValueRef c)
 
 static int emit_on_scalars(simd_fn *s, LLVMValueRef in, simd_shape sh)
 {
+    /* a disjoint or is an add for the shape rules; lane 0's operands need not be disjoint */
+    if (LLVMGetInstructionOpcode(in) == LLVMOr && LLVMGetIsDisjoint(in) && sh.kind == SIMD_AFFINE) {
+        simd_val a = simd_get(s, LLVMGetOperand(in, 0)), b = simd_get(s, LLVMGetOperand(in, 1));
+        simd_set(s, in, (simd_val){ sh, LLVMBuildAdd(s->b, a.v, b.v, "") });
+        return s->rc;
+    }
     LLVMValueRef c = LLVMInstructionClone(in);
     for (unsigned k = 0, n = value_operands(in); k < n; k++) {
         simd_val v = simd_get(s, LLVMGetOperand(in, k));

@@ -461,6 +461,29 @@ TEST(simd_gather_scatter)
                          0, 0xffff);
 }
 
+/* i32 index arithmetic: the index might wrap within the lanes as far as the
+ * shapes know, so the access tests that at run time. */
+TEST(simd_extended_index)
+{
+    check_against_scalar("sext of an i32 index",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+                         "  %j = add i32 %i, %n\n  %jx = sext i32 %j to i64\n"
+                         "  %pj = getelementptr inbounds i32, ptr %in, i64 %jx\n"
+                         "  %v = load i32, ptr %pj\n"
+                         "  %q = getelementptr inbounds i32, ptr %out, i64 %jx\n"
+                         "  store i32 %v, ptr %q\n  ret void\n}\n",
+                         37, 0xffff);
+    check_against_scalar("zext of an i32 index, scaled",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+                         "  %j = add i32 %i, %n\n  %jx = zext i32 %j to i64\n"
+                         "  %o = shl i64 %jx, 2\n"
+                         "  %pj = getelementptr inbounds i8, ptr %in, i64 %o\n"
+                         "  %v = load i32, ptr %pj\n"
+                         "  %q = getelementptr inbounds i8, ptr %out, i64 %o\n"
+                         "  store i32 %v, ptr %q\n  ret void\n}\n",
+                         3, 0xffff);
+}
+
 TEST(simd_clamped_stencil)
 {
     check_against_scalar("clamped stencil",
