@@ -191,7 +191,10 @@ typedef struct spvjit_kernel_stats {
     uint64_t wg_memory_bytes;
     bool uses_barriers;
     uint32_t local_size[3];
+    uint32_t subgroup_size;
 } spvjit_kernel_stats;
+uint32_t spvjit_native_subgroup_size(void);
+uint32_t spvjit_context_subgroup_size(const spvjit_context *ctx);
 spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_kernel_stats *out);
 spvjit_status spvjit_bind_buffer(spvjit_kernel *k, uint32_t set, uint32_t binding, void *data, size_t bytes);
 spvjit_status spvjit_bind_buffer_element(spvjit_kernel *k, uint32_t set, uint32_t binding, uint32_t element,
