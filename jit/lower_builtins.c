@@ -13,7 +13,8 @@
  * size W and the lane), so the same code serves SIMD lanes and one work-item:
  *   SubgroupId = LocalInvocationIndex / W,  NumSubgroups = ceil(items / W),
  *   SubgroupSize = W (OpenCL's get_sub_group_size: the lanes that exist),
- *   SubgroupEqMask ... LtMask: the lanes below W with the relation to this one.
+ *   SubgroupEqMask ... LtMask: the lanes below W (OpenCL: below its
+ *   get_sub_group_size) with the relation to this one.
  */
 #include "lower_ctx.h"
 
@@ -111,7 +112,9 @@ LLVMValueRef jit_lane_range_mask(lower_ctx *c, LLVMValueRef from, LLVMValueRef t
 
 static LLVMValueRef lane_mask(lower_ctx *c, uint32_t bi, unsigned i)
 {
-    LLVMValueRef l = marker64(c, JIT_SG_LANE), w = marker64(c, JIT_SG_SIZE), l1 = LLVMBuildAdd(c->b, l, k64(c, 1), "");
+    /* the lanes of the sub-group: W (Vulkan), its work-items (OpenCL: fewer in a partial one) */
+    LLVMValueRef l = marker64(c, JIT_SG_LANE), w = marker64(c, c->kernel ? JIT_SG_LIVE : JIT_SG_SIZE);
+    LLVMValueRef l1 = LLVMBuildAdd(c->b, l, k64(c, 1), "");
     switch (bi) {
     case SpvBuiltInSubgroupEqMask:
         return mask_word(c, l, l1, i);

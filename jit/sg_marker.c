@@ -215,6 +215,11 @@ LLVMValueRef jit_sg_identity(jit_sg_arith op, LLVMTypeRef t)
     return splat_const(t, c);
 }
 
+LLVMValueRef jit_sg_excl_start(jit_sg_arith op, LLVMTypeRef t)
+{
+    return op == JIT_SG_FADD ? LLVMConstNull(t) : jit_sg_identity(op, t);
+}
+
 static LLVMValueRef intrinsic2(LLVMBuilderRef b, LLVMModuleRef mod, const char *name, LLVMValueRef x, LLVMValueRef y)
 {
     LLVMTypeRef t = LLVMTypeOf(x);
@@ -275,7 +280,7 @@ static LLVMValueRef scalar_meaning(LLVMBuilderRef b, LLVMValueRef call, jit_sg_c
                                       LLVMConstInt(LLVMInt32TypeInContext(LLVMGetTypeContext(t)), 0, 0), "");
     }
     case JIT_SG_SCAN_EXCL:
-        return jit_sg_identity(k.arith, t);
+        return jit_sg_excl_start(k.arith, t);
     default: /* all, any, shuffle, reduce, inclusive scan, clustered: this lane's own value */
         return x;
     }

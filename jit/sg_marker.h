@@ -93,8 +93,11 @@ jit_sg_call jit_sg_decode(LLVMValueRef call);
 /* Whether function f is a marker declaration. */
 bool jit_sg_is_marker_fn(LLVMValueRef f);
 
-/* The identity of OP for type t (0 for add, 1 for mul, +inf for fmin, ...). */
+/* The identity of OP for type t (0 for add, -0.0 for fadd, 1 for mul, +inf for fmin, ...). */
 LLVMValueRef jit_sg_identity(jit_sg_arith op, LLVMTypeRef t);
+/* What an exclusive scan gives a lane with no active lane before it: the
+ * identity, but +0.0 for a float add (SPIR-V and OpenCL name 0). */
+LLVMValueRef jit_sg_excl_start(jit_sg_arith op, LLVMTypeRef t);
 /* a OP b at b. */
 LLVMValueRef jit_sg_combine(LLVMBuilderRef b, LLVMModuleRef mod, jit_sg_arith op, LLVMValueRef x, LLVMValueRef y);
 

@@ -203,7 +203,7 @@ int simd_emit_subgroup(simd_fn *s, LLVMValueRef call)
         LLVMValueRef a = active_only(s, k.arith, simd_widened(s, x, xt));
         for (unsigned i = 0; i < s->W; i++)
             src[i] = i >= 1 ? (int)i - 1 : -1;
-        r = scan_inclusive(s, k.arith, permute(s, a, jit_sg_identity(k.arith, LLVMTypeOf(a)), src));
+        r = scan_inclusive(s, k.arith, permute(s, a, jit_sg_excl_start(k.arith, LLVMTypeOf(a)), src));
         break;
     }
     case JIT_SG_CLUSTERED: {
