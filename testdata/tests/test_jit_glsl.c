@@ -79,7 +79,8 @@ static void pipeline_classes(jit_simd simd)
      * tail padding need not be given (Vulkan asks a range to cover the members) */
     CHECK(f->nslots == 6 && f->push_constant_size == 40 && !f->uses_barriers, "facts: %u slots, push %llu", f->nslots,
           (unsigned long long)f->push_constant_size);
-    CHECK((simd == JIT_SIMD_OFF) == (w == 1), "sub-groups of %u with simd %s", w, simd == JIT_SIMD_OFF ? "off" : "on");
+    bool off = simd == JIT_SIMD_OFF || tj_simd_forced_off();
+    CHECK(off == (w == 1), "sub-groups of %u with simd %s", w, off ? "off" : "on");
     /* loop-control hints reach LLVM as llvm.loop metadata (the vectorizer
      * unrolls the [[unroll]] loop itself and keeps [[dont_unroll]] on its loop) */
     CHECK(cap.ir && strstr(cap.ir, "llvm.loop.unroll.disable") && (w > 1 || strstr(cap.ir, "llvm.loop.unroll.full")),

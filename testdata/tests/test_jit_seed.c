@@ -1,8 +1,14 @@
 /* testdata/tests/test_jit_seed.c — the seed kernels (testdata/kernels) through
  * the JIT, both flavours, specialized and unspecialized, against the plain C
- * references of testdata/kernels/reference.h on random inputs. */
+ * references of testdata/kernels/reference.h on random inputs; each runs on
+ * the scalar path (simd off) and with sub-groups as SIMD lanes, and the two
+ * give the same bits (their arithmetic is the same: no sub-group operation
+ * reorders a floating-point sum).  Also: the other JIT tests on the scalar
+ * path (a child run with SPVJIT_TEST_SIMD=off). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "test_jit_util.h"
@@ -14,6 +20,43 @@ static float *rand_floats(uint64_t *s, size_t n)
     for (size_t i = 0; i < n; i++)
         p[i] = test_rand_float(s, -2.0f, 2.0f);
     return p;
+}
+
+/* The path the current run takes, and the scalar path's output to compare with. */
+static jit_simd g_simd;
+static void *g_scalar_out;
+
+/* Runs call on the scalar path, then with SIMD lanes. */
+#define BOTH_PATHS(call)                                                                                               \
+    do {                                                                                                               \
+        g_simd = JIT_SIMD_OFF;                                                                                         \
+        call;                                                                                                          \
+        g_simd = JIT_SIMD_AUTO;                                                                                        \
+        call;                                                                                                          \
+        free(g_scalar_out);                                                                                            \
+        g_scalar_out = NULL;                                                                                           \
+    } while (0)
+
+/* The scalar path keeps its output; the SIMD path's must have the same bits. */
+static void same_on_both_paths(const char *what, const jit_kernel *k, const float *out, size_t n)
+{
+    if (g_simd == JIT_SIMD_OFF) {
+        CHECK(spvjit_kernel_facts_of(k)->subgroup_size == 1, "%s: simd off runs sub-groups of %u", what,
+              spvjit_kernel_facts_of(k)->subgroup_size);
+        free(g_scalar_out);
+        g_scalar_out = malloc(n * 4);
+        memcpy(g_scalar_out, out, n * 4);
+        return;
+    }
+    CHECK(spvjit_kernel_facts_of(k)->subgroup_size > 1, "%s: not vectorized", what);
+    if (!g_scalar_out)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&out[i], (const float *)g_scalar_out + i, 4)) {
+            CHECK(0, "%s: sub-groups of %u give %.9g at %zu, the scalar path %.9g", what,
+                  spvjit_kernel_facts_of(k)->subgroup_size, out[i], i, ((const float *)g_scalar_out)[i]);
+            return;
+        }
 }
 
 static uint64_t fbits(float f)
@@ -33,7 +76,7 @@ static void saxpy_comp(bool unspec)
     uint64_t bits = fbits(a);
     spv_module *sm = unspec ? m : tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
-    spvjit_options o = { .unspecialized = unspec, .opt_level = 3 };
+    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .simd = g_simd };
     jit_kernel *k = tj_compile(sm, NULL, &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
@@ -55,6 +98,7 @@ static void saxpy_comp(bool unspec)
     for (uint32_t i = 0; i < n + 64; i++)
         bad += !tj_close(y[i], ref[i], 1e-6f);
     CHECK(bad == 0, "%d of %u wrong (y[0]=%g ref %g)", bad, n, y[0], ref[0]);
+    same_on_both_paths("saxpy.comp", k, y, n + 64);
     free(x);
     free(y);
     free(ref);
@@ -67,11 +111,11 @@ static void saxpy_comp(bool unspec)
 
 TEST(jit_saxpy_comp_specialized)
 {
-    saxpy_comp(false);
+    BOTH_PATHS(saxpy_comp(false));
 }
 TEST(jit_saxpy_comp_unspecialized)
 {
-    saxpy_comp(true);
+    BOTH_PATHS(saxpy_comp(true));
 }
 
 /* saxpy, Kernel flavour: args[i] point to the argument values. */
@@ -84,7 +128,7 @@ static void saxpy_cl(bool unspec, uint32_t local)
     uint64_t bits = fbits(a);
     spv_module *sm = unspec ? m : tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
-    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .local_size = { local, 1, 1 } };
+    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .local_size = { local, 1, 1 }, .simd = g_simd };
     jit_kernel *k = tj_compile(sm, "saxpy", &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
@@ -105,6 +149,7 @@ static void saxpy_cl(bool unspec, uint32_t local)
     for (uint32_t i = 0; i < n; i++)
         bad += !tj_close(y[i], ref[i], 1e-6f);
     CHECK(bad == 0, "%d of %u wrong", bad, n);
+    same_on_both_paths("saxpy.cl", k, y, n);
     free(x);
     free(y);
     free(ref);
@@ -117,11 +162,11 @@ static void saxpy_cl(bool unspec, uint32_t local)
 
 TEST(jit_saxpy_cl_specialized)
 {
-    saxpy_cl(false, 64);
+    BOTH_PATHS(saxpy_cl(false, 64));
 }
 TEST(jit_saxpy_cl_unspecialized)
 {
-    saxpy_cl(true, 32);
+    BOTH_PATHS(saxpy_cl(true, 32));
 }
 
 /* mm: barriers and work-group memory; BS specialized or read at run time. */
@@ -135,7 +180,9 @@ static void mm_run(const char *file, bool unspec, uint32_t bs, uint32_t n)
     spv_module *sm = unspec ? m : tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
     spvjit_shape_value shape = { 0, bs };
-    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .shape_values = &shape, .nshape_values = 1 };
+    spvjit_options o = {
+        .unspecialized = unspec, .opt_level = 3, .shape_values = &shape, .nshape_values = 1, .simd = g_simd
+    };
     if (cl) {
         o.local_size[0] = o.local_size[1] = bs;
         o.local_size[2] = 1;
@@ -166,6 +213,7 @@ static void mm_run(const char *file, bool unspec, uint32_t bs, uint32_t n)
     for (uint32_t i = 0; i < n * n; i++)
         bad += !tj_close(c[i], ref[i], 1e-4f);
     CHECK(bad == 0, "%s bs %u n %u: %d of %u wrong (c[0]=%g ref %g)", file, bs, n, bad, n * n, c[0], ref[0]);
+    same_on_both_paths(file, k, c, n * n);
     free(a);
     free(b);
     free(c);
@@ -179,19 +227,19 @@ static void mm_run(const char *file, bool unspec, uint32_t bs, uint32_t n)
 
 TEST(jit_mm_comp_specialized)
 {
-    mm_run("kernels/mm.comp.spv", false, 8, 37);
+    BOTH_PATHS(mm_run("kernels/mm.comp.spv", false, 8, 37));
 }
 TEST(jit_mm_comp_unspecialized)
 {
-    mm_run("kernels/mm.comp.spv", true, 4, 30);
+    BOTH_PATHS(mm_run("kernels/mm.comp.spv", true, 4, 30));
 }
 TEST(jit_mm_cl_specialized)
 {
-    mm_run("kernels/mm.cl.spv", false, 8, 37);
+    BOTH_PATHS(mm_run("kernels/mm.cl.spv", false, 8, 37));
 }
 TEST(jit_mm_cl_unspecialized)
 {
-    mm_run("kernels/mm.cl.spv", true, 4, 30);
+    BOTH_PATHS(mm_run("kernels/mm.cl.spv", true, 4, 30));
 }
 
 /* reduce: a tree reduction with barriers; partial sums checked against ref_reduce. */
@@ -205,7 +253,9 @@ static void reduce_run(const char *file, bool unspec, uint32_t wg)
     spv_module *sm = (unspec || cl) ? m : tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
     spvjit_shape_value shape = { 0, wg };
-    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .shape_values = &shape, .nshape_values = !cl };
+    spvjit_options o = {
+        .unspecialized = unspec, .opt_level = 3, .shape_values = &shape, .nshape_values = !cl, .simd = g_simd
+    };
     if (cl)
         o.local_size[0] = wg, o.local_size[1] = o.local_size[2] = 1;
     jit_kernel *k = tj_compile(sm, cl ? "reduce" : NULL, &o);
@@ -238,6 +288,7 @@ static void reduce_run(const char *file, bool unspec, uint32_t wg)
             bad += !tj_close(part[i], ref[i], 1e-5f);
         CHECK(bad == 0, "%d of %u partial sums wrong (%g vs %g)", bad, ng, part[0], ref[0]);
     }
+    same_on_both_paths(file, k, part, ng);
     free(src);
     free(part);
     free(ref);
@@ -250,15 +301,15 @@ static void reduce_run(const char *file, bool unspec, uint32_t wg)
 
 TEST(jit_reduce_comp_specialized)
 {
-    reduce_run("kernels/reduce.comp.spv", false, 64);
+    BOTH_PATHS(reduce_run("kernels/reduce.comp.spv", false, 64));
 }
 TEST(jit_reduce_comp_unspecialized)
 {
-    reduce_run("kernels/reduce.comp.spv", true, 32);
+    BOTH_PATHS(reduce_run("kernels/reduce.comp.spv", true, 32));
 }
 TEST(jit_reduce_cl)
 {
-    reduce_run("kernels/reduce.cl.spv", false, 64);
+    BOTH_PATHS(reduce_run("kernels/reduce.cl.spv", false, 64));
 }
 
 /* conv3x3: spec composites with dynamic vector indexing (.comp), a Function
@@ -277,7 +328,7 @@ static void conv_run(const char *file, bool unspec)
     }
     spv_module *sm = unspec ? m : tj_specialize(m, ids, bits, 9);
     REQUIRE(sm, "specialize");
-    spvjit_options o = { .unspecialized = unspec, .opt_level = 3 };
+    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .simd = g_simd };
     if (cl)
         o.local_size[0] = 8, o.local_size[1] = 8, o.local_size[2] = 1;
     jit_kernel *k = tj_compile(sm, cl ? "conv3x3" : NULL, &o);
@@ -300,6 +351,7 @@ static void conv_run(const char *file, bool unspec)
     for (uint32_t i = 0; i < w * h; i++)
         bad += !tj_close(dst[i], ref[i], 1e-5f);
     CHECK(bad == 0, "%s: %d of %u wrong (%g vs %g)", file, bad, w * h, dst[0], ref[0]);
+    same_on_both_paths(file, k, dst, w * h);
     free(src);
     free(dst);
     free(ref);
@@ -312,17 +364,40 @@ static void conv_run(const char *file, bool unspec)
 
 TEST(jit_conv3x3_comp_specialized)
 {
-    conv_run("kernels/conv3x3.comp.spv", false);
+    BOTH_PATHS(conv_run("kernels/conv3x3.comp.spv", false));
 }
 TEST(jit_conv3x3_comp_unspecialized)
 {
-    conv_run("kernels/conv3x3.comp.spv", true);
+    BOTH_PATHS(conv_run("kernels/conv3x3.comp.spv", true));
 }
 TEST(jit_conv3x3_cl_specialized)
 {
-    conv_run("kernels/conv3x3.cl.spv", false);
+    BOTH_PATHS(conv_run("kernels/conv3x3.cl.spv", false));
 }
 TEST(jit_conv3x3_cl_unspecialized)
 {
-    conv_run("kernels/conv3x3.cl.spv", true);
+    BOTH_PATHS(conv_run("kernels/conv3x3.cl.spv", true));
+}
+
+/* The other JIT tests, their kernels compiled on the scalar path (the
+ * defaults they leave become simd off), pass against the same references. */
+TEST(jit_tests_on_the_scalar_path)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    REQUIRE(n > 0, "readlink /proc/self/exe");
+    exe[n] = 0;
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "SPVJIT_TEST_SIMD=off '%s' jit_cl_ jit_glsl_ jit_alu_ jit_ir_ jit_spec_ regions_ 2>&1",
+             exe);
+    char *out = NULL;
+    int st = test_run_capture(cmd, &out);
+    const char *sum = out ? strstr(out, " passed, ") : NULL;
+    const char *num = sum;
+    while (num && num > out && num[-1] >= '0' && num[-1] <= '9')
+        num--;
+    int passed = num && num != sum ? atoi(num) : 0;
+    CHECK(st == 0 && sum && !strncmp(sum, " passed, 0 failed", 17) && passed >= 30,
+          "the JIT tests with SPVJIT_TEST_SIMD=off: exit %d, %d passed:\n%.3000s", st, passed, out ? out : "");
+    free(out);
 }

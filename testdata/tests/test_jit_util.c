@@ -46,9 +46,24 @@ spv_module *tj_specialize(const spv_module *m, const uint32_t *ids, const uint64
     return s;
 }
 
+bool tj_simd_forced_off(void)
+{
+    const char *force = getenv("SPVJIT_TEST_SIMD");
+    return force && !strcmp(force, "off");
+}
+
 jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_options *o)
 {
     spv_diag d = { { 0 } };
+    spvjit_options forced;
+    if (tj_simd_forced_off() && (!o || (o->simd == JIT_SIMD_AUTO && o->subgroup_size == 0))) {
+        if (o)
+            forced = *o;
+        else
+            memset(&forced, 0, sizeof forced);
+        forced.simd = JIT_SIMD_OFF;
+        o = &forced;
+    }
     jit_kernel *k = spvjit_compile(m, entry, o, &d);
     snprintf(tj_last_error, sizeof tj_last_error, "%s", k ? "" : d.msg);
     if (!k)
