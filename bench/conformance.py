@@ -19,15 +19,11 @@ Which scripts count ("compute-only"), decided from the script text alone:
   * VkScript (anything else ending in .amber or .vkscript): a
     `[compute shader ...]` section and no other shader section
     (`[vertex shader]`, `[fragment shader]`, ...).
-Among those, three groups are counted apart from the goal:
+Among those, two groups are counted apart from the goal:
   * "not a test": a template (NOT_TESTS below).
   * "images": the script declares an IMAGE or SAMPLER, binds a SAMPLER, or
     binds a buffer AS storage_image / sampled_image / combined_image_sampler /
     uniform_texel_buffer / storage_texel_buffer (spvjit runs no images).
-  * "sub-group > 1": the script's expected results assume sub-groups of more
-    than one invocation (spvjit's sub-groups have one invocation, which Vulkan
-    allows; SIMD sub-groups come later).  The list is SUBGROUP_GT1 below, each
-    entry with the reason.
 Everything else is "goal": the scripts the conformance goal is measured on.
 
 `spvjit amber -j N --timeout S --json FILE` runs them (one process per
@@ -52,16 +48,6 @@ SUITES = {
     "vkcts": "external/vulkancts/data/vulkan/amber",
     "amber": "tests/cases",
 }
-
-# Scripts whose expectations need sub-groups of more than one invocation,
-# by path relative to the suite's script directory (a prefix matches a
-# directory).  Reason given for each.
-SUBGROUP_GT1 = [
-    ("vkcts", "subgroup_uniform_control_flow/",
-     "each script checks which invocations of sub-group 0 were elected "
-     "(subgroupElect) or reconverged: EXPECT compare IDX 0 lists values only "
-     "invocations 1..3 of a sub-group of 4 or more produce"),
-]
 
 # Files that look like compute scripts but are not tests, with the reason.
 NOT_TESTS = [
@@ -109,8 +95,6 @@ def select(kind, base):
                 group = "not a test"
             elif IMAGE_RE.search(text):
                 group = "images"
-            elif any(k == kind and rel.startswith(pre) for k, pre, _ in SUBGROUP_GT1):
-                group = "sub-group > 1"
             else:
                 group = "goal"
             out.append((p, rel, group))

@@ -122,9 +122,19 @@ typedef struct amber_pipeline {
     char *compile_options; /* COMPILE_OPTIONS for the shader (OPENCL-C), space separated, or NULL */
     char **opt_flags;      /* SHADER_OPTIMIZATION: SPIRV-Tools optimizer flags for the shader */
     unsigned nopt_flags;
+    /* SUBGROUP (VK_EXT_subgroup_size_control): the size asked for (0: the
+     * device's default), and whether sub-groups must be full */
+    uint32_t subgroup_size;
+    bool full_subgroups;
     char *skip; /* why it cannot run here, or NULL */
     int line;
 } amber_pipeline;
+
+/* The sub-group sizes a SUBGROUP block may ask for (minSubgroupSize,
+ * maxSubgroupSize: every power of two between); 1 (no SIMD lanes) is
+ * honoured too. */
+#define AMBER_MIN_SUBGROUP_SIZE 4u
+#define AMBER_MAX_SUBGROUP_SIZE 64u
 
 typedef enum amber_cmp { AMBER_EQ, AMBER_NE, AMBER_LT, AMBER_LE, AMBER_GT, AMBER_GE } amber_cmp;
 

@@ -90,7 +90,7 @@ static const char *const supported_features[] = {
     /* descriptor arrays of buffers take any index, uniform or not (not: partially bound, runtime-sized) */
     "DescriptorIndexingFeatures.shaderStorageBufferArrayNonUniformIndexing",
     "DescriptorIndexingFeatures.shaderUniformBufferArrayNonUniformIndexing",
-    /* sub-groups of one invocation: every size control request for 1 is met */
+    /* sub-groups of 1 or of 4 to 64 SIMD lanes (SUBGROUP blocks, cmd/amber_parse.c) */
     "SubgroupSizeControl.subgroupSizeControl",
     "SubgroupSizeControl.computeFullSubgroups",
     NULL,
@@ -664,6 +664,36 @@ static bool module_spec(spvjit_module *m, uint32_t id, spvjit_spec_info *out)
     return false;
 }
 
+/* Builds the pipeline's kernel with options o (NULL: the defaults) and its
+ * SUBGROUP settings: the size REQUIRED_SIZE asks for; for FULLY_POPULATED
+ * without one, the default size when it divides the work-group's x size,
+ * else the largest one from 4 up that does; when none does (an x size that
+ * Vulkan's computeFullSubgroups forbids), the default with a partial last
+ * sub-group. */
+static spvjit_status build_kernel(spvjit_module *m, const amber_pipeline *pl, const spvjit_specs *specs,
+                                  const spvjit_build_options *o, spvjit_kernel **out)
+{
+    spvjit_build_options bo = { 0 };
+    if (o)
+        bo = *o;
+    if (pl->subgroup_size)
+        bo.subgroup_size = pl->subgroup_size;
+    spvjit_status st = spvjit_kernel_build(m, pl->entry, specs, &bo, out);
+    spvjit_kernel_stats ks;
+    if (st || !pl->full_subgroups || pl->subgroup_size || spvjit_kernel_stats_get(*out, &ks) || !ks.local_size[0] ||
+        ks.local_size[0] % ks.subgroup_size == 0)
+        return st;
+    uint32_t w = ks.subgroup_size;
+    while (w > AMBER_MIN_SUBGROUP_SIZE && ks.local_size[0] % w)
+        w /= 2;
+    if (ks.local_size[0] % w) /* no size of SIMD lanes divides it (Vulkan would refuse the pipeline): a partial one */
+        return st;
+    bo.subgroup_size = w;
+    spvjit_kernel_destroy(*out);
+    *out = NULL;
+    return spvjit_kernel_build(m, pl->entry, specs, &bo, out);
+}
+
 static int prepare_kernel(exec *X, unsigned pi, int line)
 {
     amber_pipeline *pl = &X->s->pipelines[pi];
@@ -700,14 +730,14 @@ static int prepare_kernel(exec *X, unsigned pi, int line)
         return api_fail(X, pl->line, "SPECIALIZE", st);
     }
     if (spvjit_module_flavour(m) != SPVJIT_FLAVOUR_KERNEL) {
-        st = spvjit_kernel_build(m, pl->entry, specs, NULL, &X->kernels[pi]);
+        st = build_kernel(m, pl, specs, NULL, &X->kernels[pi]);
         spvjit_specs_destroy(specs);
         return st ? api_fail(X, line, "building the pipeline", st) : 0;
     }
     /* A Kernel runs RUN's group counts at its own work-group size
      * (reqd_work_group_size: LocalSize), else at the size the clspv spec ids
      * 0, 1, 2 give (clspv_local_size), else 1x1x1, as Amber's OpenCL path does. */
-    st = spvjit_kernel_build(m, pl->entry, specs, NULL, &X->kernels[pi]);
+    st = build_kernel(m, pl, specs, NULL, &X->kernels[pi]);
     spvjit_kernel_stats ks;
     if (!st)
         st = spvjit_kernel_stats_get(X->kernels[pi], &ks);
@@ -715,7 +745,7 @@ static int prepare_kernel(exec *X, unsigned pi, int line)
         spvjit_kernel_destroy(X->kernels[pi]);
         X->kernels[pi] = NULL;
         spvjit_build_options bo = { .local_size = { cl_ls[0], cl_ls[1], cl_ls[2] } };
-        st = spvjit_kernel_build(m, pl->entry, specs, &bo, &X->kernels[pi]);
+        st = build_kernel(m, pl, specs, &bo, &X->kernels[pi]);
     } else if (!st && cl_ls_set) {
         for (int d = 0; d < 3; d++)
             if (ks.local_size[d] != cl_ls[d])

@@ -810,6 +810,8 @@ static void copy_pipeline(amber_pipeline *to, const amber_pipeline *from)
     }
     to->compute = from->compute;
     to->shader = from->shader;
+    to->subgroup_size = from->subgroup_size;
+    to->full_subgroups = from->full_subgroups;
     to->entry = from->entry ? strdup(from->entry) : NULL;
     if (from->nspecs && (to->specs = malloc(from->nspecs * sizeof *to->specs))) {
         memcpy(to->specs, from->specs, from->nspecs * sizeof *to->specs);
@@ -855,10 +857,12 @@ static int parse_shader_optimization(parser *P, amber_pipeline *pl, int line)
 }
 
 /* SUBGROUP shader ... END: sub-group size control (VK_EXT_subgroup_size_control).
- * spvjit's sub-groups have one invocation (minSubgroupSize = maxSubgroupSize =
- * 1), so full sub-groups and varying sizes hold for any work-group size, and
- * REQUIRED_SIZE can be 1, MIN or MAX; a larger size is a skip. */
-static int parse_subgroup(parser *P, int line)
+ * Sub-groups are SIMD lanes of 4 to 64 invocations (minSubgroupSize,
+ * maxSubgroupSize), or of 1: REQUIRED_SIZE takes 1, a power of two from 4 to
+ * 64, MIN or MAX (anything else is a skip); FULLY_POPULATED on asks for full
+ * sub-groups (a size that divides the work-group's x size); VARYING_SIZE
+ * changes nothing (the size is the same in every sub-group). */
+static int parse_subgroup(parser *P, amber_pipeline *pl, int line)
 {
     char b[64];
     tok name = next(P);
@@ -883,19 +887,24 @@ static int parse_subgroup(parser *P, int line)
                 return pfail(P, v.line, "SUBGROUP %s: expected on or off, got '%s'",
                              is(t, "VARYING_SIZE") ? "VARYING_SIZE" : "FULLY_POPULATED",
                              v.eol ? "end of line" : str(v, b, sizeof b));
+            if (is(t, "FULLY_POPULATED"))
+                pl->full_subgroups = is(v, "on");
         } else if (is(t, "REQUIRED_SIZE")) {
             tok v = next(P);
             num_value n;
             if (is(v, "MIN") || is(v, "MAX")) {
-                /* both are 1 here */
+                pl->subgroup_size = is(v, "MIN") ? AMBER_MIN_SUBGROUP_SIZE : AMBER_MAX_SUBGROUP_SIZE;
             } else if (v.eol || num_parse(v.s, v.len, &n) || n.is_float || n.negative || n.u == 0 ||
                        (n.u & (n.u - 1))) {
                 return pfail(P, v.line, "SUBGROUP REQUIRED_SIZE: expected a power of two, MIN or MAX, got '%s'",
                              v.eol ? "end of line" : str(v, b, sizeof b));
-            } else if (n.u > 1) {
+            } else if (n.u != 1 && (n.u < AMBER_MIN_SUBGROUP_SIZE || n.u > AMBER_MAX_SUBGROUP_SIZE)) {
                 return stop_skip(P, v.line,
-                                 "sub-groups of %" PRIu64 " invocations (SUBGROUP REQUIRED_SIZE); spvjit's have 1",
-                                 n.u);
+                                 "sub-groups of %" PRIu64 " invocations (SUBGROUP REQUIRED_SIZE); spvjit's have 1 or "
+                                 "%u to %u",
+                                 n.u, AMBER_MIN_SUBGROUP_SIZE, AMBER_MAX_SUBGROUP_SIZE);
+            } else {
+                pl->subgroup_size = (uint32_t)n.u;
             }
         } else {
             return pfail(P, t.line, "SUBGROUP: unknown setting '%s' (FULLY_POPULATED, VARYING_SIZE, REQUIRED_SIZE)",
@@ -973,7 +982,7 @@ static int parse_pipeline(parser *P, int line, bool derive)
             free(pl->compile_options);
             pl->compile_options = body;
         } else if (is(t, "SUBGROUP")) {
-            r = parse_subgroup(P, t.line);
+            r = parse_subgroup(P, pl, t.line);
         } else if (is(t, "FRAMEBUFFER_SIZE") || is(t, "VERTEX_DATA") || is(t, "INDEX_DATA") || is(t, "POLYGON_MODE") ||
                    is(t, "DEPTH") || is(t, "STENCIL") || is(t, "BLEND") || is(t, "VIEWPORT") ||
                    is(t, "PATCH_CONTROL_POINTS")) {

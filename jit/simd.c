@@ -423,6 +423,8 @@ static LLVMValueRef affine_any(simd_fn *s, LLVMValueRef cond, bool negated)
     if (!s->full || !LLVMIsAICmpInst(cond))
         return NULL;
     LLVMValueRef x = LLVMGetOperand(cond, 0), y = LLVMGetOperand(cond, 1);
+    if (!simd_available(s, x) || !simd_available(s, y)) /* cond from another block; its operands not kept */
+        return NULL;
     simd_val a = simd_get(s, x), u = simd_get(s, y);
     LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
     if (a.sh.kind == SIMD_UNIFORM && u.sh.kind == SIMD_AFFINE) { /* the affine one on the left */

@@ -184,28 +184,40 @@ TEST(amber_vkscript_entrypoint_continuation_comment)
     amber_script_free(&s);
 }
 
-/* docs/amber_script.md: SUBGROUP blocks; spvjit's sub-groups have one
- * invocation, so REQUIRED_SIZE 1 / MIN / MAX hold and larger sizes skip. */
+/* docs/amber_script.md: SUBGROUP blocks; spvjit's sub-groups have 1 or 4 to
+ * 64 invocations (MIN 4, MAX 64), so REQUIRED_SIZE 2 or 128 skips. */
 TEST(amber_subgroup_size_control)
 {
     const char *t = "#!amber\nSHADER compute s GLSL\nvoid main(){}\nEND\n"
-                    "PIPELINE compute p\n  ATTACH s\n  SUBGROUP s\n    FULLY_POPULATED on\n    VARYING_SIZE off\n"
+                    "PIPELINE compute p\n  ATTACH s\n  SUBGROUP s\n    FULLY_POPULATED %s\n    VARYING_SIZE off\n"
                     "    REQUIRED_SIZE %s\n  END\nEND\n";
     static const struct {
-        const char *size;
+        const char *full, *size;
         int r;
+        uint32_t want;
         const char *skip;
     } cases[] = {
-        { "1", 0, NULL }, { "MIN", 0, NULL }, { "MAX", 0, NULL }, { "4", 0, "sub-groups of 4" }, { "3", -1, NULL }
+        { "on", "1", 0, 1, NULL },
+        { "off", "MIN", 0, 4, NULL },
+        { "on", "MAX", 0, 64, NULL },
+        { "on", "16", 0, 16, NULL },
+        { "off", "2", 0, 0, "sub-groups of 2" },
+        { "on", "128", 0, 0, "sub-groups of 128" },
+        { "on", "3", -1, 0, NULL },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[512], err[512] = "";
         amber_script s;
-        snprintf(text, sizeof text, t, cases[i].size);
+        snprintf(text, sizeof text, t, cases[i].full, cases[i].size);
         int r = parse(text, &s, err);
         CHECK(r == cases[i].r, "REQUIRED_SIZE %s: %d %s", cases[i].size, r, err);
         CHECK(cases[i].skip ? s.skip && strstr(s.skip, cases[i].skip) : !s.skip, "REQUIRED_SIZE %s: skip %s",
               cases[i].size, s.skip ? s.skip : "-");
+        if (!r && !cases[i].skip)
+            CHECK(s.npipelines == 1 && s.pipelines[0].subgroup_size == cases[i].want &&
+                      s.pipelines[0].full_subgroups == !strcmp(cases[i].full, "on"),
+                  "REQUIRED_SIZE %s: size %u full %d", cases[i].size, s.npipelines ? s.pipelines[0].subgroup_size : 0,
+                  s.npipelines ? s.pipelines[0].full_subgroups : -1);
         amber_script_free(&s);
     }
 }

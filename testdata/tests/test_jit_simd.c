@@ -392,6 +392,22 @@ TEST(simd_uniform_branch_skips_converged_block)
                          1, 0xff);
 }
 
+/* Conditions computed in the entry block and branched on later (the copy in
+ * one work-item of VK-GL-CTS's copy_memory_two_invocations): the any-test of
+ * a comparison whose operands the later block does not have. */
+TEST(simd_condition_from_an_earlier_block)
+{
+    check_against_scalar("conditions from the entry block",
+                         "define i32 @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %a = icmp eq i32 %i, %n\n  %k = add i32 %n, 3\n  %b = icmp eq i32 %i, %k\n"
+                         "  br i1 %a, label %one, label %mid\n"
+                         "one:\n  store i32 %x, ptr %out\n  br label %mid\n"
+                         "mid:\n  br i1 %b, label %two, label %done\n"
+                         "two:\n  store i32 %x, ptr %pout\n  br label %done\n"
+                         "done:\n  ret i32 0\n}\n",
+                         2, 0xff);
+}
+
 TEST(simd_nested_loops_break)
 {
     check_against_scalar("nested loops, two-level break",
