@@ -24,6 +24,7 @@ int jit_build_begin(jit_build *b, const spv_module *m, const spv_entry_point *ep
     c->diag = diag;
     c->unspec = o->unspecialized;
     c->kernel = spv_layout_is_opencl(m, ep);
+    c->fp_relaxed = jit_fp_relaxed_widths(ep, c->kernel);
     c->shape = o->shape_values;
     c->nshape = o->nshape_values;
     c->dispatch = jit_lower_inst; /* the core lowers spec-constant ops on first use through it */

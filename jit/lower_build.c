@@ -61,11 +61,58 @@ LLVMValueRef jit_int_cast(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bool is_s
     return is_signed ? LLVMBuildSExt(c->b, v, t, "") : LLVMBuildZExt(c->b, v, t, "");
 }
 
+uint8_t jit_fp_relaxed_widths(const spv_entry_point *ep, bool kernel)
+{
+    if (kernel)
+        return 0;
+    uint8_t r = 7;
+    for (uint32_t i = 0; i < ep->nmodes; i++) {
+        const spv_exec_mode *em = &ep->modes[i];
+        if (em->mode == SpvExecutionModeSignedZeroInfNanPreserve && em->nargs && !em->is_id)
+            r &= (uint8_t) ~(em->args[0] == 16 ? 1 : em->args[0] == 32 ? 2 : em->args[0] == 64 ? 4 : 0);
+    }
+    return r;
+}
+
+/* Whether v is float arithmetic of a width c relaxes. */
+static bool relaxed_arith(lower_ctx *c, LLVMValueRef v)
+{
+    switch (LLVMGetInstructionOpcode(v)) {
+    case LLVMFAdd:
+    case LLVMFSub:
+    case LLVMFMul:
+    case LLVMFDiv:
+    case LLVMFRem:
+    case LLVMFNeg:
+        break;
+    default:
+        return false;
+    }
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
+        t = LLVMGetElementType(t);
+    switch (LLVMGetTypeKind(t)) {
+    case LLVMHalfTypeKind:
+        return c->fp_relaxed & 1;
+    case LLVMFloatTypeKind:
+        return c->fp_relaxed & 2;
+    case LLVMDoubleTypeKind:
+        return c->fp_relaxed & 4;
+    default:
+        return false;
+    }
+}
+
 void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v)
 {
-    const spv_decoration *d = spv_find_decoration(c->m, result_id, -1, SpvDecorationFPFastMathMode);
-    if (!d || !d->nargs || !LLVMIsAInstruction(v) || !LLVMCanValueUseFastMathFlags(v))
+    if (!LLVMIsAInstruction(v) || !LLVMCanValueUseFastMathFlags(v))
         return;
+    const spv_decoration *d = spv_find_decoration(c->m, result_id, -1, SpvDecorationFPFastMathMode);
+    if (!d || !d->nargs) {
+        if (relaxed_arith(c, v))
+            LLVMSetFastMathFlags(v, LLVMFastMathNoNaNs | LLVMFastMathNoInfs | LLVMFastMathNoSignedZeros);
+        return;
+    }
     uint32_t m = d->args[0];
     LLVMFastMathFlags f = 0;
     if (m & SpvFPFastMathModeNotNaNMask)

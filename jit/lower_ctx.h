@@ -107,6 +107,8 @@ struct lower_ctx {
     bool invariant_loads; /* loads being built read memory that is constant for the
                              whole dispatch (push constants): !invariant.load */
     bool failed;          /* c->diag holds the compile's first failure */
+    uint8_t fp_relaxed;   /* float widths (bit 0: 16, 1: 32, 2: 64) whose arithmetic may ignore
+                             the sign of zero and assume no NaN or Inf (jit_fp_relaxed_widths) */
 
     util_arena arena;      /* everything of this compile (see the contract above) */
     jmp_buf *oom_exit;     /* armed by jit_run_guarded */
@@ -224,7 +226,15 @@ LLVMValueRef jit_intrinsic(lower_ctx *c, const char *name, LLVMTypeRef *types, u
                            unsigned nargs);
 LLVMValueRef jit_splat(lower_ctx *c, LLVMValueRef scalar, LLVMTypeRef vec_t);
 LLVMValueRef jit_int_cast(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bool is_signed);
+/* The fast-math flags of float result v: its FPFastMathMode decoration's,
+ * else, for arithmetic (fadd, fsub, fmul, fdiv, frem, fneg) of a relaxed
+ * width, nnan ninf nsz (comparisons, conversions and calls keep IEEE). */
 void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v);
+/* The float environment of an entry point: Vulkan (Shader flavour) lets
+ * float arithmetic ignore the sign of zero and give any value for NaN and Inf
+ * unless SignedZeroInfNanPreserve names the width, so those widths are
+ * relaxed; OpenCL (Kernel) keeps IEEE unless FPFastMathMode says otherwise. */
+uint8_t jit_fp_relaxed_widths(const spv_entry_point *ep, bool kernel);
 /* The operation of a group instruction (sub-group and work-group alike):
  * its identity and combination are jit_sg_identity / jit_sg_combine. */
 jit_sg_arith jit_group_arith(uint32_t opcode);

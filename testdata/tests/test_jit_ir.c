@@ -55,7 +55,7 @@ static unsigned mm_fmuls(bool unspec, uint32_t bs, texts *t)
         fprintf(stderr, "  mm.comp %s BS=%u: lower %.1f ms, passes %.1f ms, codegen %.1f ms\n",
                 unspec ? "unspecialized" : "specialized", bs, f->ms_lower, f->ms_passes, f->ms_codegen);
         /* scalar multiplies, or vector ones when the work-item loop vectorized */
-        n = count(t->opt, "fmul float") + count(t->opt, "fmul <");
+        n = count(t->opt, " fmul ") /* with or without fast-math flags */;
         spvjit_kernel_free(k);
     }
     if (sm && sm != m)

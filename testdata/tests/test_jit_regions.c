@@ -140,7 +140,8 @@ static void mm_case(const char *file, uint32_t bs, uint32_t n, bool fibers, bool
     if (check_vector) {
         /* the region loops of a group's machine vectorize across work-items */
         const char *wg = machine_ir(opt_ir);
-        CHECK(wg && (strstr(wg, "fmul <") || strstr(wg, "@llvm.fmuladd.v")) && strstr(wg, "x float>"),
+        CHECK(wg && (strstr(wg, "fmul <") || strstr(wg, "fmul nnan ninf nsz <") || strstr(wg, "@llvm.fmuladd.v")) &&
+                  strstr(wg, "x float>"),
               "no vector arithmetic in the group machine");
         /* the tile counter t is uniform (one slot, not one per item): the tile
          * loads at t + tx are contiguous, and no region needs a divergence check */
@@ -264,7 +265,7 @@ TEST(regions_reduce_stride_uniform)
     const char *wg = machine_ir(opt_ir);
     CHECK(raw_ir && count_of(raw_ir, "alloca [") == 1 && strstr(raw_ir, "%next = alloca ["),
           "per-item arrays besides next[]:\n%s", raw_ir ? raw_ir : "(no IR)");
-    CHECK(wg && !strstr(wg, "call void %") && strstr(wg, "fadd <"),
+    CHECK(wg && !strstr(wg, "call void %") && (strstr(wg, "fadd <") || strstr(wg, "fadd nnan ninf nsz <")),
           "the group machine: a divergence check, or no vector adds");
     free(opt_ir);
     free(raw_ir);
