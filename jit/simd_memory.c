@@ -4,11 +4,13 @@
  * the last active lane's, as work-items run in order would).  An affine
  * address whose stride is the element size is one masked vector access; any
  * other stride a masked gather or scatter.  A varying address computed from
- * affine values (a clamped index, say) tests at run time whether the active
- * lanes' addresses are consecutive from the first active lane's, and takes
- * the vector access when they are, the gather or scatter when not; when it is
- * a uniform base plus an extended affine index (i32 index arithmetic), one
- * scalar comparison (the index does not wrap within the lanes) is the test.
+ * affine values takes the vector access when a run-time test says the
+ * active lanes' addresses are consecutive, the gather or scatter when not:
+ * for a uniform base indexed by affine and uniform values through adds,
+ * multiplies, clamps (smax/smin/umax/umin) and extensions, the test is a few
+ * scalar comparisons on lanes 0 and W - 1 (each clamp leaves every lane
+ * alone, no extension wraps: guarded_address); otherwise it compares the
+ * lanes' pointers with the first active lane's (contiguity_test).
  * Aggregates and LLVM vectors are accessed member by member; volatile and
  * atomic accesses run once per active lane, in lane order.
  *
@@ -17,6 +19,7 @@
 #include "simd_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static LLVMValueRef mask_bits(simd_fn *s)
 {
@@ -135,66 +138,216 @@ static void scatter(simd_fn *s, LLVMValueRef v, LLVMValueRef ptrs, unsigned alig
     simd_intrinsic(s, "llvm.masked.scatter", ty, 2, a, 4);
 }
 
-/* An address that is a uniform base plus an index extended from an affine
- * integer, as i32 index arithmetic gives: affine too unless the index wraps
- * within the lanes, which one scalar comparison rules out at run time. */
+/* An address computed from affine and uniform values through clamps and
+ * extensions (a clamp-to-edge index in i32 arithmetic, say) is affine too
+ * when each clamp leaves every lane's value alone and no extension wraps
+ * within the lanes: scalar comparisons on lanes 0 and W - 1 that `guard`
+ * collects.  Then the access is one vector access at `base` (lane 0's
+ * address), under the guard; the gather or scatter otherwise. */
 typedef struct guarded {
     LLVMValueRef guard; /* i1: the lanes' addresses are base + l * stride */
     LLVMValueRef base;  /* lane 0's address */
     int64_t stride;
 } guarded;
 
-static bool const_u64(LLVMValueRef v, uint64_t *out)
+/* An integer (or pointer) whose lane l is v0 + l * stride, under the guard so far. */
+typedef struct lanes {
+    LLVMValueRef v0;
+    int64_t stride;
+} lanes;
+
+enum { GUARD_DEPTH = 16, MAX_STRIDE = 1 << 20 };
+
+static void add_guard(simd_fn *s, LLVMValueRef *guard, LLVMValueRef c)
 {
-    if (!LLVMIsAConstantInt(v) || LLVMGetIntTypeWidth(LLVMTypeOf(v)) > 64)
+    *guard = *guard ? LLVMBuildAnd(s->b, *guard, c, "") : c;
+}
+
+/* Lane W - 1's value of integer l (modular). */
+static LLVMValueRef last_lane(simd_fn *s, lanes l)
+{
+    LLVMTypeRef t = LLVMTypeOf(l.v0);
+    return LLVMBuildAdd(s->b, l.v0, LLVMConstInt(t, (unsigned long long)(l.stride * (int64_t)(s->W - 1)), 1), "");
+}
+
+/* The lanes' values do not wrap around in the signed (or unsigned) sense:
+ * lane W - 1 lies on the side of lane 0 the stride points to. */
+static void no_wrap(simd_fn *s, lanes l, bool is_signed, LLVMValueRef *guard)
+{
+    if (!l.stride)
+        return;
+    LLVMValueRef last = last_lane(s, l);
+    LLVMIntPredicate p = l.stride > 0 ? (is_signed ? LLVMIntSGT : LLVMIntUGT) : (is_signed ? LLVMIntSLT : LLVMIntULT);
+    add_guard(s, guard, LLVMBuildICmp(s->b, p, last, l.v0, ""));
+}
+
+static bool eval_lanes(simd_fn *s, LLVMValueRef v, lanes *out, LLVMValueRef *guard, int depth);
+
+/* smax / smin / umax / umin (x, u) with u the same in every lane: x itself
+ * when the clamp does nothing to any lane. */
+static bool eval_clamp(simd_fn *s, LLVMValueRef call, const char *name, lanes *out, LLVMValueRef *guard, int depth)
+{
+    bool is_signed = name[5] == 's', is_max = !strncmp(name + 6, "max", 3);
+    lanes a, b;
+    if (!eval_lanes(s, LLVMGetOperand(call, 0), &a, guard, depth) ||
+        !eval_lanes(s, LLVMGetOperand(call, 1), &b, guard, depth))
         return false;
-    *out = LLVMConstIntGetZExtValue(v);
+    if (a.stride && b.stride)
+        return false;
+    if (!a.stride && !b.stride) {
+        LLVMTypeRef t = LLVMTypeOf(a.v0);
+        out->v0 = simd_intrinsic(s, name, &t, 1, (LLVMValueRef[]){ a.v0, b.v0 }, 2);
+        out->stride = 0;
+        return true;
+    }
+    lanes x = a.stride ? a : b, u = a.stride ? b : a;
+    no_wrap(s, x, is_signed, guard);
+    /* max(x, u) = x when the smallest lane is >= u; min(x, u) = x when the largest is <= u */
+    bool lane0_smallest = x.stride > 0;
+    LLVMValueRef extreme = (is_max == lane0_smallest) ? x.v0 : last_lane(s, x);
+    LLVMIntPredicate p = is_max ? (is_signed ? LLVMIntSGE : LLVMIntUGE) : (is_signed ? LLVMIntSLE : LLVMIntULE);
+    add_guard(s, guard, LLVMBuildICmp(s->b, p, extreme, u.v0, ""));
+    *out = x;
     return true;
 }
 
-/* The guarded form of scalar address p (gep B, ext(x) [* c | << k]), x affine. */
-static bool guarded_affine(simd_fn *s, LLVMValueRef p, guarded *g)
+/* v's lanes as lane 0 and a stride, from the affine and uniform values it is
+ * computed from, the conditions for it in *guard; false when it is not so. */
+static bool eval_lanes(simd_fn *s, LLVMValueRef v, lanes *out, LLVMValueRef *guard, int depth)
 {
-    if (!LLVMIsAGetElementPtrInst(p) || LLVMGetNumOperands(p) != 2 || !simd_available(s, LLVMGetOperand(p, 0)))
+    if (depth > GUARD_DEPTH)
+        return false;
+    if (simd_available(s, v)) {
+        simd_val x = simd_get(s, v);
+        if (x.sh.kind == SIMD_UNIFORM ||
+            (x.sh.kind == SIMD_AFFINE && LLVMGetTypeKind(LLVMTypeOf(x.v)) != LLVMVectorTypeKind)) {
+            *out = (lanes){ x.v, x.sh.kind == SIMD_AFFINE ? x.sh.stride : 0 };
+            return true;
+        }
+    }
+    if (!LLVMIsAInstruction(v) || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind)
+        return false;
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    lanes a, b;
+    switch (op) {
+    case LLVMAdd:
+    case LLVMSub:
+    case LLVMOr: {
+        if (op == LLVMOr && !LLVMGetIsDisjoint(v))
+            return false;
+        if (!eval_lanes(s, LLVMGetOperand(v, 0), &a, guard, depth + 1) ||
+            !eval_lanes(s, LLVMGetOperand(v, 1), &b, guard, depth + 1))
+            return false;
+        bool sub = op == LLVMSub;
+        out->stride = sub ? a.stride - b.stride : a.stride + b.stride;
+        out->v0 = sub ? LLVMBuildSub(s->b, a.v0, b.v0, "") : LLVMBuildAdd(s->b, a.v0, b.v0, "");
+        return out->stride > -MAX_STRIDE && out->stride < MAX_STRIDE;
+    }
+    case LLVMMul:
+    case LLVMShl: {
+        if (!eval_lanes(s, LLVMGetOperand(v, 0), &a, guard, depth + 1) ||
+            !eval_lanes(s, LLVMGetOperand(v, 1), &b, guard, depth + 1))
+            return false;
+        if (op == LLVMShl) {
+            if (b.stride || !LLVMIsAConstantInt(b.v0) || LLVMConstIntGetZExtValue(b.v0) > 20)
+                return false;
+            out->stride = a.stride * ((int64_t)1 << LLVMConstIntGetZExtValue(b.v0));
+            out->v0 = LLVMBuildShl(s->b, a.v0, b.v0, "");
+        } else {
+            if (a.stride && b.stride)
+                return false;
+            lanes x = a.stride ? a : b, k = a.stride ? b : a;
+            if (x.stride) {
+                if (!LLVMIsAConstantInt(k.v0))
+                    return false;
+                int64_t c = LLVMConstIntGetSExtValue(k.v0);
+                if (c <= -MAX_STRIDE || c >= MAX_STRIDE)
+                    return false;
+                out->stride = x.stride * c;
+            } else {
+                out->stride = 0;
+            }
+            out->v0 = LLVMBuildMul(s->b, a.v0, b.v0, "");
+        }
+        return out->stride > -MAX_STRIDE && out->stride < MAX_STRIDE;
+    }
+    case LLVMSExt:
+    case LLVMZExt:
+        if (!eval_lanes(s, LLVMGetOperand(v, 0), &a, guard, depth + 1))
+            return false;
+        no_wrap(s, a, op == LLVMSExt, guard);
+        *out = (lanes){ LLVMBuildCast(s->b, op, a.v0, LLVMTypeOf(v), ""), a.stride };
+        return true;
+    case LLVMTrunc:
+        if (!eval_lanes(s, LLVMGetOperand(v, 0), &a, guard, depth + 1))
+            return false;
+        *out = (lanes){ LLVMBuildTrunc(s->b, a.v0, LLVMTypeOf(v), ""), a.stride };
+        return true;
+    case LLVMCall: {
+        LLVMValueRef f = LLVMGetCalledValue(v);
+        size_t len;
+        const char *name = LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : NULL;
+        if (!name || (strncmp(name, "llvm.smax.", 10) && strncmp(name, "llvm.smin.", 10) &&
+                      strncmp(name, "llvm.umax.", 10) && strncmp(name, "llvm.umin.", 10)))
+            return false;
+        char base[16];
+        memcpy(base, name, 9);
+        base[9] = 0;
+        return eval_clamp(s, v, base, out, guard, depth + 1);
+    }
+    default:
+        return false;
+    }
+}
+
+/* The guarded form of scalar address p: a GEP of a uniform (or guarded)
+ * base by guarded indices. */
+static bool guarded_address(simd_fn *s, LLVMValueRef p, guarded *g)
+{
+    if (!LLVMIsAGetElementPtrInst(p) || !simd_available(s, LLVMGetOperand(p, 0)))
         return false;
     simd_val base = simd_get(s, LLVMGetOperand(p, 0));
     if (base.sh.kind != SIMD_UNIFORM)
         return false;
-    uint64_t factor = LLVMABISizeOfType(s->td, LLVMGetGEPSourceElementType(p)), k;
-    LLVMValueRef idx = LLVMGetOperand(p, 1);
-    if (!simd_available(s, idx))
-        return false;
-    if (LLVMIsAInstruction(idx) && LLVMGetInstructionOpcode(idx) == LLVMShl && const_u64(LLVMGetOperand(idx, 1), &k) &&
-        k < 16) {
-        factor <<= k;
-        idx = LLVMGetOperand(idx, 0);
-    } else if (LLVMIsAInstruction(idx) && LLVMGetInstructionOpcode(idx) == LLVMMul &&
-               const_u64(LLVMGetOperand(idx, 1), &k) && k && k < 65536) {
-        factor *= k;
-        idx = LLVMGetOperand(idx, 0);
+    LLVMValueRef guard = NULL, addr = base.v;
+    int64_t stride = 0;
+    LLVMTypeRef t = LLVMGetGEPSourceElementType(p);
+    for (unsigned k = 1, n = (unsigned)LLVMGetNumOperands(p); k < n; k++) {
+        LLVMValueRef idx = LLVMGetOperand(p, k);
+        if (k > 1 && LLVMGetTypeKind(t) == LLVMStructTypeKind) { /* a field: a constant offset */
+            if (!LLVMIsAConstantInt(idx))
+                return false;
+            unsigned field = (unsigned)LLVMConstIntGetZExtValue(idx);
+            addr = LLVMBuildGEP2(s->b, s->t_i8, addr,
+                                 (LLVMValueRef[]){ LLVMConstInt(s->t_i64, LLVMOffsetOfElement(s->td, t, field), 0) }, 1,
+                                 "");
+            t = LLVMStructGetTypeAtIndex(t, field);
+            continue;
+        }
+        if (k > 1) {
+            if (LLVMGetTypeKind(t) != LLVMArrayTypeKind)
+                return false;
+            t = LLVMGetElementType(t);
+        }
+        lanes l;
+        if (!eval_lanes(s, idx, &l, &guard, 0) || LLVMGetTypeKind(LLVMTypeOf(l.v0)) != LLVMIntegerTypeKind)
+            return false;
+        int64_t size = (int64_t)LLVMABISizeOfType(s->td, t);
+        if (LLVMGetIntTypeWidth(LLVMTypeOf(l.v0)) < 64) { /* a GEP sign-extends its indices */
+            no_wrap(s, l, true, &guard);
+            l.v0 = LLVMBuildSExt(s->b, l.v0, s->t_i64, "");
+        }
+        addr = LLVMBuildGEP2(s->b, s->t_i8, addr,
+                             (LLVMValueRef[]){
+                                 LLVMBuildMul(s->b, l.v0, LLVMConstInt(s->t_i64, (unsigned long long)size, 1), "") },
+                             1, "");
+        stride += l.stride * size;
+        if (stride <= -MAX_STRIDE || stride >= MAX_STRIDE)
+            return false;
     }
-    if (!LLVMIsAInstruction(idx) || !simd_available(s, idx))
-        return false;
-    LLVMOpcode op = LLVMGetInstructionOpcode(idx);
-    if ((op != LLVMSExt && op != LLVMZExt) || LLVMGetTypeKind(LLVMTypeOf(idx)) != LLVMIntegerTypeKind)
-        return false;
-    LLVMValueRef xs = LLVMGetOperand(idx, 0);
-    if (!simd_available(s, xs))
-        return false;
-    simd_val x = simd_get(s, xs);
-    if (x.sh.kind != SIMD_AFFINE || x.sh.stride <= 0)
-        return false;
-    LLVMTypeRef xt = LLVMTypeOf(x.v), it = LLVMTypeOf(idx);
-    unsigned n = LLVMGetIntTypeWidth(xt);
-    if (n >= 64 || (uint64_t)x.sh.stride * s->W >= (1ull << (n - 2)))
-        return false;
-    /* the last lane's value stays below the largest one: no wrap */
-    uint64_t span = (uint64_t)x.sh.stride * (s->W - 1);
-    uint64_t max = op == LLVMSExt ? (1ull << (n - 1)) - 1 : (n == 64 ? ~0ull : (1ull << n) - 1);
-    g->guard = LLVMBuildICmp(s->b, op == LLVMSExt ? LLVMIntSLE : LLVMIntULE, x.v, LLVMConstInt(xt, max - span, 0), "");
-    LLVMValueRef off = LLVMBuildMul(s->b, LLVMBuildCast(s->b, op, x.v, it, ""), LLVMConstInt(it, factor, 0), "");
-    g->base = LLVMBuildGEP2(s->b, s->t_i8, base.v, &off, 1, "");
-    g->stride = x.sh.stride * (int64_t)factor;
+    g->guard = guard ? guard : LLVMConstInt(s->t_i1, 1, 0);
+    g->base = addr;
+    g->stride = stride;
     return true;
 }
 
@@ -351,7 +504,7 @@ int simd_emit_load(simd_fn *s, LLVMValueRef in)
     if (sh.kind != SIMD_VARYING)
         return simd_fail(s, "a uniform load from a varying address");
     guarded g;
-    bool have_g = a.sh.kind == SIMD_VARYING && a.sh.hint && guarded_affine(s, LLVMGetOperand(in, 0), &g);
+    bool have_g = a.sh.kind == SIMD_VARYING && a.sh.hint && guarded_address(s, LLVMGetOperand(in, 0), &g);
     LLVMValueRef r = load_widened(s, a, have_g ? &g : NULL, LLVMTypeOf(in), LLVMGetAlignment(in));
     if (!r)
         return simd_per_lane(s, in);
@@ -384,7 +537,7 @@ int simd_emit_store(simd_fn *s, LLVMValueRef in)
         return s->rc;
     }
     guarded g;
-    bool have_g = a.sh.kind == SIMD_VARYING && a.sh.hint && guarded_affine(s, LLVMGetOperand(in, 1), &g);
+    bool have_g = a.sh.kind == SIMD_VARYING && a.sh.hint && guarded_address(s, LLVMGetOperand(in, 1), &g);
     if (!store_widened(s, a, have_g ? &g : NULL, simd_widened(s, v, t), t, LLVMGetAlignment(in)))
         return simd_per_lane(s, in);
     return s->rc;
