@@ -66,7 +66,7 @@ uint8_t jit_fp_relaxed_widths(const spv_entry_point *ep, bool kernel)
     if (kernel)
         return 0;
     uint8_t r = 7;
-    for (uint32_t i = 0; i < ep->nmodes; i++) {
+    for (uint32_t i = 0; ep && i < ep->nmodes; i++) { /* ep NULL: an exported function */
         const spv_exec_mode *em = &ep->modes[i];
         if (em->mode == SpvExecutionModeSignedZeroInfNanPreserve && em->nargs && !em->is_id)
             r &= (uint8_t) ~(em->args[0] == 16 ? 1 : em->args[0] == 32 ? 2 : em->args[0] == 64 ? 4 : 0);
