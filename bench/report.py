@@ -29,7 +29,7 @@ import shutil
 import subprocess
 import sys
 
-KERNELS = ["mm", "conv3x3", "reduce", "saxpy", "scan"]
+KERNELS = ["mm", "conv3x3", "reduce", "saxpy", "scan", "sgreduce"]
 RUNNERS = ["spvjit", "spvjit-unspec", "c", "lavapipe", "pocl"]
 SCALING_RUNNERS = ["spvjit", "c"]
 # The peers the headline ratios compare spvjit with, in the table's order.
@@ -311,7 +311,7 @@ def main_table(results, all_cores):
             ok = r.get("check") == "ok"
             rows.append([
                 kernel if first else "", variant if first else "", runner,
-                fmt_num(r.get("median_ms")) if ok else "FAIL",
+                fmt_num(r.get("median_ms")) if ok else ("n/a" if r.get("check") == "skip" else "FAIL"),
                 "%.0f%%" % (r.get("spread_pct") or 0) if ok else "",
                 fmt_num(r.get("throughput")) if ok else "",
                 r.get("unit", "") if first else "",
@@ -395,7 +395,8 @@ def markdown_table(results, all_cores):
         for r in present:
             x = by.get((kernel, variant, r, all_cores))
             ok = x and x.get("check") == "ok"
-            cells.append(fmt_num(x.get("throughput")) if ok else ("FAIL" if x else "-"))
+            cells.append(fmt_num(x.get("throughput")) if ok else
+                         ("n/a" if x and x.get("check") == "skip" else "FAIL" if x else "-"))
         cells.append(fmt_ratio(ratio(spv, by.get((kernel, variant, "spvjit-unspec", all_cores)))))
         for p in PEERS:
             if p in present:
@@ -529,7 +530,7 @@ def main():
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     if os.path.abspath(args.from_file or "") != os.path.abspath(args.out + ".txt"):
         write_txt(args.out + ".txt", header, lines)
-    ok &= all(r.get("check") == "ok" for r in results)
+    ok &= all(r.get("check") in ("ok", "skip") for r in results)
 
     mt, ratios = main_table(results, all_cores)
     srows = scaling_rows(results, scaling_threads)

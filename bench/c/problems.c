@@ -27,6 +27,8 @@ const bench_case bench_cases[] = {
     { .kernel = BK_REDUCE, .name = "reduce", .variant = "wg256", .group = 256 },
     { .kernel = BK_SAXPY, .name = "saxpy", .variant = "a2.5", .saxpy_a = 2.5f },
     { .kernel = BK_SCAN, .name = "scan", .variant = "wg256", .group = 256 },
+    /* reduce's partial sums through sub-group operations (the order depends on the sub-group size) */
+    { .kernel = BK_SGREDUCE, .name = "sgreduce", .variant = "wg256", .group = 256, .subgroups = true },
 };
 const size_t bench_case_count = sizeof(bench_cases) / sizeof(bench_cases[0]);
 
@@ -131,7 +133,8 @@ const bench_data *bench_data_for(const bench_case *c, const bench_sizes *s)
         bench_ref_conv3x3(d->in[0], d->ref[0], s->conv_w, s->conv_h, c->conv_k);
         break;
     }
-    case BK_REDUCE: {
+    case BK_REDUCE:
+    case BK_SGREDUCE: {
         size_t groups = (s->vec_n + c->group - 1) / c->group;
         d->in[0] = random_floats(s->vec_n, seed);
         d->in_len[0] = s->vec_n;
@@ -190,7 +193,7 @@ bool bench_check(const bench_case *c, const bench_data *d, int which, const floa
     default:
         atol = 2e-4;
         rtol = 1e-5;
-        break; /* reduce, scan: up to 256 terms */
+        break; /* reduce, scan, sgreduce: up to 256 terms */
     }
     const float *ref = d->ref[which];
     for (size_t i = 0; i < d->ref_len[which]; ++i) {
@@ -215,6 +218,7 @@ double bench_throughput(const bench_case *c, const bench_sizes *s, double ms, co
         *unit = "Mpixel/s";
         return (double)s->conv_w * s->conv_h / sec * 1e-6;
     case BK_REDUCE:
+    case BK_SGREDUCE:
         *unit = "GB/s"; /* bytes of input */
         return 4.0 * s->vec_n / sec * 1e-9;
     case BK_SAXPY:
@@ -275,8 +279,9 @@ void bench_launch_for(const bench_case *c, const bench_sizes *s, const bench_dat
         L->groups[0] = div_up(s->conv_w, 16);
         L->groups[1] = div_up(s->conv_h, 16);
         break;
-    case BK_REDUCE: /* src, partial, n (, scratch);  spec 0 = WG (Vulkan) */
-    case BK_SCAN:   /* src, dst, sums, n (, scratch);  spec 0 = WG (Vulkan) */
+    case BK_REDUCE:   /* src, partial, n (, scratch);  spec 0 = WG (Vulkan) */
+    case BK_SGREDUCE: /* the same */
+    case BK_SCAN:     /* src, dst, sums, n (, scratch);  spec 0 = WG (Vulkan) */
         L->buf[0] = (bench_buffer){ d->in[0], d->in_len[0], -1 };
         L->buf[1] = (bench_buffer){ NULL, d->ref_len[0], 0 };
         L->nbuf = 2;

@@ -6,7 +6,7 @@
  * description (buffers, spec constants, push words, local size, work-group
  * count) that the Vulkan and OpenCL peers turn into API calls.  The interface
  * matches the kernels' sources: testdata/kernels/{mm,conv3x3,reduce,saxpy}.comp
- * and .cl, bench/kernels/scan.comp and .cl.
+ * and .cl, bench/kernels/{scan,sgreduce}.comp and .cl.
  */
 #ifndef BENCH_PROBLEMS_H
 #define BENCH_PROBLEMS_H
@@ -15,15 +15,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum bench_kernel_id { BK_MM, BK_CONV3X3, BK_REDUCE, BK_SAXPY, BK_SCAN, BK_COUNT } bench_kernel_id;
+typedef enum bench_kernel_id { BK_MM, BK_CONV3X3, BK_REDUCE, BK_SAXPY, BK_SCAN, BK_SGREDUCE, BK_COUNT } bench_kernel_id;
 
 typedef struct bench_case {
     bench_kernel_id kernel;
     const char *name;    /* kernel name, also the source file stem: "mm" */
     const char *variant; /* "bs16", "dense", ... */
-    uint32_t group;      /* mm: block size BS; reduce, scan: work-group size */
+    uint32_t group;      /* mm: block size BS; reduce, scan, sgreduce: work-group size */
     float conv_k[9];     /* conv3x3 coefficients, row-major */
     float saxpy_a;       /* saxpy factor */
+    bool subgroups;      /* uses sub-group operations (a runner without them prints check=skip) */
 } bench_case;
 
 extern const bench_case bench_cases[];
@@ -32,7 +33,7 @@ extern const size_t bench_case_count;
 typedef struct bench_sizes {
     uint32_t mm_n;           /* N x N matrices */
     uint32_t conv_w, conv_h; /* image */
-    uint32_t vec_n;          /* reduce, saxpy, scan elements */
+    uint32_t vec_n;          /* reduce, saxpy, scan, sgreduce elements */
 } bench_sizes;
 
 /* "full" is the benchmark (N=1024, 2048x2048, 2^24); "small" a quick smoke run. */

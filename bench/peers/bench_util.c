@@ -14,7 +14,7 @@ static void usage(const char *prog, const char *runner, FILE *to)
     fprintf(to,
             "usage: %s [--threads N] [--reps R] [--kernel K] [--variant V]\n"
             "         [--size full|small] [--kernel-dir DIR] [--bench-kernel-dir DIR] [--spv-dir DIR]\n"
-            "Runs the benchmark kernels (mm conv3x3 reduce saxpy scan) on %s, checks each\n"
+            "Runs the benchmark kernels (mm conv3x3 reduce saxpy scan sgreduce) on %s, checks each\n"
             "against the plain C reference and prints one key=value line per case.\n"
             "Defaults: all online cores, 5 repetitions, --size full, testdata/kernels,\n"
             "bench/kernels.  Exit status 77 when the device does not exist.\n",
@@ -85,7 +85,7 @@ void bench_parse_args(int argc, char **argv, const char *runner, bench_opts *o)
         for (size_t i = 0; i < bench_case_count; ++i)
             known |= strcmp(bench_cases[i].name, o->kernel) == 0;
         if (!known) {
-            fprintf(stderr, "bench: --kernel '%s' is not one of mm conv3x3 reduce saxpy scan\n", o->kernel);
+            fprintf(stderr, "bench: --kernel '%s' is not one of mm conv3x3 reduce saxpy scan sgreduce\n", o->kernel);
             exit(2);
         }
     }
@@ -161,6 +161,19 @@ void bench_print_result_extra(const bench_opts *o, const bench_case *c, const ch
            "build_ms=%.1f throughput=%.4g unit=%s check=%s first_ms=%.3f min_ms=%.3f%s\n",
            c->name, c->variant, runner, o->threads, st.median_ms, st.spread_pct, build_ms, tp, unit, ok ? "ok" : "FAIL",
            first_ms, st.min_ms, extra ? extra : "");
+    fflush(stdout);
+}
+
+void bench_print_skip(const bench_opts *o, const bench_case *c, const char *runner, const char *why)
+{
+    fprintf(stderr, "%s: %s %s: skipped: %s\n", runner, c->name, c->variant, why);
+    if (o->quiet)
+        return;
+    const char *unit;
+    bench_throughput(c, &o->sizes, 1.0, &unit);
+    printf("kernel=%s variant=%s runner=%s threads=%d median_ms=0.000 spread_pct=0.0 "
+           "build_ms=0.0 throughput=0 unit=%s check=skip first_ms=0.000 min_ms=0.000\n",
+           c->name, c->variant, runner, o->threads, unit);
     fflush(stdout);
 }
 

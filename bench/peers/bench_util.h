@@ -10,7 +10,8 @@
  * first_ms: the first, untimed run (lazy compilation, page faults, caches);
  * min_ms: the fastest timed run (on a shared machine, noise only slows runs);
  * check: the first run's output against the C reference; after a FAIL the
- * repetitions are skipped and the times are 0.
+ * repetitions are skipped and the times are 0; skip: the runner's device
+ * lacks what the case needs (sub-group operations), no times.
  */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
@@ -69,6 +70,9 @@ void bench_print_result(const bench_opts *o, const bench_case *c, const char *ru
  * runner-specific fields such as spvjit's compile-time split. */
 void bench_print_result_extra(const bench_opts *o, const bench_case *c, const char *runner, bench_stats st,
                               double build_ms, double first_ms, bool ok, const char *extra);
+/* The result line of a case the runner cannot run (check=skip, no timings);
+ * why goes to stderr. */
+void bench_print_skip(const bench_opts *o, const bench_case *c, const char *runner, const char *why);
 
 /* Reads a whole file, NUL-terminated (malloc'd); NULL with a message on stderr. */
 char *bench_read_file(const char *path, size_t *len);

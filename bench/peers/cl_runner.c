@@ -31,6 +31,7 @@ typedef struct cl_env {
     char name[256];
     cl_uint compute_units;
     size_t max_wg;
+    bool subgroups; /* cl_khr_subgroups */
 } cl_env;
 
 #define CL_TRY(call)                                                                                                   \
@@ -76,6 +77,9 @@ static int cl_env_init(cl_env *e)
     clGetDeviceInfo(e->device, CL_DEVICE_NAME, sizeof(e->name), e->name, NULL);
     clGetDeviceInfo(e->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(e->compute_units), &e->compute_units, NULL);
     clGetDeviceInfo(e->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(e->max_wg), &e->max_wg, NULL);
+    char ext[8192] = "";
+    clGetDeviceInfo(e->device, CL_DEVICE_EXTENSIONS, sizeof(ext) - 1, ext, NULL);
+    e->subgroups = strstr(ext, "cl_khr_subgroups") != NULL;
     e->context = clCreateContext(NULL, 1, &e->device, NULL, NULL, &err);
     CL_TRY(err);
     e->queue = clCreateCommandQueue(e->context, e->device, 0, &err);
@@ -179,6 +183,10 @@ static bool run_case(const cl_env *e, const bench_opts *o, const bench_case *c)
     float *zeros = NULL, *host = NULL;
     cl_int err;
 
+    if (c->subgroups && !e->subgroups) {
+        bench_print_skip(o, c, RUNNER, "the device lacks cl_khr_subgroups");
+        return true;
+    }
     if ((size_t)L.local[0] * L.local[1] > e->max_wg) {
         fprintf(stderr, "cl_runner: %s %s: local size %ux%u exceeds the device's %zu\n", c->name, c->variant,
                 L.local[0], L.local[1], e->max_wg);

@@ -4,7 +4,7 @@
 #   make -f bench/peers/peers.mk BUILD=build            all peers into build/bench/
 #   make -f bench/peers/peers.mk peers-deps             apt-get the Debian packages if missing
 #   make -f bench/peers/peers.mk BUILD=build/san SAN=1  ASan + UBSan build
-#   make -f bench/peers/peers.mk peers-kernels          rebuild bench/kernels/scan.{comp,cl}.spv
+#   make -f bench/peers/peers.mk peers-kernels          rebuild bench/kernels/{scan,sgreduce}.{comp,cl}.spv
 #
 # Can also be included from another makefile (all names are PEERS_* / peers-*).
 
@@ -41,7 +41,9 @@ PEERS_CEIL_OBJS := $(PEERS_OBJ)/ceiling.o $(PEERS_OBJ)/ceiling_mm.o $(PEERS_OBJ)
 # The kernels lavapipe runs, built from the same GLSL as testdata/ (the .spv
 # there is copied when it exists, so both load the very same module).
 PEERS_TESTDATA_KERNELS := mm conv3x3 reduce saxpy
-PEERS_SPV := $(patsubst %,$(PEERS_OUT)/spv/%.spv,$(PEERS_TESTDATA_KERNELS) scan)
+# The kernels that live in bench/kernels/.
+PEERS_BENCH_KERNELS := scan sgreduce
+PEERS_SPV := $(patsubst %,$(PEERS_OUT)/spv/%.spv,$(PEERS_TESTDATA_KERNELS) $(PEERS_BENCH_KERNELS))
 PEERS_GLSLANG ?= glslangValidator
 
 .PHONY: peers peers-deps peers-spv peers-kernels peers-clean
@@ -106,10 +108,10 @@ $(PEERS_OUT)/spv/%.spv: testdata/kernels/%.comp
 	  echo "$(PEERS_GLSLANG) $(PEERS_GLSLANG_FLAGS) $< -o $@"; $(PEERS_GLSLANG) $(PEERS_GLSLANG_FLAGS) $< -o $@ >/dev/null || exit 1; \
 	fi
 
-$(PEERS_OUT)/spv/scan.spv: bench/kernels/scan.comp
+$(PEERS_OUT)/spv/%.spv: bench/kernels/%.comp
 	@mkdir -p $(dir $@)
-	@if [ -f bench/kernels/scan.comp.spv ] && [ ! bench/kernels/scan.comp.spv -ot $< ]; then \
-	  echo "cp bench/kernels/scan.comp.spv $@"; cp bench/kernels/scan.comp.spv $@; \
+	@if [ -f bench/kernels/$*.comp.spv ] && [ ! bench/kernels/$*.comp.spv -ot $< ]; then \
+	  echo "cp bench/kernels/$*.comp.spv $@"; cp bench/kernels/$*.comp.spv $@; \
 	else \
 	  echo "$(PEERS_GLSLANG) $(PEERS_GLSLANG_FLAGS) $< -o $@"; $(PEERS_GLSLANG) $(PEERS_GLSLANG_FLAGS) $< -o $@ >/dev/null || exit 1; \
 	fi
@@ -121,17 +123,21 @@ PEERS_SPIRV_VAL ?= spirv-val
 PEERS_CLANG ?= clang-15
 PEERS_LLVM_SPIRV ?= llvm-spirv-15
 PEERS_CLFLAGS := -cc1 -triple spir64-unknown-unknown -cl-std=CL2.0 -finclude-default-header -O2 \
-                 -ffp-contract=off -emit-llvm-bc
+                 -ffp-contract=off -cl-ext=+cl_khr_subgroups -emit-llvm-bc
 
 peers-kernels:
-	$(PEERS_GLSLANG) $(PEERS_GLSLANG_FLAGS) -o bench/kernels/scan.comp.spv.tmp bench/kernels/scan.comp >/dev/null
-	$(PEERS_SPIRV_VAL) --target-env vulkan1.1 bench/kernels/scan.comp.spv.tmp
-	mv bench/kernels/scan.comp.spv.tmp bench/kernels/scan.comp.spv
 	@mkdir -p $(PEERS_OBJ)
-	$(PEERS_CLANG) $(PEERS_CLFLAGS) -o $(PEERS_OBJ)/scan.cl.bc bench/kernels/scan.cl
-	$(PEERS_LLVM_SPIRV) --spirv-max-version=1.2 $(PEERS_OBJ)/scan.cl.bc -o bench/kernels/scan.cl.spv.tmp
-	$(PEERS_SPIRV_VAL) --target-env opencl2.2 bench/kernels/scan.cl.spv.tmp
-	mv bench/kernels/scan.cl.spv.tmp bench/kernels/scan.cl.spv
+	@set -e; for k in $(PEERS_BENCH_KERNELS); do \
+	  echo "$(PEERS_GLSLANG) $(PEERS_GLSLANG_FLAGS) -o bench/kernels/$$k.comp.spv bench/kernels/$$k.comp"; \
+	  $(PEERS_GLSLANG) $(PEERS_GLSLANG_FLAGS) -o bench/kernels/$$k.comp.spv.tmp bench/kernels/$$k.comp >/dev/null; \
+	  $(PEERS_SPIRV_VAL) --target-env vulkan1.1 bench/kernels/$$k.comp.spv.tmp; \
+	  mv bench/kernels/$$k.comp.spv.tmp bench/kernels/$$k.comp.spv; \
+	  echo "$(PEERS_CLANG) ... bench/kernels/$$k.cl | $(PEERS_LLVM_SPIRV) -o bench/kernels/$$k.cl.spv"; \
+	  $(PEERS_CLANG) $(PEERS_CLFLAGS) -o $(PEERS_OBJ)/$$k.cl.bc bench/kernels/$$k.cl; \
+	  $(PEERS_LLVM_SPIRV) --spirv-max-version=1.2 $(PEERS_OBJ)/$$k.cl.bc -o bench/kernels/$$k.cl.spv.tmp; \
+	  $(PEERS_SPIRV_VAL) --target-env opencl2.2 bench/kernels/$$k.cl.spv.tmp; \
+	  mv bench/kernels/$$k.cl.spv.tmp bench/kernels/$$k.cl.spv; \
+	done
 
 peers-clean:
 	rm -rf $(PEERS_OUT)/obj $(PEERS_OUT)/spv $(PEERS_OUT)/c_runner $(PEERS_OUT)/vk_runner $(PEERS_OUT)/cl_runner

@@ -560,3 +560,79 @@ TEST(jit_subgroup_opencl_sizes)
         run_kernel("jit/cl_v14_subgroup_ops.cl.spv", cl_refs, sizes[i], JIT_SIMD_AUTO);
     run_kernel("jit/cl_v14_subgroup_ops.cl.spv", cl_refs, 1, JIT_SIMD_OFF);
 }
+
+/* bench/kernels/sgreduce.{comp,cl}: a work-group's sum as sub-group sums
+ * (their order: the vectorizer's halving tree, lane i + h into lane i for h =
+ * W/2 .. 1, absent lanes -0.0) added in order by work-item 0; bit for bit. */
+static float tree_sum(const float *v, int w)
+{
+    float x[64];
+    memcpy(x, v, (size_t)w * sizeof *x);
+    for (int h = w / 2; h >= 1; h /= 2)
+        for (int i = 0; i < h; i++)
+            x[i] = x[i] + x[i + h];
+    return x[0];
+}
+
+static void sgreduce_run(const char *file, unsigned w, uint32_t ls)
+{
+    bool cl = strstr(file, ".cl.") != NULL;
+    spv_module *m = tj_load(file);
+    REQUIRE(m, "load");
+    uint32_t id = 0;
+    uint64_t bits = ls;
+    spv_module *sm = cl ? m : tj_specialize(m, &id, &bits, 1);
+    REQUIRE(sm, "specialize");
+    spvjit_options o = { .opt_level = 2, .subgroup_size = w };
+    if (cl)
+        o.local_size[0] = ls, o.local_size[1] = o.local_size[2] = 1;
+    jit_kernel *k = tj_compile(sm, NULL, &o);
+    REQUIRE(k, "compile %s W=%u: %s", file, w, tj_last_error);
+    uint32_t n = 5 * ls - 13, ng = (n + ls - 1) / ls;
+    float *src = malloc(n * 4), *part = calloc(ng, 4);
+    uint64_t s = 4242 + w + ls;
+    for (uint32_t i = 0; i < n; i++)
+        src[i] = test_rand_float(&s, -1.0f, 1.0f);
+    const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
+    uint64_t local_off = f->wg_mem_size;
+    void *sargs[2] = { src, part }, *kargs[4] = { &src, &part, &n, &local_off };
+    uint64_t sizes[2] = { n * 4ull, ng * 4ull };
+    tj_dispatch d = { .args = cl ? kargs : sargs,
+                      .arg_sizes = sizes,
+                      .push = &n,
+                      .groups = { ng, 1, 1 },
+                      .work_dim = 1,
+                      .global_size = { (uint64_t)ng * ls, 1, 1 },
+                      .extra_wg_mem = cl ? ls * 4ull : 0 };
+    REQUIRE(tj_run(k, &d) == 0, "run");
+    int bad = 0;
+    for (uint32_t g = 0; g < ng; g++) {
+        float acc = 0.0f;
+        for (uint32_t s0 = 0; s0 < ls; s0 += w) {
+            float v[64];
+            for (unsigned l = 0; l < w; l++) {
+                uint32_t lx = s0 + l, gid = g * ls + lx;
+                v[l] = lx >= ls ? -0.0f : gid < n ? src[gid] : 0.0f;
+            }
+            acc += tree_sum(v, (int)w);
+        }
+        if (memcmp(&acc, &part[g], 4) && bad++ < 4)
+            CHECK(0, "%s W=%u LS=%u group %u: %.9g, expected %.9g", file, w, ls, g, part[g], acc);
+    }
+    free(src);
+    free(part);
+    spvjit_kernel_free(k);
+    if (sm != m)
+        spv_module_free(sm);
+    spv_module_free(m);
+}
+
+TEST(jit_subgroup_bench_sgreduce)
+{
+    for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (unsigned fl = 0; fl < 2; fl++) {
+            const char *file = fl ? "../bench/kernels/sgreduce.cl.spv" : "../bench/kernels/sgreduce.comp.spv";
+            sgreduce_run(file, sizes[i], 256);
+            sgreduce_run(file, sizes[i], 40);
+        }
+}
