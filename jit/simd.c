@@ -951,14 +951,8 @@ int jit_simd_vectorize(const jit_simd_request *r, LLVMValueRef *out, char *msg)
 
 /* --- the form the vectorizer takes ------------------------------------------------------------------ */
 
-int jit_simd_prepare(LLVMModuleRef mod, char *msg)
+static int run_passes(LLVMModuleRef mod, const char *pipeline, char *msg)
 {
-    /* everything inlined; variables in registers; small constant loops gone
-     * (a uniform loop under a divergent branch would keep its mask tests);
-     * LLVM vectors split where the scalarizer can */
-    static const char pipeline[] = "always-inline,function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,"
-                                   "loop(loop-unroll-full),scalarizer,instcombine<no-verify-fixpoint>,simplifycfg,"
-                                   "sroa)";
     LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(mod, pipeline, NULL, o);
     LLVMDisposePassBuilderOptions(o);
@@ -968,4 +962,74 @@ int jit_simd_prepare(LLVMModuleRef mod, char *msg)
     snprintf(msg, JIT_SIMD_MSG, "LLVM passes before vectorizing failed: %s", err);
     LLVMDisposeErrorMessage(err);
     return -1;
+}
+
+/* Sets (on) or restores the attributes that keep the function passes off
+ * function f: optnone with the noinline it needs, without alwaysinline;
+ * bits[0..2] remember what was there. */
+static void skip_function(LLVMValueRef f, bool on, unsigned char *bits)
+{
+    static const char *const names[3] = { "optnone", "noinline", "alwaysinline" };
+    LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(f));
+    for (unsigned k = 0; k < 3; k++) {
+        unsigned kind = LLVMGetEnumAttributeKindForName(names[k], strlen(names[k]));
+        bool want = k < 2;
+        if (on) {
+            bits[k] = LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind) != NULL;
+            if (bits[k] != want) {
+                if (want)
+                    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(llc, kind, 0));
+                else
+                    LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind);
+            }
+        } else if (bits[k] != want) {
+            if (bits[k])
+                LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(llc, kind, 0));
+            else
+                LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, kind);
+        }
+    }
+}
+
+int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, unsigned nonly, char *msg)
+{
+    /* everything inlined; variables in registers; small constant loops gone
+     * (a uniform loop under a divergent branch would keep its mask tests);
+     * LLVM vectors split where the scalarizer can */
+    static const char pipeline[] = "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,"
+                                   "loop(loop-unroll-full),scalarizer,instcombine<no-verify-fixpoint>,simplifycfg,"
+                                   "sroa)";
+    if (run_passes(mod, "always-inline", msg))
+        return -1;
+    if (!only)
+        return run_passes(mod, pipeline, msg);
+    /* the function passes on the functions asked for only (their cost is per
+     * function); the passes may add declarations, so the others are listed */
+    unsigned n = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        n++;
+    LLVMValueRef *skipped = calloc((size_t)n + 1, sizeof *skipped);
+    unsigned char *bits = calloc(3 * (size_t)n + 1, 1);
+    if (!skipped || !bits) {
+        free(skipped);
+        free(bits);
+        snprintf(msg, JIT_SIMD_MSG, "out of memory");
+        return -1;
+    }
+    unsigned ns = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        bool keep = !LLVMCountBasicBlocks(f);
+        for (unsigned k = 0; k < nonly && !keep; k++)
+            keep = only[k] == f;
+        if (!keep) {
+            skip_function(f, true, &bits[3 * ns]);
+            skipped[ns++] = f;
+        }
+    }
+    int rc = run_passes(mod, pipeline, msg);
+    for (unsigned i = 0; i < ns; i++)
+        skip_function(skipped[i], false, &bits[3 * i]);
+    free(skipped);
+    free(bits);
+    return rc;
 }

@@ -59,8 +59,10 @@ typedef struct jit_simd_request {
 
 /* Runs the passes that bring the module's functions into the form the
  * vectorizer takes: everything inlined, SROA, instruction combining, CFG
- * simplification, small constant loops unrolled.  0, or -1 with msg. */
-int jit_simd_prepare(LLVMModuleRef mod, char *msg);
+ * simplification, small constant loops unrolled; the function passes on the
+ * nonly functions of `only` alone when it is not NULL (the others are left
+ * as they are: the passes cost per function).  0, or -1 with msg. */
+int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, unsigned nonly, char *msg);
 
 /* Builds the vector function of r->fn: its parameters are r->fn's, each as
  * r->args says, then the mask of the lanes that run (<W x i1>); it returns

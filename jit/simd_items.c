@@ -160,7 +160,7 @@ int jit_simd_items(const jit_simd_items_req *r, unsigned n, const LLVMValueRef *
             rc = -1;
         } else {
             leave_alone(as_is, nas_is, true, added);
-            rc = jit_simd_prepare(mod, msg);
+            rc = jit_simd_prepare(mod, wrap, n, msg);
             leave_alone(as_is, nas_is, false, added);
         }
         free(added);
