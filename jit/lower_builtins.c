@@ -11,7 +11,7 @@
  * sees a constant.  Sub-groups are consecutive LocalInvocationIndex values:
  * the sub-group values come from the markers of sg_marker.h (the sub-group
  * size W and the lane), so the same code serves SIMD lanes and one work-item:
- *   SubgroupId = LocalInvocationIndex / W,  NumSubgroups = ceil(items / W),
+ *   SubgroupId = id(LocalInvocationIndex) (= / W),  NumSubgroups = ceil(items / W),
  *   SubgroupSize = W (OpenCL's get_sub_group_size: the lanes that exist),
  *   SubgroupEqMask ... LtMask: the lanes below W (OpenCL: below its
  *   get_sub_group_size) with the relation to this one.
@@ -162,7 +162,10 @@ static LLVMValueRef component(lower_ctx *c, uint32_t bi, unsigned i, unsigned *n
     case SpvBuiltInLocalInvocationIndex:
         return jit_local_index(c);
     case SpvBuiltInSubgroupId:
-        return LLVMBuildUDiv(c->b, jit_local_index(c), marker64(c, JIT_SG_SIZE), "");
+        return LLVMBuildZExt(c->b,
+                             jit_sg_build(c->b, c->mod, JIT_SG_ID, 0,
+                                          LLVMBuildTrunc(c->b, jit_local_index(c), c->t_i32, ""), NULL),
+                             c->t_i64, "");
     case SpvBuiltInWorkDim:
         return ctx_u32(c, offsetof(spvjit_wg_ctx, work_dim), 0);
     case SpvBuiltInSubgroupSize: /* OpenCL: the work-items of this sub-group */

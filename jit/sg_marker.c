@@ -8,6 +8,7 @@ static const char *const kind_names[] = {
     [JIT_SG_SIZE] = "size",
     [JIT_SG_LIVE] = "live",
     [JIT_SG_LANE] = "lane",
+    [JIT_SG_ID] = "id",
     [JIT_SG_FIRST] = "first",
     [JIT_SG_ALL] = "all",
     [JIT_SG_ANY] = "any",
@@ -70,7 +71,7 @@ static LLVMValueRef declare(LLVMModuleRef mod, jit_sg_kind kind, jit_sg_arith ar
     LLVMContextRef llc = LLVMGetModuleContext(mod);
     LLVMTypeRef i32 = LLVMInt32TypeInContext(llc), i1 = LLVMInt1TypeInContext(llc);
     char name[96], sfx[16] = "";
-    if (xt && kind != JIT_SG_ALL && kind != JIT_SG_ANY && kind != JIT_SG_BALLOT)
+    if (xt && kind != JIT_SG_ALL && kind != JIT_SG_ANY && kind != JIT_SG_BALLOT && kind != JIT_SG_ID)
         type_suffix(xt, sfx, sizeof sfx);
     snprintf(name, sizeof name, "%s%s%s%s%s%s", JIT_SG_PREFIX, kind_names[kind], arithmetic(kind) ? "." : "",
              arithmetic(kind) ? arith_names[arith] : "", *sfx ? "." : "", sfx);
@@ -89,6 +90,9 @@ static LLVMValueRef declare(LLVMModuleRef mod, jit_sg_kind kind, jit_sg_arith ar
     case JIT_SG_ALL:
     case JIT_SG_ANY:
         ret = params[np++] = i1;
+        break;
+    case JIT_SG_ID:
+        ret = params[np++] = i32;
         break;
     case JIT_SG_BALLOT:
         ret = LLVMVectorType(i32, 4);
@@ -281,7 +285,7 @@ static LLVMValueRef scalar_meaning(LLVMBuilderRef b, LLVMValueRef call, jit_sg_c
     }
     case JIT_SG_SCAN_EXCL:
         return jit_sg_excl_start(k.arith, t);
-    default: /* all, any, shuffle, reduce, inclusive scan, clustered: this lane's own value */
+    default: /* all, any, shuffle, reduce, inclusive scan, clustered: this lane's own value; id: i / 1 */
         return x;
     }
 }

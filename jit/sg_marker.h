@@ -16,6 +16,7 @@
  *   live()           i32  the lanes of the sub-group that exist (W but in the last,
  *                         partial sub-group of a group; OpenCL's get_sub_group_size)
  *   lane()           i32  this lane's index, 0..W-1 (SubgroupLocalInvocationId)
+ *   id(i32 i)        i32  i / W for a lane's local index i: the sub-group's number (SubgroupId)
  *   first()          i32  the lowest lane of A
  *   all(i1 p)        i1   p in every lane of A
  *   any(i1 p)        i1   p in some lane of A
@@ -49,6 +50,7 @@ typedef enum jit_sg_kind {
     JIT_SG_SIZE,
     JIT_SG_LIVE,
     JIT_SG_LANE,
+    JIT_SG_ID,
     JIT_SG_FIRST,
     JIT_SG_ALL,
     JIT_SG_ANY,

@@ -991,7 +991,23 @@ static void skip_function(LLVMValueRef f, bool on, unsigned char *bits)
     }
 }
 
-int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, unsigned nonly, char *msg)
+/* The sub-group size markers of f replaced by w (what the vectorizer would
+ * make of them), so that the passes fold SubgroupId = index / W into a shift
+ * the shape analysis sees through. */
+static void constant_size(LLVMValueRef f, unsigned w)
+{
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(b); in;) {
+            LLVMValueRef next = LLVMGetNextInstruction(in);
+            if (LLVMIsACallInst(in) && jit_sg_decode(in).kind == JIT_SG_SIZE) {
+                LLVMReplaceAllUsesWith(in, LLVMConstInt(LLVMTypeOf(in), w, 0));
+                LLVMInstructionEraseFromParent(in);
+            }
+            in = next;
+        }
+}
+
+int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, const unsigned *widths, unsigned nonly, char *msg)
 {
     /* everything inlined; variables in registers; small constant loops gone
      * (a uniform loop under a divergent branch would keep its mask tests);
@@ -1001,6 +1017,8 @@ int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, unsigned nonly
                                    "sroa)";
     if (run_passes(mod, "always-inline", msg))
         return -1;
+    for (unsigned k = 0; only && widths && k < nonly; k++)
+        constant_size(only[k], widths[k]);
     if (!only)
         return run_passes(mod, pipeline, msg);
     /* the function passes on the functions asked for only (their cost is per

@@ -61,8 +61,10 @@ typedef struct jit_simd_request {
  * vectorizer takes: everything inlined, SROA, instruction combining, CFG
  * simplification, small constant loops unrolled; the function passes on the
  * nonly functions of `only` alone when it is not NULL (the others are left
- * as they are: the passes cost per function).  0, or -1 with msg. */
-int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, unsigned nonly, char *msg);
+ * as they are: the passes cost per function), only[k]'s sub-group size
+ * markers (after inlining) replaced by widths[k] when widths is not NULL.
+ * 0, or -1 with msg. */
+int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, const unsigned *widths, unsigned nonly, char *msg);
 
 /* Builds the vector function of r->fn: its parameters are r->fn's, each as
  * r->args says, then the mask of the lanes that run (<W x i1>); it returns

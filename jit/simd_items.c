@@ -159,8 +159,11 @@ int jit_simd_items(const jit_simd_items_req *r, unsigned n, const LLVMValueRef *
             snprintf(msg, JIT_SIMD_MSG, "out of memory");
             rc = -1;
         } else {
+            unsigned widths[64];
+            for (unsigned i = 0; i < n && i < 64; i++)
+                widths[i] = r[i].width;
             leave_alone(as_is, nas_is, true, added);
-            rc = jit_simd_prepare(mod, wrap, n, msg);
+            rc = jit_simd_prepare(mod, wrap, n <= 64 ? widths : NULL, n, msg);
             leave_alone(as_is, nas_is, false, added);
         }
         free(added);

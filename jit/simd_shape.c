@@ -569,6 +569,7 @@ int simd_call_varying(void *user, const jit_uniformity *u, LLVMValueRef call)
         return -1;
     case JIT_SG_SIZE:
     case JIT_SG_LIVE:
+    case JIT_SG_ID:
     case JIT_SG_FIRST:
     case JIT_SG_ALL:
     case JIT_SG_ANY:

@@ -151,6 +151,12 @@ int simd_emit_subgroup(simd_fn *s, LLVMValueRef call)
     case JIT_SG_LANE:
         r = LLVMConstInt(s->t_i32, 0, 0); /* affine: lane l is l */
         break;
+    case JIT_SG_ID: { /* lane 0's index over W: the lanes' indices are consecutive from a multiple of W */
+        LLVMValueRef i0 =
+            x.sh.kind == SIMD_VARYING ? LLVMBuildExtractElement(s->b, x.v, LLVMConstInt(s->t_i32, 0, 0), "") : x.v;
+        r = LLVMBuildUDiv(s->b, i0, LLVMConstInt(s->t_i32, s->W, 0), "");
+        break;
+    }
     case JIT_SG_FIRST:
         r = first_lane(s);
         break;

@@ -143,7 +143,7 @@ static bool vt_build(vt *t, const char *ir, const jit_simd_arg *kinds, unsigned 
     char *triple = LLVMGetTargetMachineTriple(tm);
     LLVMSetTarget(mod, triple);
     LLVMDisposeMessage(triple);
-    bool ok = !jit_simd_prepare(mod, NULL, 0, t->msg);
+    bool ok = !jit_simd_prepare(mod, NULL, NULL, 0, t->msg);
     LLVMValueRef f = LLVMGetNamedFunction(mod, "f"), vf = NULL;
     if (ok) {
         jit_simd_request r = { .fn = f, .args = kinds, .width = w, .name = "f.simd", .td = td };
