@@ -137,6 +137,10 @@ int info_json(const char *path)
     for (unsigned i = 0; i < mi.ncapabilities; i++)
         json_object_array_add(caps, str_or_null(spvjit_module_capability(m, i)));
     json_object_object_add(j, "capabilities", caps);
+    json_object *sg = json_object_new_object();
+    json_object_object_add(sg, "default", json_object_new_int64(spvjit_context_subgroup_size(ctx)));
+    json_object_object_add(sg, "native", json_object_new_int64(spvjit_native_subgroup_size()));
+    json_object_object_add(j, "subgroup_size", sg);
     json_object *entries = json_object_new_array();
     for (unsigned i = 0; i < spvjit_module_entry_count(m); i++) {
         spvjit_entry_info e;

@@ -31,6 +31,8 @@ def test_mm_comp():
     d = info_json("mm.comp.spv")
     assert (d["flavour"], d["addressing_model"], d["memory_model"]) == ("shader", "Logical", "GLSL450")
     assert "Shader" in d["capabilities"] and re.fullmatch(r"1\.\d", d["spirv_version"])
+    # sub-groups: the host's 32-bit vector lanes (4 with SSE/NEON .. 16 with AVX-512)
+    assert d["subgroup_size"]["native"] in (4, 8, 16) and d["subgroup_size"]["default"] in (1, 4, 8, 16, 32, 64)
     (e,) = d["entry_points"]
     assert (e["name"], e["execution_model"], e["is_compute"]) == ("main", "GLCompute", True)
     # local_size_x_id = local_size_y_id = 0 (BS, default 16), z = 1
