@@ -1,7 +1,9 @@
 /* jit/llvm_facts.c — what an LLVM instruction does (see llvm_facts.h). */
 #include "llvm_facts.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <llvm-c/Transforms/PassBuilder.h>
 
 #include "sg_marker.h"
 
@@ -130,4 +132,17 @@ LLVMValueRef jit_alloca_single_store(LLVMValueRef a)
         store = LLVMGetUser(u);
     }
     return store;
+}
+
+int jit_run_passes(LLVMModuleRef mod, const char *pipeline, char *msg, size_t len)
+{
+    LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(mod, pipeline, NULL, o);
+    LLVMDisposePassBuilderOptions(o);
+    if (!e)
+        return 0;
+    char *err = LLVMGetErrorMessage(e);
+    snprintf(msg, len, "LLVM passes (%s) failed: %s", pipeline, err);
+    LLVMDisposeErrorMessage(err);
+    return -1;
 }

@@ -3,12 +3,14 @@
  * Small questions about single instructions that the uniformity analysis
  * (uniformity.c), the slot plan (slots.c) and the region loops (region_loops.c)
  * must answer alike: which opcodes compute their result from their operands
- * alone, which calls touch no memory, which stack slots are plain variables.
+ * alone, which calls touch no memory, which stack slots are plain variables;
+ * and the pass runner they share with the vectorizer's preparation.
  */
 #ifndef SPVJIT_JIT_LLVM_FACTS_H
 #define SPVJIT_JIT_LLVM_FACTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <llvm-c/Core.h>
 
 /* An opcode whose result depends on its operands alone: no memory, no side
@@ -39,5 +41,9 @@ LLVMValueRef jit_strip_geps(LLVMValueRef p);
 bool jit_alloca_simple(LLVMValueRef a);
 /* The store into alloca `a` when there is exactly one, else NULL. */
 LLVMValueRef jit_alloca_single_store(LLVMValueRef a);
+
+/* Runs the new pass manager's `pipeline` on mod (no target machine): 0, or -1
+ * with "LLVM passes (<pipeline>) failed: <why>" in msg[len]. */
+int jit_run_passes(LLVMModuleRef mod, const char *pipeline, char *msg, size_t len);
 
 #endif

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 
 #include "abi.h"
 #include "barrier_intrinsic.h"
+#include "llvm_facts.h"
 #include "util/array.h"
 
 static int decline(char *msg, const char *why)
@@ -27,15 +27,7 @@ static int out_of_memory(char *msg)
 
 static int run_passes(LLVMModuleRef mod, const char *pipeline, char *msg)
 {
-    LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(mod, pipeline, NULL, o);
-    LLVMDisposePassBuilderOptions(o);
-    if (!e)
-        return 0;
-    char *err = LLVMGetErrorMessage(e);
-    snprintf(msg, JIT_REGIONS_MSG, "LLVM passes (%s) failed: %s", pipeline, err);
-    LLVMDisposeErrorMessage(err);
-    return -1;
+    return jit_run_passes(mod, pipeline, msg, JIT_REGIONS_MSG);
 }
 
 /* The barrier calls of item, or 1 with msg when another call is not understood. */

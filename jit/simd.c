@@ -26,7 +26,6 @@
 #include "simd_internal.h"
 
 #include <stdarg.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -953,15 +952,7 @@ int jit_simd_vectorize(const jit_simd_request *r, LLVMValueRef *out, char *msg)
 
 static int run_passes(LLVMModuleRef mod, const char *pipeline, char *msg)
 {
-    LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(mod, pipeline, NULL, o);
-    LLVMDisposePassBuilderOptions(o);
-    if (!e)
-        return 0;
-    char *err = LLVMGetErrorMessage(e);
-    snprintf(msg, JIT_SIMD_MSG, "LLVM passes before vectorizing failed: %s", err);
-    LLVMDisposeErrorMessage(err);
-    return -1;
+    return jit_run_passes(mod, pipeline, msg, JIT_SIMD_MSG);
 }
 
 /* Sets (on) or restores the attributes that keep the function passes off

@@ -205,6 +205,46 @@ static want shuffle_from(const sg *s, long src, int32_t v)
     return live(s, src) ? W_(v) : UNDEF;
 }
 
+/* Ballots and masks, 16 results from r: ballot(x > 0) (word 0, words 1-3),
+ * inverse ballot of the first active lane's y, bit extract of lane + 1,
+ * the three bit counts, find LSB / MSB of ballot(true), broadcast of lane 1
+ * and of the first, the Eq/Ge/Gt/Le/Lt masks of lanes below n. */
+static void ballot_results(const sg *s, int lane, int n, want *r)
+{
+    int first = first_lane(s), last = last_lane(s);
+    uint32_t ball = ballot_of(s, pos);
+    r[0] = W_(ball);
+    r[1] = W_(0);
+    r[2] = W_(lane < 32 && (at(s, first)->y >> lane & 1));
+    r[3] = W_(ball >> ((lane + 1) % n) & 1);
+    r[4] = W_(popc(ball));
+    r[5] = W_(popc(ball & range(0, lane + 1)));
+    r[6] = W_(popc(ball & range(0, lane)));
+    r[7] = W_(first);
+    r[8] = W_(last);
+    r[9] = shuffle_from(s, 1, live(s, 1) ? at(s, 1)->x : 0);
+    r[10] = W_(at(s, first)->x);
+    r[11] = W_(1u << lane);
+    r[12] = W_(range(lane, n));
+    r[13] = W_(range(lane + 1, n));
+    r[14] = W_(range(0, lane + 1));
+    r[15] = W_(range(0, lane));
+}
+
+/* The loop left item by item: iteration j runs the lanes whose y % 4 > j and adds (x + j) * (j + 1). */
+static int32_t loop_acc(const sg *s, const item *me)
+{
+    int32_t acc = 0;
+    for (uint32_t j = 0; j < me->y % 4; j++) {
+        int32_t sum = 0;
+        for (int l = 0; l < s->w; l++)
+            if (s->on[l] && at(s, l)->y % 4 > j)
+                sum += at(s, l)->x + (int32_t)j;
+        acc += sum * (int32_t)(j + 1);
+    }
+    return acc;
+}
+
 /* The Vulkan results of item g (subgroup_ops.comp). */
 static void glsl_refs(const item *in, int g, int ls, int w, want *r)
 {
@@ -215,7 +255,7 @@ static void glsl_refs(const item *in, int g, int ls, int w, want *r)
             r[k] = W_(UNTOUCHED);
         return;
     }
-    int lane = s.lane, first = first_lane(&s), last = last_lane(&s);
+    int lane = s.lane, first = first_lane(&s);
     bool all1 = true, any1 = false, eqx = true, eqf = true, or3 = false, and7 = true;
     for (int l = 0; l < w; l++) {
         if (!s.on[l])
@@ -261,24 +301,7 @@ static void glsl_refs(const item *in, int g, int ls, int w, want *r)
     r[33] = W_(me->x);
     r[34] = W_(or3);
     r[35] = W_(and7);
-    uint32_t ball = ballot_of(&s, pos);
-    r[36] = W_(ball);
-    r[37] = W_(0);
-    uint32_t yf = at(&s, first)->y;
-    r[38] = W_(lane < 32 && (yf >> lane & 1));
-    r[39] = W_(ball >> ((lane + 1) % w) & 1);
-    r[40] = W_(popc(ball));
-    r[41] = W_(popc(ball & range(0, lane + 1)));
-    r[42] = W_(popc(ball & range(0, lane)));
-    r[43] = W_(first);
-    r[44] = W_(last);
-    r[45] = shuffle_from(&s, 1, live(&s, 1) ? at(&s, 1)->x : 0);
-    r[46] = W_(at(&s, first)->x);
-    r[47] = W_(1u << lane);
-    r[48] = W_(range(lane, w));
-    r[49] = W_(range(lane + 1, w));
-    r[50] = W_(range(0, lane + 1));
-    r[51] = W_(range(0, lane));
+    ballot_results(&s, lane, w, r + 36);
     long src[] = {
         [52] = me->y % (uint32_t)w, [53] = lane ^ 1, [54] = lane ^ 6, [55] = lane - 1, [56] = lane + 2,
         [57] = (lane & ~3) | 1,     [58] = lane ^ 1, [59] = lane ^ 2, [60] = lane ^ 3, [61] = me->y % (uint32_t)w
@@ -298,15 +321,7 @@ static void glsl_refs(const item *in, int g, int ls, int w, want *r)
         if (s.on[l])
             dsum += at(&s, l)->f;
     r[65] = W_(fbits((float)dsum));
-    int32_t acc = 0;
-    for (uint32_t j = 0; j < me->y % 4; j++) {
-        int32_t sum = 0;
-        for (int l = 0; l < w; l++)
-            if (s.on[l] && at(&s, l)->y % 4 > j)
-                sum += at(&s, l)->x + (int32_t)j;
-        acc += sum * (int32_t)(j + 1);
-    }
-    r[66] = W_(acc);
+    r[66] = W_(loop_acc(&s, me));
     int32_t z = INT_MIN;
     for (int l = 0; l < w; l++)
         if (s.on[l] && (at(&s, l)->y & 8))
@@ -391,7 +406,7 @@ static void cl_refs(const item *in, int g, int ls, int w, want *r)
             r[k] = W_(UNTOUCHED);
         return;
     }
-    int first = first_lane(&s), last = last_lane(&s);
+    int first = first_lane(&s);
     bool eqx = true, eqf = true;
     for (int l = 0; l < w; l++)
         if (s.on[l]) {
@@ -420,23 +435,7 @@ static void cl_refs(const item *in, int g, int ls, int w, want *r)
     r[43] = W_(fbits(fred(&s, MUL, 0, w)));
     r[44] = W_(fbits(fred(&s, ADD, 0, lane + 1)));
     r[45] = W_(ired(&s, XOR, val_x, 0, lane + 1));
-    uint32_t ball = ballot_of(&s, pos);
-    r[46] = W_(ball);
-    r[47] = W_(0);
-    r[48] = W_(at(&s, first)->y >> lane & 1);
-    r[49] = W_(ball >> ((lane + 1) % n) & 1);
-    r[50] = W_(popc(ball));
-    r[51] = W_(popc(ball & range(0, lane + 1)));
-    r[52] = W_(popc(ball & range(0, lane)));
-    r[53] = W_(first);
-    r[54] = W_(last);
-    r[55] = shuffle_from(&s, 1, live(&s, 1) ? at(&s, 1)->x : 0);
-    r[56] = W_(at(&s, first)->x);
-    r[57] = W_(1u << lane);
-    r[58] = W_(range(lane, n));
-    r[59] = W_(range(lane + 1, n));
-    r[60] = W_(range(0, lane + 1));
-    r[61] = W_(range(0, lane));
+    ballot_results(&s, lane, n, r + 46);
     long src[] = {
         [62] = me->y % (uint32_t)n, [63] = lane ^ 1, [64] = lane - 1, [65] = lane + 2, [66] = me->y % (uint32_t)n
     };
@@ -448,15 +447,7 @@ static void cl_refs(const item *in, int g, int ls, int w, want *r)
     r[68] = W_(ired(&s, MAX, val_x, lane / c2 * c2, lane / c2 * c2 + c2));
     r[69] = W_(ired(&s, OR, val_x, lane / c8 * c8, lane / c8 * c8 + c8));
     r[70] = W_(logical(&s, AND, gt_m4, lane / c4 * c4, lane / c4 * c4 + c4));
-    int32_t acc = 0;
-    for (uint32_t j = 0; j < me->y % 4; j++) {
-        int32_t sum = 0;
-        for (int l = 0; l < w; l++)
-            if (s.on[l] && at(&s, l)->y % 4 > j)
-                sum += at(&s, l)->x + (int32_t)j;
-        acc += sum * (int32_t)(j + 1);
-    }
-    r[71] = W_(acc);
+    r[71] = W_(loop_acc(&s, me));
 }
 
 static const float pows[3] = { 0.5f, 1.0f, 2.0f };
