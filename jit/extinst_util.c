@@ -1,6 +1,7 @@
 /* jit/extinst_util.c — shapes, constants, calls and float math shared by the
  * GLSL.std.450 and OpenCL.std lowerings (see extinst_util.h). */
 #include "jit/extinst_util.h"
+#include "lower_ctx.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -35,16 +36,7 @@ unsigned xi_lanes(LLVMTypeRef t)
 
 unsigned xi_fp_bits(LLVMTypeRef t)
 {
-    switch (LLVMGetTypeKind(xi_elem(t))) {
-    case LLVMHalfTypeKind:
-        return 16;
-    case LLVMFloatTypeKind:
-        return 32;
-    case LLVMDoubleTypeKind:
-        return 64;
-    default:
-        return 0;
-    }
+    return LLVMGetTypeKind(xi_elem(t)) == LLVMIntegerTypeKind ? 0 : jit_scalar_bits(t);
 }
 
 bool xi_is_fp(LLVMTypeRef t)

@@ -88,19 +88,8 @@ static bool relaxed_arith(lower_ctx *c, LLVMValueRef v)
     default:
         return false;
     }
-    LLVMTypeRef t = LLVMTypeOf(v);
-    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
-        t = LLVMGetElementType(t);
-    switch (LLVMGetTypeKind(t)) {
-    case LLVMHalfTypeKind:
-        return c->fp_relaxed & 1;
-    case LLVMFloatTypeKind:
-        return c->fp_relaxed & 2;
-    case LLVMDoubleTypeKind:
-        return c->fp_relaxed & 4;
-    default:
-        return false;
-    }
+    unsigned bits = jit_scalar_bits(LLVMTypeOf(v)); /* fp_relaxed: bit 0 half, 1 float, 2 double */
+    return c->fp_relaxed & (bits == 16 ? 1 : bits == 32 ? 2 : bits == 64 ? 4 : 0);
 }
 
 void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v)
@@ -183,5 +172,23 @@ jit_sg_arith jit_group_arith(uint32_t op)
         return JIT_SG_XOR;
     default: /* IAdd of both kinds */
         return JIT_SG_ADD;
+    }
+}
+
+unsigned jit_scalar_bits(LLVMTypeRef t)
+{
+    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
+        t = LLVMGetElementType(t);
+    switch (LLVMGetTypeKind(t)) {
+    case LLVMIntegerTypeKind:
+        return LLVMGetIntTypeWidth(t);
+    case LLVMHalfTypeKind:
+        return 16;
+    case LLVMFloatTypeKind:
+        return 32;
+    case LLVMDoubleTypeKind:
+        return 64;
+    default:
+        return 0;
     }
 }

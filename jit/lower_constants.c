@@ -35,7 +35,7 @@ static LLVMValueRef scalar_from_bits(lower_ctx *c, LLVMTypeRef t, uint64_t bits)
         return LLVMConstInt(t, bits, 0);
     if (LLVMGetTypeKind(t) == LLVMPointerTypeKind)
         return LLVMConstPointerNull(t);
-    unsigned w = LLVMGetTypeKind(t) == LLVMHalfTypeKind ? 16 : LLVMGetTypeKind(t) == LLVMFloatTypeKind ? 32 : 64;
+    unsigned w = jit_scalar_bits(t);
     return LLVMConstBitCast(LLVMConstInt(LLVMIntTypeInContext(c->llc, w), bits, 0), t);
 }
 
@@ -139,7 +139,7 @@ static LLVMValueRef load_spec_slot(lower_ctx *c, uint32_t id, const spv_id *d)
         return LLVMBuildICmp(b, LLVMIntNE, bits, LLVMConstInt(c->t_i64, 0, 0), d->name ? d->name : "");
     if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind)
         return LLVMGetIntTypeWidth(t) == 64 ? bits : LLVMBuildTrunc(b, bits, t, "");
-    unsigned w = LLVMGetTypeKind(t) == LLVMHalfTypeKind ? 16 : LLVMGetTypeKind(t) == LLVMFloatTypeKind ? 32 : 64;
+    unsigned w = jit_scalar_bits(t);
     LLVMValueRef i = w == 64 ? bits : LLVMBuildTrunc(b, bits, LLVMIntTypeInContext(c->llc, w), "");
     return LLVMBuildBitCast(b, i, t, "");
 }

@@ -18,28 +18,11 @@ static LLVMTypeRef elem_type(LLVMTypeRef t)
     return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
 }
 
-static unsigned bits_of(LLVMTypeRef t)
-{
-    t = elem_type(t);
-    switch (LLVMGetTypeKind(t)) {
-    case LLVMIntegerTypeKind:
-        return LLVMGetIntTypeWidth(t);
-    case LLVMHalfTypeKind:
-        return 16;
-    case LLVMFloatTypeKind:
-        return 32;
-    case LLVMDoubleTypeKind:
-        return 64;
-    default:
-        return 64;
-    }
-}
-
 /* Clamps integer v (signedness src_signed) into the range of t (dst_signed), then resizes. */
 static LLVMValueRef saturate_int(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bool src_signed, bool dst_signed)
 {
     LLVMTypeRef st = LLVMTypeOf(v);
-    unsigned sw = bits_of(st), dw = bits_of(t);
+    unsigned sw = jit_scalar_bits(st), dw = jit_scalar_bits(t);
     /* Work in a width that holds both ranges. */
     unsigned ww = (sw > dw ? sw : dw) + 1;
     if (ww > 64)
@@ -81,7 +64,7 @@ static LLVMValueRef step_rounding(lower_ctx *c, LLVMValueRef r, LLVMValueRef gt,
 {
     LLVMBuilderRef b = c->b;
     LLVMTypeRef ft = LLVMTypeOf(r);
-    LLVMTypeRef it = same_shape(c, ft, LLVMIntTypeInContext(c->llc, bits_of(ft)));
+    LLVMTypeRef it = same_shape(c, ft, LLVMIntTypeInContext(c->llc, jit_scalar_bits(ft)));
     LLVMValueRef bits = LLVMBuildBitCast(b, r, it, "");
     LLVMValueRef one = jit_splat(c, LLVMConstInt(elem_type(it), 1, 0), it);
     LLVMValueRef inc = LLVMBuildAdd(b, bits, one, ""), dec = LLVMBuildSub(b, bits, one, "");
@@ -95,7 +78,7 @@ static LLVMValueRef step_rounding(lower_ctx *c, LLVMValueRef r, LLVMValueRef gt,
         LLVMValueRef up = LLVMBuildSelect(b, is0, one, LLVMBuildSelect(b, pos, inc, dec, ""), "");
         moved = LLVMBuildSelect(b, lt, up, bits, "");
     } else {
-        LLVMValueRef neg_min = jit_splat(c, LLVMConstInt(elem_type(it), 1ull << (bits_of(ft) - 1) | 1, 0), it);
+        LLVMValueRef neg_min = jit_splat(c, LLVMConstInt(elem_type(it), 1ull << (jit_scalar_bits(ft) - 1) | 1, 0), it);
         LLVMValueRef down = LLVMBuildSelect(b, is0, neg_min, LLVMBuildSelect(b, pos, dec, inc, ""), "");
         moved = LLVMBuildSelect(b, gt, down, bits, "");
     }
@@ -188,11 +171,11 @@ int jit_lower_convert(lower_ctx *c, const spv_inst *in)
         r = int_to_fp_rounded(c, v, t, false, rounding_mode(c, in));
         break;
     case SpvOpUConvert:
-        r = (sat && bits_of(t) < bits_of(LLVMTypeOf(v))) ? saturate_int(c, v, t, false, false)
+        r = (sat && jit_scalar_bits(t) < jit_scalar_bits(LLVMTypeOf(v))) ? saturate_int(c, v, t, false, false)
                                                          : jit_int_cast(c, v, t, false);
         break;
     case SpvOpSConvert:
-        r = (sat && bits_of(t) < bits_of(LLVMTypeOf(v))) ? saturate_int(c, v, t, true, true)
+        r = (sat && jit_scalar_bits(t) < jit_scalar_bits(LLVMTypeOf(v))) ? saturate_int(c, v, t, true, true)
                                                          : jit_int_cast(c, v, t, true);
         break;
     case SpvOpSatConvertSToU:
@@ -202,7 +185,7 @@ int jit_lower_convert(lower_ctx *c, const spv_inst *in)
         r = saturate_int(c, v, t, false, true);
         break;
     case SpvOpFConvert: {
-        unsigned sw = bits_of(LLVMTypeOf(v)), dw = bits_of(t);
+        unsigned sw = jit_scalar_bits(LLVMTypeOf(v)), dw = jit_scalar_bits(t);
         r = sw == dw ? v : sw < dw ? LLVMBuildFPExt(b, v, t, "") : fp_trunc_rounded(c, v, t, rounding_mode(c, in));
         break;
     }

@@ -226,6 +226,9 @@ LLVMValueRef jit_intrinsic(lower_ctx *c, const char *name, LLVMTypeRef *types, u
                            unsigned nargs);
 LLVMValueRef jit_splat(lower_ctx *c, LLVMValueRef scalar, LLVMTypeRef vec_t);
 LLVMValueRef jit_int_cast(lower_ctx *c, LLVMValueRef v, LLVMTypeRef t, bool is_signed);
+/* The bits of scalar type t or of vector t's element: an integer's width,
+ * 16/32/64 for half/float/double, 0 for anything else. */
+unsigned jit_scalar_bits(LLVMTypeRef t);
 /* The fast-math flags of float result v: its FPFastMathMode decoration's,
  * else, for arithmetic (fadd, fsub, fmul, fdiv, frem, fneg) of a relaxed
  * width, nnan ninf nsz (comparisons, conversions and calls keep IEEE). */

@@ -259,6 +259,8 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
     LLVMBuilderRef b = c->b;
     LLVMValueRef x = args[0], y = nargs > 1 ? args[1] : NULL, z = nargs > 2 ? args[2] : NULL;
     LLVMTypeRef t = LLVMTypeOf(x);
+    if (inst >= 54 && inst <= 65) /* PackSnorm4x8 .. UnpackDouble2x32 check their operand themselves */
+        return lower_pack(c, inst, x, diag);
 
     /* Operand classes first. */
     switch (inst) {
@@ -279,18 +281,6 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
         break;
     case 33:
     case 34:
-    case 54:
-    case 55:
-    case 56:
-    case 57:
-    case 58:
-    case 59:
-    case 60:
-    case 61:
-    case 62:
-    case 63:
-    case 64:
-    case 65:
     case 76:
     case 77:
     case 78:
@@ -486,19 +476,6 @@ LLVMValueRef lower_glsl450(ext_lower_ctx *c, uint32_t inst, LLVMValueRef *args, 
             return xi_fail(diag, XI_GLSL450, inst, "exp must be an integer scalar or vector, not %s",
                            xi_type_str(LLVMTypeOf(y)));
         return xi_ldexp(c, x, y);
-    case 54:
-    case 55:
-    case 56:
-    case 57:
-    case 58:
-    case 59:
-    case 60:
-    case 61:
-    case 62:
-    case 63:
-    case 64:
-    case 65:
-        return lower_pack(c, inst, x, diag);
     case 66:
         return xi_length_naive(c, x);
     case 67:

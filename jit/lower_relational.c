@@ -112,7 +112,7 @@ static LLVMValueRef sign_bit(lower_ctx *c, LLVMValueRef x)
         n = LLVMGetVectorSize(t);
         et = LLVMGetElementType(t);
     }
-    unsigned w = LLVMGetTypeKind(et) == LLVMHalfTypeKind ? 16 : LLVMGetTypeKind(et) == LLVMFloatTypeKind ? 32 : 64;
+    unsigned w = jit_scalar_bits(et);
     LLVMTypeRef it = LLVMIntTypeInContext(c->llc, w);
     if (n)
         it = LLVMVectorType(it, n);
