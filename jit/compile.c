@@ -29,7 +29,7 @@ int jit_build_begin(jit_build *b, const spv_module *m, const spv_entry_point *ep
     c->nshape = o->nshape_values;
     c->dispatch = jit_lower_inst; /* the core lowers spec-constant ops on first use through it */
     if (with_llvm) {
-        if (!(b->tm = jit_host_target_machine(o->opt_level, diag)))
+        if (!(b->tm = jit_host_target_machine(jit_level(o), diag)))
             return -1;
         c->llc = LLVMContextCreate();
     }
@@ -86,6 +86,15 @@ static void emit_text(const jit_build *b, const char *what, char *text)
     free(text);
 }
 
+/* A compile whose result nobody wants any more stops between steps. */
+static bool cancelled(const spvjit_options *o, spv_diag *diag)
+{
+    if (!o->cancel || !atomic_load_explicit(o->cancel, memory_order_relaxed))
+        return false;
+    spv_fail(diag, "cancelled");
+    return true;
+}
+
 LLVMMemoryBufferRef jit_build_object(jit_build *b)
 {
     const spvjit_options *o = b->o;
@@ -94,9 +103,11 @@ LLVMMemoryBufferRef jit_build_object(jit_build *b)
     b->t_lowered = util_now_ms();
     if (o->emit && o->emit_ir)
         emit_text(b, "ir", jit_emit_ir(mod));
-    if (jit_optimize(mod, b->tm, o->opt_level, diag))
+    if (cancelled(o, diag) || jit_optimize(mod, b->tm, jit_level(o), diag))
         return NULL;
     b->t_optimized = util_now_ms();
+    if (cancelled(o, diag))
+        return NULL;
     if (o->emit && o->emit_opt_ir)
         emit_text(b, "opt-ir", jit_emit_ir(mod));
     if (o->emit && o->emit_asm)
@@ -104,13 +115,13 @@ LLVMMemoryBufferRef jit_build_object(jit_build *b)
     return jit_emit_object(mod, b->tm, diag);
 }
 
-int jit_kernel_link(jit_kernel *k, LLVMMemoryBufferRef obj, unsigned syms, int opt_level, spv_diag *diag)
+int jit_kernel_link(jit_kernel *k, LLVMMemoryBufferRef obj, unsigned syms, int level, spv_diag *diag)
 {
     const char *names[3] = { (syms & JIT_HAS_WG_RANGE) ? JIT_SYM_WG_RANGE : NULL,
                              (syms & JIT_HAS_ITEM) ? JIT_SYM_ITEM : NULL,
                              (syms & JIT_HAS_WG_INIT) ? JIT_SYM_WG_INIT : NULL };
     void *addrs[3];
-    k->jit = jit_link_object(obj, opt_level, names, addrs, 3, diag);
+    k->jit = jit_link_object(obj, level, names, addrs, 3, diag);
     if (!k->jit)
         return -1;
     k->wg_range = (spvjit_wg_range_fn)addrs[0];

@@ -87,10 +87,10 @@ LLVMMemoryBufferRef jit_emit_object(LLVMModuleRef mod, LLVMTargetMachineRef tm, 
     return buf;
 }
 
-LLVMOrcLLJITRef jit_link_object(LLVMMemoryBufferRef obj, int opt_level, const char *const *names, void **addrs,
+LLVMOrcLLJITRef jit_link_object(LLVMMemoryBufferRef obj, int level, const char *const *names, void **addrs,
                                 unsigned n, spv_diag *diag)
 {
-    LLVMTargetMachineRef tm = jit_host_target_machine(opt_level, diag);
+    LLVMTargetMachineRef tm = jit_host_target_machine(level, diag);
     if (!tm) {
         LLVMDisposeMemoryBuffer(obj);
         return NULL;

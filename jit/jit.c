@@ -1,12 +1,12 @@
-/* jit/jit.c — spvjit_compile(): entry point → LLVM module → O3 → native code.
+/* jit/jit.c — spvjit_compile(): entry point → LLVM module → passes → native code.
  *
  * Order: find the entry point, settle the local size and (unspecialized) the
  * spec-constant slots, analyze what the entry reaches (analyze.c: barrier
  * sites, recursion, module-scope memory), lower every reachable function,
  * build the work-group functions (workgroup.c), verify, compile barriers into
- * regions where possible (barrier_path.c), optimize, emit a relocatable object and
- * link it into the JIT (emit.c), keeping it for the disk cache when asked
- * (object.c).
+ * regions where possible (barrier_path.c), optimize at the tier asked for
+ * (optimize.c), emit a relocatable object and link it into the JIT (emit.c),
+ * keeping optimized code for the disk cache when asked (object.c).
  */
 #include "kernel_internal.h"
 #include "util/timer.h"
@@ -81,12 +81,13 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
     if (ok) {
         k->facts.barrier_regions = regions;
         k->facts.subgroup_size = steps.path.subgroup_size;
-        if (o->keep_object && jit_keep_object(k, syms, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj))) {
+        bool keep = o->keep_object && jit_level(o) != JIT_LEVEL_QUICK; /* only optimized code travels */
+        if (keep && jit_keep_object(k, syms, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj))) {
             spv_fail(diag, "out of memory keeping the object file");
             ok = false;
         }
     }
-    if (!ok || jit_kernel_link(k, obj, syms, o->opt_level, diag)) {
+    if (!ok || jit_kernel_link(k, obj, syms, jit_level(o), diag)) {
         if (obj && !ok)
             LLVMDisposeMemoryBuffer(obj);
         spvjit_kernel_free(k);
@@ -98,12 +99,23 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
     return k;
 }
 
+void spvjit_kernel_free_code(jit_kernel *k)
+{
+    if (k && k->jit) {
+        LLVMOrcDisposeLLJIT(k->jit);
+        k->jit = NULL;
+        k->wg_range = NULL;
+        k->wg_init = NULL;
+        k->item = NULL;
+        k->export_fn = NULL;
+    }
+}
+
 void spvjit_kernel_free(jit_kernel *k)
 {
     if (!k)
         return;
-    if (k->jit)
-        LLVMOrcDisposeLLJIT(k->jit);
+    spvjit_kernel_free_code(k);
     free(k->params);
     free(k->res);
     free(k->spec_ids);

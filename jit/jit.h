@@ -43,6 +43,7 @@
 #ifndef SPVJIT_JIT_JIT_H
 #define SPVJIT_JIT_JIT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -68,9 +69,14 @@ typedef enum jit_barrier_mode {
 
 /* The options below are carried (and keyed, and validated by lib/) ahead of the
  * issues that give them meaning; until then the JIT runs sub-groups of 1, the
- * scalar work-item path, unchecked accesses and the optimizing tier only. */
+ * scalar work-item path and unchecked accesses. */
 typedef enum jit_simd { JIT_SIMD_AUTO = 0, JIT_SIMD_OFF } jit_simd;
 typedef enum jit_memory { JIT_MEMORY_ROBUST = 0, JIT_MEMORY_CHECK, JIT_MEMORY_UNCHECKED } jit_memory;
+/* The code a compile makes (jit/optimize.c has the pipelines): QUICK a cheap
+ * pass pipeline and fast instruction selection, OPT the optimizing pipeline at
+ * opt_level.  One compile makes one tier; AUTO compiles as OPT (lib/ runs an
+ * AUTO build as a QUICK compile followed by an OPT one in the background).
+ * Both tiers of a kernel have the same facts and compute the same results. */
 typedef enum jit_tier { JIT_TIER_AUTO = 0, JIT_TIER_QUICK, JIT_TIER_OPT } jit_tier;
 
 /* One build's options, as lib/ resolves them (lib/api_options.c, the only
@@ -90,9 +96,12 @@ typedef struct spvjit_options {
     jit_simd simd;
     jit_memory memory;
     jit_tier tier;
-    bool keep_object;      /* keep the relocatable object of the code, with the facts
-                                        it was made with, for spvjit_kernel_take_object() */
-    spvjit_emit_hook emit; /* NULL: emit nothing */
+    bool keep_object;          /* keep the relocatable object of the code, with the facts
+                                        it was made with, for spvjit_kernel_take_object()
+                                        (optimized code only: a QUICK compile keeps none) */
+    const atomic_bool *cancel; /* set while spvjit_compile runs: it stops at its next step
+                                        (after lowering, after the passes) with "cancelled" */
+    spvjit_emit_hook emit;     /* NULL: emit nothing */
     void *emit_user;
     bool emit_ir, emit_opt_ir, emit_asm;
 } spvjit_options;
@@ -158,6 +167,8 @@ typedef struct jit_kernel jit_kernel;
  * Returns NULL with diag filled on any error. */
 jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_options *opts, spv_diag *diag);
 void spvjit_kernel_free(jit_kernel *k);
+/* Frees the kernel's native code now, keeping its facts (until spvjit_kernel_free). */
+void spvjit_kernel_free_code(jit_kernel *k);
 
 const spvjit_kernel_facts *spvjit_kernel_facts_of(const jit_kernel *k);
 /* Exactly one is set: the range function unless the barriers are on fibers. */

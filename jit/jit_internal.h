@@ -8,12 +8,19 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 
+#include "jit.h"
 #include "spirv/diag.h"
 
-/* A target machine for the host CPU (features included). */
-LLVMTargetMachineRef jit_host_target_machine(int opt_level, spv_diag *diag);
-/* Runs default<O{opt_level}> with vectorization on the module. */
-int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, spv_diag *diag);
+/* The level a compile runs at (optimize.c): 0..3, the optimized tier at
+ * spvjit_options.opt_level, or JIT_LEVEL_QUICK for the quick tier. */
+#define JIT_LEVEL_QUICK (-1)
+int jit_level(const spvjit_options *o);
+
+/* A target machine for the host CPU (features included), generating code
+ * as the level asks. */
+LLVMTargetMachineRef jit_host_target_machine(int level, spv_diag *diag);
+/* Runs the level's pass pipeline on the module (optimize.c says which). */
+int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int level, spv_diag *diag);
 
 /* Host assembly of a module (malloc'd text; the module is cloned, not changed). */
 char *jit_emit_asm(LLVMModuleRef mod, LLVMTargetMachineRef tm, spv_diag *diag);
@@ -29,7 +36,7 @@ LLVMMemoryBufferRef jit_emit_object(LLVMModuleRef mod, LLVMTargetMachineRef tm, 
  * with the runtime symbols of jit/ and the process's own, and resolves `n`
  * symbols (a NULL name gives NULL).  Returns the LLJIT owning the code, or
  * NULL with diag filled. */
-LLVMOrcLLJITRef jit_link_object(LLVMMemoryBufferRef obj, int opt_level, const char *const *names, void **addrs,
-                                unsigned n, spv_diag *diag);
+LLVMOrcLLJITRef jit_link_object(LLVMMemoryBufferRef obj, int level, const char *const *names, void **addrs, unsigned n,
+                                spv_diag *diag);
 
 #endif

@@ -1,54 +1,73 @@
-/* jit/optimize.c — the host target machine and the LLVM pass pipeline.
+/* jit/optimize.c — the host target machine and the LLVM pass pipelines.
  *
  * The target is the host CPU with all its features (LLVMGetHostCPUName /
- * LLVMGetHostCPUFeatures), so vector widths match the machine.  The pipeline is
- * LLVM's default<On> with loop and SLP vectorization and loop unrolling on.
+ * LLVMGetHostCPUFeatures, asked once per process), so vector widths match
+ * the machine.  Two tiers (jit_level):
+ *  - quick: the inliner for the always-inline helpers the lowering makes,
+ *    then SROA, early CSE, InstCombine and SimplifyCFG per function — enough
+ *    to turn the lowering's stack slots into registers — and code generation
+ *    at CodeGenOpt::None (FastISel, the fast register allocator).  A few
+ *    milliseconds for the seed kernels; the code runs 3-40x slower.
+ *  - optimized (0..3): LLVM's default<On>, with loop and SLP vectorization
+ *    and loop unrolling on from -O2.
  */
 #include "jit_internal.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-static int init_failed;
-
-static void init_llvm(void)
-{
-    if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter() || LLVMInitializeNativeAsmParser())
-        init_failed = 1;
-}
-
-static LLVMCodeGenOptLevel codegen_level(int opt)
-{
-    return opt <= 0   ? LLVMCodeGenLevelNone
-           : opt == 1 ? LLVMCodeGenLevelLess
-           : opt == 2 ? LLVMCodeGenLevelDefault
-                      : LLVMCodeGenLevelAggressive;
-}
-
-LLVMTargetMachineRef jit_host_target_machine(int opt_level, spv_diag *diag)
-{
-    pthread_once(&init_once, init_llvm);
-    if (init_failed) {
-        spv_fail(diag, "LLVM: the native target is not available");
-        return NULL;
-    }
-    char *triple = LLVMGetDefaultTargetTriple();
+/* What the host is, asked once: LLVM's detection reads /proc/cpuinfo and
+ * cpuid, too slow to repeat for every kernel. */
+static struct {
+    int failed;
     LLVMTargetRef target;
+    char *triple, *cpu, *features;
+} host;
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
+
+static void init_host(void)
+{
+    if (LLVMInitializeNativeTarget() || LLVMInitializeNativeAsmPrinter() || LLVMInitializeNativeAsmParser()) {
+        host.failed = 1;
+        return;
+    }
+    host.triple = LLVMGetDefaultTargetTriple();
+    host.cpu = LLVMGetHostCPUName();
+    host.features = LLVMGetHostCPUFeatures();
     char *err = NULL;
-    if (LLVMGetTargetFromTriple(triple, &target, &err)) {
-        spv_fail(diag, "LLVM: no target for %s: %s", triple, err ? err : "?");
+    if (LLVMGetTargetFromTriple(host.triple, &host.target, &err)) {
+        host.failed = 2;
         LLVMDisposeMessage(err);
-        LLVMDisposeMessage(triple);
+    }
+}
+
+int jit_level(const spvjit_options *o)
+{
+    return o->tier == JIT_TIER_QUICK ? JIT_LEVEL_QUICK : o->opt_level < 0 ? 0 : o->opt_level > 3 ? 3 : o->opt_level;
+}
+
+static LLVMCodeGenOptLevel codegen_level(int level)
+{
+    return level <= 0   ? LLVMCodeGenLevelNone /* also JIT_LEVEL_QUICK */
+           : level == 1 ? LLVMCodeGenLevelLess
+           : level == 2 ? LLVMCodeGenLevelDefault
+                        : LLVMCodeGenLevelAggressive;
+}
+
+LLVMTargetMachineRef jit_host_target_machine(int level, spv_diag *diag)
+{
+    pthread_once(&host_once, init_host);
+    if (host.failed) {
+        spv_fail(diag,
+                 host.failed == 1 ? "LLVM: the native target is not available"
+                                  : "LLVM: no target for the host triple %s",
+                 host.triple ? host.triple : "?");
         return NULL;
     }
-    char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, features, codegen_level(opt_level),
-                                                      LLVMRelocPIC, LLVMCodeModelJITDefault);
-    LLVMDisposeMessage(cpu);
-    LLVMDisposeMessage(features);
-    LLVMDisposeMessage(triple);
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(host.target, host.triple, host.cpu, host.features,
+                                                      codegen_level(level), LLVMRelocPIC, LLVMCodeModelJITDefault);
     if (!tm)
         spv_fail(diag, "LLVM: could not create a target machine for the host");
     return tm;
@@ -56,25 +75,33 @@ LLVMTargetMachineRef jit_host_target_machine(int opt_level, spv_diag *diag)
 
 unsigned jit_host_lanes32(void)
 {
-    char *f = LLVMGetHostCPUFeatures();
-    unsigned lanes = 4; /* SSE, NEON */
+    pthread_once(&host_once, init_host);
+    const char *f = host.features;
     if (f && strstr(f, "+avx512f"))
-        lanes = 16;
-    else if (f && strstr(f, "+avx2"))
-        lanes = 8;
-    LLVMDisposeMessage(f);
-    return lanes;
+        return 16;
+    if (f && strstr(f, "+avx2"))
+        return 8;
+    return 4; /* SSE, NEON */
 }
 
-int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, spv_diag *diag)
+/* The quick tier's function passes: the lowering's allocas become SSA values,
+ * the redundancy the lowering leaves (repeated address arithmetic, loads of
+ * the context) goes.  No loop passes: their cost is what the tier saves. */
+#define QUICK_PIPELINE "always-inline,function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg)"
+
+int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int level, spv_diag *diag)
 {
-    char pipeline[32];
-    snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level);
+    char pipeline[128];
+    bool quick = level == JIT_LEVEL_QUICK;
+    if (quick)
+        snprintf(pipeline, sizeof pipeline, "%s", QUICK_PIPELINE);
+    else
+        snprintf(pipeline, sizeof pipeline, "default<O%d>", level < 0 ? 0 : level > 3 ? 3 : level);
     LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
-    LLVMPassBuilderOptionsSetLoopVectorization(o, opt_level >= 2);
-    LLVMPassBuilderOptionsSetSLPVectorization(o, opt_level >= 2);
-    LLVMPassBuilderOptionsSetLoopUnrolling(o, opt_level >= 2);
-    LLVMPassBuilderOptionsSetLoopInterleaving(o, opt_level >= 2);
+    LLVMPassBuilderOptionsSetLoopVectorization(o, !quick && level >= 2);
+    LLVMPassBuilderOptionsSetSLPVectorization(o, !quick && level >= 2);
+    LLVMPassBuilderOptionsSetLoopUnrolling(o, !quick && level >= 2);
+    LLVMPassBuilderOptionsSetLoopInterleaving(o, !quick && level >= 2);
     LLVMErrorRef e = LLVMRunPasses(mod, pipeline, tm, o);
     LLVMDisposePassBuilderOptions(o);
     if (e) {

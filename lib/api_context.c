@@ -1,4 +1,4 @@
-/* lib/api_context.c — contexts: thread count, the kernel caches. */
+/* lib/api_context.c — contexts: thread count, the kernel caches, their background compiles. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +23,8 @@ SPVJIT_API spvjit_status spvjit_context_create(const spvjit_context_options *opt
         return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "spvjit_context_create: out of memory");
     }
     atomic_init(&ctx->refs, 1);
+    pthread_mutex_init(&ctx->jobs_lock, NULL);
+    pthread_cond_init(&ctx->jobs_done, NULL);
     ctx->options = o;
     ctx->cache = kcache_create(o.cache_bytes, api_compiled_retain, api_compiled_release);
     if (!ctx->cache) {
@@ -42,7 +44,11 @@ void api_context_release(spvjit_context *ctx)
 {
     if (!ctx || atomic_fetch_sub(&ctx->refs, 1) != 1)
         return;
+    /* no compile outlives its context (a process may exit right after) */
+    api_opt_jobs_cancel_all(ctx);
     kcache_destroy(ctx->cache);
+    pthread_cond_destroy(&ctx->jobs_done);
+    pthread_mutex_destroy(&ctx->jobs_lock);
     api_context_options_free(&ctx->options);
     free(ctx);
 }

@@ -14,6 +14,7 @@
 
 typedef struct dispatch_rec {
     api_compiled *c; /* a reference, held until the dispatch ends */
+    api_code *code;  /* the tier it runs, held likewise (api_tier.c) */
     spvjit_exec_kernel exec;
     spvjit_exec_range range;
     spvjit_exec_data data;
@@ -22,8 +23,10 @@ typedef struct dispatch_rec {
 
 static void rec_free(dispatch_rec *r)
 {
+    api_code_release(r->code);
     api_compiled_release(r->c);
     free(r->mem);
+    r->code = NULL;
     r->c = NULL;
     r->mem = NULL;
 }
@@ -218,6 +221,19 @@ static api_compiled *compiled_for_dispatch(spvjit_kernel *k, const spvjit_dispat
 
 /* --- preparing a dispatch ------------------------------------------------------------ */
 
+/* Work-items in the dispatch (saturating): what decides whether an auto
+ * kernel still compiling its optimized tier runs the quick one. */
+static uint64_t dispatch_items(const spvjit_dispatch_info *d, const uint32_t local_size[3])
+{
+    uint64_t n = 1;
+    for (int i = 0; i < 3; i++) {
+        uint64_t f =
+            d->work_dim ? (i < (int)d->work_dim ? d->global_size[i] : 1) : (uint64_t)d->groups[i] * local_size[i];
+        n = f && n > UINT64_MAX / f ? UINT64_MAX : n * f;
+    }
+    return n;
+}
+
 static spvjit_status prepare(spvjit_kernel *k, const spvjit_dispatch_info *d, dispatch_rec *r)
 {
     memset(r, 0, sizeof *r);
@@ -244,7 +260,10 @@ static spvjit_status prepare(spvjit_kernel *k, const spvjit_dispatch_info *d, di
     }
 
     const spvjit_kernel_facts *f = r->c->facts;
-    r->exec = r->c->exec;
+    r->code = api_compiled_code(r->c, dispatch_items(d, r->c->facts->local_size));
+    r->exec = r->code->exec;
+    atomic_fetch_add(&k->dispatches[r->code->tier == JIT_TIER_OPT], 1);
+    atomic_store(&k->last_tier, (int)r->code->tier + 1);
     if (k->module->m->is_kernel) {
         /* Local-argument blocks follow the static work-group variables. */
         if (f->nparams != k->nargs) {

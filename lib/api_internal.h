@@ -5,10 +5,14 @@
  *              so destroying handles in any order is safe.  Owns the cache.
  *   module   — reference counted: the user's handle plus one per kernel
  *              (kernels whose local size is chosen at dispatch compile later).
- *   compiled — one JIT compile at one set of values and local size; shared
+ *   compiled — one entry point at one set of values and local size; shared
  *              by the cache and every kernel using it (reference counted).
  *              Owns the spv_module it was compiled from, since the JIT's
- *              facts point into it.
+ *              facts point into it, and its code at one tier or, while the
+ *              optimized tier compiles in the background, the quick one
+ *              (api_tier.c).
+ *   code     — one tier's native code, held by its compiled object and by
+ *              each dispatch running it (reference counted).
  *   kernel   — a compiled entry point (or, for a local size chosen at
  *              dispatch, the recipe to compile one per local size) plus its
  *              bindings.
@@ -31,6 +35,7 @@
 #include "spirv/module.h"
 #include "spirv/specialize.h"
 #include "util/array.h"
+#include "util/digest.h"
 
 /* --- errors (api_error.c) ---------------------------------------------------- */
 
@@ -41,10 +46,15 @@ void api_set_error(const char *msg);
 
 /* --- context ------------------------------------------------------------------ */
 
+typedef struct api_opt_job api_opt_job;
+
 struct spvjit_context {
     atomic_uint refs;
     api_context_options options; /* resolved once, the environment included (api_options.c) */
     kcache *cache;
+    pthread_mutex_t jobs_lock;
+    pthread_cond_t jobs_done; /* a job left the list */
+    api_opt_job *jobs;        /* optimized compiles queued or running (api_tier.c) */
 };
 
 void api_context_retain(spvjit_context *ctx);
@@ -65,7 +75,8 @@ struct spvjit_module {
     atomic_uint refs;
     spvjit_context *ctx;
     spv_module *m;
-    spv_spec_constant *slots; /* every SpecId constant, sorted by SpecId (the JIT's
+    unsigned char digest[UTIL_DIGEST_BYTES]; /* of m's words, made at load: the caches' key part a */
+    spv_spec_constant *slots;                /* every SpecId constant, sorted by SpecId (the JIT's
                                  unspecialized slots: glslang may put one id on several) */
     size_t nslots;
     spv_spec_constant *specs; /* one per SpecId: the first constant carrying it (named
@@ -106,17 +117,58 @@ struct spvjit_specs {
  * order of m->specs, checked against the constants' types.  *out malloc'd. */
 spvjit_status api_resolve_specs(const spvjit_module *m, const spvjit_specs *s, uint64_t **out);
 
-/* --- compiled kernels --------------------------------------------------------------- */
+/* --- compiled kernels and their tiers (api_tier.c) ----------------------------------- */
+
+/* One tier's native code. */
+typedef struct api_code {
+    atomic_uint refs;
+    jit_kernel *jk;
+    bool facts_owner;        /* jk holds the compiled object's facts: freeing the code keeps them */
+    jit_tier tier;           /* JIT_TIER_QUICK or JIT_TIER_OPT */
+    spvjit_exec_kernel exec; /* work-group memory: static part only */
+} api_code;
+
+typedef enum api_opt_state {
+    API_OPT_FINAL = 0, /* the code is the tier the build asked for: nothing more comes */
+    API_OPT_PENDING,   /* auto: the optimized compile is queued or running */
+    API_OPT_READY,     /* auto: the optimized code replaced the quick code */
+    API_OPT_FAILED,    /* auto: the optimized compile failed or was cancelled (opt_error); quick stays */
+} api_opt_state;
 
 typedef struct api_compiled {
     atomic_uint refs;
-    spv_module *module; /* what the JIT compiled (facts point into it) */
-    jit_kernel *jk;
-    const spvjit_kernel_facts *facts;
-    spvjit_exec_kernel exec; /* work-group memory: static part only */
-    spvjit_native_fn fn;     /* an exported function (spvjit_call_exported), else NULL */
-    double total_ms;         /* specialize + compile, or specialize + load from disk */
+    spv_module *module;               /* what the JIT compiled (facts point into it) */
+    jit_kernel *jk;                   /* the first code's: owns the facts, the same for every tier */
+    const spvjit_kernel_facts *facts; /* jk's */
+    spvjit_native_fn fn;              /* an exported function (spvjit_call_exported), else NULL */
+    double total_ms;                  /* specialize + the first compile, or + load from disk */
+    double t_start;                   /* util_now_ms() when the build began */
+    pthread_mutex_t lock;             /* guards what follows */
+    pthread_cond_t changed;           /* opt left API_OPT_PENDING */
+    api_code *code;                   /* what a dispatch starting now runs */
+    api_opt_state opt;
+    api_opt_job *job;    /* while API_OPT_PENDING */
+    double opt_ready_ms; /* ms after t_start at which optimized code was in place; 0: not */
+    char *opt_error;     /* API_OPT_FAILED: why (malloc'd) */
 } api_compiled;
+
+/* Everything one compile of a kernel needs besides its module, owned (copies),
+ * so that the optimized tier can be compiled later on a pool thread. */
+typedef struct api_build_plan {
+    char *entry;
+    spvjit_options o;           /* shape_values point into shapes; tier set per compile */
+    spvjit_shape_value *shapes; /* malloc'd */
+    char *disk_dir;             /* NULL: no disk cache */
+    unsigned char *key;         /* the disk cache's key: alen bytes of part a, then blen of part b */
+    size_t alen, blen;
+} api_build_plan;
+
+/* Compiles the plan's kernel at `tier` (QUICK or OPT) from sm; optimized code
+ * is stored in the disk cache.  `cancel` may stop it (api_kernel.c).  NULL
+ * with diag filled on failure. */
+jit_kernel *api_plan_compile(const api_build_plan *p, const spv_module *sm, jit_tier tier, const atomic_bool *cancel,
+                             spv_diag *diag);
+void api_plan_free(api_build_plan *p);
 
 /* The module the JIT compiles for these values (module->specs order): the
  * specialized module, or (unspecialized) a copy of the original; *shapes gets
@@ -125,21 +177,45 @@ typedef struct api_compiled {
 spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *values, bool unspecialized,
                                   spvjit_shape_value **shapes, spvjit_status *st);
 
-/* A compiled object taking over sm and jk, with one reference; NULL (nothing
- * taken) when out of memory. */
-api_compiled *api_compiled_new(spv_module *sm, jit_kernel *jk);
+/* A compiled object taking over sm and jk (code of `tier`: QUICK or OPT),
+ * with one reference; NULL (nothing taken) when out of memory. */
+api_compiled *api_compiled_new(spv_module *sm, jit_kernel *jk, jit_tier tier);
 void api_compiled_retain(void *c);
 void api_compiled_release(void *c);
+
+/* A dispatch of this many work-items above which an auto kernel whose
+ * optimized code is still compiling waits for it rather than running the
+ * quick code (3-40x slower on the seed kernels; a waiting dispatch costs at
+ * most the rest of one optimized compile, 10-60 ms). */
+#define API_QUICK_MAX_ITEMS ((uint64_t)1 << 16)
+
+/* The code a dispatch of `items` work-items runs (a reference: release it
+ * with api_code_release when the dispatch ends): the current code, or for a
+ * dispatch above API_QUICK_MAX_ITEMS the optimized code still compiling. */
+api_code *api_compiled_code(api_compiled *c, uint64_t items);
+void api_code_release(api_code *code);
+/* Compiles c's optimized tier in the background (c runs its quick code
+ * meanwhile), taking over the plan.  On failure to start, c stays quick. */
+void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx, api_build_plan *plan);
+/* Waits until c's optimized tier is no longer pending (running its compile on
+ * this thread if no worker has started it): SPVJIT_OK, or the error of a
+ * failed optimized compile (set). */
+spvjit_status api_compiled_wait_opt(api_compiled *c);
+/* Context teardown: cancels its optimized compiles and waits for those running. */
+void api_opt_jobs_cancel_all(spvjit_context *ctx);
 
 /* What a cache entry holds: a kernel or an exported function. */
 typedef enum api_code_kind { API_CODE_KERNEL = 'K', API_CODE_FUNCTION = 'F' } api_code_kind;
 
-/* The kernel caches' key, memory and disk alike: part a the module's words;
- * part b the kind, the entry / function name, the resolved build options
- * whole (every field, as bytes: none can be left out) and the spec values the
- * code depends on (all when specializing; unspecialized, only the ones that
- * shape the work-group size or an array, the rest being read at run time).
- * Fills *key (hash included) and returns part b, malloc'd (NULL: no memory). */
+/* The kernel caches' key, memory and disk alike: part a the module's digest
+ * (BLAKE2b of its words, made once at load); part b the kind, the entry /
+ * function name, the resolved build options whole (every field, as bytes:
+ * none can be left out; the tier as the code's tier — auto and opt builds
+ * share the optimized code, quick builds have their own) and the spec values
+ * the code depends on (all when specializing; unspecialized, only the ones
+ * that shape the work-group size or an array, the rest being read at run
+ * time).  Fills *key (hash included) and returns part b, malloc'd (NULL: no
+ * memory). */
 unsigned char *api_cache_key(const spvjit_module *mod, api_code_kind kind, const char *name, const api_build_options *o,
                              const uint64_t *values, kcache_key *key);
 
@@ -182,6 +258,8 @@ struct spvjit_kernel {
         bool hit;
     } memo[API_LOCAL_SIZE_MEMO];
     unsigned nmemo, memo_next, memo_last; /* memo_last: the latest compile (for stats) */
+    atomic_uint_fast64_t dispatches[2];   /* dispatches run on the quick [0] and optimized [1] code */
+    atomic_int last_tier;                 /* the latest dispatch's jit_tier + 1; 0: none yet */
     /* bindings */
     api_kernel_arg *args;
     uint32_t nargs; /* Kernel flavour */

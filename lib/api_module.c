@@ -239,6 +239,7 @@ SPVJIT_API spvjit_status spvjit_module_load(spvjit_context *ctx, const void *byt
     api_context_retain(ctx);
     mod->ctx = ctx;
     mod->m = m;
+    util_digest_bytes(m->words, m->nwords * 4, mod->digest);
     mod->view = default_view(m);
     mod->entries = calloc(m->nentries ? m->nentries : 1, sizeof *mod->entries);
     if (!mod->entries || list_specs(mod) != 0 || find_sets(mod) != 0 || api_exports_make(mod) != 0) {

@@ -70,11 +70,10 @@ typedef struct spvjit_event spvjit_event;     /* an asynchronous dispatch */
  * outside the ones listed is an SPVJIT_ERROR_INVALID_ARGUMENT naming it; a bad
  * environment variable fails spvjit_context_create naming the variable and
  * the values it takes.  Every option is part of the kernel caches' keys.
- * memory and tier are carried ahead of the work that implements them: today
- * the JIT runs unchecked accesses and the optimizing tier only, and refuses
- * (SPVJIT_ERROR_UNSUPPORTED) the value it would otherwise silently ignore:
- * memory=check.  A sub-group size above 1 with simd off is a contradiction
- * (SPVJIT_ERROR_INVALID_ARGUMENT). */
+ * memory is carried ahead of the work that implements it: today the JIT runs
+ * unchecked accesses, and refuses (SPVJIT_ERROR_UNSUPPORTED) the value it
+ * would otherwise silently ignore: memory=check.  A sub-group size above 1
+ * with simd off is a contradiction (SPVJIT_ERROR_INVALID_ARGUMENT). */
 
 /* Barriers ($SPVJIT_BARRIERS=auto|regions|fibers; built-in: auto). */
 typedef enum spvjit_barriers {
@@ -100,12 +99,20 @@ typedef enum spvjit_memory {
     SPVJIT_MEMORY_UNCHECKED, /* trusted kernels: no bounds handling */
 } spvjit_memory;
 
-/* Compile tiers ($SPVJIT_TIER=auto|quick|opt; built-in: auto). */
+/* Compile tiers ($SPVJIT_TIER=auto|quick|opt; built-in: auto).  The quick
+ * tier compiles in a few milliseconds (a cheap pass pipeline, fast
+ * instruction selection) into code that runs several times slower; the
+ * optimized tier takes tens of milliseconds.  Both compute the same results.
+ * auto: the build returns with quick code and the optimized code compiles on
+ * a pool thread; dispatches switch to it when it is ready, never in the middle
+ * of a dispatch, and a dispatch of more than 65536 work-items made meanwhile
+ * waits for it instead of running slow code.  The disk cache holds optimized
+ * code only, so a later process starts optimized. */
 typedef enum spvjit_tier {
     SPVJIT_TIER_DEFAULT = 0,
     SPVJIT_TIER_AUTO,  /* a quick tier runs at once while the optimized one compiles */
     SPVJIT_TIER_QUICK, /* only the quick tier */
-    SPVJIT_TIER_OPT,   /* only the optimized tier */
+    SPVJIT_TIER_OPT,   /* only the optimized tier: the build waits for it */
 } spvjit_tier;
 
 /* spvjit_build_options.subgroup_size: the native size, given explicitly
@@ -322,17 +329,25 @@ SPVJIT_API spvjit_status spvjit_kernel_build(spvjit_module *m, const char *entry
 SPVJIT_API void spvjit_kernel_destroy(spvjit_kernel *k);
 
 /* The compile behind a kernel: for a local size chosen at dispatch, the one
- * the latest dispatch used (all zero before the first dispatch).  On a cache
- * hit the times are those of the compile that made the code; code loaded from
- * the disk cache reports its analysis as lower_ms, its linking as codegen_ms
- * and passes_ms 0; total_ms is the build (specialize + compile or load). */
+ * the latest dispatch used (all zero before the first dispatch).  The times
+ * are those of the compile that made the current code (on a cache hit too);
+ * code loaded from the disk cache reports its analysis as lower_ms, its
+ * linking as codegen_ms and passes_ms 0; total_ms is the build (specialize +
+ * the first compile or the load). */
 typedef struct spvjit_kernel_stats {
     bool from_cache; /* memory or disk cache hit */
     double lower_ms, passes_ms, codegen_ms, total_ms;
     uint64_t wg_memory_bytes;
     bool uses_barriers;
-    uint32_t local_size[3]; /* 0 when chosen at dispatch and not dispatched yet */
-    uint32_t subgroup_size; /* work-items per sub-group: the SIMD lanes, 1 when they run one at a time */
+    uint32_t local_size[3];    /* 0 when chosen at dispatch and not dispatched yet */
+    uint32_t subgroup_size;    /* work-items per sub-group: the SIMD lanes, 1 when they run one at a time */
+    spvjit_tier tier;          /* the code a dispatch starting now runs: QUICK or OPT */
+    bool opt_pending;          /* auto: the optimized code is still compiling */
+    double opt_ready_ms;       /* ms after the build began at which optimized code was in
+                                  place (0: not yet, or never: quick builds, failures) */
+    spvjit_tier dispatch_tier; /* the code this kernel's latest dispatch ran (DEFAULT: none) */
+    uint64_t quick_dispatches; /* this kernel's dispatches on the quick code */
+    uint64_t opt_dispatches;   /* and on the optimized code */
 } spvjit_kernel_stats;
 
 /* The sub-group size of kernels built with subgroup_size native: the host's
@@ -343,6 +358,22 @@ SPVJIT_API uint32_t spvjit_native_subgroup_size(void);
  * code the vectorizer declines runs sub-groups of 1 (spvjit_kernel_stats says). */
 SPVJIT_API uint32_t spvjit_context_subgroup_size(const spvjit_context *ctx);
 SPVJIT_API spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_kernel_stats *out);
+
+/* Returns when the kernel's optimized code is in place (auto builds; at once
+ * for quick and opt builds): SPVJIT_OK, or the error of an optimized compile
+ * that failed (the kernel keeps running its quick code). */
+SPVJIT_API spvjit_status spvjit_kernel_wait_optimized(spvjit_kernel *k);
+
+/* Builds in the background, on the thread pool: kernels built together
+ * compile in parallel on all cores.  The arguments are checked and the spec
+ * values copied before it returns (errors there come at once); the build's
+ * own errors come from spvjit_build_wait, which every event needs (it frees
+ * the event) and which builds on the calling thread if no worker has begun. */
+typedef struct spvjit_build_event spvjit_build_event;
+SPVJIT_API spvjit_status spvjit_kernel_build_async(spvjit_module *m, const char *entry, const spvjit_specs *specs,
+                                                   const spvjit_build_options *opts, spvjit_build_event **ev);
+/* The build's status and its kernel (out NULL: the kernel is destroyed). */
+SPVJIT_API spvjit_status spvjit_build_wait(spvjit_build_event *ev, spvjit_kernel **out);
 
 /* Bindings.  Buffers are used in place (not copied); they must stay valid
  * until the dispatches that use them finished. */

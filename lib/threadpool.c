@@ -25,8 +25,10 @@ typedef struct pool_job {
 
 static struct {
     pthread_mutex_t lock;
-    pthread_cond_t work; /* workers sleep here while no job wants them */
-    pool_job *jobs;      /* runs that may take more helpers */
+    pthread_cond_t work;                  /* workers sleep here while no job wants them */
+    pool_job *jobs;                       /* runs that may take more helpers */
+    spvjit_pool_task *tasks, *tasks_tail; /* queued background tasks, oldest first */
+    uint32_t tasks_queued, tasks_running;
     pthread_t *threads;
     uint32_t nthreads; /* workers started */
     uint32_t cap;
@@ -108,6 +110,21 @@ static pool_job *pick_job(void)
     return best;
 }
 
+/* The oldest queued task, taken off the queue (lock held), or NULL. */
+static spvjit_pool_task *pop_task(void)
+{
+    spvjit_pool_task *t = pool.tasks;
+    if (!t)
+        return NULL;
+    pool.tasks = t->next;
+    if (!pool.tasks)
+        pool.tasks_tail = NULL;
+    t->next = NULL;
+    t->queued = false;
+    pool.tasks_queued--;
+    return t;
+}
+
 static void *worker_main(void *unused)
 {
     (void)unused;
@@ -115,6 +132,15 @@ static void *worker_main(void *unused)
     for (;;) {
         pool_job *job = pick_job();
         if (!job) {
+            spvjit_pool_task *t = pop_task();
+            if (t) {
+                pool.tasks_running++;
+                pthread_mutex_unlock(&pool.lock);
+                t->run(t); /* may free t */
+                pthread_mutex_lock(&pool.lock);
+                pool.tasks_running--;
+                continue;
+            }
             if (pool.shutting_down)
                 break;
             pthread_cond_wait(&pool.work, &pool.lock);
@@ -231,4 +257,46 @@ void spvjit_pool_shutdown(void)
     for (uint32_t i = 0; i < n; i++)
         pthread_join(threads[i], NULL);
     free(threads);
+}
+
+/* --- background tasks ------------------------------------------------------ */
+
+void spvjit_pool_submit(spvjit_pool_task *t)
+{
+    pthread_mutex_lock(&pool.lock);
+    pool.shutting_down = false;
+    t->next = NULL;
+    t->queued = true;
+    if (pool.tasks_tail)
+        pool.tasks_tail->next = t;
+    else
+        pool.tasks = t;
+    pool.tasks_tail = t;
+    pool.tasks_queued++;
+    /* a worker per task at work, up to the CPUs: tasks submitted together run in parallel */
+    uint32_t want = pool.tasks_queued + pool.tasks_running, cpus = spvjit_pool_default_threads();
+    grow_workers(want < cpus ? want : cpus);
+    pthread_cond_broadcast(&pool.work); /* the sleepers that a signal might miss are few */
+    pthread_mutex_unlock(&pool.lock);
+}
+
+bool spvjit_pool_claim(spvjit_pool_task *t)
+{
+    pthread_mutex_lock(&pool.lock);
+    bool claimed = t->queued;
+    if (claimed) {
+        spvjit_pool_task **p = &pool.tasks, *prev = NULL;
+        while (*p != t) {
+            prev = *p;
+            p = &(*p)->next;
+        }
+        *p = t->next;
+        if (pool.tasks_tail == t)
+            pool.tasks_tail = prev;
+        t->next = NULL;
+        t->queued = false;
+        pool.tasks_queued--;
+    }
+    pthread_mutex_unlock(&pool.lock);
+    return claimed;
 }

@@ -379,7 +379,8 @@ static bool reduce_run(spvjit_context *ctx, bool *from_cache, bool *ok)
               spvjit_bind_buffer(k, 0, 1, got, groups * sizeof *got) == SPVJIT_OK &&
               spvjit_set_push_constants(k, &n, sizeof n) == SPVJIT_OK &&
               spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { groups, 1, 1 } }) == SPVJIT_OK &&
-              ref_reduce(src, n, wg, want) == 0 && memcmp(got, want, groups * sizeof *got) == 0;
+              ref_reduce(src, n, wg, want) == 0 && memcmp(got, want, groups * sizeof *got) == 0 &&
+              spvjit_kernel_wait_optimized(k) == SPVJIT_OK; /* auto stores optimized code when it arrives */
     }
     CHECK(*ok, "reduce: %s", spvjit_last_error());
     free(src);

@@ -1,0 +1,255 @@
+/* lib/api_tier.c — compiled kernels and the tiers of their code.
+ *
+ * A compiled object (api_compiled) holds its current code (api_code).  An
+ * auto build makes it with quick code and queues the optimized compile as a
+ * task on the thread pool (lib/threadpool.h); when that ends, the optimized
+ * code replaces the quick one under the object's lock.  A dispatch takes a
+ * reference to the code current when it starts and runs it to its end, so a
+ * switch never happens in the middle of a dispatch; the quick code is freed
+ * when the last dispatch using it ends.  Whoever needs the optimized code now
+ * (an optimized build, spvjit_kernel_wait_optimized, a large dispatch) waits
+ * for it, and runs the compile on its own thread when no worker has begun it.
+ *
+ * A job keeps its compiled object alive, so kernels and caches may drop theirs
+ * while it runs.  The context lists its jobs: its teardown cancels them (the
+ * JIT stops at its next step) and waits for those running, so no compile
+ * outlives the context that started it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/api_internal.h"
+#include "lib/threadpool.h"
+#include "util/timer.h"
+
+struct api_opt_job {
+    spvjit_pool_task task; /* first: the pool hands this back */
+    api_compiled *c;       /* a reference */
+    spvjit_context *ctx;   /* whose list it is on (the context waits for it) */
+    api_opt_job *prev, *next;
+    api_build_plan plan;
+    atomic_bool cancel;
+};
+
+/* --- code ------------------------------------------------------------------------- */
+
+static api_code *code_new(jit_kernel *jk, jit_tier tier, bool facts_owner)
+{
+    api_code *code = calloc(1, sizeof *code);
+    if (!code)
+        return NULL;
+    atomic_init(&code->refs, 1);
+    code->jk = jk;
+    code->facts_owner = facts_owner;
+    code->tier = tier;
+    const spvjit_kernel_facts *f = spvjit_kernel_facts_of(jk);
+    spvjit_exec_kernel *e = &code->exec;
+    e->wg_range = spvjit_kernel_wg_range_fn(jk);
+    e->item_fn = spvjit_kernel_item_fn(jk);
+    memcpy(e->local_size, f->local_size, sizeof e->local_size);
+    e->wg_memory_size = f->wg_mem_size;
+    e->wg_memory_align = f->wg_mem_align;
+    e->wg_memory_init = spvjit_kernel_wg_init_fn(jk);
+    e->stack_size = f->stack_estimate;
+    e->nbarrier_sites = f->nbarrier_sites;
+    return code;
+}
+
+void api_code_release(api_code *code)
+{
+    if (!code || atomic_fetch_sub(&code->refs, 1) != 1)
+        return;
+    if (code->facts_owner)
+        spvjit_kernel_free_code(code->jk); /* the compiled object frees the rest */
+    else
+        spvjit_kernel_free(code->jk);
+    free(code);
+}
+
+/* --- compiled objects --------------------------------------------------------------- */
+
+api_compiled *api_compiled_new(spv_module *sm, jit_kernel *jk, jit_tier tier)
+{
+    api_compiled *c = calloc(1, sizeof *c);
+    if (!c || !(c->code = code_new(jk, tier, true))) {
+        free(c);
+        return NULL;
+    }
+    atomic_init(&c->refs, 1);
+    c->module = sm;
+    c->jk = jk;
+    c->facts = spvjit_kernel_facts_of(jk);
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->changed, NULL);
+    return c;
+}
+
+void api_compiled_retain(void *p)
+{
+    api_compiled *c = p;
+    atomic_fetch_add(&c->refs, 1);
+}
+
+void api_compiled_release(void *p)
+{
+    api_compiled *c = p;
+    if (!c || atomic_fetch_sub(&c->refs, 1) != 1)
+        return;
+    /* No job is pending (a job holds a reference) and no dispatch runs (each
+     * holds one too), so the current code has no other holder.  The first
+     * code's kernel, its code freed now or at the switch, goes with the facts. */
+    api_code_release(c->code);
+    spvjit_kernel_free(c->jk);
+    spv_module_free(c->module);
+    pthread_cond_destroy(&c->changed);
+    pthread_mutex_destroy(&c->lock);
+    free(c->opt_error);
+    free(c);
+}
+
+api_code *api_compiled_code(api_compiled *c, uint64_t items)
+{
+    if (items > API_QUICK_MAX_ITEMS)
+        (void)api_compiled_wait_opt(c); /* a failed optimized compile leaves the quick code: run it */
+    pthread_mutex_lock(&c->lock);
+    api_code *code = c->code;
+    atomic_fetch_add(&code->refs, 1);
+    pthread_mutex_unlock(&c->lock);
+    return code;
+}
+
+/* --- the optimized tier in the background -------------------------------------------- */
+
+static void unlist(api_opt_job *j)
+{
+    spvjit_context *ctx = j->ctx;
+    pthread_mutex_lock(&ctx->jobs_lock);
+    if (j->prev)
+        j->prev->next = j->next;
+    else
+        ctx->jobs = j->next;
+    if (j->next)
+        j->next->prev = j->prev;
+    pthread_cond_broadcast(&ctx->jobs_done);
+    pthread_mutex_unlock(&ctx->jobs_lock);
+}
+
+/* Installs the result (jk, or NULL and why) and ends the job. */
+static void finish(api_opt_job *j, jit_kernel *jk, const char *why)
+{
+    api_compiled *c = j->c;
+    api_code *code = jk ? code_new(jk, JIT_TIER_OPT, false) : NULL;
+    if (jk && !code) {
+        spvjit_kernel_free(jk);
+        why = "out of memory";
+    }
+    api_code *old = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (code) {
+        old = c->code;
+        c->code = code;
+        c->opt = API_OPT_READY;
+        c->opt_ready_ms = util_now_ms() - c->t_start;
+    } else {
+        c->opt = API_OPT_FAILED;
+        c->opt_error = strdup(why && *why ? why : "the optimized compile failed");
+    }
+    c->job = NULL;
+    pthread_cond_broadcast(&c->changed);
+    pthread_mutex_unlock(&c->lock);
+    api_code_release(old); /* the quick code lives on in the dispatches still running it */
+    unlist(j);
+    api_plan_free(&j->plan);
+    api_compiled_release(c);
+    free(j);
+}
+
+static void run_job(spvjit_pool_task *t)
+{
+    api_opt_job *j = (api_opt_job *)t;
+    spv_diag d;
+    d.msg[0] = 0;
+    jit_kernel *jk = NULL;
+    if (!atomic_load(&j->cancel))
+        jk = api_plan_compile(&j->plan, j->c->module, JIT_TIER_OPT, &j->cancel, &d);
+    else
+        snprintf(d.msg, sizeof d.msg, "cancelled");
+    const spvjit_kernel_facts *f = jk ? spvjit_kernel_facts_of(jk) : NULL;
+    if (f && (f->barrier_regions != j->c->facts->barrier_regions || f->subgroup_size != j->c->facts->subgroup_size)) {
+        /* the facts are the tiers' contract (the sub-group size is visible to
+         * the kernel); a JIT that broke it keeps the quick code */
+        spvjit_kernel_free(jk);
+        jk = NULL;
+        snprintf(d.msg, sizeof d.msg,
+                 "internal error: the optimized tier took another barrier path or sub-group size (a JIT bug)");
+    }
+    finish(j, jk, d.msg);
+}
+
+void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx, api_build_plan *plan)
+{
+    api_opt_job *j = calloc(1, sizeof *j);
+    if (!j) {
+        api_plan_free(plan);
+        c->opt = API_OPT_FAILED; /* not shared yet: no lock needed */
+        c->opt_error = strdup("out of memory");
+        return;
+    }
+    j->task.run = run_job;
+    j->plan = *plan;
+    memset(plan, 0, sizeof *plan);
+    j->ctx = ctx;
+    atomic_init(&j->cancel, false);
+    api_compiled_retain(c);
+    j->c = c;
+    c->job = j;
+    c->opt = API_OPT_PENDING;
+    pthread_mutex_lock(&ctx->jobs_lock);
+    j->next = ctx->jobs;
+    if (ctx->jobs)
+        ctx->jobs->prev = j;
+    ctx->jobs = j;
+    pthread_mutex_unlock(&ctx->jobs_lock);
+    spvjit_pool_submit(&j->task);
+}
+
+spvjit_status api_compiled_wait_opt(api_compiled *c)
+{
+    pthread_mutex_lock(&c->lock);
+    if (c->opt == API_OPT_PENDING && spvjit_pool_claim(&c->job->task)) {
+        /* no worker has begun it: compile here rather than wait for one */
+        api_opt_job *j = c->job;
+        pthread_mutex_unlock(&c->lock);
+        run_job(&j->task);
+        pthread_mutex_lock(&c->lock);
+    }
+    while (c->opt == API_OPT_PENDING)
+        pthread_cond_wait(&c->changed, &c->lock);
+    spvjit_status st = SPVJIT_OK;
+    if (c->opt == API_OPT_FAILED)
+        st = api_fail(SPVJIT_ERROR_UNSUPPORTED, "the optimized tier: %s", c->opt_error);
+    pthread_mutex_unlock(&c->lock);
+    return st;
+}
+
+void api_opt_jobs_cancel_all(spvjit_context *ctx)
+{
+    pthread_mutex_lock(&ctx->jobs_lock);
+    for (api_opt_job *j = ctx->jobs; j; j = j->next)
+        atomic_store(&j->cancel, true);
+    while (ctx->jobs) {
+        api_opt_job *mine = NULL;
+        for (api_opt_job *j = ctx->jobs; j && !mine; j = j->next)
+            if (spvjit_pool_claim(&j->task))
+                mine = j;
+        if (mine) {
+            pthread_mutex_unlock(&ctx->jobs_lock);
+            run_job(&mine->task); /* cancelled: ends at once */
+            pthread_mutex_lock(&ctx->jobs_lock);
+        } else {
+            pthread_cond_wait(&ctx->jobs_done, &ctx->jobs_lock); /* a running one stops at its next step */
+        }
+    }
+    pthread_mutex_unlock(&ctx->jobs_lock);
+}
