@@ -265,6 +265,11 @@ amber_result amber_run_path(const char *path, char *msg, size_t msglen);
 
 /* The target environment of shaders without TARGET_ENV (spvjit amber --target-env). */
 void amber_set_default_target_env(const char *env);
+/* Before the runner forks: builds glslang's built-in symbol tables for the
+ * GLSL versions that several of the scripts use, so that every child process
+ * inherits them instead of parsing the built-ins again (most of a small
+ * script's time).  Holds no threads and no spvjit state. */
+void amber_warm_compilers(char *const *paths, unsigned n);
 
 /* Device features / extensions spvjit provides (NULL-terminated lists). */
 bool amber_feature_supported(const char *name);

@@ -377,13 +377,18 @@ done:
 }
 
 #ifdef SPVJIT_HAVE_GLSLANG
-static int compile_glsl(const amber_shader *sh, const char *target_env, words *out, char *msg, size_t len)
+static void glslang_once(void)
 {
     static bool initialized;
     if (!initialized) {
         glslang_initialize_process();
         initialized = true;
     }
+}
+
+static int compile_glsl(const amber_shader *sh, const char *target_env, words *out, char *msg, size_t len)
+{
+    glslang_once();
     /* TARGET_ENV: vulkan1.0..1.3 (SPIR-V 1.0/1.3/1.5/1.6) or spv1.0..1.6 */
     const char *env = target_env ? target_env : "vulkan1.0";
     glslang_target_client_version_t client = GLSLANG_TARGET_VULKAN_1_0;
@@ -453,6 +458,62 @@ done:
     return rc;
 }
 #endif
+
+/* The "#version ..." lines of the scripts, each with how many scripts use it. */
+typedef struct version_use {
+    char text[32];
+    unsigned scripts;
+} version_use;
+
+static unsigned script_versions(char *const *paths, unsigned n, version_use *v, unsigned cap)
+{
+    unsigned nv = 0;
+    for (unsigned i = 0; i < n; i++) {
+        FILE *f = fopen(paths[i], "r");
+        char line[256];
+        bool counted[16] = { false }; /* a script counts once per version */
+        while (f && fgets(line, sizeof line, f)) {
+            const char *p = line + strspn(line, " \t");
+            char text[32];
+            if (strncmp(p, "#version", 8) || sscanf(p + 8, " %31[^\r\n]", text) != 1)
+                continue;
+            unsigned k = 0;
+            while (k < nv && strcmp(v[k].text, text))
+                k++;
+            if (k == nv && nv < cap && nv < 16)
+                snprintf(v[nv++].text, sizeof v[0].text, "%s", text);
+            if (k < nv && !counted[k]) {
+                counted[k] = true;
+                v[k].scripts++;
+            }
+        }
+        if (f)
+            fclose(f);
+    }
+    return nv;
+}
+
+void amber_warm_compilers(char *const *paths, unsigned n)
+{
+#ifdef SPVJIT_HAVE_GLSLANG
+    version_use v[16] = { 0 };
+    unsigned nv = script_versions(paths, n, v, 16);
+    for (unsigned i = 0; i < nv; i++) {
+        if (v[i].scripts < 2)
+            continue; /* building the tables here would cost what it saves */
+        char src[sizeof v[i].text + 64];
+        snprintf(src, sizeof src, "#version %.31s\nlayout(local_size_x = 1) in;\nvoid main() {}\n", v[i].text);
+        amber_shader sh = { .name = "warm-up", .format = AMBER_GLSL, .source = src, .source_len = strlen(src) };
+        words w = { 0 };
+        char msg[1024];
+        (void)compile_glsl(&sh, NULL, &w, msg, sizeof msg); /* a version that fails has built its tables too */
+        free(w.w);
+    }
+#else
+    (void)paths;
+    (void)n;
+#endif
+}
 
 static const char *default_target_env; /* spvjit amber --target-env */
 

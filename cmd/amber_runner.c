@@ -403,6 +403,8 @@ int cmd_amber(int argc, char **argv)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     double t0 = util_now_ms();
+    if (!no_fork && n > 1)
+        amber_warm_compilers(argv + first, n); /* the children inherit what it builds */
     int rc =
         no_fork ? run_in_process(argv + first, n, &rep) : run_all(argv + first, n, (unsigned)jobs, timeout_s, &rep);
     sigaction(SIGINT, &old_int, NULL);
