@@ -127,3 +127,144 @@ TEST(api_disk_cache_context)
     test_remove_dir(dir);
     free(dir);
 }
+
+/* --- what the cache trusts (lib/disk_cache.h) ------------------------------------------- */
+
+static unsigned mode_of(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (unsigned)(st.st_mode & 07777) : 0xffffu;
+}
+
+/* A stored payload for key "k" of module "mod" in dir; its path in path. */
+static bool store_one(const char *dir, const unsigned char *payload, size_t n, char *path, size_t len)
+{
+    static const char mod[] = "module-bytes";
+    spv_diag d;
+    d.msg[0] = 0;
+    disk_cache_path(dir, mod, sizeof mod, "k", 1, path, len);
+    bool ok = disk_cache_store(dir, mod, sizeof mod, "k", 1, payload, n, &d) == 0;
+    CHECK(ok, "store: %s", d.msg);
+    return ok;
+}
+
+static bool load_one(const char *dir, const unsigned char *payload, size_t n)
+{
+    static const char mod[] = "module-bytes";
+    void *got = NULL;
+    size_t got_n = 0;
+    bool hit = disk_cache_load(dir, mod, sizeof mod, "k", 1, &got, &got_n) == 1;
+    bool same = hit && got_n == n && !memcmp(got, payload, n);
+    free(got);
+    CHECK(!hit || same, "a hit must give the stored bytes");
+    return hit;
+}
+
+TEST(api_disk_cache_directory_is_private)
+{
+    char *dir = test_temp_dir("disk-trust");
+    REQUIRE(dir, "mkdtemp");
+    char sub[600], mid[600];
+    snprintf(mid, sizeof mid, "%s/a", dir);
+    snprintf(sub, sizeof sub, "%s/a/spvjit", dir);
+    unsigned char payload[300];
+    for (size_t i = 0; i < sizeof payload; i++)
+        payload[i] = (unsigned char)(i * 7);
+    char path[800];
+    mode_t old = umask(0); /* whatever the umask, the cache makes its directories private */
+    bool stored = store_one(sub, payload, sizeof payload, path, sizeof path);
+    umask(old);
+    REQUIRE(stored, "store");
+    CHECK(mode_of(sub) == 0700 && mode_of(mid) == 0700, "created directories: %o and %o, not 0700", mode_of(sub),
+          mode_of(mid));
+    CHECK((mode_of(path) & 077) == 0, "cache file mode %o: readable or writable by others", mode_of(path));
+    CHECK(load_one(sub, payload, sizeof payload), "private directory: hit");
+
+    /* a directory others can write to is not used: loads miss, stores fail saying why */
+    REQUIRE(chmod(sub, 0777) == 0, "chmod");
+    CHECK(!load_one(sub, payload, sizeof payload), "0777 directory: its entry was trusted");
+    spv_diag d;
+    d.msg[0] = 0;
+    static const char mod[] = "module-bytes";
+    CHECK(disk_cache_store(sub, mod, sizeof mod, "k", 1, payload, sizeof payload, &d) != 0 &&
+              strstr(d.msg, "writable by others"),
+          "0777 directory: store: '%s'", d.msg);
+    REQUIRE(chmod(sub, 0770) == 0, "chmod");
+    CHECK(!load_one(sub, payload, sizeof payload), "0770 directory: its entry was trusted");
+    REQUIRE(chmod(sub, 0700) == 0, "chmod");
+    CHECK(load_one(sub, payload, sizeof payload), "0700 again: hit");
+    /* owned by someone else (root can make it so; others cannot, and skip this) */
+    if (geteuid() == 0) {
+        REQUIRE(chown(sub, 65534, 65534) == 0, "chown");
+        CHECK(!load_one(sub, payload, sizeof payload), "another user's directory was trusted");
+        REQUIRE(chown(sub, 0, 0) == 0, "chown back");
+    }
+    test_remove_dir(dir);
+    free(dir);
+}
+
+TEST(api_disk_cache_files_must_be_ours_alone)
+{
+    char *dir = test_temp_dir("disk-trust");
+    REQUIRE(dir, "mkdtemp");
+    unsigned char payload[5000];
+    uint64_t seed = 4242;
+    for (size_t i = 0; i < sizeof payload; i++)
+        payload[i] = (unsigned char)test_rand_u64(&seed);
+    char path[800];
+    REQUIRE(store_one(dir, payload, sizeof payload, path, sizeof path), "store");
+    REQUIRE(load_one(dir, payload, sizeof payload), "hit");
+    /* writable by the group, then by others: ignored (and left alone), trusted again once private */
+    static const unsigned modes[] = { 0620, 0602, 0666 };
+    for (int i = 0; i < 3; i++) {
+        REQUIRE(chmod(path, modes[i]) == 0, "chmod");
+        CHECK(!load_one(dir, payload, sizeof payload), "mode %o: trusted", modes[i]);
+        CHECK(access(path, F_OK) == 0, "mode %o: the file was removed", modes[i]);
+    }
+    REQUIRE(chmod(path, 0600) == 0, "chmod");
+    CHECK(load_one(dir, payload, sizeof payload), "mode 600 again: hit");
+    /* another user's file, however valid */
+    if (geteuid() == 0) {
+        REQUIRE(chown(path, 65534, 65534) == 0, "chown");
+        CHECK(!load_one(dir, payload, sizeof payload), "another user's file was trusted");
+        CHECK(access(path, F_OK) == 0, "another user's file was removed");
+        REQUIRE(chown(path, 0, 0) == 0, "chown back");
+        CHECK(load_one(dir, payload, sizeof payload), "ours again: hit");
+    }
+    /* a symbolic link in the entry's place, even to a valid entry, is not followed */
+    char real[900];
+    snprintf(real, sizeof real, "%s.real", path);
+    REQUIRE(rename(path, real) == 0 && symlink(real, path) == 0, "symlink");
+    CHECK(!load_one(dir, payload, sizeof payload), "a symbolic link was followed");
+    unlink(path);
+    unlink(real);
+    /* a directory in its place */
+    REQUIRE(mkdir(path, 0700) == 0, "mkdir");
+    CHECK(!load_one(dir, payload, sizeof payload), "a directory was read as an entry");
+    rmdir(path);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* The entry's digest covers the whole file: an entry moved to another key's
+ * name, or with another key inside, misses. */
+TEST(api_disk_cache_entry_is_bound_to_its_key)
+{
+    char *dir = test_temp_dir("disk-trust");
+    REQUIRE(dir, "mkdtemp");
+    unsigned char payload[256] = { 1, 2, 3 };
+    static const char mod[] = "module-bytes";
+    spv_diag d;
+    REQUIRE(disk_cache_store(dir, mod, sizeof mod, "k1", 2, payload, sizeof payload, &d) == 0, "store: %s", d.msg);
+    char p1[800], p2[800];
+    disk_cache_path(dir, mod, sizeof mod, "k1", 2, p1, sizeof p1);
+    disk_cache_path(dir, mod, sizeof mod, "k2", 2, p2, sizeof p2);
+    CHECK(strcmp(p1, p2) != 0, "two keys, one file name");
+    REQUIRE(rename(p1, p2) == 0, "rename");
+    void *got = NULL;
+    size_t n = 0;
+    CHECK(disk_cache_load(dir, mod, sizeof mod, "k2", 2, &got, &n) == 0 && !got, "k1's entry answered for k2");
+    free(got);
+    test_remove_dir(dir);
+    free(dir);
+}

@@ -320,3 +320,92 @@ TEST(api_disk_cache_mm_timings)
     test_remove_dir(dir);
     free(dir);
 }
+
+/* --- many processes on one directory ---------------------------------------------------------- */
+
+/* The floats `spvjit run --print` wrote after its "binding" line, into v (up to n); how many. */
+static size_t printed_floats(const char *out, float *v, size_t n)
+{
+    const char *p = out ? strstr(out, "binding 0:1") : NULL;
+    p = p ? strchr(p, '\n') : NULL;
+    size_t k = 0;
+    while (p && k < n) {
+        char *end;
+        float f = strtof(p, &end);
+        if (end == p) {
+            p++;
+            while (*p == ' ' || *p == '\n')
+                p++;
+            if (!*p || !(*p == '-' || (*p >= '0' && *p <= '9')))
+                break;
+            continue;
+        }
+        v[k++] = f;
+        p = end;
+    }
+    return k;
+}
+
+/* 20 processes fill one cache directory at once (4 keys, 5 writers each), then
+ * 20 more load it: every result is right, every second-wave build is a disk
+ * hit, and the directory holds 4 whole entries and no temporary file. */
+TEST(api_disk_cache_twenty_processes)
+{
+    const char *bin = getenv("SPVJIT_BIN");
+    REQUIRE(bin && *bin, "SPVJIT_BIN is not set");
+    char *dir = test_temp_dir("disk-procs");
+    REQUIRE(dir, "mkdtemp");
+    static const float as[4] = { 0.5f, 1.5f, 2.5f, -3.0f };
+    enum { N = 256, PROCS = 20 };
+    for (int wave = 0; wave < 2; wave++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && for i in $(seq 0 %d); do "
+                 "case $((i %% 4)) in 0) a=%g;; 1) a=%g;; 2) a=%g;; 3) a=%g;; esac; "
+                 "(XDG_CACHE_HOME='%s' SPVJIT_TIER=opt '%s' run '%s' -D 0=$a --groups %d,1,1 "
+                 "--buffer 0:0=iota:f32:%d --buffer 0:1=const:f32:1:%d --push u32:%d --print 0:1:f32 --repeat 1 "
+                 "> out.$i 2>&1; echo $? > rc.$i) & done; wait",
+                 dir, PROCS - 1, as[0], as[1], as[2], as[3], dir, bin, test_data_path("kernels/saxpy.comp.spv"), N / 64,
+                 N, N, N);
+        char *ignored = NULL;
+        test_run_capture(cmd, &ignored);
+        free(ignored);
+        for (int i = 0; i < PROCS; i++) {
+            char path[800];
+            snprintf(path, sizeof path, "%s/rc.%d", dir, i);
+            char *rc = test_read_file(path, NULL);
+            snprintf(path, sizeof path, "%s/out.%d", dir, i);
+            char *out = test_read_file(path, NULL);
+            float got[N];
+            size_t k = printed_floats(out, got, N);
+            long bad = -1;
+            for (size_t j = 0; j < N && bad < 0; j++)
+                if (k != N || got[j] != as[i % 4] * (float)j + 1.0f)
+                    bad = (long)j;
+            CHECK(rc && atoi(rc) == 0 && bad < 0, "wave %d process %d: exit %s, %zu values, first wrong at %ld: %.300s",
+                  wave, i, rc ? rc : "?", k, bad, out ? out : "");
+            CHECK(wave == 0 || (out && strstr(out, "cache hit")), "wave 2 process %d compiled again: %.200s", i,
+                  out ? out : "");
+            free(rc);
+            free(out);
+        }
+    }
+    char sub[700];
+    snprintf(sub, sizeof sub, "%s/spvjit", dir);
+    DIR *d = opendir(sub);
+    int entries = 0, others = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        size_t l = strlen(e->d_name);
+        if (l > 5 && !strcmp(e->d_name + l - 5, ".kobj"))
+            entries++;
+        else
+            others++;
+    }
+    if (d)
+        closedir(d);
+    CHECK(entries == 4 && others == 0, "%d entries (4 keys) and %d other files in the cache", entries, others);
+    test_remove_dir(dir);
+    free(dir);
+}
