@@ -142,9 +142,17 @@ test: deps
 # the SAN=1 build they run too: the package loads build/san/libspvjit.so with
 # the ASan and UBSan runtimes preloaded and leak checking off for the Python
 # process only (the interpreter keeps allocations to its end).
+#
+# The suite runs twice, every kernel on each compile tier: the optimized, then
+# the quick ($SPVJIT_TIER; tests about one tier or about auto ask for it).
+TEST_ENV = SPVJIT_SRC_ROOT=$(CURDIR) SPVJIT_BIN=$(CURDIR)/$(BUILD)/spvjit XDG_CACHE_HOME=$(CURDIR)/$(BUILD)/cache \
+           ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+
 run-tests: build $(BUILD)/run_tests
-	SPVJIT_SRC_ROOT=$(CURDIR) SPVJIT_BIN=$(CURDIR)/$(BUILD)/spvjit XDG_CACHE_HOME=$(CURDIR)/$(BUILD)/cache \
-	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$(BUILD)/run_tests
+	@echo "optimized tier:"
+	$(TEST_ENV) SPVJIT_TIER=opt ./$(BUILD)/run_tests
+	@echo "quick tier:"
+	$(TEST_ENV) SPVJIT_TIER=quick ./$(BUILD)/run_tests
 
 # --- test kernels ------------------------------------------------------------------
 -include testdata/testdata.mk

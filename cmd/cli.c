@@ -115,3 +115,17 @@ struct json_object *cli_json_scalar(spvjit_type t, const void *src)
         scalar_format(t, src, text, sizeof text);
     return json_object_new_double_s(v, text);
 }
+
+int cli_parse_tier(const char *s, spvjit_tier *out)
+{
+    static const struct {
+        const char *name;
+        spvjit_tier tier;
+    } tiers[] = { { "auto", SPVJIT_TIER_AUTO }, { "quick", SPVJIT_TIER_QUICK }, { "opt", SPVJIT_TIER_OPT } };
+    for (size_t i = 0; i < sizeof tiers / sizeof tiers[0]; i++)
+        if (!strcmp(s, tiers[i].name)) {
+            *out = tiers[i].tier;
+            return 0;
+        }
+    return -1;
+}

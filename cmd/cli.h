@@ -46,6 +46,10 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * (the message names the file and the place; WHAT may be NULL).  Returns 1. */
 int cli_api_error(const char *what, spvjit_status st);
 
+/* "auto", "quick" or "opt" (--tier) into *out; -1 for anything else. */
+int cli_parse_tier(const char *s, spvjit_tier *out);
+#define CLI_TIER_VALUES "auto, quick or opt"
+
 /* Adds "-D ID=VALUE" to specs (the library parses and, once the module is
  * known, checks it); reports a malformed one.  Returns 0 or 1. */
 int cli_define(spvjit_specs *specs, const char *id_equals_value);

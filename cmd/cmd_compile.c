@@ -1,5 +1,5 @@
 /* cmd/cmd_compile.c — `spvjit compile FILE.spv [-e ENTRY] [-D ID=VALUE]...
- * [--local X,Y,Z] [--no-specialize] [-O LEVEL] --emit llvm|opt-llvm|asm [-o OUT]`:
+ * [--local X,Y,Z] [--no-specialize] [-O LEVEL] [--tier auto|quick|opt] --emit llvm|opt-llvm|asm [-o OUT]`:
  * shows the lowered LLVM IR, the optimized IR or the host machine code of one
  * entry point, through the public API (spvjit_kernel_emit). */
 #include <errno.h>
@@ -42,6 +42,8 @@ static const char compile_usage[] =
     "  --local X[,Y[,Z]]         local size, where the module leaves it open\n"
     "  --no-specialize           keep spec constants as run-time values\n"
     "  -O 0|1|2|3                optimization level (default 3)\n"
+    "  --tier auto|quick|opt     the tier's code (default: $SPVJIT_TIER, else auto, which\n"
+    "                            shows the optimized code it ends with)\n"
     "  -o OUT                    write to OUT instead of stdout\n";
 
 int cmd_compile(int argc, char **argv)
@@ -59,7 +61,7 @@ int cmd_compile(int argc, char **argv)
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if ((!strcmp(a, "-o") || !strcmp(a, "-e") || !strcmp(a, "--emit") || !strcmp(a, "--local") ||
-             !strcmp(a, "-O")) &&
+             !strcmp(a, "-O") || !strcmp(a, "--tier")) &&
             !next) {
             cli_error("compile: %s needs a value", a);
             goto done;
@@ -87,6 +89,11 @@ int cmd_compile(int argc, char **argv)
             }
             opts.opt_level = l[0] - '0';
             opts.no_opt = opts.opt_level == 0;
+        } else if (!strcmp(a, "--tier")) {
+            if (cli_parse_tier(argv[++i], &opts.tier)) { /* auto shows the optimized code, what auto ends with */
+                cli_error("compile: --tier %s: expected " CLI_TIER_VALUES, argv[i]);
+                goto done;
+            }
         } else if (!strcmp(a, "--no-specialize")) {
             opts.unspecialized = true;
         } else if (!strncmp(a, "-D", 2)) {

@@ -274,12 +274,22 @@ static json_object *json_output(const run_output *out, const run_data *d, spvjit
     return j;
 }
 
+/* The dispatch times: the first apart (it shows the time to a first result,
+ * on the quick tier when auto), the others sorted (they ran the optimized
+ * code when auto: the run waits for it after the first). */
 typedef struct run_timing {
     double compile_wall;
-    const double *times; /* sorted */
-    unsigned runs;
-    double first;
+    const double *times; /* the runs after the first (or the first, alone), sorted */
+    unsigned n;
+    unsigned runs; /* all, the first included */
+    double first, min, max;
+    spvjit_kernel_stats at_build, at_first; /* stats after the build, after the first dispatch */
 } run_timing;
+
+static const char *tier_name(spvjit_tier t)
+{
+    return t == SPVJIT_TIER_QUICK ? "quick" : t == SPVJIT_TIER_OPT ? "optimized" : "none";
+}
 
 static double median_of(const double *sorted, unsigned n)
 {
@@ -318,23 +328,35 @@ static json_object *json_result(const run_options *o, spvjit_module *m, const sp
     json_object_object_add(j, "dispatch", disp);
     json_object_object_add(j, "local_size", json_dims_u32(ks->local_size));
 
+    const spvjit_kernel_stats *b = &t->at_build; /* the build's compile; the optimized one below */
     json_object *c = json_object_new_object();
     json_object_object_add(c, "wall_ms", json_object_new_double(t->compile_wall));
-    json_object_object_add(c, "from_cache", json_object_new_boolean(ks->from_cache));
-    json_object_object_add(c, "lower_ms", json_object_new_double(ks->lower_ms));
-    json_object_object_add(c, "passes_ms", json_object_new_double(ks->passes_ms));
-    json_object_object_add(c, "codegen_ms", json_object_new_double(ks->codegen_ms));
-    json_object_object_add(c, "total_ms", json_object_new_double(ks->total_ms));
+    json_object_object_add(c, "from_cache", json_object_new_boolean(b->from_cache));
+    json_object_object_add(c, "lower_ms", json_object_new_double(b->lower_ms));
+    json_object_object_add(c, "passes_ms", json_object_new_double(b->passes_ms));
+    json_object_object_add(c, "codegen_ms", json_object_new_double(b->codegen_ms));
+    json_object_object_add(c, "total_ms", json_object_new_double(b->total_ms));
     json_object_object_add(c, "uses_barriers", json_object_new_boolean(ks->uses_barriers));
     json_object_object_add(c, "wg_memory_bytes", json_object_new_uint64(ks->wg_memory_bytes));
+    json_object_object_add(c, "tier", json_object_new_string(tier_name(b->tier)));
+    json_object_object_add(c, "opt_ready_ms", json_object_new_double(ks->opt_ready_ms));
+    if (b->tier == SPVJIT_TIER_QUICK && ks->tier == SPVJIT_TIER_OPT) {
+        json_object *opt = json_object_new_object();
+        json_object_object_add(opt, "lower_ms", json_object_new_double(ks->lower_ms));
+        json_object_object_add(opt, "passes_ms", json_object_new_double(ks->passes_ms));
+        json_object_object_add(opt, "codegen_ms", json_object_new_double(ks->codegen_ms));
+        json_object_object_add(c, "optimized", opt);
+    }
     json_object_object_add(j, "compile", c);
 
     json_object *d = json_object_new_object();
     json_object_object_add(d, "runs", json_object_new_uint64(t->runs));
-    json_object_object_add(d, "median_ms", json_object_new_double(median_of(t->times, t->runs)));
+    json_object_object_add(d, "median_ms", json_object_new_double(median_of(t->times, t->n)));
+    json_object_object_add(d, "median_tier", json_object_new_string(tier_name(ks->dispatch_tier)));
     json_object_object_add(d, "first_ms", json_object_new_double(t->first));
-    json_object_object_add(d, "min_ms", json_object_new_double(t->times[0]));
-    json_object_object_add(d, "max_ms", json_object_new_double(t->times[t->runs - 1]));
+    json_object_object_add(d, "first_tier", json_object_new_string(tier_name(t->at_first.dispatch_tier)));
+    json_object_object_add(d, "min_ms", json_object_new_double(t->min));
+    json_object_object_add(d, "max_ms", json_object_new_double(t->max));
     json_object_object_add(j, "dispatches", d);
     json_object_object_add(j, "outputs", json_object_new_array());
     return j;
@@ -382,7 +404,7 @@ int cmd_run(int argc, char **argv)
             goto done;
     if (check_bindings(m, o.entry, &o, res_of))
         goto done;
-    spvjit_build_options bo = { .unspecialized = o.no_specialize };
+    spvjit_build_options bo = { .unspecialized = o.no_specialize, .tier = o.tier };
     if (o.have_local)
         memcpy(bo.local_size, o.local, sizeof bo.local_size);
     double t0 = util_now_ms();
@@ -407,25 +429,47 @@ int cmd_run(int argc, char **argv)
         cli_error("out of memory");
         goto done;
     }
+    run_timing timing = { .compile_wall = compile_wall, .runs = runs };
+    spvjit_kernel_stats_get(k, &timing.at_build);
     for (unsigned r = 0; r < runs; r++) {
+        if (r == 1 && (st = spvjit_kernel_wait_optimized(k))) { /* the median is the optimized code's */
+            cli_api_error("the optimized tier", st);
+            goto done;
+        }
         double t = util_now_ms();
         if ((st = spvjit_dispatch(k, &di))) {
             cli_api_error("dispatch", st);
             goto done;
         }
         times[r] = util_now_ms() - t;
+        if (r == 0)
+            spvjit_kernel_stats_get(k, &timing.at_first);
     }
     spvjit_kernel_stats ks = { 0 };
     spvjit_kernel_stats_get(k, &ks);
-    double first = times[0]; /* may include lazy work the library defers to the first dispatch */
-    qsort(times, runs, sizeof *times, cmp_double);
-    run_timing timing = { compile_wall, times, runs, first };
+    timing.first = times[0]; /* may include lazy work the library defers to the first dispatch */
+    timing.times = times + (runs > 1);
+    timing.n = runs - (runs > 1);
+    qsort(times + (runs > 1), timing.n, sizeof *times, cmp_double);
+    timing.min = timing.max = timing.first;
+    for (unsigned r = 1; r < runs; r++) {
+        timing.min = times[r] < timing.min ? times[r] : timing.min;
+        timing.max = times[r] > timing.max ? times[r] : timing.max;
+    }
     if (o.repeat && !o.json) {
-        printf("compile: %.3f ms wall%s (library: lower %.3f, passes %.3f, codegen %.3f, total %.3f ms)%s\n",
-               compile_wall, ks.from_cache ? ", cache hit" : "", ks.lower_ms, ks.passes_ms, ks.codegen_ms, ks.total_ms,
-               o.no_specialize ? ", unspecialized" : "");
-        printf("dispatch: median %.3f ms over %u runs (first %.3f, min %.3f, max %.3f)\n", median_of(times, runs), runs,
-               first, times[0], times[runs - 1]);
+        const spvjit_kernel_stats *b = &timing.at_build;
+        printf("compile: %.3f ms wall, %s tier%s (library: lower %.3f, passes %.3f, codegen %.3f, total %.3f ms)%s\n",
+               compile_wall, tier_name(b->tier), b->from_cache ? ", cache hit" : "", b->lower_ms, b->passes_ms,
+               b->codegen_ms, b->total_ms, o.no_specialize ? ", unspecialized" : "");
+        if (b->tier == SPVJIT_TIER_QUICK && ks.tier == SPVJIT_TIER_OPT)
+            printf(
+                "optimized tier: in place %.3f ms after the build began (lower %.3f, passes %.3f, codegen %.3f ms)\n",
+                ks.opt_ready_ms, ks.lower_ms, ks.passes_ms, ks.codegen_ms);
+        printf("first dispatch: %.3f ms on the %s tier (the result %.3f ms after the build began)\n", timing.first,
+               tier_name(timing.at_first.dispatch_tier), compile_wall + timing.first);
+        printf("dispatch: median %.3f ms over %u run%s on the %s tier (min %.3f, max %.3f)\n",
+               median_of(timing.times, timing.n), timing.n, timing.n == 1 ? "" : "s", tier_name(ks.dispatch_tier),
+               timing.times[0], timing.times[timing.n - 1]);
     }
     json_object *result = o.json ? json_result(&o, m, &ks, &timing) : NULL;
     for (unsigned i = 0; i < o.noutputs; i++) {

@@ -28,7 +28,10 @@ const char run_usage[] = "usage: spvjit run FILE.spv [OPTIONS]\n"
                          "                            DATA's type, else u32\n"
                          "  --out TARGET[:TYPE]=FILE  write a buffer after the run: FILE.npy as a numpy array\n"
                          "                            (dtype as for --print), any other name its raw bytes\n"
-                         "  --repeat N                run N dispatches; report compile time and median dispatch time\n"
+                         "  --repeat N                run N dispatches; report the compile, the first dispatch and\n"
+                         "                            the median of the others (which wait for the optimized tier)\n"
+                         "  --tier auto|quick|opt     compile tier (default: $SPVJIT_TIER, else auto: quick code at\n"
+                         "                            once, the optimized code compiled in the background)\n"
                          "  --json                    print the results as one JSON object (timings, compile\n"
                          "                            breakdown, --print values) instead of text\n"
                          "  --no-specialize           build with spec constants as run-time values (for comparison)\n"
@@ -197,9 +200,9 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         /* options taking a value: "--opt VALUE" or "--opt=VALUE" (and "-DVALUE", "-eNAME") */
-        static const char *const with_value[] = { "-e",      "--entry",  "-D",       "--groups", "--global",
-                                                  "--local", "--buffer", "--push",   "--arg",    "--print",
-                                                  "--out",   "--repeat", "--threads" };
+        static const char *const with_value[] = { "-e",      "--entry",  "-D",        "--groups", "--global",
+                                                  "--local", "--buffer", "--push",    "--arg",    "--print",
+                                                  "--out",   "--repeat", "--threads", "--tier" };
         const char *opt = NULL, *val = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0] && !opt; k++) {
             size_t l = strlen(with_value[k]);
@@ -271,6 +274,9 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
         } else if (!strcmp(opt, "--print") || !strcmp(opt, "--out")) {
             if (add_output(o, opt, val, !strcmp(opt, "--out"), err, len))
                 return -1;
+        } else if (!strcmp(opt, "--tier")) {
+            if (cli_parse_tier(val, &o->tier))
+                return cli_errf(err, len, "--tier %s: expected " CLI_TIER_VALUES, val);
         } else if (!strcmp(opt, "--repeat") || !strcmp(opt, "--threads")) {
             uint32_t v;
             if (!parse_u32(val, strlen(val), &v) || !v || v > 1000000)

@@ -47,6 +47,7 @@ typedef struct run_options {
     unsigned noutputs;
     unsigned repeat; /* 0: run once, no timing report */
     unsigned threads;
+    spvjit_tier tier; /* --tier; DEFAULT: $SPVJIT_TIER, else auto */
     bool no_specialize;
     bool json; /* --json: one JSON object on stdout */
     bool help;

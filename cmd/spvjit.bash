@@ -1,6 +1,6 @@
 # bash completion for spvjit (installed as share/bash-completion/completions/spvjit).
 #
-# Completes the commands, each command's options, the values of --emit and -O,
+# Completes the commands, each command's options, the values of --emit, -O and --tier,
 # modules (*.spv), Amber scripts (*.amber, *.vkscript) and the file after '@'
 # in DATA (--buffer 0:0=@in.npy).  Self-contained: it works with or without
 # the bash-completion package.  testdata/tests/test_cli_docs.py checks that it
@@ -11,8 +11,8 @@ _spvjit_options() {
     info) echo "--json --help" ;;
     specialize) echo "-D -o --help" ;;
     run) echo "-e --entry -D --groups --global --local --buffer --push --arg --print --out --repeat --json" \
-        "--no-specialize --threads --help" ;;
-    compile) echo "--emit -e -D --local --no-specialize -O -o --help" ;;
+        "--no-specialize --threads --tier --help" ;;
+    compile) echo "--emit -e -D --local --no-specialize -O --tier -o --help" ;;
     amber) echo "-q -j --jobs --timeout --json --junit --target-env --no-fork --help" ;;
     esac
 }
@@ -49,6 +49,8 @@ _spvjit() {
             mapfile -t cands < <(compgen -W "llvm opt-llvm asm" -- "$cur") ;;
         -O)
             mapfile -t cands < <(compgen -W "0 1 2 3" -- "$cur") ;;
+        --tier)
+            mapfile -t cands < <(compgen -W "auto quick opt" -- "$cur") ;;
         -o)
             mapfile -t cands < <(_spvjit_files "$cur" "") ;;
         --target-env)

@@ -203,6 +203,10 @@ void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx, api_build_plan
 spvjit_status api_compiled_wait_opt(api_compiled *c);
 /* Context teardown: cancels its optimized compiles and waits for those running. */
 void api_opt_jobs_cancel_all(spvjit_context *ctx);
+/* Tests only: while held, optimized compiles wait before they begin (a
+ * cancel still ends them), so a test sees the quick tier for as long as it
+ * needs. */
+void api_tier_hold_for_tests(bool hold);
 
 /* What a cache entry holds: a kernel or an exported function. */
 typedef enum api_code_kind { API_CODE_KERNEL = 'K', API_CODE_FUNCTION = 'F' } api_code_kind;

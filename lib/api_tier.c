@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/api_internal.h"
 #include "lib/threadpool.h"
@@ -165,11 +166,20 @@ static void finish(api_opt_job *j, jit_kernel *jk, const char *why)
     free(j);
 }
 
+static atomic_bool held; /* api_tier_hold_for_tests */
+
+void api_tier_hold_for_tests(bool hold)
+{
+    atomic_store(&held, hold);
+}
+
 static void run_job(spvjit_pool_task *t)
 {
     api_opt_job *j = (api_opt_job *)t;
     spv_diag d;
     d.msg[0] = 0;
+    while (atomic_load(&held) && !atomic_load(&j->cancel))
+        usleep(1000);
     jit_kernel *jk = NULL;
     if (!atomic_load(&j->cancel))
         jk = api_plan_compile(&j->plan, j->c->module, JIT_TIER_OPT, &j->cancel, &d);

@@ -39,7 +39,7 @@ static int cache_files(const char *dir, char *first, size_t len)
 static spvjit_context *disk_ctx(const char *dir)
 {
     spvjit_context *ctx = NULL;
-    spvjit_context_options o = { .disk_cache_dir = dir };
+    spvjit_context_options o = { .disk_cache_dir = dir, .defaults.tier = SPVJIT_TIER_AUTO }; /* the default */
     return spvjit_context_create(&o, &ctx) == SPVJIT_OK ? ctx : NULL;
 }
 

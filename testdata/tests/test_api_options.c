@@ -315,6 +315,7 @@ TEST(api_options_every_field_is_in_both_cache_keys)
     REQUIRE(api_resolve_specs(m, NULL, &values) == SPVJIT_OK, "values");
     api_build_options base;
     REQUIRE(api_build_options_resolve(&ctx->options, NULL, "t", &base) == SPVJIT_OK, "%s", spvjit_last_error());
+    base.tier = JIT_TIER_AUTO; /* whatever $SPVJIT_TIER says: flipping its bit 0 makes it quick */
     kcache_key k0;
     unsigned char *b0 = api_cache_key(m, API_CODE_KERNEL, "main", &base, values, &k0);
     char p0[512], p1[512];
@@ -342,6 +343,17 @@ TEST(api_options_every_field_is_in_both_cache_keys)
                       byte);
             free(b1);
         }
+    }
+    /* the key holds the code's tier: auto ends with opt's code (they share it), quick has its own */
+    for (uint8_t t = JIT_TIER_AUTO; t <= JIT_TIER_OPT; t++) {
+        api_build_options o = base;
+        o.tier = t;
+        kcache_key kt;
+        unsigned char *bt = api_cache_key(m, API_CODE_KERNEL, "main", &o, values, &kt);
+        REQUIRE(bt, "key");
+        bool same = kt.blen == k0.blen && !memcmp(kt.b, k0.b, k0.blen);
+        CHECK(same == (t != JIT_TIER_QUICK), "tier %u: the key %s auto's", t, same ? "is" : "is not");
+        free(bt);
     }
     /* a kernel and an exported function of the same name never share a key */
     kcache_key kf;
@@ -396,7 +408,8 @@ TEST(api_options_barriers_fibers_and_regions_do_not_share_the_disk_cache)
 {
     char *dir = test_temp_dir("options-test");
     REQUIRE(dir, "mkdtemp");
-    spvjit_context_options co = { .disk_cache_dir = dir };
+    spvjit_context_options co = { .disk_cache_dir = dir,
+                                  .defaults.tier = SPVJIT_TIER_AUTO }; /* stores optimized code */
     spvjit_status st;
     bool hit, ok;
     /* 1. SPVJIT_BARRIERS=fibers: the fiber kernel is compiled and stored */

@@ -50,9 +50,9 @@ TEST(cli_compile_mm_specialized_unrolls_inner_loop)
     char spv[1024], *spec = NULL, *unspec = NULL, *lowered = NULL;
     snprintf(spv, sizeof spv, "'%s'", test_data_path("kernels/mm.comp.spv"));
     char args[1200];
-    snprintf(args, sizeof args, "%s -D 0=16 --emit opt-llvm", spv);
+    snprintf(args, sizeof args, "%s -D 0=16 --tier opt --emit opt-llvm", spv);
     REQUIRE(compile(&spec, args) == 0, "compile BS=16: %s", spec ? spec : "");
-    snprintf(args, sizeof args, "%s --no-specialize --emit opt-llvm", spv);
+    snprintf(args, sizeof args, "%s --no-specialize --tier opt --emit opt-llvm", spv);
     REQUIRE(compile(&unspec, args) == 0, "compile --no-specialize: %s", unspec ? unspec : "");
     snprintf(args, sizeof args, "%s -D 0=16 --emit llvm", spv);
     REQUIRE(compile(&lowered, args) == 0, "compile --emit llvm: %s", lowered ? lowered : "");
@@ -68,6 +68,23 @@ TEST(cli_compile_mm_specialized_unrolls_inner_loop)
     free(spec);
     free(unspec);
     free(lowered);
+}
+
+/* The quick tier runs no loop passes: its IR keeps the k loop that the
+ * optimized tier unrolls; a tier that does not exist is a one-line error. */
+TEST(cli_compile_quick_tier_keeps_loops)
+{
+    char spv[1024], args[1200], *quick = NULL, *bad = NULL;
+    snprintf(spv, sizeof spv, "'%s'", test_data_path("kernels/mm.comp.spv"));
+    snprintf(args, sizeof args, "%s -D 0=16 --tier quick --emit opt-llvm", spv);
+    REQUIRE(compile(&quick, args) == 0, "compile --tier quick: %s", quick ? quick : "");
+    CHECK(k_phi(quick), "--tier quick: the k loop is gone: the quick tier ran loop passes");
+    CHECK(!strstr(quick, "alloca float"), "--tier quick: a float variable stayed in memory (no SROA?)");
+    snprintf(args, sizeof args, "%s --tier fast --emit asm", spv);
+    CHECK(compile(&bad, args) != 0 && strstr(bad, "--tier fast: expected auto, quick or opt") && count(bad, "\n") == 1,
+          "--tier fast: %s", bad ? bad : "");
+    free(quick);
+    free(bad);
 }
 
 TEST(cli_compile_asm_and_output_file)

@@ -96,10 +96,11 @@ TEST(run_options_parse_and_reject)
                                       "--out",        "push=p.bin", "--print",
                                       "0:1:f64",      "--out",      "0:1:u8=o.npy",
                                       "--repeat",     "5",          "--no-specialize",
-                                      "--json" };
+                                      "--json",       "--tier",     "quick" };
     REQUIRE(!parse_args(&o, err, ok, (int)(sizeof ok / sizeof ok[0])), "%s", err);
     CHECK(!strcmp(o.file, "k.spv") && !strcmp(o.entry, "main") && o.ndefines == 2 && o.groups[0] == 4 &&
-              o.groups[1] == 2 && o.groups[2] == 1 && o.repeat == 5 && o.no_specialize && o.json,
+              o.groups[1] == 2 && o.groups[2] == 1 && o.repeat == 5 && o.no_specialize && o.json &&
+              o.tier == SPVJIT_TIER_QUICK,
           "fields");
     CHECK(o.ndata == 3 && o.data[0].target.kind == RUN_TARGET_BINDING && o.data[0].target.binding == 1 &&
               o.data[2].local && o.data[2].local_bytes == 256,
@@ -130,6 +131,7 @@ TEST(run_options_parse_and_reject)
         { { "k.spv", "--buffer", "0:1=zero:4", "--out", "0:1:q8=x.npy" }, 5, "unknown type 'q8'" },
         { { "k.spv", "--buffer", "0:1=zero:4", "--out", "0:1:f32" }, 5, "expected TARGET[:TYPE]=FILE" },
         { { "k.spv", "--buffer", "0:1=zero:4", "--print", "0:1=x" }, 5, "expected TARGET[:TYPE]" },
+        { { "k.spv", "--tier", "fast" }, 3, "--tier fast: expected auto, quick or opt" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
@@ -221,7 +223,37 @@ TEST(run_saxpy_cl_args_print_and_repeat)
     int st = test_run_capture(cmd, &out);
     /* three dispatches on the same buffers: y = 1 + 3*10*i for i < 5, else 1 */
     CHECK(st == 0 && out && strstr(out, "argument 1 (64 x f32):\n  1 31 61 91 121 1 1 1\n") &&
-              strstr(out, "compile: ") && strstr(out, "dispatch: median "),
+              strstr(out, "compile: ") && strstr(out, "first dispatch: ") && strstr(out, "dispatch: median "),
           "exit %d: %s", st, out ? out : "");
     free(out);
+}
+
+/* --repeat reports the tier of the build, of the first dispatch and of the
+ * median, which waits for the optimized code (auto) or keeps the quick code. */
+TEST(run_repeat_reports_tiers)
+{
+    static const struct {
+        const char *tier;
+        const char *want[3];
+    } cases[] = {
+        { "auto", { "quick tier", "first dispatch: ", "over 4 runs on the optimized tier" } },
+        { "quick", { "quick tier", "on the quick tier", "over 4 runs on the quick tier" } },
+        { "opt", { "optimized tier", "first dispatch: ", "over 4 runs on the optimized tier" } },
+    };
+    char *dir = test_temp_dir("run-tiers"); /* an empty disk cache: every run compiles */
+    REQUIRE(dir, "mkdtemp");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[2048], *out = NULL;
+        snprintf(cmd, sizeof cmd,
+                 "XDG_CACHE_HOME='%s/%zu' %s run %s --tier %s --groups 2 --buffer 0:0=iota:f32:128 "
+                 "--buffer 0:1=const:f32:1:128 --push u32:128 --repeat 5",
+                 dir, i, bin(), test_data_path("kernels/saxpy.comp.spv"), cases[i].tier);
+        int st = test_run_capture(cmd, &out);
+        for (int w = 0; w < 3; w++)
+            CHECK(st == 0 && out && strstr(out, cases[i].want[w]), "--tier %s: no '%s' in: %s", cases[i].tier,
+                  cases[i].want[w], out ? out : "");
+        free(out);
+    }
+    test_remove_dir(dir);
+    free(dir);
 }

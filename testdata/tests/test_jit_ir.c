@@ -41,6 +41,7 @@ static unsigned mm_fmuls(bool unspec, uint32_t bs, texts *t)
     spvjit_shape_value shape = { 0, bs };
     spvjit_options o = { .unspecialized = unspec,
                          .opt_level = 3,
+                         .tier = JIT_TIER_OPT, /* what the optimizing passes make */
                          .shape_values = &shape,
                          .nshape_values = 1,
                          .emit = keep,
@@ -91,7 +92,7 @@ TEST(jit_ir_saxpy_vectorized)
     texts t = { 0 };
     spv_module *m = tj_load("kernels/saxpy.comp.spv");
     REQUIRE(m, "load");
-    spvjit_options o = { .opt_level = 3, .emit = keep, .emit_user = &t, .emit_opt_ir = true };
+    spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = &t, .emit_opt_ir = true };
     jit_kernel *k = tj_compile(m, NULL, &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);

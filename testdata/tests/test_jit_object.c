@@ -34,6 +34,7 @@ static uint64_t fbits(float f)
 static jit_kernel *compile_keep(const spv_module *m, const char *entry, spvjit_options o, void **blob, size_t *len)
 {
     o.keep_object = true;
+    o.tier = JIT_TIER_OPT; /* only optimized code is kept */
     jit_kernel *k = tj_compile(m, entry, &o);
     *blob = k ? spvjit_kernel_take_object(k, len) : NULL;
     if (k) {

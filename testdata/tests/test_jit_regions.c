@@ -127,10 +127,11 @@ static void mm_case(const char *file, uint32_t bs, uint32_t n, bool fibers, bool
     uint64_t bits = bs;
     spv_module *sm = tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
-    /* the vector checks are those of the work-item loops (LLVM's loop vectorizer) */
+    /* the vector checks are those of the work-item loops (LLVM's loop vectorizer), on the optimized tier */
     spvjit_options o = { .emit = check_vector ? keep_ir : NULL,
                          .emit_opt_ir = check_vector,
-                         .simd = check_vector ? JIT_SIMD_OFF : JIT_SIMD_AUTO };
+                         .simd = check_vector ? JIT_SIMD_OFF : JIT_SIMD_AUTO,
+                         .tier = check_vector ? JIT_TIER_OPT : JIT_TIER_AUTO };
     if (cl) {
         o.local_size[0] = o.local_size[1] = bs;
         o.local_size[2] = 1;
@@ -259,7 +260,7 @@ TEST(regions_reduce_stride_uniform)
     uint64_t bits = 256;
     spv_module *sm = tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
-    spvjit_options o = { .emit = keep_ir, .emit_ir = true, .emit_opt_ir = true };
+    spvjit_options o = { .emit = keep_ir, .emit_ir = true, .emit_opt_ir = true, .tier = JIT_TIER_OPT };
     jit_kernel *k = compile_path(sm, NULL, o, false);
     REQUIRE(k, "compile: %s", tj_last_error);
     const char *wg = machine_ir(opt_ir);

@@ -55,16 +55,13 @@ bool tj_simd_forced_off(void)
 jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_options *o)
 {
     spv_diag d = { { 0 } };
-    spvjit_options forced;
-    if (tj_simd_forced_off() && (!o || (o->simd == JIT_SIMD_AUTO && o->subgroup_size == 0))) {
-        if (o)
-            forced = *o;
-        else
-            memset(&forced, 0, sizeof forced);
-        forced.simd = JIT_SIMD_OFF;
-        o = &forced;
-    }
-    jit_kernel *k = spvjit_compile(m, entry, o, &d);
+    spvjit_options t = o ? *o : (spvjit_options){ .opt_level = 3 };
+    if (tj_simd_forced_off() && t.simd == JIT_SIMD_AUTO && t.subgroup_size == 0)
+        t.simd = JIT_SIMD_OFF;
+    const char *tier = getenv("SPVJIT_TIER"); /* the suite runs once per tier (Makefile) */
+    if (t.tier == JIT_TIER_AUTO && tier)
+        t.tier = !strcmp(tier, "quick") ? JIT_TIER_QUICK : JIT_TIER_OPT;
+    jit_kernel *k = spvjit_compile(m, entry, &t, &d);
     snprintf(tj_last_error, sizeof tj_last_error, "%s", k ? "" : d.msg);
     if (!k)
         fprintf(stderr, "tj_compile: %s\n", d.msg);

@@ -18,9 +18,11 @@
 spv_module *tj_load(const char *rel);
 /* The module specialized with n values (SpecId, bits); NULL on failure. */
 spv_module *tj_specialize(const spv_module *m, const uint32_t *ids, const uint64_t *bits, unsigned n);
-/* Compiles; NULL with the message printed on failure (the diag is kept in tj_last_error).
- * With SPVJIT_TEST_SIMD=off in the environment, a compile that leaves the
- * sub-group size and simd to the defaults runs on the scalar path. */
+/* Compiles (options that leave the tier AUTO get $SPVJIT_TIER's: the suite
+ * runs on each tier); NULL with the message printed on failure (the diag is
+ * kept in tj_last_error).  With SPVJIT_TEST_SIMD=off in the environment, a
+ * compile that leaves the sub-group size and simd to the defaults runs on the
+ * scalar path. */
 jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_options *o);
 bool tj_simd_forced_off(void);
 extern char tj_last_error[2048];
