@@ -168,7 +168,9 @@ KernelStats = _structs.dataclass_for(
     "KernelStats",
     """The compile behind a kernel (spvjit_kernel_stats): from_cache, lower_ms,
     passes_ms, codegen_ms, total_ms, wg_memory_bytes, uses_barriers, local_size,
-    subgroup_size (the SIMD lanes a sub-group runs on; 1: one work-item at a time).""",
+    subgroup_size (the SIMD lanes a sub-group runs on; 1: one work-item at a time),
+    and its tiers: tier, opt_pending, opt_ready_ms, dispatch_tier,
+    quick_dispatches, opt_dispatches.""",
 )
 
 

@@ -192,10 +192,21 @@ typedef struct spvjit_kernel_stats {
     bool uses_barriers;
     uint32_t local_size[3];
     uint32_t subgroup_size;
+    spvjit_tier tier;
+    bool opt_pending;
+    double opt_ready_ms;
+    spvjit_tier dispatch_tier;
+    uint64_t quick_dispatches;
+    uint64_t opt_dispatches;
 } spvjit_kernel_stats;
 uint32_t spvjit_native_subgroup_size(void);
 uint32_t spvjit_context_subgroup_size(const spvjit_context *ctx);
 spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_kernel_stats *out);
+spvjit_status spvjit_kernel_wait_optimized(spvjit_kernel *k);
+typedef struct spvjit_build_event spvjit_build_event;
+spvjit_status spvjit_kernel_build_async(spvjit_module *m, const char *entry, const spvjit_specs *specs,
+                                                   const spvjit_build_options *opts, spvjit_build_event **ev);
+spvjit_status spvjit_build_wait(spvjit_build_event *ev, spvjit_kernel **out);
 spvjit_status spvjit_bind_buffer(spvjit_kernel *k, uint32_t set, uint32_t binding, void *data, size_t bytes);
 spvjit_status spvjit_bind_buffer_element(spvjit_kernel *k, uint32_t set, uint32_t binding, uint32_t element,
                                                     void *data, size_t bytes);

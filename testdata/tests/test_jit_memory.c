@@ -108,7 +108,7 @@ TEST(jit_out_of_memory_in_load_object_and_compile_function)
 {
     spv_module *m = tj_load("kernels/mm.comp.spv");
     REQUIRE(m, "load");
-    spvjit_options o = { .opt_level = 1, .keep_object = true };
+    spvjit_options o = { .opt_level = 1, .keep_object = true, .tier = JIT_TIER_OPT }; /* optimized code is kept */
     jit_kernel *k = tj_compile(m, NULL, &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     blob_user bu = { &o, NULL, 0 };
