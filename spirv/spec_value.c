@@ -459,20 +459,20 @@ static int typed_value_bits(spv_value_type kt, bool signless, const spv_spec_val
 int spv_spec_value_bits(const spv_module *m, const spv_spec_constant *c, const spv_spec_value *v, uint64_t *bits,
                         spv_diag *diag)
 {
-    char what[512];
-    describe(m, c, what, sizeof what);
-    if (c->type == SPV_VALUE_AUTO)
-        return spv_fail(diag,
-                        "%s: the constant's type is not bool, an 8- to 64-bit integer or a 16-, 32- or 64-bit float",
-                        what);
-    if (v->type == SPV_VALUE_AUTO && !v->text)
-        return spv_fail(diag, "%s: the value has no type and no text", what);
-    bool signless = m->is_kernel && is_int(c->type);
     spv_diag why;
     why.msg[0] = 0;
-    int rc = v->type == SPV_VALUE_AUTO ? parse_as(v->text, c->type, signless, bits, &why)
-                                       : typed_value_bits(c->type, signless, v, bits, &why);
-    return rc ? spv_fail(diag, "%s: %s", what, why.msg) : 0;
+    bool signless = m->is_kernel && is_int(c->type);
+    int rc =
+        c->type == SPV_VALUE_AUTO
+            ? spv_fail(&why, "the constant's type is not bool, an 8- to 64-bit integer or a 16-, 32- or 64-bit float")
+        : v->type == SPV_VALUE_AUTO && !v->text ? spv_fail(&why, "the value has no type and no text")
+        : v->type == SPV_VALUE_AUTO             ? parse_as(v->text, c->type, signless, bits, &why)
+                                                : typed_value_bits(c->type, signless, v, bits, &why);
+    if (!rc)
+        return 0;
+    char what[512]; /* named only when there is something to say: a cache hit resolves values too */
+    describe(m, c, what, sizeof what);
+    return spv_fail(diag, "%s: %s", what, why.msg);
 }
 
 static int unknown_id_error(const spv_module *m, const spv_spec_constant *list, size_t n, uint32_t spec_id,

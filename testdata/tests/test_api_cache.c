@@ -1,7 +1,8 @@
 /* testdata/tests/test_api_cache.c — the in-memory kernel cache: the LRU map on
  * its own (fake values, counted references) and through the public API
  * (same values → the same compiled object, from_cache; new values → a new
- * compile; eviction under a tiny bound; one build per key under contention). */
+ * compile; eviction under a tiny bound; one build per key under contention; the
+ * hit path timed and printed). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include "api_test_util.h"
 #include "lib/api_internal.h"
 #include "lib/kernel_cache.h"
+#include "util/timer.h"
 
 /* --- the map alone ----------------------------------------------------------- */
 
@@ -335,6 +337,51 @@ TEST(api_cache_local_size_chosen_at_dispatch)
     CHECK(api_first_mismatch(y, w, 300, 1e-6f, 1e-6f) < 0, "four saxpy passes");
     CHECK(kcache_count(ctx->cache) == 3, "one compile per local size (32, 64, chosen): %zu", kcache_count(ctx->cache));
     spvjit_kernel_destroy(k);
+    spvjit_module_destroy(m);
+    spvjit_context_destroy(ctx);
+}
+
+/* The memory-cache hit path, measured and printed (never asserted): a build
+ * of values seen before is a lookup — the module's digest was made at load,
+ * the key is built from it and the values. */
+TEST(api_cache_hit_path_timing)
+{
+    spvjit_context *ctx = api_ctx(0);
+    REQUIRE(ctx, "context: %s", spvjit_last_error());
+    spvjit_module *m = api_load(ctx, "kernels/conv3x3.comp.spv"); /* nine spec values in the key */
+    REQUIRE(m, "load: %s", spvjit_last_error());
+    spvjit_specs *s;
+    spvjit_specs_create(&s);
+    for (uint32_t i = 0; i < 9; i++)
+        spvjit_spec_set_f32(s, i, 0.125f * (float)i);
+    spvjit_kernel *first = build(m, s, false);
+    REQUIRE(first, "build");
+    enum { N = 2000 };
+    static spvjit_kernel *ks[N];
+    static double ns[N];
+    bool all_hits = true;
+    for (int i = 0; i < N; i++) {
+        uint64_t t0 = util_now_ns();
+        spvjit_kernel_build(m, NULL, s, NULL, &ks[i]);
+        ns[i] = (double)(util_now_ns() - t0);
+        all_hits = all_hits && ks[i] && ks[i]->compiled == first->compiled && from_cache(ks[i]);
+    }
+    CHECK(all_hits, "a build of the same values was not a hit on the same code");
+    uint64_t t0 = util_now_ns();
+    for (int i = 0; i < N; i++)
+        spvjit_kernel_destroy(ks[i]);
+    double destroy_ns = (double)(util_now_ns() - t0) / N;
+    for (int i = 1; i < N; i++) /* insertion sort: the median */
+        for (int j = i; j > 0 && ns[j] < ns[j - 1]; j--) {
+            double t = ns[j];
+            ns[j] = ns[j - 1];
+            ns[j - 1] = t;
+        }
+    printf("  memory-cache hit (conv3x3.comp, 9 spec values): spvjit_kernel_build median %.0f ns, 90th percentile "
+           "%.0f ns; spvjit_kernel_destroy %.0f ns\n",
+           ns[N / 2], ns[N * 9 / 10], destroy_ns);
+    spvjit_kernel_destroy(first);
+    spvjit_specs_destroy(s);
     spvjit_module_destroy(m);
     spvjit_context_destroy(ctx);
 }
