@@ -50,7 +50,7 @@ SPVJIT_API spvjit_status spvjit_kernel_emit(spvjit_module *m, const char *entry,
     spvjit_shape_value *shapes = NULL;
     spv_diag d;
     d.msg[0] = 0;
-    spv_module *sm = api_module_for_values(m, values, o.unspecialized, &shapes, &st);
+    spv_module *sm = api_module_for_values(m, values, o.unspecialized, true, &shapes, &st);
     if (!sm)
         goto out;
     emit_capture cap = { .want = what == SPVJIT_EMIT_LLVM ? "ir" : what == SPVJIT_EMIT_OPT_LLVM ? "opt-ir" : "asm" };

@@ -173,9 +173,15 @@ void api_plan_free(api_build_plan *p);
 /* The module the JIT compiles for these values (module->specs order): the
  * specialized module, or (unspecialized) a copy of the original; *shapes gets
  * the values as shape values (malloc'd, module->nspecs of them).  NULL with
- * the error set in *st. */
-spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *values, bool unspecialized,
+ * the error set in *st.  validate: check the specialized module with
+ * SPIRV-Tools (values can make a valid module invalid).  A build skips that
+ * until it has to compile: optimized code in the disk cache was compiled from
+ * the same words (the key holds the module's digest and the values), validated
+ * then. */
+spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *values, bool unspecialized, bool validate,
                                   spvjit_shape_value **shapes, spvjit_status *st);
+/* The check api_module_for_values left out, on its module sm (specialized). */
+spvjit_status api_module_validate_specialized(const spvjit_module *mod, const spv_module *sm);
 
 /* A compiled object taking over sm and jk (code of `tier`: QUICK or OPT),
  * with one reference; NULL (nothing taken) when out of memory. */

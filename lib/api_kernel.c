@@ -122,7 +122,8 @@ static void *build_compiled(void *user, size_t *est)
 
     /* The JIT compiles its own copy of the module: its facts point into it. */
     spvjit_shape_value *shapes = NULL;
-    spv_module *sm = api_module_for_values(mod, k->values, k->opts.unspecialized, &shapes, &r->st);
+    bool unspec = k->opts.unspecialized;
+    spv_module *sm = api_module_for_values(mod, k->values, unspec, false, &shapes, &r->st);
     if (!sm)
         return NULL;
     api_build_plan plan;
@@ -136,12 +137,13 @@ static void *build_compiled(void *user, size_t *est)
     r->disk_hit = jk != NULL;
     if (jk)
         tier = JIT_TIER_OPT; /* a second process starts optimized */
-    else
+    else if (unspec || (r->st = api_module_validate_specialized(mod, sm)) == SPVJIT_OK)
         jk = api_plan_compile(&plan, sm, tier, NULL, &d);
     if (!jk) {
         api_plan_free(&plan);
         spv_module_free(sm);
-        r->st = api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s", d.msg);
+        if (r->st == SPVJIT_OK)
+            r->st = api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s", d.msg);
         return NULL;
     }
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(jk);

@@ -14,10 +14,22 @@ static spv_spec_value *values_for_specializer(const spvjit_module *mod, const ui
     return vals;
 }
 
-/* Specializes and validates: values can make a valid module invalid (a spec
- * constant used as a memory scope, say), and the message then names them. */
-static spvjit_status specialize_words(const spvjit_module *mod, const uint64_t *values, uint32_t **words,
-                                      size_t *nwords)
+/* Values can make a valid module invalid (a spec constant used as a memory
+ * scope, say): the specialized words are validated, and the message names the
+ * values. */
+static spvjit_status validate_specialized(const spvjit_module *mod, const uint32_t *words, size_t nwords)
+{
+    spv_diag d;
+    d.msg[0] = 0;
+    if (spv_validate_words(words, nwords, mod->m->source, &d))
+        return SPVJIT_OK;
+    spv_diag_append(&d, " (after specialization with the given values)");
+    return api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "%s", d.msg);
+}
+
+/* Specializes, and validates when asked. */
+static spvjit_status specialize_words(const spvjit_module *mod, const uint64_t *values, bool validate,
+                                      uint32_t **words, size_t *nwords)
 {
     spv_diag d;
     d.msg[0] = 0;
@@ -30,17 +42,21 @@ static spvjit_status specialize_words(const spvjit_module *mod, const uint64_t *
     free(vals);
     if (rc != 0)
         return api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "%s", d.msg);
-    if (!spv_validate_words(*words, *nwords, mod->m->source, &d)) {
+    spvjit_status st = validate ? validate_specialized(mod, *words, *nwords) : SPVJIT_OK;
+    if (st != SPVJIT_OK) {
         free(*words);
         *words = NULL;
         *nwords = 0;
-        spv_diag_append(&d, " (after specialization with the given values)");
-        return api_fail(SPVJIT_ERROR_SPEC_CONSTANT, "%s", d.msg);
     }
-    return SPVJIT_OK;
+    return st;
 }
 
-spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *values, bool unspecialized,
+spvjit_status api_module_validate_specialized(const spvjit_module *mod, const spv_module *sm)
+{
+    return validate_specialized(mod, sm->words, sm->nwords);
+}
+
+spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *values, bool unspecialized, bool validate,
                                   spvjit_shape_value **shapes_out, spvjit_status *st)
 {
     *shapes_out = NULL;
@@ -61,7 +77,7 @@ spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *valu
     } else {
         uint32_t *w = NULL;
         size_t nw = 0;
-        *st = specialize_words(mod, values, &w, &nw);
+        *st = specialize_words(mod, values, validate, &w, &nw);
         if (*st == SPVJIT_OK)
             sm = spv_module_load(w, nw * 4, mod->m->source, &skip, &d);
         free(w);
@@ -86,7 +102,7 @@ SPVJIT_API spvjit_status spvjit_module_specialize(const spvjit_module *m, const 
     uint64_t *values = NULL;
     spvjit_status st = api_resolve_specs(m, specs, &values);
     if (st == SPVJIT_OK)
-        st = specialize_words(m, values, words, nwords);
+        st = specialize_words(m, values, true, words, nwords);
     free(values);
     return st;
 }

@@ -302,7 +302,7 @@ static void *build_export(void *user, size_t *est)
 {
     export_build *b = user;
     spvjit_shape_value *shapes = NULL;
-    spv_module *sm = api_module_for_values(b->mod, b->values, false, &shapes, &b->st);
+    spv_module *sm = api_module_for_values(b->mod, b->values, false, true, &shapes, &b->st);
     free(shapes);
     if (!sm)
         return NULL;
