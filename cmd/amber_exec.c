@@ -580,7 +580,14 @@ typedef struct exec {
     spvjit_context *ctx;
     spvjit_module **pmods;   /* per pipeline, loaded on first use; shared by pipelines that build the same */
     bool *pmod_owned;        /* the pipeline that loaded it destroys it */
-    spvjit_kernel **kernels; /* per pipeline, built on first RUN */
+    spvjit_kernel **kernels; /* per pipeline, ready at its first RUN */
+    struct pending {         /* per pipeline: its build on the thread pool (prebuild_kernels) */
+        spvjit_build_event *ev;
+        bool check_ls; /* a Kernel of a fixed local size: must match SPECIALIZE's */
+        uint32_t cl_ls[3];
+        spvjit_build_options bo; /* what it was built with */
+        spvjit_specs *specs;     /* and its values, while SUBGROUP FULLY_POPULATED may build again */
+    } * pending;
     char *msg;
     size_t len;
     bool skipped;
@@ -725,41 +732,15 @@ static bool module_spec(spvjit_module *m, uint32_t id, spvjit_spec_info *out)
     return false;
 }
 
-/* Builds the pipeline's kernel with options o (NULL: the defaults) and its
- * SUBGROUP settings: the size REQUIRED_SIZE asks for; for FULLY_POPULATED
- * without one, the default size when it divides the work-group's x size,
- * else the largest one from 4 up that does; when none does (an x size that
- * Vulkan's computeFullSubgroups forbids), the default with a partial last
- * sub-group. */
-static spvjit_status build_kernel(spvjit_module *m, const amber_pipeline *pl, const spvjit_specs *specs,
-                                  const spvjit_build_options *o, spvjit_kernel **out)
-{
-    spvjit_build_options bo = { 0 };
-    if (o)
-        bo = *o;
-    if (pl->subgroup_size)
-        bo.subgroup_size = pl->subgroup_size;
-    spvjit_status st = spvjit_kernel_build(m, pl->entry, specs, &bo, out);
-    spvjit_kernel_stats ks;
-    if (st || !pl->full_subgroups || pl->subgroup_size || spvjit_kernel_stats_get(*out, &ks) || !ks.local_size[0] ||
-        ks.local_size[0] % ks.subgroup_size == 0)
-        return st;
-    uint32_t w = ks.subgroup_size;
-    while (w > AMBER_MIN_SUBGROUP_SIZE && ks.local_size[0] % w)
-        w /= 2;
-    if (ks.local_size[0] % w) /* no size of SIMD lanes divides it (Vulkan would refuse the pipeline): a partial one */
-        return st;
-    bo.subgroup_size = w;
-    spvjit_kernel_destroy(*out);
-    *out = NULL;
-    return spvjit_kernel_build(m, pl->entry, specs, &bo, out);
-}
+static int settle_build(exec *X, unsigned pi, int line);
 
-static int prepare_kernel(exec *X, unsigned pi, int line)
+/* Builds pipeline pi: its module compiled and loaded, its spec values, its
+ * options; on the thread pool when async (X->pending[pi]: its own errors come
+ * from finish_build), else here into X->kernels[pi].  -1 with the message. */
+static int start_build(exec *X, unsigned pi, int line, bool async)
 {
     amber_pipeline *pl = &X->s->pipelines[pi];
-    if (X->kernels[pi])
-        return 0;
+    struct pending *pb = &X->pending[pi];
     if (load_module(X, pi, line))
         return -1;
     spvjit_module *m = mod_of(X, pl);
@@ -790,37 +771,137 @@ static int prepare_kernel(exec *X, unsigned pi, int line)
         spvjit_specs_destroy(specs);
         return api_fail(X, pl->line, "SPECIALIZE", st);
     }
-    if (spvjit_module_flavour(m) != SPVJIT_FLAVOUR_KERNEL) {
-        st = build_kernel(m, pl, specs, NULL, &X->kernels[pi]);
-        spvjit_specs_destroy(specs);
-        return st ? api_fail(X, line, "building the pipeline", st) : 0;
-    }
     /* A Kernel runs RUN's group counts at its own work-group size
      * (reqd_work_group_size: LocalSize), else at the size the clspv spec ids
      * 0, 1, 2 give (clspv_local_size), else 1x1x1, as Amber's OpenCL path does. */
-    st = build_kernel(m, pl, specs, NULL, &X->kernels[pi]);
-    spvjit_kernel_stats ks;
-    if (!st)
-        st = spvjit_kernel_stats_get(X->kernels[pi], &ks);
-    if (!st && !ks.local_size[0]) {
-        spvjit_kernel_destroy(X->kernels[pi]);
-        X->kernels[pi] = NULL;
-        spvjit_build_options bo = { .local_size = { cl_ls[0], cl_ls[1], cl_ls[2] } };
-        st = build_kernel(m, pl, specs, &bo, &X->kernels[pi]);
-    } else if (!st && cl_ls_set) {
-        for (int d = 0; d < 3; d++)
-            if (ks.local_size[d] != cl_ls[d])
-                return spvjit_specs_destroy(specs),
-                       msgf(X->msg, X->len,
-                            "line %d: SPECIALIZE asks for a work-group size of %ux%ux%u; kernel %s fixes it at "
-                            "%ux%ux%u (reqd_work_group_size)",
-                            pl->line, cl_ls[0], cl_ls[1], cl_ls[2], pl->entry, ks.local_size[0], ks.local_size[1],
-                            ks.local_size[2]);
+    spvjit_build_options *bo = &pb->bo;
+    memset(bo, 0, sizeof *bo);
+    bo->subgroup_size = pl->subgroup_size; /* SUBGROUP REQUIRED_SIZE (0: the default) */
+    if (spvjit_module_flavour(m) == SPVJIT_FLAVOUR_KERNEL) {
+        spvjit_entry_info ei = { 0 };
+        for (unsigned i = 0, n = spvjit_module_entry_count(m); i < n; i++)
+            if (!spvjit_module_entry_info(m, i, &ei) && (pl->entry ? !strcmp(ei.name, pl->entry) : ei.is_compute))
+                break;
+        if (ei.local_size_kind == SPVJIT_LOCAL_SIZE_DISPATCH)
+            memcpy(bo->local_size, cl_ls, sizeof cl_ls);
+        else if (cl_ls_set)
+            pb->check_ls = true;
+        memcpy(pb->cl_ls, cl_ls, sizeof cl_ls);
     }
-    spvjit_specs_destroy(specs);
+    st = async ? spvjit_kernel_build_async(m, pl->entry, specs, bo, &pb->ev)
+               : spvjit_kernel_build(m, pl->entry, specs, bo, &X->kernels[pi]);
+    if (!st && pl->full_subgroups && !pl->subgroup_size)
+        pb->specs = specs; /* fit_full_subgroups may build again */
+    else
+        spvjit_specs_destroy(specs);
     if (st)
         return api_fail(X, line, "building the pipeline", st);
+    return async ? 0 : settle_build(X, pi, line);
+}
+
+/* Waits for pipeline pi's build: the kernel in X->kernels[pi], or -1 with the message. */
+static int finish_build(exec *X, unsigned pi, int line)
+{
+    struct pending *pb = &X->pending[pi];
+    spvjit_status st = spvjit_build_wait(pb->ev, &X->kernels[pi]);
+    pb->ev = NULL;
+    if (st)
+        return api_fail(X, line, "building the pipeline", st);
+    return settle_build(X, pi, line);
+}
+
+/* A Kernel of a fixed local size runs at it: SPECIALIZE must not ask for another. */
+static int check_local_size(exec *X, unsigned pi, int line)
+{
+    const amber_pipeline *pl = &X->s->pipelines[pi];
+    const struct pending *pb = &X->pending[pi];
+    spvjit_status st;
+    spvjit_kernel_stats ks;
+    if (pb->check_ls && (st = spvjit_kernel_stats_get(X->kernels[pi], &ks)))
+        return api_fail(X, line, "building the pipeline", st);
+    for (int d = 0; pb->check_ls && d < 3; d++)
+        if (ks.local_size[d] != pb->cl_ls[d])
+            return msgf(X->msg, X->len,
+                        "line %d: SPECIALIZE asks for a work-group size of %ux%ux%u; kernel %s fixes it at "
+                        "%ux%ux%u (reqd_work_group_size)",
+                        pl->line, pb->cl_ls[0], pb->cl_ls[1], pb->cl_ls[2], pl->entry, ks.local_size[0],
+                        ks.local_size[1], ks.local_size[2]);
     return 0;
+}
+
+/* SUBGROUP FULLY_POPULATED without REQUIRED_SIZE: the default size when it
+ * divides the work-group's x size, else the largest one from 4 up that does
+ * (built again at it); when none does (an x size that Vulkan's
+ * computeFullSubgroups forbids), the default with a partial last sub-group. */
+static int fit_full_subgroups(exec *X, unsigned pi, int line)
+{
+    const amber_pipeline *pl = &X->s->pipelines[pi];
+    struct pending *pb = &X->pending[pi];
+    spvjit_kernel_stats ks;
+    spvjit_status st = spvjit_kernel_stats_get(X->kernels[pi], &ks);
+    if (st)
+        return api_fail(X, line, "building the pipeline", st);
+    if (!ks.local_size[0] || ks.local_size[0] % ks.subgroup_size == 0)
+        return 0;
+    uint32_t w = ks.subgroup_size;
+    while (w > AMBER_MIN_SUBGROUP_SIZE && ks.local_size[0] % w)
+        w /= 2;
+    if (ks.local_size[0] % w) /* no size of SIMD lanes divides it (Vulkan would refuse the pipeline): a partial one */
+        return 0;
+    pb->bo.subgroup_size = w;
+    spvjit_kernel_destroy(X->kernels[pi]);
+    X->kernels[pi] = NULL;
+    st = spvjit_kernel_build(mod_of(X, pl), pl->entry, pb->specs, &pb->bo, &X->kernels[pi]);
+    return st ? api_fail(X, line, "building the pipeline", st) : 0;
+}
+
+/* What follows a build, at once or at the RUN that waits for it: the checks
+ * and the SUBGROUP fitting that need the kernel. */
+static int settle_build(exec *X, unsigned pi, int line)
+{
+    struct pending *pb = &X->pending[pi];
+    int r = check_local_size(X, pi, line);
+    if (!r && pb->specs)
+        r = fit_full_subgroups(X, pi, line);
+    spvjit_specs_destroy(pb->specs);
+    pb->specs = NULL;
+    return r;
+}
+
+static int prepare_kernel(exec *X, unsigned pi, int line)
+{
+    if (X->kernels[pi])
+        return 0;
+    return X->pending[pi].ev ? finish_build(X, pi, line) : start_build(X, pi, line, false);
+}
+
+/* Starts the builds of every pipeline a RUN uses, in the order of first use,
+ * so that they compile in parallel on the thread pool.  A failure here is
+ * left for the RUN to report (start_build runs again there), so messages and
+ * their order are those of a build at the first RUN.  A script that runs one
+ * pipeline builds it at its RUN: there is nothing to overlap, and handing the
+ * build to a pool thread costs more than it gains. */
+static void prebuild_kernels(exec *X)
+{
+    unsigned used = 0;
+    bool *seen = calloc(X->s->npipelines + 1, sizeof *seen);
+    for (unsigned i = 0; seen && i < X->s->ncmds; i++) {
+        const amber_cmd *c = &X->s->cmds[i];
+        if (c->kind == AMBER_CMD_RUN && !seen[c->pipeline]) {
+            seen[c->pipeline] = true;
+            used++;
+        }
+    }
+    free(seen);
+    for (unsigned i = 0; used > 1 && i < X->s->ncmds; i++) {
+        const amber_cmd *c = &X->s->cmds[i];
+        if (c->kind != AMBER_CMD_RUN || X->pending[c->pipeline].ev || X->kernels[c->pipeline])
+            continue;
+        if (start_build(X, c->pipeline, c->line, true)) {
+            X->msg[0] = 0;
+            X->skipped = false;
+        }
+    }
 }
 
 /* Whether the entry point uses the buffer at (set, binding): binding one it does not
@@ -1032,12 +1113,20 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
     X.kernels = calloc(s->npipelines + 1, sizeof *X.kernels);
     X.pmods = calloc(s->npipelines + 1, sizeof *X.pmods);
     X.pmod_owned = calloc(s->npipelines + 1, sizeof *X.pmod_owned);
+    X.pending = calloc(s->npipelines + 1, sizeof *X.pending);
     amber_result res = AMBER_PASS;
-    if (!X.kernels || !X.pmods || !X.pmod_owned) {
+    if (!X.kernels || !X.pmods || !X.pmod_owned || !X.pending) {
         snprintf(msg, msglen, "out of memory");
         res = AMBER_FAIL;
-    } else if (run_cmds(&X, 0, s->ncmds)) {
-        res = X.skipped ? AMBER_SKIP : AMBER_FAIL;
+    } else {
+        prebuild_kernels(&X);
+        if (run_cmds(&X, 0, s->ncmds))
+            res = X.skipped ? AMBER_SKIP : AMBER_FAIL;
+    }
+    for (unsigned i = 0; X.pending && i < s->npipelines; i++) {
+        if (X.pending[i].ev)
+            spvjit_build_wait(X.pending[i].ev, NULL); /* built for a RUN the script never reached */
+        spvjit_specs_destroy(X.pending[i].specs);
     }
     for (unsigned i = 0; X.kernels && i < s->npipelines; i++)
         if (X.kernels[i])
@@ -1048,6 +1137,7 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
     free(X.pmods);
     free(X.pmod_owned);
     free(X.kernels);
+    free(X.pending);
     return res;
 }
 

@@ -195,6 +195,12 @@ void api_compiled_release(void *c);
  * most the rest of one optimized compile, 10-60 ms). */
 #define API_QUICK_MAX_ITEMS ((uint64_t)1 << 16)
 
+/* The optimized compile of an auto build waits this long on the pool queue
+ * before it starts (whoever needs it sooner runs it at once): a kernel whose
+ * program ends within it — a test script, a one-shot run — never pays for
+ * optimized code it would not use. */
+#define API_OPT_DELAY_MS 10
+
 /* The code a dispatch of `items` work-items runs (a reference: release it
  * with api_code_release when the dispatch ends): the current code, or for a
  * dispatch above API_QUICK_MAX_ITEMS the optimized code still compiling. */

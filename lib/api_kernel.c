@@ -401,7 +401,7 @@ SPVJIT_API spvjit_status spvjit_kernel_build_async(spvjit_module *m, const char 
     pthread_mutex_init(&ev->lock, NULL);
     pthread_cond_init(&ev->done, NULL);
     ev->task.run = run_build;
-    spvjit_pool_submit(&ev->task);
+    spvjit_pool_submit(&ev->task, 0);
     *out = ev;
     return SPVJIT_OK;
 }

@@ -221,7 +221,7 @@ void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx, api_build_plan
         ctx->jobs->prev = j;
     ctx->jobs = j;
     pthread_mutex_unlock(&ctx->jobs_lock);
-    spvjit_pool_submit(&j->task);
+    spvjit_pool_submit(&j->task, API_OPT_DELAY_MS);
 }
 
 spvjit_status api_compiled_wait_opt(api_compiled *c)

@@ -6,7 +6,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "util/timer.h"
 
 typedef struct pool_job {
     spvjit_pool_chunk_fn fn;
@@ -110,19 +113,54 @@ static pool_job *pick_job(void)
     return best;
 }
 
-/* The oldest queued task, taken off the queue (lock held), or NULL. */
-static spvjit_pool_task *pop_task(void)
+/* Takes t, queued, off the queue (lock held). */
+static void unqueue(spvjit_pool_task *t)
 {
-    spvjit_pool_task *t = pool.tasks;
-    if (!t)
-        return NULL;
-    pool.tasks = t->next;
-    if (!pool.tasks)
-        pool.tasks_tail = NULL;
+    spvjit_pool_task **p = &pool.tasks, *prev = NULL;
+    while (*p != t) {
+        prev = *p;
+        p = &(*p)->next;
+    }
+    *p = t->next;
+    if (pool.tasks_tail == t)
+        pool.tasks_tail = prev;
     t->next = NULL;
     t->queued = false;
     pool.tasks_queued--;
-    return t;
+}
+
+/* The oldest queued task whose time has come (any, when shutting down), taken
+ * off the queue (lock held); else NULL, and *next the earliest time one comes
+ * (0: none is queued). */
+static spvjit_pool_task *pop_task(uint64_t *next)
+{
+    uint64_t now = util_now_ns();
+    *next = 0;
+    for (spvjit_pool_task *t = pool.tasks; t; t = t->next) {
+        if (t->not_before <= now || pool.shutting_down) {
+            unqueue(t);
+            return t;
+        }
+        if (!*next || t->not_before < *next)
+            *next = t->not_before;
+    }
+    return NULL;
+}
+
+/* Sleeps until woken, or until the monotonic time `until` (0: no limit). */
+static void wait_for_work(uint64_t until)
+{
+    if (!until) {
+        pthread_cond_wait(&pool.work, &pool.lock);
+        return;
+    }
+    uint64_t left = until - util_now_ns(); /* the condition variable's clock is the real-time one */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t ns = (uint64_t)ts.tv_nsec + left;
+    ts.tv_sec += (time_t)(ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    pthread_cond_timedwait(&pool.work, &pool.lock, &ts);
 }
 
 static void *worker_main(void *unused)
@@ -132,7 +170,8 @@ static void *worker_main(void *unused)
     for (;;) {
         pool_job *job = pick_job();
         if (!job) {
-            spvjit_pool_task *t = pop_task();
+            uint64_t next;
+            spvjit_pool_task *t = pop_task(&next);
             if (t) {
                 pool.tasks_running++;
                 pthread_mutex_unlock(&pool.lock);
@@ -143,7 +182,7 @@ static void *worker_main(void *unused)
             }
             if (pool.shutting_down)
                 break;
-            pthread_cond_wait(&pool.work, &pool.lock);
+            wait_for_work(next);
             continue;
         }
         job->helpers++;
@@ -261,12 +300,13 @@ void spvjit_pool_shutdown(void)
 
 /* --- background tasks ------------------------------------------------------ */
 
-void spvjit_pool_submit(spvjit_pool_task *t)
+void spvjit_pool_submit(spvjit_pool_task *t, uint32_t delay_ms)
 {
     pthread_mutex_lock(&pool.lock);
     pool.shutting_down = false;
     t->next = NULL;
     t->queued = true;
+    t->not_before = delay_ms ? util_now_ns() + (uint64_t)delay_ms * 1000000u : 0;
     if (pool.tasks_tail)
         pool.tasks_tail->next = t;
     else
@@ -284,19 +324,8 @@ bool spvjit_pool_claim(spvjit_pool_task *t)
 {
     pthread_mutex_lock(&pool.lock);
     bool claimed = t->queued;
-    if (claimed) {
-        spvjit_pool_task **p = &pool.tasks, *prev = NULL;
-        while (*p != t) {
-            prev = *p;
-            p = &(*p)->next;
-        }
-        *p = t->next;
-        if (pool.tasks_tail == t)
-            pool.tasks_tail = prev;
-        t->next = NULL;
-        t->queued = false;
-        pool.tasks_queued--;
-    }
+    if (claimed)
+        unqueue(t);
     pthread_mutex_unlock(&pool.lock);
     return claimed;
 }

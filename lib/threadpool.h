@@ -41,19 +41,21 @@ void spvjit_pool_shutdown(void);
 
 /* --- background tasks -----------------------------------------------------------
  * Work that is not a range of indices: a compile.  A submitted task runs once,
- * on a pool worker, unless its owner claims it back first (then the owner
- * runs it inline or drops it: nothing else touches it).  Idle workers take
- * the ranges of running dispatches before tasks; the pool keeps up to one
- * worker per CPU busy with tasks, so builds submitted together run in
- * parallel.  The task's memory is its owner's (embed the struct): it must
- * stay valid until run() starts or the claim succeeds. */
+ * on a pool worker, once its delay has passed, unless its owner claims it
+ * back first (then the owner runs it inline or drops it: nothing else touches
+ * it).  Idle workers take the ranges of running dispatches before tasks; the
+ * pool keeps up to one worker per CPU busy with tasks, so builds submitted
+ * together run in parallel.  The task's memory is its owner's (embed the
+ * struct): it must stay valid until run() starts or the claim succeeds. */
 typedef struct spvjit_pool_task {
     void (*run)(struct spvjit_pool_task *t); /* set by the owner */
     struct spvjit_pool_task *next;           /* the queue's (private) */
+    uint64_t not_before;                     /* private: util_now_ns() it may start at */
     bool queued;                             /* private */
 } spvjit_pool_task;
 
-void spvjit_pool_submit(spvjit_pool_task *t);
+/* Queues t to run after delay_ms milliseconds (0: at once). */
+void spvjit_pool_submit(spvjit_pool_task *t, uint32_t delay_ms);
 /* Takes a task that no worker has started off the queue: true if it was
  * still queued (it is the caller's now), false if it runs or ran. */
 bool spvjit_pool_claim(spvjit_pool_task *t);
