@@ -140,3 +140,31 @@ TEST(amber_runner_options_and_exit_status)
         free(out);
     }
 }
+
+/* Pipelines a script runs are built in parallel at its start: the results are
+ * those of builds at each RUN (three chained pipelines, checked by the
+ * script's EXPECTs), and so is the first failure reported — the EXPECT before
+ * the RUN of a pipeline whose shader does not compile, and that shader's
+ * error once the EXPECT holds (the script edited so). */
+TEST(amber_runner_parallel_pipeline_builds)
+{
+    char dir[] = "/tmp/spvjit-amber-prebuild-XXXXXX";
+    REQUIRE(mkdtemp(dir), "mkdtemp");
+    const char *r = test_data_path("amber/runner");
+    char cmd[4096], *out = NULL;
+    snprintf(cmd, sizeof cmd,
+             "sed 's/EQ 7 2 3 4/EQ 1 2 3 4/' %s/prebuild_order.amber > %s/expect_holds.amber && "
+             "%s amber -j 2 %s/prebuild_parallel.amber %s/prebuild_order.amber %s/expect_holds.amber 2>&1",
+             r, dir, bin(), r, r, dir);
+    int st = test_run_capture(cmd, &out);
+    CHECK(st == 1 && out, "exit status %d: %s", st, out ? out : "");
+    CHECK(out && strstr(out, "prebuild_parallel.amber: pass"), "three pipelines built together: %s", out);
+    CHECK(out && strstr(out, "prebuild_order.amber: fail: line 32: EXPECT buf IDX 0 EQ: value 0 (byte 0) expected 7, "
+                             "got 1"),
+          "the EXPECT before the broken pipeline's RUN is the first failure: %s", out);
+    CHECK(out && strstr(out, "expect_holds.amber: fail: shader bad (line 13) does not compile: ERROR: 0:3: 'this'"),
+          "then the shader's error: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    test_run_capture(cmd, NULL);
+}
