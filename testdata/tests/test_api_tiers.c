@@ -126,11 +126,15 @@ TEST(api_tiers_seed_kernels_same_bits)
 
 /* --- helpers: mm.comp at BS=16 on n x n random matrices --------------------------------------------- */
 
-static spvjit_context *tier_ctx(spvjit_tier tier, const char *disk_dir)
+/* testdata/<rel> loaded in a context of its own (tier: the context's default;
+ * disk_dir NULL: no disk cache), which goes with the module. */
+static spvjit_module *tier_module(spvjit_tier tier, const char *disk_dir, const char *rel)
 {
     spvjit_context *ctx = NULL;
     spvjit_context_options o = { .disk_cache_dir = disk_dir ? disk_dir : "", .defaults.tier = tier };
-    return spvjit_context_create(&o, &ctx) == SPVJIT_OK ? ctx : NULL;
+    spvjit_module *m = spvjit_context_create(&o, &ctx) == SPVJIT_OK ? api_load(ctx, rel) : NULL;
+    spvjit_context_destroy(ctx); /* the module holds it */
+    return m;
 }
 
 static spvjit_kernel *build_mm(spvjit_module *m, uint32_t bs, spvjit_tier tier)
@@ -223,8 +227,7 @@ static void *race(void *p)
 
 TEST(api_tiers_switch_under_concurrent_dispatches)
 {
-    spvjit_context *ctx = tier_ctx(SPVJIT_TIER_AUTO, NULL);
-    spvjit_module *m = ctx ? api_load(ctx, "kernels/mm.comp.spv") : NULL;
+    spvjit_module *m = tier_module(SPVJIT_TIER_AUTO, NULL, "kernels/mm.comp.spv");
     REQUIRE(m, "load: %s", spvjit_last_error());
     mm_data d;
     mm_data_init(&d, 160, 11); /* 25600 work-items: small enough for the quick tier */
@@ -276,7 +279,6 @@ TEST(api_tiers_switch_under_concurrent_dispatches)
     free(first);
     mm_data_free(&d);
     spvjit_module_destroy(m);
-    spvjit_context_destroy(ctx);
 }
 
 /* --- destroying what an optimized compile still works for ------------------------------------------- */
@@ -287,8 +289,7 @@ TEST(api_tiers_destroy_while_optimizing)
     mm_data_init(&d, 48, 12);
     float *c = malloc(sizeof(float) * d.n * d.n);
     /* the kernel goes while its optimized code compiles; the compile finishes for the cache */
-    spvjit_context *ctx = tier_ctx(SPVJIT_TIER_AUTO, NULL);
-    spvjit_module *m = ctx ? api_load(ctx, "kernels/mm.comp.spv") : NULL;
+    spvjit_module *m = tier_module(SPVJIT_TIER_AUTO, NULL, "kernels/mm.comp.spv");
     REQUIRE(m, "load: %s", spvjit_last_error());
     spvjit_kernel *k = build_mm(m, 16, SPVJIT_TIER_DEFAULT);
     REQUIRE(k, "build");
@@ -303,13 +304,11 @@ TEST(api_tiers_destroy_while_optimizing)
           "the optimized code computes the product");
     spvjit_kernel_destroy(k);
     spvjit_module_destroy(m);
-    spvjit_context_destroy(ctx);
 
     /* kernel, module and context all go while the compile is held, then while it runs */
     for (int round = 0; round < 2; round++) {
         api_tier_hold_for_tests(round == 0);
-        ctx = tier_ctx(SPVJIT_TIER_AUTO, NULL);
-        m = ctx ? api_load(ctx, "kernels/mm.comp.spv") : NULL;
+        m = tier_module(SPVJIT_TIER_AUTO, NULL, "kernels/mm.comp.spv");
         REQUIRE(m, "load: %s", spvjit_last_error());
         spvjit_kernel *ks[3] = { build_mm(m, 8, SPVJIT_TIER_DEFAULT), build_mm(m, 16, SPVJIT_TIER_DEFAULT),
                                  build_mm(m, 32, SPVJIT_TIER_DEFAULT) };
@@ -320,8 +319,7 @@ TEST(api_tiers_destroy_while_optimizing)
                   "round %d: the quick code computes the product", round);
         for (int i = 0; i < 3; i++)
             spvjit_kernel_destroy(ks[i]);
-        spvjit_module_destroy(m);
-        spvjit_context_destroy(ctx); /* cancels the compiles, waits for the running one */
+        spvjit_module_destroy(m); /* and the context: cancels the compiles, waits for the running one */
         api_tier_hold_for_tests(false);
     }
     free(c);
@@ -348,8 +346,7 @@ static void *large_dispatch(void *p)
 
 TEST(api_tiers_large_dispatch_waits_for_optimized_code)
 {
-    spvjit_context *ctx = tier_ctx(SPVJIT_TIER_AUTO, NULL);
-    spvjit_module *m = ctx ? api_load(ctx, "kernels/mm.comp.spv") : NULL;
+    spvjit_module *m = tier_module(SPVJIT_TIER_AUTO, NULL, "kernels/mm.comp.spv");
     REQUIRE(m, "load: %s", spvjit_last_error());
     mm_data small, large;
     mm_data_init(&small, 64, 13);  /* 4096 work-items: runs at once on the quick code */
@@ -379,15 +376,13 @@ TEST(api_tiers_large_dispatch_waits_for_optimized_code)
     mm_data_free(&small);
     mm_data_free(&large);
     spvjit_module_destroy(m);
-    spvjit_context_destroy(ctx);
 }
 
 /* --- what each tier option does ------------------------------------------------------------------------ */
 
 TEST(api_tiers_quick_stays_opt_waits)
 {
-    spvjit_context *ctx = tier_ctx(SPVJIT_TIER_DEFAULT, NULL);
-    spvjit_module *m = ctx ? api_load(ctx, "kernels/mm.comp.spv") : NULL;
+    spvjit_module *m = tier_module(SPVJIT_TIER_DEFAULT, NULL, "kernels/mm.comp.spv");
     REQUIRE(m, "load: %s", spvjit_last_error());
     mm_data d;
     mm_data_init(&d, 32, 15);
@@ -420,7 +415,6 @@ TEST(api_tiers_quick_stays_opt_waits)
     free(c);
     mm_data_free(&d);
     spvjit_module_destroy(m);
-    spvjit_context_destroy(ctx);
 }
 
 /* --- the disk cache holds optimized code only ---------------------------------------------------------- */
@@ -445,8 +439,7 @@ TEST(api_tiers_disk_cache_holds_no_quick_code)
     float *c = malloc(sizeof(float) * d.n * d.n);
     /* quick builds, and auto builds whose optimized code never arrived, store nothing */
     for (int round = 0; round < 2; round++) {
-        spvjit_context *ctx = tier_ctx(round ? SPVJIT_TIER_AUTO : SPVJIT_TIER_QUICK, dir);
-        spvjit_module *m = ctx ? api_load(ctx, "kernels/mm.comp.spv") : NULL;
+        spvjit_module *m = tier_module(round ? SPVJIT_TIER_AUTO : SPVJIT_TIER_QUICK, dir, "kernels/mm.comp.spv");
         REQUIRE(m, "load: %s", spvjit_last_error());
         api_tier_hold_for_tests(round == 1);
         spvjit_kernel *k = build_mm(m, 16, SPVJIT_TIER_DEFAULT);
@@ -454,22 +447,18 @@ TEST(api_tiers_disk_cache_holds_no_quick_code)
               "round %d: quick code ran", round);
         spvjit_kernel_destroy(k);
         spvjit_module_destroy(m);
-        spvjit_context_destroy(ctx);
         api_tier_hold_for_tests(false);
         CHECK(kobj_files(dir) == 0, "round %d: %d files: quick code on disk", round, kobj_files(dir));
     }
     /* the optimized code is stored when it arrives; a later context starts with it */
-    spvjit_context *ctx = tier_ctx(SPVJIT_TIER_AUTO, dir);
-    spvjit_module *m = ctx ? api_load(ctx, "kernels/mm.comp.spv") : NULL;
+    spvjit_module *m = tier_module(SPVJIT_TIER_AUTO, dir, "kernels/mm.comp.spv");
     REQUIRE(m, "load");
     spvjit_kernel *k = build_mm(m, 16, SPVJIT_TIER_DEFAULT);
     CHECK(k && spvjit_kernel_wait_optimized(k) == SPVJIT_OK && kobj_files(dir) == 1, "stored: %d files",
           kobj_files(dir));
     spvjit_kernel_destroy(k);
     spvjit_module_destroy(m);
-    spvjit_context_destroy(ctx);
-    ctx = tier_ctx(SPVJIT_TIER_AUTO, dir);
-    m = ctx ? api_load(ctx, "kernels/mm.comp.spv") : NULL;
+    m = tier_module(SPVJIT_TIER_AUTO, dir, "kernels/mm.comp.spv");
     REQUIRE(m, "load");
     k = build_mm(m, 16, SPVJIT_TIER_DEFAULT);
     spvjit_kernel_stats s = stats_of(k);
@@ -485,7 +474,6 @@ TEST(api_tiers_disk_cache_holds_no_quick_code)
     CHECK(k && !s.from_cache && s.tier == SPVJIT_TIER_QUICK && kobj_files(dir) == 1, "quick build: its own compile");
     spvjit_kernel_destroy(k);
     spvjit_module_destroy(m);
-    spvjit_context_destroy(ctx);
     free(c);
     mm_data_free(&d);
     test_remove_dir(dir);
@@ -496,8 +484,7 @@ TEST(api_tiers_disk_cache_holds_no_quick_code)
 
 TEST(api_tiers_async_builds_of_a_family)
 {
-    spvjit_context *ctx = tier_ctx(SPVJIT_TIER_DEFAULT, NULL);
-    spvjit_module *m = ctx ? api_load(ctx, "kernels/saxpy.comp.spv") : NULL;
+    spvjit_module *m = tier_module(SPVJIT_TIER_DEFAULT, NULL, "kernels/saxpy.comp.spv");
     REQUIRE(m, "load: %s", spvjit_last_error());
     enum { N = 8, LEN = 300 };
     spvjit_build_event *ev[N];
@@ -543,5 +530,4 @@ TEST(api_tiers_async_builds_of_a_family)
     spvjit_specs_destroy(s);
     free(x);
     spvjit_module_destroy(m);
-    spvjit_context_destroy(ctx);
 }
