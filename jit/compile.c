@@ -115,14 +115,14 @@ LLVMMemoryBufferRef jit_build_object(jit_build *b)
     return jit_emit_object(mod, b->tm, diag);
 }
 
-int jit_kernel_link(jit_kernel *k, LLVMMemoryBufferRef obj, unsigned syms, int level, spv_diag *diag)
+int jit_kernel_link(jit_kernel *k, LLVMMemoryBufferRef obj, unsigned syms, spv_diag *diag)
 {
     const char *names[3] = { (syms & JIT_HAS_WG_RANGE) ? JIT_SYM_WG_RANGE : NULL,
                              (syms & JIT_HAS_ITEM) ? JIT_SYM_ITEM : NULL,
                              (syms & JIT_HAS_WG_INIT) ? JIT_SYM_WG_INIT : NULL };
     void *addrs[3];
-    k->jit = jit_link_object(obj, level, names, addrs, 3, diag);
-    if (!k->jit)
+    k->code = jit_link_object(obj, names, addrs, 3, diag);
+    if (!k->code)
         return -1;
     k->wg_range = (spvjit_wg_range_fn)addrs[0];
     k->item = (spvjit_item_fn)addrs[1];

@@ -1,7 +1,8 @@
 /* jit/emit.c — native code through ORC LLJIT, and text for inspection.
  *
- * Each kernel gets its own LLJIT instance (its code lives until the kernel is
- * freed).  Symbols the code calls that are not in the module (libm, libc)
+ * The process has one LLJIT; each kernel's code lives in it until the kernel
+ * is freed (see "the process's JIT" below).  Symbols the code calls that are
+ * not in the module (libm, libc)
  * are resolved in the host process.  The code is emitted as a relocatable
  * object with the optimizer's target machine and linked into the JIT (ORC's
  * object layer), so a compiled object and one loaded from the disk cache take
@@ -14,7 +15,9 @@
 #include "jit_internal.h"
 #include "rt_printf.h"
 
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,61 +90,193 @@ LLVMMemoryBufferRef jit_emit_object(LLVMModuleRef mod, LLVMTargetMachineRef tm, 
     return buf;
 }
 
-LLVMOrcLLJITRef jit_link_object(LLVMMemoryBufferRef obj, int level, const char *const *names, void **addrs,
-                                unsigned n, spv_diag *diag)
+/* --- the process's JIT ---------------------------------------------------------
+ * One LLJIT for the whole process, made at the first link and kept: making
+ * one (an execution session, a linking layer, a target machine) took most of
+ * the time of linking a kernel, and of loading one from the disk cache.  Each
+ * kernel's object goes into a JITDylib of its own (the same symbol names in
+ * every kernel), under a resource tracker that takes the code out again when
+ * the kernel is freed; the emptied JITDylib, which keeps its process-symbol
+ * generator and the runtime symbols, serves the next kernel. */
+
+struct jit_code {
+    LLVMOrcJITDylibRef jd;
+    LLVMOrcResourceTrackerRef rt;
+};
+
+static struct {
+    pthread_once_t once;
+    LLVMOrcLLJITRef jit;
+    char error[512]; /* why there is none */
+    pthread_mutex_t lock;
+    LLVMOrcJITDylibRef *idle; /* emptied JITDylibs */
+    size_t nidle, cap;
+    unsigned made;
+} shared = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void make_shared_jit(void)
 {
-    LLVMTargetMachineRef tm = jit_host_target_machine(level, diag);
+    spv_diag d;
+    d.msg[0] = 0;
+    LLVMTargetMachineRef tm = jit_host_target_machine(3, &d); /* objects come compiled: its level is not used */
     if (!tm) {
-        LLVMDisposeMemoryBuffer(obj);
-        return NULL;
+        snprintf(shared.error, sizeof shared.error, "%.500s", d.msg);
+        return;
     }
     LLVMOrcLLJITBuilderRef jb = LLVMOrcCreateLLJITBuilder();
     /* the builder takes the target machine, the JIT the builder */
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(jb, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
-    LLVMOrcLLJITRef jit = NULL;
-    LLVMErrorRef e = LLVMOrcCreateLLJIT(&jit, jb);
+    LLVMErrorRef e = LLVMOrcCreateLLJIT(&shared.jit, jb);
     if (e) {
-        fail_error(diag, "creating the JIT", e);
-        LLVMDisposeMemoryBuffer(obj);
-        return NULL;
+        char *msg = LLVMGetErrorMessage(e);
+        snprintf(shared.error, sizeof shared.error, "LLVM JIT: creating the JIT: %.400s", msg);
+        LLVMDisposeErrorMessage(msg);
+        shared.jit = NULL;
     }
-    LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
+}
+
+/* A JITDylib for one kernel: an idle one, or a new one with the process's
+ * symbols and the runtime's.  NULL with diag filled. */
+static LLVMOrcJITDylibRef take_dylib(spv_diag *diag)
+{
+    pthread_mutex_lock(&shared.lock);
+    LLVMOrcJITDylibRef jd = shared.nidle ? shared.idle[--shared.nidle] : NULL;
+    unsigned id = jd ? 0 : shared.made++;
+    pthread_mutex_unlock(&shared.lock);
+    if (jd)
+        return jd;
+    char name[48];
+    snprintf(name, sizeof name, "spvjit.kernel.%u", id);
+    jd = LLVMOrcExecutionSessionCreateBareJITDylib(LLVMOrcLLJITGetExecutionSession(shared.jit), name);
     LLVMOrcDefinitionGeneratorRef gen = NULL;
-    e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
+    LLVMErrorRef e =
+        LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(shared.jit), NULL, NULL);
     if (e) {
         fail_error(diag, "host symbol search", e);
-        goto fail;
+        return NULL; /* the empty JITDylib stays in the session, unused */
     }
     LLVMOrcJITDylibAddGenerator(jd, gen);
-    e = define_runtime_symbols(jit, jd);
-    if (e) {
+    if ((e = define_runtime_symbols(shared.jit, jd))) {
         fail_error(diag, "defining the runtime symbols", e);
-        goto fail;
+        return NULL;
     }
-    e = LLVMOrcLLJITAddObjectFile(jit, jd, obj); /* takes the buffer, also on failure */
-    obj = NULL;
-    if (e) {
-        fail_error(diag, "adding the object file", e);
-        goto fail;
+    return jd;
+}
+
+static void give_dylib(LLVMOrcJITDylibRef jd)
+{
+    pthread_mutex_lock(&shared.lock);
+    if (shared.nidle == shared.cap) {
+        size_t cap = shared.cap ? 2 * shared.cap : 16;
+        LLVMOrcJITDylibRef *idle = realloc(shared.idle, cap * sizeof *idle);
+        if (idle) {
+            shared.idle = idle;
+            shared.cap = cap;
+        }
     }
-    for (unsigned i = 0; i < n; i++) {
-        LLVMOrcExecutorAddress a = 0;
+    if (shared.nidle < shared.cap) /* else it stays in the session, unused */
+        shared.idle[shared.nidle++] = jd;
+    pthread_mutex_unlock(&shared.lock);
+}
+
+void jit_code_free(jit_code *code)
+{
+    if (!code)
+        return;
+    LLVMErrorRef e = LLVMOrcResourceTrackerRemove(code->rt);
+    LLVMOrcReleaseResourceTracker(code->rt);
+    if (e) /* the code could not be taken out: leave its JITDylib alone */
+        LLVMConsumeError(e);
+    else
+        give_dylib(code->jd);
+    free(code);
+}
+
+/* A symbol lookup's answer, waited for (the session may answer on another thread). */
+typedef struct lookup {
+    pthread_mutex_t lock;
+    pthread_cond_t done_cond;
+    bool done;
+    LLVMErrorRef error;
+    LLVMOrcSymbolStringPoolEntryRef *want; /* retained by us */
+    void **addrs;
+    unsigned n;
+} lookup;
+
+static void on_lookup(LLVMErrorRef err, LLVMOrcCSymbolMapPairs result, size_t npairs, void *ctx)
+{
+    lookup *l = ctx;
+    for (size_t i = 0; !err && i < npairs; i++)
+        for (unsigned k = 0; k < l->n; k++)
+            if (l->want[k] && result[i].Name == l->want[k]) /* pooled strings: one entry per name */
+                l->addrs[k] = (void *)(uintptr_t)result[i].Sym.Address;
+    pthread_mutex_lock(&l->lock);
+    l->error = err;
+    l->done = true;
+    pthread_cond_signal(&l->done_cond);
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* Resolves names[0..n) (NULL: none) in jd into addrs.  0, or -1 with diag. */
+static int lookup_symbols(LLVMOrcJITDylibRef jd, const char *const *names, void **addrs, unsigned n, spv_diag *diag)
+{
+    LLVMOrcCLookupSetElement set[8];
+    LLVMOrcSymbolStringPoolEntryRef want[8] = { 0 };
+    size_t nset = 0;
+    for (unsigned i = 0; i < n && i < 8; i++) {
         addrs[i] = NULL;
         if (!names[i])
             continue;
-        e = LLVMOrcLLJITLookup(jit, &a, names[i]);
-        if (e) {
-            char what[128];
-            snprintf(what, sizeof what, "linking / lookup of %s", names[i]);
-            fail_error(diag, what, e);
-            goto fail;
-        }
-        addrs[i] = (void *)(uintptr_t)a;
+        want[i] = LLVMOrcLLJITMangleAndIntern(shared.jit, names[i]);
+        LLVMOrcRetainSymbolStringPoolEntry(want[i]); /* one for the lookup, one for the answer */
+        set[nset++] =
+            (LLVMOrcCLookupSetElement){ .Name = want[i], .LookupFlags = LLVMOrcSymbolLookupFlagsRequiredSymbol };
     }
-    return jit;
-fail:
-    if (obj)
+    lookup l = {
+        .lock = PTHREAD_MUTEX_INITIALIZER, .done_cond = PTHREAD_COND_INITIALIZER, .want = want, .addrs = addrs, .n = n
+    };
+    LLVMOrcCJITDylibSearchOrderElement order = { .JD = jd,
+                                                 .JDLookupFlags = LLVMOrcJITDylibLookupFlagsMatchExportedSymbolsOnly };
+    LLVMOrcExecutionSessionLookup(LLVMOrcLLJITGetExecutionSession(shared.jit), LLVMOrcLookupKindStatic, &order, 1, set,
+                                  nset, on_lookup, &l);
+    pthread_mutex_lock(&l.lock);
+    while (!l.done)
+        pthread_cond_wait(&l.done_cond, &l.lock);
+    pthread_mutex_unlock(&l.lock);
+    for (unsigned i = 0; i < n && i < 8; i++)
+        if (want[i])
+            LLVMOrcReleaseSymbolStringPoolEntry(want[i]);
+    if (l.error) {
+        fail_error(diag, "linking", l.error);
+        return -1;
+    }
+    return 0;
+}
+
+jit_code *jit_link_object(LLVMMemoryBufferRef obj, const char *const *names, void **addrs, unsigned n, spv_diag *diag)
+{
+    pthread_once(&shared.once, make_shared_jit);
+    jit_code *code = shared.jit ? calloc(1, sizeof *code) : NULL;
+    if (!code) {
+        spv_fail(diag, "%s", shared.jit ? "out of memory" : shared.error);
         LLVMDisposeMemoryBuffer(obj);
-    LLVMOrcDisposeLLJIT(jit);
-    return NULL;
+        return NULL;
+    }
+    if (!(code->jd = take_dylib(diag))) {
+        LLVMDisposeMemoryBuffer(obj);
+        free(code);
+        return NULL;
+    }
+    code->rt = LLVMOrcJITDylibCreateResourceTracker(code->jd);
+    LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(shared.jit, code->rt, obj); /* takes the buffer, also on failure */
+    if (e) {
+        fail_error(diag, "adding the object file", e);
+        jit_code_free(code);
+        return NULL;
+    }
+    if (lookup_symbols(code->jd, names, addrs, n, diag)) {
+        jit_code_free(code);
+        return NULL;
+    }
+    return code;
 }

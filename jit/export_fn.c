@@ -240,7 +240,7 @@ spvjit_native_fn spvjit_compile_function(const spv_module *m, uint32_t func_id, 
     jit_build_end(&b);
     const char *names[1] = { JIT_SYM_EXPORT };
     void *addr = NULL;
-    if (!ok || !(k->jit = jit_link_object(obj, jit_level(o), names, &addr, 1, diag))) {
+    if (!ok || !(k->code = jit_link_object(obj, names, &addr, 1, diag))) {
         if (obj && !ok)
             LLVMDisposeMemoryBuffer(obj);
         spvjit_kernel_free(k);

@@ -87,7 +87,7 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
             ok = false;
         }
     }
-    if (!ok || jit_kernel_link(k, obj, syms, jit_level(o), diag)) {
+    if (!ok || jit_kernel_link(k, obj, syms, diag)) {
         if (obj && !ok)
             LLVMDisposeMemoryBuffer(obj);
         spvjit_kernel_free(k);
@@ -101,9 +101,9 @@ jit_kernel *spvjit_compile(const spv_module *m, const char *entry, const spvjit_
 
 void spvjit_kernel_free_code(jit_kernel *k)
 {
-    if (k && k->jit) {
-        LLVMOrcDisposeLLJIT(k->jit);
-        k->jit = NULL;
+    if (k && k->code) {
+        jit_code_free(k->code);
+        k->code = NULL;
         k->wg_range = NULL;
         k->wg_init = NULL;
         k->item = NULL;

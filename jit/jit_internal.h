@@ -32,11 +32,14 @@ char *jit_emit_ir(LLVMModuleRef mod);
  * or NULL with diag filled. */
 LLVMMemoryBufferRef jit_emit_object(LLVMModuleRef mod, LLVMTargetMachineRef tm, spv_diag *diag);
 
-/* Links an object (the buffer is consumed) into a fresh LLJIT for the host,
- * with the runtime symbols of jit/ and the process's own, and resolves `n`
- * symbols (a NULL name gives NULL).  Returns the LLJIT owning the code, or
- * NULL with diag filled. */
-LLVMOrcLLJITRef jit_link_object(LLVMMemoryBufferRef obj, int level, const char *const *names, void **addrs, unsigned n,
-                                spv_diag *diag);
+/* One object's code in the process's JIT (emit.c). */
+typedef struct jit_code jit_code;
+/* Links an object (the buffer is consumed) into the process's JIT, with the
+ * runtime symbols of jit/ and the process's own, and resolves `n` (at most 8)
+ * symbols (a NULL name gives NULL).  Returns the code, or NULL with diag
+ * filled. */
+jit_code *jit_link_object(LLVMMemoryBufferRef obj, const char *const *names, void **addrs, unsigned n, spv_diag *diag);
+/* Takes the code out of the JIT (NULL: nothing). */
+void jit_code_free(jit_code *code);
 
 #endif

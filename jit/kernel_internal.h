@@ -19,7 +19,7 @@
 #include "lower_ctx.h"
 
 struct jit_kernel {
-    LLVMOrcLLJITRef jit; /* owns the code */
+    jit_code *code; /* the native code, in the process's JIT */
     spvjit_kernel_facts facts;
     spvjit_wg_range_fn wg_range;
     spvjit_wg_fn wg_init;
@@ -61,7 +61,7 @@ int jit_verify(lower_ctx *c);
 enum { JIT_HAS_WG_RANGE = 1, JIT_HAS_ITEM = 2, JIT_HAS_WG_INIT = 4 };
 /* Links an object (consumed) into k and sets k->wg_range / item / wg_init from the
  * symbols `syms` says it defines.  0, or -1 with diag filled. */
-int jit_kernel_link(jit_kernel *k, LLVMMemoryBufferRef obj, unsigned syms, int level, spv_diag *diag);
+int jit_kernel_link(jit_kernel *k, LLVMMemoryBufferRef obj, unsigned syms, spv_diag *diag);
 
 /* The entry point by name (NULL: the first compute one), checked to be a
  * compute entry point with a body; NULL with diag filled otherwise. */

@@ -234,7 +234,7 @@ jit_kernel *spvjit_load_object(const spv_module *m, const char *entry, const spv
 
     LLVMMemoryBufferRef obj =
         LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)bytes + sizeof h, (size_t)h.object_len, ep->name);
-    if (jit_kernel_link(k, obj, h.flags & (BLOB_WG | BLOB_ITEM | BLOB_WG_INIT), jit_level(o), diag)) {
+    if (jit_kernel_link(k, obj, h.flags & (BLOB_WG | BLOB_ITEM | BLOB_WG_INIT), diag)) {
         spvjit_kernel_free(k);
         return NULL;
     }

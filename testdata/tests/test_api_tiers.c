@@ -531,3 +531,54 @@ TEST(api_tiers_async_builds_of_a_family)
     free(x);
     spvjit_module_destroy(m);
 }
+
+/* --- code in the process's JIT ---------------------------------------------------------------------- */
+
+/* Every kernel's code lives in the one JIT of the process, in a JITDylib of
+ * its own that the next kernel reuses once the code is freed: many kernels
+ * alive at once, then freed and built again with other values, each computes
+ * its own values (none runs another's code, none a freed one). */
+TEST(api_tiers_code_reuses_jit_dylibs)
+{
+    /* a memory cache of one entry: a destroyed kernel's code is freed at once */
+    spvjit_context *ctx = NULL;
+    spvjit_context_options co = { .cache_bytes = 1, .disk_cache_dir = "", .defaults.tier = SPVJIT_TIER_QUICK };
+    REQUIRE(spvjit_context_create(&co, &ctx) == SPVJIT_OK, "context: %s", spvjit_last_error());
+    spvjit_module *m = api_load(ctx, "kernels/saxpy.comp.spv");
+    spvjit_context_destroy(ctx);
+    REQUIRE(m, "load: %s", spvjit_last_error());
+    enum { K = 12, LEN = 130 };
+    uint64_t seed = 23;
+    float *x = api_rand_floats(&seed, LEN, -3, 3);
+    uint32_t n = LEN;
+    for (int round = 0; round < 3; round++) {
+        spvjit_kernel *ks[K] = { NULL };
+        for (int i = 0; i < K; i++) {
+            spvjit_specs *s = NULL;
+            spvjit_specs_create(&s);
+            spvjit_spec_set_f32(s, 0, (float)(round * K + i) + 0.5f); /* never seen before: a compile */
+            CHECK(spvjit_kernel_build(m, NULL, s, NULL, &ks[i]) == SPVJIT_OK, "build: %s", spvjit_last_error());
+            spvjit_specs_destroy(s);
+        }
+        for (int i = 0; i < K; i++) {
+            if (!ks[i])
+                continue;
+            float y[LEN], want[LEN];
+            for (int j = 0; j < LEN; j++)
+                y[j] = want[j] = (float)j;
+            ref_saxpy((float)(round * K + i) + 0.5f, x, want, LEN);
+            spvjit_bind_buffer(ks[i], 0, 0, x, sizeof(float) * LEN);
+            spvjit_bind_buffer(ks[i], 0, 1, y, sizeof y);
+            spvjit_set_push_constants(ks[i], &n, 4);
+            CHECK(spvjit_dispatch(ks[i], &(spvjit_dispatch_info){ .groups = { (LEN + 63) / 64, 1, 1 } }) == SPVJIT_OK &&
+                      api_first_mismatch(y, want, LEN, 1e-6f, 1e-6f) < 0,
+                  "round %d kernel %d: not its own values", round, i);
+        }
+        for (int i = 0; i < K; i += 2) /* freed out of order: the idle JITDylibs come back mixed */
+            spvjit_kernel_destroy(ks[i]);
+        for (int i = 1; i < K; i += 2)
+            spvjit_kernel_destroy(ks[i]);
+    }
+    free(x);
+    spvjit_module_destroy(m);
+}

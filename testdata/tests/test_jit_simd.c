@@ -31,7 +31,7 @@ typedef void (*run_fn)(uint64_t *args, uint64_t mask, void *ret);
 
 typedef struct vt {
     LLVMContextRef llc;
-    LLVMOrcLLJITRef jit;
+    jit_code *code; /* in the process's JIT */
     run_fn scalar, vector;
     int rc; /* the vectorizer's answer */
     char msg[JIT_SIMD_MSG];
@@ -180,8 +180,8 @@ static bool vt_build(vt *t, const char *ir, const jit_simd_arg *kinds, unsigned 
     }
     const char *names[2] = { "scalar_run", "vector_run" };
     void *addrs[2];
-    t->jit = jit_link_object(obj, opt, names, addrs, 2, &diag);
-    if (!t->jit) {
+    t->code = jit_link_object(obj, names, addrs, 2, &diag);
+    if (!t->code) {
         fprintf(stderr, "%s\n", diag.msg);
         return false;
     }
@@ -192,8 +192,7 @@ static bool vt_build(vt *t, const char *ir, const jit_simd_arg *kinds, unsigned 
 
 static void vt_free(vt *t)
 {
-    if (t->jit)
-        LLVMOrcDisposeLLJIT(t->jit);
+    jit_code_free(t->code);
     LLVMContextDispose(t->llc);
 }
 
