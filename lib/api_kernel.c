@@ -133,7 +133,8 @@ static void *build_compiled(void *user, size_t *est)
         return NULL;
     }
     jit_tier tier = first_tier(&k->opts);
-    jit_kernel *jk = tier == JIT_TIER_OPT || k->opts.tier == JIT_TIER_AUTO ? plan_load(&plan, sm) : NULL;
+    bool optimized_wanted = tier == JIT_TIER_OPT || k->opts.tier == JIT_TIER_AUTO; /* quick builds never load */
+    jit_kernel *jk = optimized_wanted ? plan_load(&plan, sm) : NULL;
     r->disk_hit = jk != NULL;
     if (jk)
         tier = JIT_TIER_OPT; /* a second process starts optimized */
