@@ -104,10 +104,11 @@ typedef enum spvjit_memory {
  * instruction selection) into code that runs several times slower; the
  * optimized tier takes tens of milliseconds.  Both compute the same results.
  * auto: the build returns with quick code and the optimized code compiles on
- * a pool thread; dispatches switch to it when it is ready, never in the middle
- * of a dispatch, and a dispatch of more than 65536 work-items made meanwhile
- * waits for it instead of running slow code.  The disk cache holds optimized
- * code only, so a later process starts optimized. */
+ * a pool thread, 10 ms later (a program that ends sooner never pays for it);
+ * dispatches switch to it when it is ready, never in the middle of a
+ * dispatch, and a dispatch of more than 65536 work-items made meanwhile waits
+ * for it (compiling it at once) instead of running slow code.  The disk cache
+ * holds optimized code only, so a later process starts optimized. */
 typedef enum spvjit_tier {
     SPVJIT_TIER_DEFAULT = 0,
     SPVJIT_TIER_AUTO,  /* a quick tier runs at once while the optimized one compiles */
