@@ -265,6 +265,8 @@ amber_result amber_run_path(const char *path, char *msg, size_t msglen);
 
 /* The target environment of shaders without TARGET_ENV (spvjit amber --target-env). */
 void amber_set_default_target_env(const char *env);
+/* The compile tier of every pipeline (spvjit amber --tier; DEFAULT: $SPVJIT_TIER, else auto). */
+void amber_set_tier(spvjit_tier tier);
 /* Before the runner forks: builds glslang's built-in symbol tables for the
  * GLSL versions that several of the scripts use, so that every child process
  * inherits them instead of parsing the built-ins again (most of a small

@@ -515,6 +515,13 @@ void amber_warm_compilers(char *const *paths, unsigned n)
 #endif
 }
 
+static spvjit_tier tier; /* spvjit amber --tier */
+
+void amber_set_tier(spvjit_tier t)
+{
+    tier = t;
+}
+
 static const char *default_target_env; /* spvjit amber --target-env */
 
 void amber_set_default_target_env(const char *env)
@@ -1103,7 +1110,8 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
         if (!amber_property_supported(s->properties[i]))
             return snprintf(msg, msglen, "DEVICE_PROPERTY %s", s->properties[i]), AMBER_SKIP;
     if (!shared_ctx) {
-        spvjit_status st = spvjit_context_create(NULL, &shared_ctx);
+        spvjit_context_options co = { .defaults.tier = tier };
+        spvjit_status st = spvjit_context_create(&co, &shared_ctx);
         if (st) {
             snprintf(msg, msglen, "cannot create a spvjit context: %s", spvjit_last_error());
             return AMBER_FAIL;

@@ -314,7 +314,7 @@ static int run_in_process(char **paths, unsigned n, amber_report *rep)
 
 static const char amber_usage[] =
     "usage: spvjit amber [-q] [-j N] [--timeout SECONDS] [--json FILE] [--junit FILE] [--target-env ENV]\n"
-    "                    [--no-fork] SCRIPT...\n"
+    "                    [--tier auto|quick|opt] [--no-fork] SCRIPT...\n"
     "Runs the compute subset of Amber scripts (AmberScript '#!amber' and VkScript) on\n"
     "the CPU, each in a process of its own; prints 'SCRIPT: pass', 'SCRIPT: fail: <first\n"
     "failing EXPECT>', 'SCRIPT: skip: <what it needs>', 'SCRIPT: crash: <signal or status>'\n"
@@ -326,6 +326,8 @@ static const char amber_usage[] =
     "  --json FILE      write one record per script (status, message, time, output) as JSON\n"
     "  --junit FILE     write the results as JUnit XML (one testsuite per directory)\n"
     "  --target-env ENV build shaders without TARGET_ENV for ENV (spv1.0..spv1.6, vulkan1.0..vulkan1.3)\n"
+    "  --tier T         compile tier: auto, quick or opt (default: $SPVJIT_TIER, else auto; opt runs the\n"
+    "                   scripts on the optimized code, auto mostly on the quick code)\n"
     "  --no-fork        run the scripts in this process, one at a time, without timeouts (for\n"
     "                   debuggers: a crash ends the whole run)\n"
     "On a terminal, a progress line '[123/438] 118 pass, 3 fail, 2 skip' is kept on stderr.\n"
@@ -366,7 +368,7 @@ int cmd_amber(int argc, char **argv)
             if (parse_count("-j", a + 2, &jobs, true))
                 return 2;
         } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || !strcmp(a, "--timeout") || !strcmp(a, "--json") ||
-                   !strcmp(a, "--junit") || !strcmp(a, "--target-env")) {
+                   !strcmp(a, "--junit") || !strcmp(a, "--target-env") || !strcmp(a, "--tier")) {
             if (!val)
                 return fprintf(stderr, "spvjit: amber: %s needs a value\n%s", a, amber_usage), 2;
             first++;
@@ -379,6 +381,13 @@ int cmd_amber(int argc, char **argv)
                 ro.junit_path = val;
             } else if (!strcmp(a, "--target-env")) {
                 amber_set_default_target_env(val);
+            } else if (!strcmp(a, "--tier")) {
+                spvjit_tier t;
+                if (cli_parse_tier(val, &t))
+                    return fprintf(stderr, "spvjit: amber: --tier %s: expected " CLI_TIER_VALUES "\n%s", val,
+                                   amber_usage),
+                           2;
+                amber_set_tier(t);
             } else if (parse_count(a, val, &jobs, true)) {
                 return 2;
             }

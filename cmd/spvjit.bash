@@ -13,7 +13,7 @@ _spvjit_options() {
     run) echo "-e --entry -D --groups --global --local --buffer --push --arg --print --out --repeat --json" \
         "--no-specialize --threads --tier --help" ;;
     compile) echo "--emit -e -D --local --no-specialize -O --tier -o --help" ;;
-    amber) echo "-q -j --jobs --timeout --json --junit --target-env --no-fork --help" ;;
+    amber) echo "-q -j --jobs --timeout --json --junit --target-env --tier --no-fork --help" ;;
     esac
 }
 

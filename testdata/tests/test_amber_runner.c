@@ -165,6 +165,20 @@ TEST(amber_runner_parallel_pipeline_builds)
     CHECK(out && strstr(out, "expect_holds.amber: fail: shader bad (line 13) does not compile: ERROR: 0:3: 'this'"),
           "then the shader's error: %s", out);
     free(out);
+    /* the same on each tier (--tier), and a tier that does not exist is bad usage */
+    static const char *tiers[] = { "quick", "opt", "auto" };
+    for (int t = 0; t < 3; t++) {
+        snprintf(cmd, sizeof cmd, "%s amber --tier %s %s/prebuild_parallel.amber 2>&1", bin(), tiers[t], r);
+        st = test_run_capture(cmd, &out);
+        CHECK(st == 0 && out && strstr(out, "prebuild_parallel.amber: pass"), "--tier %s: exit %d: %s", tiers[t], st,
+              out ? out : "");
+        free(out);
+    }
+    snprintf(cmd, sizeof cmd, "%s amber --tier fast %s/prebuild_parallel.amber 2>&1", bin(), r);
+    st = test_run_capture(cmd, &out);
+    CHECK(st == 2 && out && strstr(out, "--tier fast: expected auto, quick or opt"), "--tier fast: exit %d: %s", st,
+          out ? out : "");
+    free(out);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     test_run_capture(cmd, NULL);
 }
