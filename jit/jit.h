@@ -1,8 +1,9 @@
 /* jit/jit.h — compiling one entry point of a loaded SPIR-V module to native code.
  *
  * spvjit_compile() lowers the entry point through the LLVM C API, optimizes it
- * for the host CPU (O3 with loop and SLP vectorization) and JIT-compiles it with
- * ORC LLJIT.  The result is a kernel object holding the native functions of
+ * for the host CPU at the tier asked for (spvjit_options.tier: the quick tier's
+ * cheap pipeline, or O3 with loop and SLP vectorization) and JIT-compiles it
+ * into the process's ORC LLJIT.  The result is a kernel object holding the native functions of
  * jit/abi.h and the facts the executor needs to run them.
  *
  * Two modes:
