@@ -64,8 +64,8 @@ static int try_regions(lower_ctx *c, uint32_t nitems, char *msg, jit_barrier_pat
     jit_regions rg;
     jit_uniformity *u = NULL;
     jit_slot_plan plan = { 0 };
-    unsigned asked = c->simd_width, width = c->simd_narrow ? jit_simd_width(c, asked) : asked;
     char simd_why[JIT_SIMD_MSG] = "";
+    unsigned asked = c->simd_width, width = c->simd_narrow ? jit_simd_width(c, asked, simd_why) : asked;
     rc = jit_regions_find(&rg, item, c->kernel, msg);
     if (!rc) {
         /* ctx, lx, ly, lz, the group's size and WorkgroupId */

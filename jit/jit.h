@@ -29,7 +29,10 @@
  * lanes active where it runs.  Where the vectorizer declines (it says why in
  * the emitted texts), or with simd off, or on the fiber path, sub-groups have
  * one work-item (spec-legal for both Vulkan and OpenCL) — an error when a size
- * above 1 was asked for explicitly; facts.subgroup_size says which.
+ * above 1 was asked for explicitly; facts.subgroup_size says which.  The quick
+ * tier also runs one work-item at a time, when the size is left native, a
+ * kernel that cannot observe its sub-groups (no sub-group operation or
+ * builtin): vectors would double its compile time for no visible difference.
  * Work-group-scope OpGroup* collectives (all/any/broadcast, reductions and scans)
  * exchange values through a scratch area of one slot per work-item, counted in
  * the facts' wg_mem_size, and take two barrier sites each; they need a local size
@@ -68,16 +71,18 @@ typedef enum jit_barrier_mode {
     JIT_BARRIER_MODE_FIBERS,   /* fibers even where regions could be built */
 } jit_barrier_mode;
 
-/* The options below are carried (and keyed, and validated by lib/) ahead of the
- * issues that give them meaning; until then the JIT runs sub-groups of 1, the
- * scalar work-item path and unchecked accesses. */
+/* simd: AUTO runs sub-groups as SIMD lanes (jit/simd.h), OFF one work-item at
+ * a time.  memory is carried (and keyed, and validated by lib/) ahead of the
+ * issue that gives it meaning; until then the JIT runs unchecked accesses. */
 typedef enum jit_simd { JIT_SIMD_AUTO = 0, JIT_SIMD_OFF } jit_simd;
 typedef enum jit_memory { JIT_MEMORY_ROBUST = 0, JIT_MEMORY_CHECK, JIT_MEMORY_UNCHECKED } jit_memory;
 /* The code a compile makes (jit/optimize.c has the pipelines): QUICK a cheap
  * pass pipeline and fast instruction selection, OPT the optimizing pipeline at
  * opt_level.  One compile makes one tier; AUTO compiles as OPT (lib/ runs an
  * AUTO build as a QUICK compile followed by an OPT one in the background).
- * Both tiers of a kernel have the same facts and compute the same results. */
+ * Both tiers of a kernel have the same facts, but for the sub-group size of a
+ * kernel that cannot observe it (see Sub-groups above), and compute the same
+ * results. */
 typedef enum jit_tier { JIT_TIER_AUTO = 0, JIT_TIER_QUICK, JIT_TIER_OPT } jit_tier;
 
 /* One build's options, as lib/ resolves them (lib/api_options.c, the only

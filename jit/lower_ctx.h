@@ -150,6 +150,7 @@ struct lower_ctx {
      * got and, when 1 though more was asked, why */
     unsigned simd_width;
     bool simd_narrow;
+    bool simd_observed_only; /* the quick tier: lanes only where the code observes them */
     char simd_why[256];
 
     /* entry-point facts */
@@ -308,11 +309,14 @@ int jit_build_entry_functions(lower_ctx *c, uint32_t entry_fidx);
 /* spvjit_item(ctx, lx,ly,lz) for the fiber path: spvjit.item.in.group with the
  * group of ctx->group_id and ctx->local_size. */
 void jit_build_fiber_item(lower_ctx *c);
-/* The sub-group size for this kernel when `asked` is the native one: when its
- * code cannot observe its sub-groups (no marker of sg_marker.h in the module)
- * and its work-group's x size is below it, the largest power of two from 4
- * up that divides that size (1 for a group of fewer than 4 work-items). */
-unsigned jit_simd_width(lower_ctx *c, unsigned asked);
+/* The sub-group size for this kernel when `asked` is the native one.  When
+ * its code cannot observe its sub-groups (no marker of sg_marker.h in the
+ * module), the size is the JIT's choice: 1 on the quick tier
+ * (simd_observed_only: vectors double its compile time, and it runs only
+ * small dispatches), else, when the work-group's x size is below `asked`, the
+ * largest power of two from 4 up that divides that size (1 for a group of
+ * fewer than 4 work-items).  A choice of 1 says why in why[JIT_SIMD_MSG]. */
+unsigned jit_simd_width(lower_ctx *c, unsigned asked, char *why);
 #define JIT_SYM_WG_RANGE "spvjit_wg_range"
 #define JIT_SYM_ITEM "spvjit_item"
 #define JIT_SYM_WG_INIT "spvjit_wg_init"

@@ -33,6 +33,7 @@
 #include "simd.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -352,15 +353,23 @@ static void sg_loop(lower_ctx *c, const items *it, LLVMValueRef vf, LLVMValueRef
     LLVMBuildBr(c->b, exit);
 }
 
-unsigned jit_simd_width(lower_ctx *c, unsigned w)
+unsigned jit_simd_width(lower_ctx *c, unsigned w, char *why)
 {
-    if (w <= 1 || !c->ls_known || c->local_size[0] >= w)
+    if (w <= 1)
         return w;
     for (LLVMValueRef f = LLVMGetFirstFunction(c->mod); f; f = LLVMGetNextFunction(f))
         if (jit_sg_is_marker_fn(f))
             return w;
-    if ((uint64_t)c->local_size[0] * c->local_size[1] * c->local_size[2] < 4)
+    if (c->simd_observed_only) {
+        snprintf(why, JIT_SIMD_MSG, "the quick tier keeps vectors for kernels that observe their sub-groups");
         return 1;
+    }
+    if (!c->ls_known || c->local_size[0] >= w)
+        return w;
+    if ((uint64_t)c->local_size[0] * c->local_size[1] * c->local_size[2] < 4) {
+        snprintf(why, JIT_SIMD_MSG, "a work-group of fewer than 4 work-items");
+        return 1;
+    }
     for (unsigned n = w / 2; n >= 4; n /= 2)
         if (c->local_size[0] % n == 0)
             return n;
@@ -440,8 +449,8 @@ static int build_range(lower_ctx *c, LLVMValueRef body)
 {
     /* sub-groups of c->simd_width lanes where the vectorizer takes the body */
     LLVMValueRef vf = NULL, vf_sized = NULL;
-    unsigned width = c->simd_narrow ? jit_simd_width(c, c->simd_width) : c->simd_width;
     c->simd_why[0] = 0;
+    unsigned width = c->simd_narrow ? jit_simd_width(c, c->simd_width, c->simd_why) : c->simd_width;
     if (width > 1) {
         int rc = vectorize_body(c, body, width, &vf, &vf_sized, c->simd_why);
         if (rc < 0)

@@ -495,12 +495,12 @@ SPVJIT_API spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_
     out->tier = (spvjit_tier)(c->code->tier + 1);
     out->opt_pending = c->opt == API_OPT_PENDING;
     out->opt_ready_ms = c->opt_ready_ms;
+    out->subgroup_size = now->subgroup_size; /* the quick code may run one work-item at a time */
     memcpy(out->local_size, c->code->exec.local_size, sizeof out->local_size);
     pthread_mutex_unlock(&c->lock);
     out->total_ms = c->total_ms;
     out->wg_memory_bytes = c->facts->wg_mem_size;
     out->uses_barriers = c->facts->uses_barriers;
-    out->subgroup_size = c->facts->subgroup_size;
     api_compiled_release(c);
     return SPVJIT_OK;
 }

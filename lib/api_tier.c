@@ -185,10 +185,13 @@ static void run_job(spvjit_pool_task *t)
         jk = api_plan_compile(&j->plan, j->c->module, JIT_TIER_OPT, &j->cancel, &d);
     else
         snprintf(d.msg, sizeof d.msg, "cancelled");
-    const spvjit_kernel_facts *f = jk ? spvjit_kernel_facts_of(jk) : NULL;
-    if (f && (f->barrier_regions != j->c->facts->barrier_regions || f->subgroup_size != j->c->facts->subgroup_size)) {
-        /* the facts are the tiers' contract (the sub-group size is visible to
-         * the kernel); a JIT that broke it keeps the quick code */
+    const spvjit_kernel_facts *f = jk ? spvjit_kernel_facts_of(jk) : NULL, *q = j->c->facts;
+    if (f &&
+        (f->barrier_regions != q->barrier_regions || (q->subgroup_size > 1 && f->subgroup_size != q->subgroup_size))) {
+        /* the facts are the tiers' contract: the same barrier path, the same
+         * sub-group size where the quick code has lanes (it runs one work-item
+         * at a time only where the kernel cannot observe its sub-groups,
+         * jit.h); a JIT that broke it keeps the quick code */
         spvjit_kernel_free(jk);
         jk = NULL;
         snprintf(d.msg, sizeof d.msg,

@@ -341,7 +341,8 @@ typedef struct spvjit_kernel_stats {
     uint64_t wg_memory_bytes;
     bool uses_barriers;
     uint32_t local_size[3];    /* 0 when chosen at dispatch and not dispatched yet */
-    uint32_t subgroup_size;    /* work-items per sub-group: the SIMD lanes, 1 when they run one at a time */
+    uint32_t subgroup_size;    /* work-items per sub-group in the current code: the SIMD lanes, 1 when they run
+                                  one at a time (the quick code of a kernel that cannot observe them does) */
     spvjit_tier tier;          /* the code a dispatch starting now runs: QUICK or OPT */
     bool opt_pending;          /* auto: the optimized code is still compiling */
     double opt_ready_ms;       /* ms after the build began at which optimized code was in

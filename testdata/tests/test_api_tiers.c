@@ -78,6 +78,15 @@ static const struct {
       "--global 1024 --local 64 --arg 0=random:f32:1000:7 --arg 1=zero:4096 --arg 2=zero:64 --arg 3=i32:1000 "
       "--arg 4=local:256",
       { "1", "2" } },
+    /* sub-group operations at the native size: lanes on both tiers */
+    { "sgreduce.comp",
+      "../bench/kernels/sgreduce.comp.spv",
+      "-D 0=64 --groups 16,1,1 --buffer 0:0=random:f32:1000:8 --buffer 0:1=zero:64 --push u32:1000",
+      { "0:1" } },
+    { "sgreduce.cl",
+      "../bench/kernels/sgreduce.cl.spv",
+      "--global 1024 --local 64 --arg 0=random:f32:1000:8 --arg 1=zero:64 --arg 2=i32:1000 --arg 3=local:256",
+      { "1" } },
 };
 
 TEST(api_tiers_seed_kernels_same_bits)
@@ -417,6 +426,48 @@ TEST(api_tiers_quick_stays_opt_waits)
     free(c);
     mm_data_free(&d);
     spvjit_module_destroy(m);
+}
+
+/* --- sub-groups on each tier ------------------------------------------------------------------------- */
+
+/* A kernel that cannot observe its sub-groups runs one work-item at a time on
+ * the quick tier and as SIMD lanes on the optimized one (the same results:
+ * the switch test and the seed runs above); one that observes them has the
+ * same sub-groups on both, the native size or the one asked for. */
+TEST(api_tiers_subgroup_sizes)
+{
+    static const struct {
+        const char *file;
+        bool observes;
+        uint32_t asked;
+    } cases[] = {
+        { "kernels/saxpy.comp.spv", false, 0 },
+        { "kernels/mm.comp.spv", false, 0 },
+        { "../bench/kernels/sgreduce.comp.spv", true, 0 },
+        { "kernels/saxpy.comp.spv", false, 4 },
+    };
+    uint32_t native = spvjit_native_subgroup_size();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        spvjit_module *m = tier_module(SPVJIT_TIER_AUTO, NULL, cases[i].file);
+        REQUIRE(m, "load %s: %s", cases[i].file, spvjit_last_error());
+        api_tier_hold_for_tests(true);
+        spvjit_kernel *k = NULL;
+        spvjit_build_options bo = { .subgroup_size = cases[i].asked };
+        spvjit_status st = spvjit_kernel_build(m, "main", NULL, &bo, &k);
+        spvjit_kernel_stats q = stats_of(k);
+        api_tier_hold_for_tests(false);
+        CHECK(st == SPVJIT_OK, "build %s: %s", cases[i].file, spvjit_last_error());
+        uint32_t want_opt = cases[i].asked ? cases[i].asked : native;
+        uint32_t want_quick = cases[i].asked || cases[i].observes ? want_opt : 1;
+        CHECK(q.tier == SPVJIT_TIER_QUICK && q.subgroup_size == want_quick, "%s quick code: sub-groups of %u, not %u",
+              cases[i].file, q.subgroup_size, want_quick);
+        CHECK(spvjit_kernel_wait_optimized(k) == SPVJIT_OK, "optimized: %s", spvjit_last_error());
+        spvjit_kernel_stats o = stats_of(k);
+        CHECK(o.tier == SPVJIT_TIER_OPT && o.subgroup_size == want_opt, "%s optimized code: sub-groups of %u, not %u",
+              cases[i].file, o.subgroup_size, want_opt);
+        spvjit_kernel_destroy(k);
+        spvjit_module_destroy(m);
+    }
 }
 
 /* --- the disk cache holds optimized code only ---------------------------------------------------------- */

@@ -183,13 +183,30 @@ TEST(barrier_path_fibers_and_why)
 
 /* The same line says how the work-items run: as sub-groups of SIMD lanes of
  * the host's native width by default, of the width asked for, or one at a
- * time (simd off, fibers); the facts carry the sub-group size. */
+ * time (simd off, fibers, and the quick tier for a kernel that cannot observe
+ * its sub-groups); the facts carry the sub-group size. */
 TEST(barrier_path_subgroups)
 {
-    char want[160];
+    char want[320];
     snprintf(want, sizeof want, "spvjit_wg_range loops over the work-items; sub-groups of %u work-items as SIMD lanes",
              jit_host_lanes32());
-    path_case("kernels/saxpy.comp.spv", NULL, 0, (spvjit_options){ 0 }, want);
+    path_case("kernels/saxpy.comp.spv", NULL, 0, (spvjit_options){ .tier = JIT_TIER_OPT }, want);
+    path_case("kernels/saxpy.comp.spv", NULL, 0, (spvjit_options){ .tier = JIT_TIER_QUICK },
+              "spvjit_wg_range loops over the work-items; work-items one at a time (sub-groups of 1): the quick tier "
+              "keeps vectors for kernels that observe their sub-groups");
+    path_case("kernels/reduce.comp.spv", NULL, 0, (spvjit_options){ .tier = JIT_TIER_QUICK },
+              "barriers compiled into 3 region loops (2 barrier sites; 0 per-item slots and next[]: 1024 bytes per "
+              "group); work-items one at a time (sub-groups of 1): the quick tier keeps vectors for kernels that "
+              "observe their sub-groups");
+    /* one that observes them has the same sub-groups on both tiers */
+    snprintf(want, sizeof want,
+             "barriers compiled into 2 region loops (1 barrier site; 0 per-item slots and next[]: 1024 bytes per "
+             "group); sub-groups of %u work-items as SIMD lanes",
+             jit_host_lanes32());
+    path_case("../bench/kernels/sgreduce.comp.spv", NULL, 0, (spvjit_options){ .tier = JIT_TIER_QUICK }, want);
+    path_case("../bench/kernels/sgreduce.comp.spv", NULL, 0, (spvjit_options){ .tier = JIT_TIER_OPT }, want);
+    path_case("kernels/saxpy.comp.spv", NULL, 0, (spvjit_options){ .tier = JIT_TIER_QUICK, .subgroup_size = 4 },
+              "spvjit_wg_range loops over the work-items; sub-groups of 4 work-items as SIMD lanes");
     path_case("kernels/saxpy.comp.spv", NULL, 0, (spvjit_options){ .subgroup_size = 4 },
               "spvjit_wg_range loops over the work-items; sub-groups of 4 work-items as SIMD lanes");
     path_case("kernels/mm.comp.spv", NULL, 16, (spvjit_options){ .subgroup_size = 8 },

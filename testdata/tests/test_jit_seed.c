@@ -1,10 +1,12 @@
 /* testdata/tests/test_jit_seed.c — the seed kernels (testdata/kernels) through
  * the JIT, both flavours, specialized and unspecialized, against the plain C
  * references of testdata/kernels/reference.h on random inputs; each runs on
- * the scalar path (simd off) and with sub-groups as SIMD lanes, and the two
- * give the same bits (their arithmetic is the same: no sub-group operation
- * reorders a floating-point sum).  Also: the other JIT tests on the scalar
- * path (a child run with SPVJIT_TEST_SIMD=off). */
+ * the scalar path (simd off, at the suite's tier) and with sub-groups as SIMD
+ * lanes (on the optimized tier: the quick one runs these kernels, which cannot
+ * observe their sub-groups, one work-item at a time), and the two give the
+ * same bits (their arithmetic is the same: no sub-group operation reorders a
+ * floating-point sum).  Also: the other JIT tests on the scalar path (a child
+ * run with SPVJIT_TEST_SIMD=off). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,14 +26,17 @@ static float *rand_floats(uint64_t *s, size_t n)
 
 /* The path the current run takes, and the scalar path's output to compare with. */
 static jit_simd g_simd;
+static jit_tier g_tier;
 static void *g_scalar_out;
 
 /* Runs call on the scalar path, then with SIMD lanes. */
 #define BOTH_PATHS(call)                                                                                               \
     do {                                                                                                               \
         g_simd = JIT_SIMD_OFF;                                                                                         \
+        g_tier = JIT_TIER_AUTO;                                                                                        \
         call;                                                                                                          \
         g_simd = JIT_SIMD_AUTO;                                                                                        \
+        g_tier = JIT_TIER_OPT;                                                                                         \
         call;                                                                                                          \
         free(g_scalar_out);                                                                                            \
         g_scalar_out = NULL;                                                                                           \
@@ -76,7 +81,7 @@ static void saxpy_comp(bool unspec)
     uint64_t bits = fbits(a);
     spv_module *sm = unspec ? m : tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
-    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .simd = g_simd };
+    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .simd = g_simd, .tier = g_tier };
     jit_kernel *k = tj_compile(sm, NULL, &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
@@ -128,7 +133,9 @@ static void saxpy_cl(bool unspec, uint32_t local)
     uint64_t bits = fbits(a);
     spv_module *sm = unspec ? m : tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
-    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .local_size = { local, 1, 1 }, .simd = g_simd };
+    spvjit_options o = {
+        .unspecialized = unspec, .opt_level = 3, .local_size = { local, 1, 1 }, .simd = g_simd, .tier = g_tier
+    };
     jit_kernel *k = tj_compile(sm, "saxpy", &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
@@ -180,9 +187,12 @@ static void mm_run(const char *file, bool unspec, uint32_t bs, uint32_t n)
     spv_module *sm = unspec ? m : tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
     spvjit_shape_value shape = { 0, bs };
-    spvjit_options o = {
-        .unspecialized = unspec, .opt_level = 3, .shape_values = &shape, .nshape_values = 1, .simd = g_simd
-    };
+    spvjit_options o = { .unspecialized = unspec,
+                         .opt_level = 3,
+                         .shape_values = &shape,
+                         .nshape_values = 1,
+                         .simd = g_simd,
+                         .tier = g_tier };
     if (cl) {
         o.local_size[0] = o.local_size[1] = bs;
         o.local_size[2] = 1;
@@ -253,9 +263,12 @@ static void reduce_run(const char *file, bool unspec, uint32_t wg)
     spv_module *sm = (unspec || cl) ? m : tj_specialize(m, &id, &bits, 1);
     REQUIRE(sm, "specialize");
     spvjit_shape_value shape = { 0, wg };
-    spvjit_options o = {
-        .unspecialized = unspec, .opt_level = 3, .shape_values = &shape, .nshape_values = !cl, .simd = g_simd
-    };
+    spvjit_options o = { .unspecialized = unspec,
+                         .opt_level = 3,
+                         .shape_values = &shape,
+                         .nshape_values = !cl,
+                         .simd = g_simd,
+                         .tier = g_tier };
     if (cl)
         o.local_size[0] = wg, o.local_size[1] = o.local_size[2] = 1;
     jit_kernel *k = tj_compile(sm, cl ? "reduce" : NULL, &o);
@@ -328,7 +341,7 @@ static void conv_run(const char *file, bool unspec)
     }
     spv_module *sm = unspec ? m : tj_specialize(m, ids, bits, 9);
     REQUIRE(sm, "specialize");
-    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .simd = g_simd };
+    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .simd = g_simd, .tier = g_tier };
     if (cl)
         o.local_size[0] = 8, o.local_size[1] = 8, o.local_size[2] = 1;
     jit_kernel *k = tj_compile(sm, cl ? "conv3x3" : NULL, &o);
