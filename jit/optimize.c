@@ -7,14 +7,13 @@
  *    then SROA, early CSE, InstCombine and SimplifyCFG per function — enough
  *    to turn the lowering's stack slots into registers — and code generation
  *    at CodeGenOpt::None (FastISel, the fast register allocator).  A few
- *    milliseconds for the seed kernels; the code runs 3-40x slower.
+ *    milliseconds for the seed kernels; the code runs 2-60x slower.
  *  - optimized (0..3): LLVM's default<On>, with loop and SLP vectorization
  *    and loop unrolling on from -O2.
  */
 #include "jit_internal.h"
 
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
