@@ -14,6 +14,7 @@
 #include "jit_internal.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
@@ -88,8 +89,26 @@ unsigned jit_host_lanes32(void)
  * the context) goes.  No loop passes: their cost is what the tier saves. */
 #define QUICK_PIPELINE "always-inline,function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg)"
 
+/* Deletes the internal functions nothing refers to any more (the scalar body
+ * where the vectorizer took it, functions inlined into it): the pipeline's
+ * early function passes would work on them before they are found dead. */
+static void drop_uncalled(LLVMModuleRef mod)
+{
+    for (bool more = true; more;) {
+        more = false;
+        for (LLVMValueRef f = LLVMGetFirstFunction(mod), next; f; f = next) {
+            next = LLVMGetNextFunction(f);
+            if (LLVMCountBasicBlocks(f) && LLVMGetLinkage(f) == LLVMInternalLinkage && !LLVMGetFirstUse(f)) {
+                LLVMDeleteFunction(f);
+                more = true;
+            }
+        }
+    }
+}
+
 int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int level, spv_diag *diag)
 {
+    drop_uncalled(mod);
     char pipeline[128];
     bool quick = level == JIT_LEVEL_QUICK;
     if (quick)
