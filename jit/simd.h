@@ -81,8 +81,10 @@ int jit_simd_vectorize(const jit_simd_request *r, LLVMValueRef *out, char *msg);
 
 typedef struct jit_simd_items_req {
     /* item(ptr ctx, i32 lx, i32 ly, i32 lz, i32 idx, uniform parameters...), returning
-     * void or a value per work-item; idx: the item's linear index in `layout` */
+     * void or a value per work-item; idx: the item's linear index in `layout`
+     * (no_index: item(ptr ctx, i32 lx, i32 ly, i32 lz, uniform parameters...)) */
     LLVMValueRef item;
+    bool no_index;
     unsigned width;
     const uint32_t *size;   /* the group's size when known at compile time; NULL: run-time */
     unsigned size_param;    /* with size NULL: item's parameter holding the group's x size (y next) */
@@ -92,8 +94,8 @@ typedef struct jit_simd_items_req {
 } jit_simd_items_req;
 
 /* For each of the n requests, the vector function running a sub-group of the
- * items of r[i].item: out[i](ptr ctx, i32 base, item's parameters from the
- * sixth on, <W x i1> live), base a multiple of W; it returns what the item
+ * items of r[i].item: out[i](ptr ctx, i32 base, item's uniform parameters,
+ * <W x i1> live), base a multiple of W; it returns what the item
  * returns, widened.  Prepares the module (jit_simd_prepare) once, the item
  * functions inlined into the vectorizer's copies (they stay for the scalar
  * path), the functions of as_is[] (still being built or read by the caller)

@@ -35,12 +35,13 @@ static LLVMValueRef build_wrapper(const jit_simd_items_req *r)
         return NULL;
     }
     LLVMGetParamTypes(ft, pt);
-    /* the wrapper's parameters: ctx, idx, then item's from the fifth on */
+    /* the wrapper's parameters: ctx, idx, then item's uniform ones (from `rest` on) */
+    unsigned rest = r->no_index ? 4 : 5;
     LLVMTypeRef wpt[JIT_SIMD_MAX_PARAMS];
     unsigned nw = 0;
     wpt[nw++] = pt[0];
-    wpt[nw++] = pt[4];
-    for (unsigned i = 5; i < np && nw < JIT_SIMD_MAX_PARAMS; i++)
+    wpt[nw++] = LLVMInt32TypeInContext(llc);
+    for (unsigned i = rest; i < np && nw < JIT_SIMD_MAX_PARAMS; i++)
         wpt[nw++] = pt[i];
     LLVMValueRef w = LLVMAddFunction(mod, "spvjit.simd.items", LLVMFunctionType(LLVMGetReturnType(ft), wpt, nw, 0));
     LLVMSetLinkage(w, LLVMInternalLinkage);
@@ -51,8 +52,8 @@ static LLVMValueRef build_wrapper(const jit_simd_items_req *r)
         sx = k32(llc, r->size[0]);
         sy = k32(llc, r->size[1]);
     } else {
-        sx = LLVMGetParam(w, 2 + r->size_param - 5);
-        sy = LLVMGetParam(w, 2 + r->size_param - 4);
+        sx = LLVMGetParam(w, 2 + r->size_param - rest);
+        sy = LLVMGetParam(w, 2 + r->size_param + 1 - rest);
     }
     LLVMValueRef x = LLVMBuildURem(b, idx, sx, "lx");
     LLVMValueRef xy = LLVMBuildUDiv(b, idx, sx, "");
@@ -68,9 +69,10 @@ static LLVMValueRef build_wrapper(const jit_simd_items_req *r)
     args[1] = x;
     args[2] = y;
     args[3] = z;
-    args[4] = slot;
-    for (unsigned i = 5; i < np; i++)
-        args[i] = LLVMGetParam(w, i - 3);
+    if (!r->no_index)
+        args[4] = slot;
+    for (unsigned i = rest; i < np; i++)
+        args[i] = LLVMGetParam(w, 2 + i - rest);
     LLVMValueRef call = LLVMBuildCall2(b, ft, item, args, np, "");
     /* inlined here (the item function itself stays for the scalar path) */
     unsigned kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
@@ -138,9 +140,9 @@ int jit_simd_items(const jit_simd_items_req *r, unsigned n, const LLVMValueRef *
     int rc = 0;
     for (unsigned i = 0; i < n; i++) {
         out[i] = NULL;
-        unsigned np = LLVMCountParamTypes(LLVMGlobalGetValueType(r[i].item));
-        if (np < 5 || np - 3 > JIT_SIMD_MAX_PARAMS) {
-            snprintf(msg, JIT_SIMD_MSG, "%u parameters (at most %u)", np, JIT_SIMD_MAX_PARAMS + 3);
+        unsigned np = LLVMCountParamTypes(LLVMGlobalGetValueType(r[i].item)), rest = r[i].no_index ? 4 : 5;
+        if (np < rest || np - rest + 2 > JIT_SIMD_MAX_PARAMS) {
+            snprintf(msg, JIT_SIMD_MSG, "%u parameters (at most %u)", np, JIT_SIMD_MAX_PARAMS + rest - 2);
             rc = 1;
             break;
         }

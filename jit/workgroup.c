@@ -276,59 +276,30 @@ static void loop_nest(lower_ctx *c, const items *it, LLVMValueRef *size, LLVMVal
 
 /* --- sub-groups (simd.h) ---------------------------------------------------------------------------- */
 
-/* spvjit.items(ctx, lx,ly,lz, idx, sx,sy,sz, gx,gy,gz, env..., params...):
- * the body in the form jit_simd_items() takes (idx unused: the body computes
- * its indices). */
-static LLVMValueRef build_items_fn(lower_ctx *c, LLVMValueRef body)
-{
-    LLVMTypeRef bt = LLVMGlobalGetValueType(body);
-    unsigned nb = LLVMCountParamTypes(bt);
-    LLVMTypeRef *pt = jit_alloc(c, nb + 2, sizeof *pt), *bp = jit_alloc(c, nb + 1, sizeof *bp);
-    LLVMGetParamTypes(bt, bp);
-    memcpy(pt, bp, 4 * sizeof *pt); /* ctx, lx, ly, lz */
-    pt[4] = c->t_i32;               /* idx */
-    memcpy(pt + 5, bp + 4, (nb - 4) * sizeof *pt);
-    LLVMValueRef fn = LLVMAddFunction(c->mod, "spvjit.items", LLVMFunctionType(c->t_void, pt, nb + 1, 0));
-    LLVMSetLinkage(fn, LLVMInternalLinkage);
-    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
-    for (unsigned i = 4; i < nb; i++) { /* noalias and the like, for the vector function */
-        unsigned n = LLVMGetAttributeCountAtIndex(body, i + 1);
-        LLVMAttributeRef *attrs = jit_alloc(c, n + 1, sizeof *attrs);
-        LLVMGetAttributesAtIndex(body, i + 1, attrs);
-        for (unsigned k = 0; k < n; k++)
-            LLVMAddAttributeAtIndex(fn, i + 2, attrs[k]);
-    }
-    LLVMBuilderRef b = LLVMCreateBuilderInContext(c->llc);
-    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
-    LLVMValueRef *a = jit_alloc(c, nb + 1, sizeof *a);
-    for (unsigned i = 0; i < nb; i++)
-        a[i] = LLVMGetParam(fn, i < 4 ? i : i + 1);
-    LLVMBuildCall2(b, bt, body, a, nb, "");
-    LLVMBuildRetVoid(b);
-    LLVMDisposeBuilder(b);
-    return fn;
-}
-
 /* The vector functions of the body: for the compile-time local size, and for
  * a group of run-time size (no compile-time size, or a smaller OpenCL group).
  * 0; 1 declined (why); -1 failed (c->diag). */
 static int vectorize_body(lower_ctx *c, LLVMValueRef body, unsigned width, LLVMValueRef *full, LLVMValueRef *sized,
                           char *why)
 {
-    LLVMValueRef items = build_items_fn(c, body);
     jit_simd_items_req req[2];
     unsigned n = 0;
     if (c->ls_known)
-        req[n++] = (jit_simd_items_req){
-            .item = items, .width = width, .size = c->local_size, .name = "spvjit.simd.body", .td = c->td
-        };
+        req[n++] = (jit_simd_items_req){ .item = body,
+                                         .no_index = true,
+                                         .width = width,
+                                         .size = c->local_size,
+                                         .name = "spvjit.simd.body",
+                                         .td = c->td };
     if (!c->ls_known || jit_group_sizes_vary(c))
-        req[n++] = (jit_simd_items_req){
-            .item = items, .width = width, .size_param = 5, .name = "spvjit.simd.body.sized", .td = c->td
-        };
+        req[n++] = (jit_simd_items_req){ .item = body,
+                                         .no_index = true,
+                                         .width = width,
+                                         .size_param = 4,
+                                         .name = "spvjit.simd.body.sized",
+                                         .td = c->td };
     LLVMValueRef out[2] = { NULL, NULL };
     int rc = jit_simd_items(req, n, NULL, 0, out, why);
-    LLVMDeleteFunction(items);
     if (rc < 0)
         return jit_fail(c, "%s", why);
     if (rc)
