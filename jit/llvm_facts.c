@@ -1,6 +1,7 @@
 /* jit/llvm_facts.c — what an LLVM instruction does (see llvm_facts.h). */
 #include "llvm_facts.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -63,14 +64,27 @@ bool jit_opcode_never_traps(LLVMOpcode op)
     return jit_opcode_pure(op) && op != LLVMUDiv && op != LLVMSDiv && op != LLVMURem && op != LLVMSRem;
 }
 
-bool jit_call_pure(LLVMValueRef call)
+/* The memory attribute of call's callee (LLVM's MemoryEffects: two bits per
+ * location, the higher one "mod"), all bits set when the callee is not a
+ * known function or says nothing (it may do anything). */
+static uint64_t callee_memory(LLVMValueRef call)
 {
     LLVMValueRef f = LLVMGetCalledValue(call);
     if (!LLVMIsAFunction(f))
-        return false;
+        return UINT64_MAX;
     unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
     LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, memory);
-    return a && LLVMGetEnumAttributeValue(a) == 0;
+    return a ? LLVMGetEnumAttributeValue(a) : UINT64_MAX;
+}
+
+bool jit_call_pure(LLVMValueRef call)
+{
+    return callee_memory(call) == 0;
+}
+
+bool jit_call_may_write(LLVMValueRef call)
+{
+    return (callee_memory(call) & 0xAAAAAAAAull) != 0;
 }
 
 bool jit_call_harmless(LLVMValueRef call)

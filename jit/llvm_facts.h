@@ -24,6 +24,9 @@ bool jit_opcode_never_traps(LLVMOpcode op);
 
 /* A direct call to a function that reads and writes no memory (memory(none)). */
 bool jit_call_pure(LLVMValueRef call);
+/* Whether a call may write memory: unless its callee's memory attribute says
+ * it reads at most. */
+bool jit_call_may_write(LLVMValueRef call);
 /* A call with no effect on memory the program can see (llvm.lifetime.*,
  * llvm.assume, llvm.dbg.*, the sub-group markers of sg_marker.h). */
 bool jit_call_harmless(LLVMValueRef call);

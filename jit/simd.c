@@ -700,6 +700,7 @@ static int emit_block(simd_fn *s, unsigned i)
     util_hashmap_clear(&s->vals);
     util_hashmap_clear(&s->vectors);
     s->nval_store = 0;
+    simd_guard_forget(s);
     s->cur = b;
     if (s->flag_slot[b]) {
         LLVMValueRef on = LLVMBuildLoad2(s->b, s->t_i1, s->flag_slot[b], "reached");
@@ -749,6 +750,43 @@ static void emit_loop_tests(simd_fn *s)
 }
 
 /* --- the vector function ------------------------------------------------------------------------------ */
+
+/* Whether `in`, unused, may go: it computes a value and nothing else. */
+static bool dead_if_unused(LLVMValueRef in)
+{
+    LLVMOpcode op = LLVMGetInstructionOpcode(in);
+    switch (op) {
+    case LLVMPHI:
+    case LLVMAlloca:
+        return true;
+    case LLVMLoad:
+        return !LLVMGetVolatile(in) && LLVMGetOrdering(in) == LLVMAtomicOrderingNotAtomic;
+    case LLVMCall: {
+        LLVMValueRef f = LLVMGetCalledValue(in);
+        return LLVMIsAFunction(f) && LLVMGetIntrinsicID(f) && !jit_call_may_write(in) && !jit_sg_is_marker_fn(f);
+    }
+    default:
+        return jit_opcode_pure(op);
+    }
+}
+
+/* Deletes what the vector function computes and never uses (the addresses
+ * of gathers that became vector accesses, say): the passes need not. */
+static void drop_dead(simd_fn *s)
+{
+    for (bool more = true; more;) {
+        more = false;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(s->vf); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef in = LLVMGetLastInstruction(bb); in;) {
+                LLVMValueRef prev = LLVMGetPreviousInstruction(in);
+                if (!LLVMGetFirstUse(in) && dead_if_unused(in)) {
+                    LLVMInstructionEraseFromParent(in);
+                    more = true;
+                }
+                in = prev;
+            }
+    }
+}
 
 static LLVMValueRef create_vf(simd_fn *s, const char *name)
 {
@@ -815,6 +853,9 @@ static void simd_free(simd_fn *s)
     util_hashmap_fini(&s->private_mem);
     util_hashmap_fini(&s->vals);
     util_hashmap_fini(&s->vectors);
+    util_hashmap_fini(&s->lanes_memo);
+    util_array_fini(&s->lanes_store);
+    util_array_fini(&s->built);
     if (s->b)
         LLVMDisposeBuilder(s->b);
 }
@@ -914,6 +955,7 @@ int jit_simd_vectorize(const jit_simd_request *r, LLVMValueRef *out, char *msg)
     util_hashmap_init(&s.private_mem, NULL);
     util_hashmap_init(&s.vals, NULL);
     util_hashmap_init(&s.vectors, NULL);
+    util_hashmap_init(&s.lanes_memo, NULL);
     if (!LLVMCountBasicBlocks(r->fn)) {
         simd_fail(&s, "a function without a body");
     } else if (!analyse(&s)) {
@@ -930,6 +972,7 @@ int jit_simd_vectorize(const jit_simd_request *r, LLVMValueRef *out, char *msg)
                     emit_block(&s, i);
                 if (!s.rc) {
                     emit_loop_tests(&s);
+                    drop_dead(&s);
                     LLVMPositionBuilderAtEnd(s.b, s.exit_bb);
                     if (s.ret_slot)
                         LLVMBuildRet(s.b, LLVMBuildLoad2(s.b, LLVMGetAllocatedType(s.ret_slot), s.ret_slot, ""));

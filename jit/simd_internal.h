@@ -7,6 +7,7 @@
  *   simd_widen.c     values in the vector function: materializing, lanes,
  *                    arithmetic, casts, comparisons, calls, the per-lane fallback
  *   simd_memory.c    loads, stores, atomics, private arrays
+ *   simd_guard.c     addresses affine in the lane under conditions (clamps, no wrap)
  *   simd_subgroup.c  the sub-group markers over the active lanes
  */
 #ifndef SPVJIT_JIT_SIMD_INTERNAL_H
@@ -18,6 +19,7 @@
 #include "cfg.h"
 #include "simd.h"
 #include "uniformity.h"
+#include "util/array.h"
 #include "util/hashmap.h"
 
 typedef enum simd_kind {
@@ -82,9 +84,12 @@ typedef struct simd_fn {
     util_hashmap private_mem; /* alloca of sf → its lanes' memory in vf */
 
     /* the block being emitted */
-    unsigned cur;         /* its number */
-    LLVMValueRef mask;    /* its mask (live for a block every lane runs) */
-    bool full;            /* the mask is the live mask */
+    unsigned cur;            /* its number */
+    LLVMValueRef mask;       /* its mask (live for a block every lane runs) */
+    bool full;               /* the mask is the live mask */
+    util_hashmap lanes_memo; /* scalar integer → its lanes under conditions (simd_guard.c) */
+    util_array lanes_store;
+    util_array built;     /* instructions made for the conditions (simd_guard.c) */
     util_hashmap vals;    /* instruction → simd_val * (in val_store), this block */
     util_hashmap vectors; /* value → its materialized widened form, this block */
     simd_val *val_store;
@@ -150,6 +155,22 @@ int simd_emit_load(simd_fn *s, LLVMValueRef in);
 int simd_emit_store(simd_fn *s, LLVMValueRef in);
 /* Bytes between the lanes' copies of an alloca of the scalar function. */
 uint64_t simd_private_stride(const simd_fn *s, LLVMValueRef alloca);
+
+/* --- simd_guard.c --- */
+enum { SIMD_MAX_CONDS = 32 };
+/* An address whose lanes are base + l * stride when every condition holds. */
+typedef struct simd_guarded {
+    LLVMValueRef cond[SIMD_MAX_CONDS]; /* i1 */
+    unsigned ncond;
+    LLVMValueRef base; /* lane 0's address */
+    int64_t stride;
+} simd_guarded;
+/* The guarded form of scalar address p (a GEP of a uniform base by indices
+ * computed from uniform and affine values through adds, multiplies, clamps
+ * and extensions); false when it has none. */
+bool simd_guarded_address(simd_fn *s, LLVMValueRef p, simd_guarded *g);
+/* Forgets what the block emitted so far remembered (at a block's start). */
+void simd_guard_forget(simd_fn *s);
 
 /* --- simd_subgroup.c --- */
 int simd_emit_subgroup(simd_fn *s, LLVMValueRef call);

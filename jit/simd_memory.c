@@ -9,7 +9,7 @@
  * for a uniform base indexed by affine and uniform values through adds,
  * multiplies, clamps (smax/smin/umax/umin) and extensions, the test is a few
  * scalar comparisons on lanes 0 and W - 1 (each clamp leaves every lane
- * alone, no extension wraps: guarded_address); otherwise it compares the
+ * alone, no extension wraps: simd_guard.c); otherwise it compares the
  * lanes' pointers with the first active lane's (contiguity_test).
  * Aggregates and LLVM vectors are accessed member by member; volatile and
  * atomic accesses run once per active lane, in lane order.
@@ -138,232 +138,66 @@ static void scatter(simd_fn *s, LLVMValueRef v, LLVMValueRef ptrs, unsigned alig
     simd_intrinsic(s, "llvm.masked.scatter", ty, 2, a, 4);
 }
 
-/* An address computed from affine and uniform values through clamps and
- * extensions (a clamp-to-edge index in i32 arithmetic, say) is affine too
- * when each clamp leaves every lane's value alone and no extension wraps
- * within the lanes: scalar comparisons on lanes 0 and W - 1 that `guard`
- * collects.  Then the access is one vector access at `base` (lane 0's
- * address), under the guard; the gather or scatter otherwise. */
-typedef struct guarded {
-    LLVMValueRef guard; /* i1: the lanes' addresses are base + l * stride */
-    LLVMValueRef base;  /* lane 0's address */
-    int64_t stride;
-} guarded;
+typedef simd_guarded guarded;
 
-/* An integer (or pointer) whose lane l is v0 + l * stride, under the guard so far. */
-typedef struct lanes {
-    LLVMValueRef v0;
-    int64_t stride;
-} lanes;
-
-enum { GUARD_DEPTH = 16, MAX_STRIDE = 1 << 20 };
-
-static void add_guard(simd_fn *s, LLVMValueRef *guard, LLVMValueRef c)
+/* All of g's conditions (an i1). */
+static LLVMValueRef guard_test(simd_fn *s, const guarded *g)
 {
-    *guard = *guard ? LLVMBuildAnd(s->b, *guard, c, "") : c;
+    LLVMValueRef all = g->cond[0];
+    for (unsigned i = 1; i < g->ncond; i++)
+        all = LLVMBuildAnd(s->b, all, g->cond[i], "");
+    return all;
 }
 
-/* Lane W - 1's value of integer l (modular). */
-static LLVMValueRef last_lane(simd_fn *s, lanes l)
+/* Whether an access of scalar type t (size bytes) at varying address a
+ * (guarded form g, or NULL) may be one vector access: the gather or scatter
+ * when not. */
+static bool may_be_contiguous(simd_fn *s, simd_val a, const guarded *g, LLVMTypeRef t, uint64_t size)
 {
-    LLVMTypeRef t = LLVMTypeOf(l.v0);
-    return LLVMBuildAdd(s->b, l.v0, LLVMConstInt(t, (unsigned long long)(l.stride * (int64_t)(s->W - 1)), 1), "");
+    return a.sh.kind == SIMD_VARYING && a.sh.hint && packs(s, t) && (!g || (uint64_t)g->stride == size);
 }
 
-/* The lanes' values do not wrap around in the signed (or unsigned) sense:
- * lane W - 1 lies on the side of lane 0 the stride points to. */
-static void no_wrap(simd_fn *s, lanes l, bool is_signed, LLVMValueRef *guard)
+/* The lanes' addresses a of scalar address sp (or NULL), for a gather or a
+ * scatter: a uniform base indexed by the lanes' 32-bit indices where sp is
+ * base + sext(i32 x) * 1, 2, 4 or 8 (x86 gathers them in one instruction; a
+ * vector of 64-bit offsets takes two, and costs the code generator far more). */
+static LLVMValueRef lane_pointers(simd_fn *s, simd_val a, LLVMValueRef sp)
 {
-    if (!l.stride)
-        return;
-    LLVMValueRef last = last_lane(s, l);
-    LLVMIntPredicate p = l.stride > 0 ? (is_signed ? LLVMIntSGT : LLVMIntUGT) : (is_signed ? LLVMIntSLT : LLVMIntULT);
-    add_guard(s, guard, LLVMBuildICmp(s->b, p, last, l.v0, ""));
-}
-
-static bool eval_lanes(simd_fn *s, LLVMValueRef v, lanes *out, LLVMValueRef *guard, int depth);
-
-/* smax / smin / umax / umin (x, u) with u the same in every lane: x itself
- * when the clamp does nothing to any lane. */
-static bool eval_clamp(simd_fn *s, LLVMValueRef call, const char *name, lanes *out, LLVMValueRef *guard, int depth)
-{
-    bool is_signed = name[5] == 's', is_max = !strncmp(name + 6, "max", 3);
-    lanes a, b;
-    if (!eval_lanes(s, LLVMGetOperand(call, 0), &a, guard, depth) ||
-        !eval_lanes(s, LLVMGetOperand(call, 1), &b, guard, depth))
-        return false;
-    if (a.stride && b.stride)
-        return false;
-    if (!a.stride && !b.stride) {
-        LLVMTypeRef t = LLVMTypeOf(a.v0);
-        out->v0 = simd_intrinsic(s, name, &t, 1, (LLVMValueRef[]){ a.v0, b.v0 }, 2);
-        out->stride = 0;
-        return true;
+    if (!sp || !LLVMIsAGetElementPtrInst(sp) || LLVMGetNumOperands(sp) != 2 ||
+        !simd_available(s, LLVMGetOperand(sp, 0)) || simd_get(s, LLVMGetOperand(sp, 0)).sh.kind != SIMD_UNIFORM)
+        return simd_widened(s, a, s->t_ptr);
+    LLVMValueRef off = LLVMGetOperand(sp, 1);
+    uint64_t scale = LLVMABISizeOfType(s->td, LLVMGetGEPSourceElementType(sp));
+    LLVMOpcode op = LLVMIsAInstruction(off) ? LLVMGetInstructionOpcode(off) : LLVMRet;
+    if ((op == LLVMShl || op == LLVMMul) && LLVMIsAConstantInt(LLVMGetOperand(off, 1))) {
+        uint64_t k = LLVMConstIntGetZExtValue(LLVMGetOperand(off, 1));
+        scale = op == LLVMShl ? (k < 4 ? scale << k : 0) : scale * k;
+        off = LLVMGetOperand(off, 0);
+        op = LLVMIsAInstruction(off) ? LLVMGetInstructionOpcode(off) : LLVMRet;
     }
-    lanes x = a.stride ? a : b, u = a.stride ? b : a;
-    no_wrap(s, x, is_signed, guard);
-    /* max(x, u) = x when the smallest lane is >= u; min(x, u) = x when the largest is <= u */
-    bool lane0_smallest = x.stride > 0;
-    LLVMValueRef extreme = (is_max == lane0_smallest) ? x.v0 : last_lane(s, x);
-    LLVMIntPredicate p = is_max ? (is_signed ? LLVMIntSGE : LLVMIntUGE) : (is_signed ? LLVMIntSLE : LLVMIntULE);
-    add_guard(s, guard, LLVMBuildICmp(s->b, p, extreme, u.v0, ""));
-    *out = x;
-    return true;
-}
-
-/* v's lanes as lane 0 and a stride, from the affine and uniform values it is
- * computed from, the conditions for it in *guard; false when it is not so. */
-static bool eval_lanes(simd_fn *s, LLVMValueRef v, lanes *out, LLVMValueRef *guard, int depth)
-{
-    if (depth > GUARD_DEPTH)
-        return false;
-    if (simd_available(s, v)) {
-        simd_val x = simd_get(s, v);
-        if (x.sh.kind == SIMD_UNIFORM ||
-            (x.sh.kind == SIMD_AFFINE && LLVMGetTypeKind(LLVMTypeOf(x.v)) != LLVMVectorTypeKind)) {
-            *out = (lanes){ x.v, x.sh.kind == SIMD_AFFINE ? x.sh.stride : 0 };
-            return true;
-        }
-    }
-    if (!LLVMIsAInstruction(v) || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind)
-        return false;
-    LLVMOpcode op = LLVMGetInstructionOpcode(v);
-    lanes a, b;
-    switch (op) {
-    case LLVMAdd:
-    case LLVMSub:
-    case LLVMOr: {
-        if (op == LLVMOr && !LLVMGetIsDisjoint(v))
-            return false;
-        if (!eval_lanes(s, LLVMGetOperand(v, 0), &a, guard, depth + 1) ||
-            !eval_lanes(s, LLVMGetOperand(v, 1), &b, guard, depth + 1))
-            return false;
-        bool sub = op == LLVMSub;
-        out->stride = sub ? a.stride - b.stride : a.stride + b.stride;
-        out->v0 = sub ? LLVMBuildSub(s->b, a.v0, b.v0, "") : LLVMBuildAdd(s->b, a.v0, b.v0, "");
-        return out->stride > -MAX_STRIDE && out->stride < MAX_STRIDE;
-    }
-    case LLVMMul:
-    case LLVMShl: {
-        if (!eval_lanes(s, LLVMGetOperand(v, 0), &a, guard, depth + 1) ||
-            !eval_lanes(s, LLVMGetOperand(v, 1), &b, guard, depth + 1))
-            return false;
-        if (op == LLVMShl) {
-            if (b.stride || !LLVMIsAConstantInt(b.v0) || LLVMConstIntGetZExtValue(b.v0) > 20)
-                return false;
-            out->stride = a.stride * ((int64_t)1 << LLVMConstIntGetZExtValue(b.v0));
-            out->v0 = LLVMBuildShl(s->b, a.v0, b.v0, "");
-        } else {
-            if (a.stride && b.stride)
-                return false;
-            lanes x = a.stride ? a : b, k = a.stride ? b : a;
-            if (x.stride) {
-                if (!LLVMIsAConstantInt(k.v0))
-                    return false;
-                int64_t c = LLVMConstIntGetSExtValue(k.v0);
-                if (c <= -MAX_STRIDE || c >= MAX_STRIDE)
-                    return false;
-                out->stride = x.stride * c;
-            } else {
-                out->stride = 0;
-            }
-            out->v0 = LLVMBuildMul(s->b, a.v0, b.v0, "");
-        }
-        return out->stride > -MAX_STRIDE && out->stride < MAX_STRIDE;
-    }
-    case LLVMSExt:
-    case LLVMZExt:
-        if (!eval_lanes(s, LLVMGetOperand(v, 0), &a, guard, depth + 1))
-            return false;
-        no_wrap(s, a, op == LLVMSExt, guard);
-        *out = (lanes){ LLVMBuildCast(s->b, op, a.v0, LLVMTypeOf(v), ""), a.stride };
-        return true;
-    case LLVMTrunc:
-        if (!eval_lanes(s, LLVMGetOperand(v, 0), &a, guard, depth + 1))
-            return false;
-        *out = (lanes){ LLVMBuildTrunc(s->b, a.v0, LLVMTypeOf(v), ""), a.stride };
-        return true;
-    case LLVMCall: {
-        LLVMValueRef f = LLVMGetCalledValue(v);
-        size_t len;
-        const char *name = LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : NULL;
-        if (!name || (strncmp(name, "llvm.smax.", 10) && strncmp(name, "llvm.smin.", 10) &&
-                      strncmp(name, "llvm.umax.", 10) && strncmp(name, "llvm.umin.", 10)))
-            return false;
-        char base[16];
-        memcpy(base, name, 9);
-        base[9] = 0;
-        return eval_clamp(s, v, base, out, guard, depth + 1);
-    }
-    default:
-        return false;
-    }
-}
-
-/* The guarded form of scalar address p: a GEP of a uniform (or guarded)
- * base by guarded indices. */
-static bool guarded_address(simd_fn *s, LLVMValueRef p, guarded *g)
-{
-    if (!LLVMIsAGetElementPtrInst(p) || !simd_available(s, LLVMGetOperand(p, 0)))
-        return false;
-    simd_val base = simd_get(s, LLVMGetOperand(p, 0));
-    if (base.sh.kind != SIMD_UNIFORM)
-        return false;
-    LLVMValueRef guard = NULL, addr = base.v;
-    int64_t stride = 0;
-    LLVMTypeRef t = LLVMGetGEPSourceElementType(p);
-    for (unsigned k = 1, n = (unsigned)LLVMGetNumOperands(p); k < n; k++) {
-        LLVMValueRef idx = LLVMGetOperand(p, k);
-        if (k > 1 && LLVMGetTypeKind(t) == LLVMStructTypeKind) { /* a field: a constant offset */
-            if (!LLVMIsAConstantInt(idx))
-                return false;
-            unsigned field = (unsigned)LLVMConstIntGetZExtValue(idx);
-            addr = LLVMBuildGEP2(s->b, s->t_i8, addr,
-                                 (LLVMValueRef[]){ LLVMConstInt(s->t_i64, LLVMOffsetOfElement(s->td, t, field), 0) }, 1,
-                                 "");
-            t = LLVMStructGetTypeAtIndex(t, field);
-            continue;
-        }
-        if (k > 1) {
-            if (LLVMGetTypeKind(t) != LLVMArrayTypeKind)
-                return false;
-            t = LLVMGetElementType(t);
-        }
-        lanes l;
-        if (!eval_lanes(s, idx, &l, &guard, 0) || LLVMGetTypeKind(LLVMTypeOf(l.v0)) != LLVMIntegerTypeKind)
-            return false;
-        int64_t size = (int64_t)LLVMABISizeOfType(s->td, t);
-        if (LLVMGetIntTypeWidth(LLVMTypeOf(l.v0)) < 64) { /* a GEP sign-extends its indices */
-            no_wrap(s, l, true, &guard);
-            l.v0 = LLVMBuildSExt(s->b, l.v0, s->t_i64, "");
-        }
-        addr = LLVMBuildGEP2(s->b, s->t_i8, addr,
-                             (LLVMValueRef[]){
-                                 LLVMBuildMul(s->b, l.v0, LLVMConstInt(s->t_i64, (unsigned long long)size, 1), "") },
-                             1, "");
-        stride += l.stride * size;
-        if (stride <= -MAX_STRIDE || stride >= MAX_STRIDE)
-            return false;
-    }
-    g->guard = guard ? guard : LLVMConstInt(s->t_i1, 1, 0);
-    g->base = addr;
-    g->stride = stride;
-    return true;
+    if (op != LLVMSExt || (scale != 1 && scale != 2 && scale != 4 && scale != 8) ||
+        LLVMTypeOf(LLVMGetOperand(off, 0)) != s->t_i32 || !simd_available(s, LLVMGetOperand(off, 0)))
+        return simd_widened(s, a, s->t_ptr);
+    LLVMValueRef x = simd_widened(s, simd_get(s, LLVMGetOperand(off, 0)), s->t_i32);
+    return LLVMBuildGEP2(s->b, LLVMIntTypeInContext(s->llc, 8 * (unsigned)scale), simd_get(s, LLVMGetOperand(sp, 0)).v,
+                         &x, 1, "");
 }
 
 /* One element per lane of scalar type t from address a (affine or varying). */
-static LLVMValueRef load_lanes(simd_fn *s, simd_val a, const guarded *g, LLVMTypeRef t, unsigned align)
+static LLVMValueRef load_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMTypeRef t, unsigned align)
 {
     if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1)
-        return LLVMBuildTrunc(s->b, load_lanes(s, a, NULL, s->t_i8, align), s->t_mask, "");
+        return LLVMBuildTrunc(s->b, load_lanes(s, a, sp, NULL, s->t_i8, align), s->t_mask, "");
     LLVMTypeRef vt = LLVMVectorType(t, s->W);
     uint64_t size = LLVMABISizeOfType(s->td, t);
     if (a.sh.kind == SIMD_AFFINE && (uint64_t)a.sh.stride == size && packs(s, t))
         return masked_load(s, a.v, vt, align);
-    LLVMValueRef ptrs = simd_widened(s, a, s->t_ptr);
-    if (a.sh.kind != SIMD_VARYING || !a.sh.hint || !packs(s, t) || (g && (uint64_t)g->stride != size))
+    if (g && !g->ncond && may_be_contiguous(s, a, g, t, size)) /* contiguous, no test needed */
+        return masked_load(s, g->base, vt, align);
+    LLVMValueRef ptrs = lane_pointers(s, a, sp);
+    if (!may_be_contiguous(s, a, g, t, size))
         return gather(s, ptrs, vt, align);
-    LLVMValueRef base, ok = g ? g->guard : contiguity_test(s, ptrs, size, &base);
+    LLVMValueRef base, ok = g ? guard_test(s, g) : contiguity_test(s, ptrs, size, &base);
     if (g)
         base = g->base;
     LLVMBasicBlockRef fast = simd_block(s, "contiguous"), slow = simd_block(s, "gather"), join = simd_block(s, "");
@@ -380,10 +214,11 @@ static LLVMValueRef load_lanes(simd_fn *s, simd_val a, const guarded *g, LLVMTyp
     return r;
 }
 
-static void store_lanes(simd_fn *s, simd_val a, const guarded *g, LLVMValueRef v, LLVMTypeRef t, unsigned align)
+static void store_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMValueRef v, LLVMTypeRef t,
+                        unsigned align)
 {
     if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1) {
-        store_lanes(s, a, NULL, LLVMBuildZExt(s->b, v, LLVMVectorType(s->t_i8, s->W), ""), s->t_i8, align);
+        store_lanes(s, a, sp, NULL, LLVMBuildZExt(s->b, v, LLVMVectorType(s->t_i8, s->W), ""), s->t_i8, align);
         return;
     }
     uint64_t size = LLVMABISizeOfType(s->td, t);
@@ -391,12 +226,16 @@ static void store_lanes(simd_fn *s, simd_val a, const guarded *g, LLVMValueRef v
         masked_store(s, v, a.v, align);
         return;
     }
-    LLVMValueRef ptrs = simd_widened(s, a, s->t_ptr);
-    if (a.sh.kind != SIMD_VARYING || !a.sh.hint || !packs(s, t) || (g && (uint64_t)g->stride != size)) {
+    if (g && !g->ncond && may_be_contiguous(s, a, g, t, size)) {
+        masked_store(s, v, g->base, align);
+        return;
+    }
+    LLVMValueRef ptrs = lane_pointers(s, a, sp);
+    if (!may_be_contiguous(s, a, g, t, size)) {
         scatter(s, v, ptrs, align);
         return;
     }
-    LLVMValueRef base, ok = g ? g->guard : contiguity_test(s, ptrs, size, &base);
+    LLVMValueRef base, ok = g ? guard_test(s, g) : contiguity_test(s, ptrs, size, &base);
     if (g)
         base = g->base;
     LLVMBasicBlockRef fast = simd_block(s, "contiguous"), slow = simd_block(s, "scatter"), join = simd_block(s, "");
@@ -431,10 +270,11 @@ static const guarded *guard_offset(simd_fn *s, const guarded *g, uint64_t bytes,
 }
 
 /* A widened value of type t from address a (not uniform). */
-static LLVMValueRef load_widened(simd_fn *s, simd_val a, const guarded *g, LLVMTypeRef t, unsigned align)
+static LLVMValueRef load_widened(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMTypeRef t,
+                                 unsigned align)
 {
     if (!is_aggregate(t))
-        return load_lanes(s, a, g, t, align);
+        return load_lanes(s, a, sp, g, t, align);
     uint64_t off[MAX_MEMBERS];
     LLVMTypeRef mt[MAX_MEMBERS];
     int n = mem_members(s, t, off, mt, MAX_MEMBERS);
@@ -443,7 +283,7 @@ static LLVMValueRef load_widened(simd_fn *s, simd_val a, const guarded *g, LLVMT
     LLVMValueRef r = LLVMGetPoison(jit_simd_widen_type(t, s->W));
     for (unsigned k = 0; k < (unsigned)n; k++) {
         guarded moved;
-        LLVMValueRef x = load_widened(s, offset(s, a, off[k]), guard_offset(s, g, off[k], &moved), mt[k],
+        LLVMValueRef x = load_widened(s, offset(s, a, off[k]), NULL, guard_offset(s, g, off[k], &moved), mt[k],
                                       member_align(align, off[k]));
         if (!x)
             return NULL;
@@ -452,10 +292,11 @@ static LLVMValueRef load_widened(simd_fn *s, simd_val a, const guarded *g, LLVMT
     return r;
 }
 
-static bool store_widened(simd_fn *s, simd_val a, const guarded *g, LLVMValueRef v, LLVMTypeRef t, unsigned align)
+static bool store_widened(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMValueRef v, LLVMTypeRef t,
+                          unsigned align)
 {
     if (!is_aggregate(t)) {
-        store_lanes(s, a, g, v, t, align);
+        store_lanes(s, a, sp, g, v, t, align);
         return true;
     }
     uint64_t off[MAX_MEMBERS];
@@ -465,7 +306,7 @@ static bool store_widened(simd_fn *s, simd_val a, const guarded *g, LLVMValueRef
         return false;
     for (unsigned k = 0; k < (unsigned)n; k++) {
         guarded moved;
-        if (!store_widened(s, offset(s, a, off[k]), guard_offset(s, g, off[k], &moved),
+        if (!store_widened(s, offset(s, a, off[k]), NULL, guard_offset(s, g, off[k], &moved),
                            LLVMBuildExtractValue(s->b, v, k, ""), mt[k], member_align(align, off[k])))
             return false;
     }
@@ -477,6 +318,12 @@ static bool store_widened(simd_fn *s, simd_val a, const guarded *g, LLVMValueRef
 static bool ordinary(LLVMValueRef in)
 {
     return !LLVMGetVolatile(in) && LLVMGetOrdering(in) == LLVMAtomicOrderingNotAtomic;
+}
+
+/* The guarded form of address p (value a), when it has one. */
+static const guarded *access_guard(simd_fn *s, LLVMValueRef p, simd_val a, guarded *g)
+{
+    return a.sh.kind == SIMD_VARYING && a.sh.hint && simd_guarded_address(s, p, g) ? g : NULL;
 }
 
 static int clone_scalar(simd_fn *s, LLVMValueRef in, simd_shape sh)
@@ -504,8 +351,8 @@ int simd_emit_load(simd_fn *s, LLVMValueRef in)
     if (sh.kind != SIMD_VARYING)
         return simd_fail(s, "a uniform load from a varying address");
     guarded g;
-    bool have_g = a.sh.kind == SIMD_VARYING && a.sh.hint && guarded_address(s, LLVMGetOperand(in, 0), &g);
-    LLVMValueRef r = load_widened(s, a, have_g ? &g : NULL, LLVMTypeOf(in), LLVMGetAlignment(in));
+    LLVMValueRef p = LLVMGetOperand(in, 0);
+    LLVMValueRef r = load_widened(s, a, p, access_guard(s, p, a, &g), LLVMTypeOf(in), LLVMGetAlignment(in));
     if (!r)
         return simd_per_lane(s, in);
     simd_set(s, in, (simd_val){ sh, r });
@@ -537,8 +384,8 @@ int simd_emit_store(simd_fn *s, LLVMValueRef in)
         return s->rc;
     }
     guarded g;
-    bool have_g = a.sh.kind == SIMD_VARYING && a.sh.hint && guarded_address(s, LLVMGetOperand(in, 1), &g);
-    if (!store_widened(s, a, have_g ? &g : NULL, simd_widened(s, v, t), t, LLVMGetAlignment(in)))
+    LLVMValueRef p = LLVMGetOperand(in, 1);
+    if (!store_widened(s, a, p, access_guard(s, p, a, &g), simd_widened(s, v, t), t, LLVMGetAlignment(in)))
         return simd_per_lane(s, in);
     return s->rc;
 }

@@ -242,7 +242,7 @@ static void check_against_scalar(const char *what, const char *ir, uint32_t n, u
                     int32_t in[NBUF], in_v[NBUF], out_s[NBUF], out_v[NBUF];
                     uint8_t ret_s[MAXW * 8], ret_v[MAXW * 8];
                     for (unsigned i = 0; i < NBUF; i++) {
-                        in[i] = (int32_t)(test_rand_u64(&rng) & in_mask) - (int32_t)(in_mask / 4);
+                        in[i] = (int32_t)((uint32_t)(test_rand_u64(&rng) & in_mask) - in_mask / 4);
                         out_s[i] = out_v[i] = (int32_t)0xdeadbeef;
                     }
                     memcpy(in_v, in, sizeof in);
@@ -278,6 +278,10 @@ static void check_against_scalar(const char *what, const char *ir, uint32_t n, u
     "  %pin = getelementptr inbounds i32, ptr %in, i64 %ix\n"                                                          \
     "  %x = load i32, ptr %pin\n"                                                                                      \
     "  %pout = getelementptr inbounds i32, ptr %out, i64 %ix\n"
+/* out[i] = v, the function's end (for functions without the prologue) */
+#define STORE_OUT(v)                                                                                                   \
+    "  %ix = zext i32 %i to i64\n  %q = getelementptr inbounds i32, ptr %out, i64 %ix\n"                               \
+    "  store i32 " v ", ptr %q\n  ret void\n}\n"
 
 TEST(simd_straight_line)
 {
@@ -516,6 +520,95 @@ TEST(simd_clamped_stencil)
                          "  %pout = getelementptr inbounds i32, ptr %out, i64 %ix\n  store i32 %s, ptr %pout\n"
                          "  ret void\n}\n",
                          21, 0xffff);
+}
+
+/* Nine taps of a clamp-to-edge stencil in i32 arithmetic (bounds known only
+ * at run time, as an image's size is), rows and columns clamped, sharing
+ * their tests: the last row's clamp always active, the first row's with
+ * n = 0, the columns' at the sub-groups' edges. */
+TEST(simd_clamped_stencil_3x3)
+{
+    static const char ir[] =
+        "declare i32 @llvm.smax.i32(i32, i32)\ndeclare i32 @llvm.smin.i32(i32, i32)\n"
+        "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+        "  %ya = add i32 %n, -1\n  %yb = add i32 %n, 1\n  %w = add i32 %n, 37\n"
+        "  %r0a = call i32 @llvm.smax.i32(i32 %ya, i32 0)\n  %r0b = call i32 @llvm.smin.i32(i32 %r0a, i32 %n)\n"
+        "  %r1a = call i32 @llvm.smax.i32(i32 %n, i32 0)\n  %r1b = call i32 @llvm.smin.i32(i32 %r1a, i32 %n)\n"
+        "  %r2a = call i32 @llvm.smax.i32(i32 %yb, i32 0)\n  %r2b = call i32 @llvm.smin.i32(i32 %r2a, i32 %n)\n"
+        "  %r0 = mul i32 %r0b, 23\n  %r1 = mul i32 %r1b, 23\n  %r2 = mul i32 %r2b, 23\n"
+        "  %xa = add i32 %i, -1\n  %xb = add i32 %i, 1\n"
+        "  %c0a = call i32 @llvm.smax.i32(i32 %xa, i32 0)\n  %c0 = call i32 @llvm.smin.i32(i32 %c0a, i32 %w)\n"
+        "  %c1a = call i32 @llvm.smax.i32(i32 %i, i32 0)\n  %c1 = call i32 @llvm.smin.i32(i32 %c1a, i32 %w)\n"
+        "  %c2a = call i32 @llvm.smax.i32(i32 %xb, i32 0)\n  %c2 = call i32 @llvm.smin.i32(i32 %c2a, i32 %w)\n"
+        "  %i00 = add i32 %r0, %c0\n  %i01 = add i32 %r0, %c1\n  %i02 = add i32 %r0, %c2\n"
+        "  %i10 = add i32 %r1, %c0\n  %i11 = add i32 %r1, %c1\n  %i12 = add i32 %r1, %c2\n"
+        "  %i20 = add i32 %r2, %c0\n  %i21 = add i32 %r2, %c1\n  %i22 = add i32 %r2, %c2\n"
+        "  %e00 = sext i32 %i00 to i64\n  %p00 = getelementptr inbounds i32, ptr %in, i64 %e00\n"
+        "  %v00 = load i32, ptr %p00\n"
+        "  %e01 = sext i32 %i01 to i64\n  %p01 = getelementptr inbounds i32, ptr %in, i64 %e01\n"
+        "  %v01 = load i32, ptr %p01\n  %s01 = mul i32 %v01, 2\n  %a1 = add i32 %v00, %s01\n"
+        "  %e02 = sext i32 %i02 to i64\n  %p02 = getelementptr inbounds i32, ptr %in, i64 %e02\n"
+        "  %v02 = load i32, ptr %p02\n  %a2 = add i32 %a1, %v02\n"
+        "  %e10 = sext i32 %i10 to i64\n  %p10 = getelementptr inbounds i32, ptr %in, i64 %e10\n"
+        "  %v10 = load i32, ptr %p10\n  %s10 = mul i32 %v10, 3\n  %a3 = add i32 %a2, %s10\n"
+        "  %e11 = sext i32 %i11 to i64\n  %o11 = shl i64 %e11, 2\n  %p11 = getelementptr inbounds i8, ptr %in, i64 "
+        "%o11\n"
+        "  %v11 = load i32, ptr %p11\n  %s11 = mul i32 %v11, 5\n  %a4 = add i32 %a3, %s11\n"
+        "  %e12 = sext i32 %i12 to i64\n  %p12 = getelementptr inbounds i32, ptr %in, i64 %e12\n"
+        "  %v12 = load i32, ptr %p12\n  %s12 = mul i32 %v12, 7\n  %a5 = add i32 %a4, %s12\n"
+        "  %e20 = sext i32 %i20 to i64\n  %p20 = getelementptr inbounds i32, ptr %in, i64 %e20\n"
+        "  %v20 = load i32, ptr %p20\n  %a6 = sub i32 %a5, %v20\n"
+        "  %e21 = sext i32 %i21 to i64\n  %p21 = getelementptr inbounds i32, ptr %in, i64 %e21\n"
+        "  %v21 = load i32, ptr %p21\n  %s21 = mul i32 %v21, 11\n  %a7 = add i32 %a6, %s21\n"
+        "  %e22 = sext i32 %i22 to i64\n  %o22 = mul i64 %e22, 4\n  %p22 = getelementptr inbounds i8, ptr %in, i64 "
+        "%o22\n"
+        "  %v22 = load i32, ptr %p22\n  %a8 = xor i32 %a7, %v22\n" STORE_OUT("%a8");
+    check_against_scalar("3x3 stencil, first row clamped", ir, 0, 0xffff);
+    check_against_scalar("3x3 stencil", ir, 3, 0xffff);
+    check_against_scalar("3x3 stencil, lower", ir, 6, 0xffff);
+}
+
+/* Gathers and scatters by 32-bit indices, sign-extended (negative ones
+ * from a pointer into the middle of the buffer) and scaled by a GEP's type,
+ * a shift or a multiply; an i8 index that wraps within the lanes. */
+TEST(simd_gather_extended_index)
+{
+    check_against_scalar("decreasing i32 index",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+                         "  %j = mul i32 %i, -3\n  %k = add i32 %j, %n\n  %kx = sext i32 %k to i64\n"
+                         "  %p = getelementptr inbounds i32, ptr %in, i64 %kx\n  %v = load i32, ptr %p\n" STORE_OUT(
+                             "%v"),
+                         200, 0xffff);
+    check_against_scalar("negative i32 index",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+                         "  %mid = getelementptr inbounds i32, ptr %in, i64 128\n"
+                         "  %j = mul i32 %i, -5\n  %k = add i32 %j, %n\n  %kx = sext i32 %k to i64\n"
+                         "  %o = shl i64 %kx, 2\n  %p = getelementptr inbounds i8, ptr %mid, i64 %o\n"
+                         "  %v = load i32, ptr %p\n" STORE_OUT("%v"),
+                         110, 0xffff);
+    check_against_scalar("scatter by a scaled i32 index",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %j = mul i32 %i, 5\n  %jx = sext i32 %j to i64\n  %o = mul i64 %jx, 4\n"
+                         "  %q = getelementptr inbounds i8, ptr %out, i64 %o\n  store i32 %x, ptr %q\n"
+                         "  ret void\n}\n",
+                         0, 0xffff);
+    /* i16 elements at an i8 index from the buffer's middle: wrapped and not, they differ */
+    static const char i8_index[] = "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+                                   "  %mid = getelementptr inbounds i8, ptr %in, i64 512\n"
+                                   "  %t = trunc i32 %i to i8\n  %n8 = trunc i32 %n to i8\n  %j = add i8 %t, %n8\n"
+                                   "  %jx = sext i8 %j to i64\n  %p = getelementptr inbounds i16, ptr %mid, i64 %jx\n"
+                                   "  %b = load i16, ptr %p\n  %v = zext i16 %b to i32\n" STORE_OUT("%v");
+    check_against_scalar("i8 index wrapping within the lanes", i8_index, 120, 0xffffffff);
+    check_against_scalar("i8 index wrapping in the last lane", i8_index, 113, 0xffffffff);
+    /* a clamp of an index that wraps in the last of 16 lanes: not one vector access */
+    check_against_scalar("clamped i32 index wrapping in the last lane",
+                         "declare i32 @llvm.smax.i32(i32, i32)\ndeclare i32 @llvm.smin.i32(i32, i32)\n"
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+                         "  %j = add i32 %i, %n\n  %ja = call i32 @llvm.smax.i32(i32 %j, i32 0)\n"
+                         "  %jb = call i32 @llvm.smin.i32(i32 %ja, i32 200)\n  %jx = sext i32 %jb to i64\n"
+                         "  %p = getelementptr inbounds i32, ptr %in, i64 %jx\n  %v = load i32, ptr %p\n" STORE_OUT(
+                             "%v"),
+                         0x7ffffff1u, 0xffff);
 }
 
 TEST(simd_private_array)
