@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
@@ -106,9 +107,38 @@ static void drop_uncalled(LLVMModuleRef mod)
     }
 }
 
+/* Gives every function the widest "min-legal-vector-width" any of them has
+ * (the vector functions keep 512-bit vectors legal): the target machine
+ * builds a subtarget, at a cost of about half a millisecond, for each set of
+ * attributes it is asked about, and functions that differ only there would
+ * each get one. */
+static void one_vector_width(LLVMModuleRef mod)
+{
+    static const char key[] = "min-legal-vector-width";
+    unsigned widest = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, key, sizeof key - 1);
+        unsigned len = 0, w = 0;
+        const char *v = a ? LLVMGetStringAttributeValue(a, &len) : NULL;
+        for (unsigned i = 0; i < len && v[i] >= '0' && v[i] <= '9' && w < 1u << 20; i++)
+            w = 10 * w + (unsigned)(v[i] - '0');
+        widest = w > widest ? w : widest;
+    }
+    if (!widest)
+        return;
+    char value[16];
+    int len = snprintf(value, sizeof value, "%u", widest);
+    LLVMAttributeRef a =
+        LLVMCreateStringAttribute(LLVMGetModuleContext(mod), key, sizeof key - 1, value, (unsigned)len);
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        if (LLVMCountBasicBlocks(f))
+            LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, a);
+}
+
 int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int level, spv_diag *diag)
 {
     drop_uncalled(mod);
+    one_vector_width(mod);
     char pipeline[128];
     bool quick = level == JIT_LEVEL_QUICK;
     if (quick)
