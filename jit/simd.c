@@ -1025,6 +1025,99 @@ static void skip_function(LLVMValueRef f, bool on, unsigned char *bits)
     }
 }
 
+/* --- inlining into the vectorizer's functions only --------------------------------------------------- */
+
+/* The always-inliner inlines every call of an always-inline function, in the
+ * module's order of callees: into the scalar functions too (the entry point,
+ * the item function), each of which the next level then copies again whole.
+ * The functions to vectorize are all that need it, so the calls elsewhere are
+ * blocked meanwhile (a call-site noinline, tagged as ours; an inlined copy
+ * carries both), and the inliner runs once per level of calls, the copies
+ * unblocked in between.  conv3x3.comp: about 300 instructions copied
+ * instead of 800, 0.3 ms. */
+static const char blocked_tag[] = "spvjit.inline-later";
+
+typedef struct {
+    unsigned always, never; /* the attribute kinds */
+    LLVMAttributeRef never_attr, tag;
+} inline_kinds;
+
+/* What the always-inliner takes: a call of a defined function, always-inline
+ * at the site or on the callee, not noinline at the site. */
+static bool always_inlined(LLVMValueRef call, const inline_kinds *k)
+{
+    LLVMValueRef callee = LLVMGetCalledValue(call);
+    if (!LLVMIsAFunction(callee) || !LLVMCountBasicBlocks(callee) ||
+        LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, k->never))
+        return false;
+    return LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, k->always) ||
+           LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, k->always);
+}
+
+/* Blocks the always-inlined calls in f, or unblocks those we blocked; returns
+ * how many are left to inline. */
+static unsigned block_calls(LLVMValueRef f, bool block, const inline_kinds *k)
+{
+    unsigned open = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(b); in; in = LLVMGetNextInstruction(in)) {
+            if (!LLVMIsACallInst(in))
+                continue;
+            bool ours = LLVMGetCallSiteStringAttribute(in, LLVMAttributeFunctionIndex, blocked_tag,
+                                                       sizeof blocked_tag - 1) != NULL;
+            if (ours && !block) {
+                LLVMRemoveCallSiteEnumAttribute(in, LLVMAttributeFunctionIndex, k->never);
+                LLVMRemoveCallSiteStringAttribute(in, LLVMAttributeFunctionIndex, blocked_tag, sizeof blocked_tag - 1);
+            }
+            if (!always_inlined(in, k))
+                continue;
+            if (block) {
+                LLVMAddCallSiteAttribute(in, LLVMAttributeFunctionIndex, k->never_attr);
+                LLVMAddCallSiteAttribute(in, LLVMAttributeFunctionIndex, k->tag);
+            } else {
+                open++;
+            }
+        }
+    return open;
+}
+
+static bool listed(LLVMValueRef f, const LLVMValueRef *fns, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (fns[i] == f)
+            return true;
+    return false;
+}
+
+/* Inlines the always-inline calls of only[0..n) down to the last level, and
+ * nothing into the other functions. */
+static int inline_into(LLVMModuleRef mod, const LLVMValueRef *only, unsigned n, char *msg)
+{
+    LLVMContextRef llc = LLVMGetModuleContext(mod);
+    inline_kinds k = { .always = LLVMGetEnumAttributeKindForName("alwaysinline", 12),
+                       .never = LLVMGetEnumAttributeKindForName("noinline", 8) };
+    k.never_attr = LLVMCreateEnumAttribute(llc, k.never, 0);
+    k.tag = LLVMCreateStringAttribute(llc, blocked_tag, sizeof blocked_tag - 1, "", 0);
+    unsigned nfn = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f), nfn++)
+        if (!listed(f, only, n))
+            block_calls(f, true, &k);
+    /* SPIR-V has no recursion: no chain of calls is longer than the
+     * functions; the bound stops a call the inliner refuses */
+    int rc = 0;
+    for (unsigned level = 0; level <= nfn && !rc; level++) {
+        unsigned open = 0;
+        for (unsigned i = 0; i < n; i++)
+            open += block_calls(only[i], false, &k);
+        if (!open)
+            break;
+        rc = run_passes(mod, "always-inline", msg);
+    }
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        block_calls(f, false, &k);
+    return rc;
+}
+
 /* The sub-group size markers of f replaced by w (what the vectorizer would
  * make of them), so that the passes fold SubgroupId = index / W into a shift
  * the shape analysis sees through. */
@@ -1052,7 +1145,7 @@ int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, const unsigned
      * it, it changed nothing the vectorizer sees. */
     static const char pipeline[] = "function(sroa,early-cse,simplifycfg,loop(loop-unroll-full),scalarizer,early-cse,"
                                    "instcombine<no-verify-fixpoint>,simplifycfg,sroa)";
-    if (run_passes(mod, "always-inline", msg))
+    if (only ? inline_into(mod, only, nonly, msg) : run_passes(mod, "always-inline", msg))
         return -1;
     for (unsigned k = 0; only && widths && k < nonly; k++)
         constant_size(only[k], widths[k]);

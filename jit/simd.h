@@ -59,9 +59,10 @@ typedef struct jit_simd_request {
 
 /* Runs the passes that bring the module's functions into the form the
  * vectorizer takes: everything inlined, SROA, instruction combining, CFG
- * simplification, small constant loops unrolled; the function passes on the
- * nonly functions of `only` alone when it is not NULL (the others are left
- * as they are: the passes cost per function), only[k]'s sub-group size
+ * simplification, small constant loops unrolled; the inlining and the
+ * function passes on the nonly functions of `only` alone when it is not NULL
+ * (the others are left as they are: the passes cost per function; the caller
+ * keeps those it needs alive), only[k]'s sub-group size
  * markers (after inlining) replaced by widths[k] when widths is not NULL.
  * 0, or -1 with msg. */
 int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, const unsigned *widths, unsigned nonly, char *msg);

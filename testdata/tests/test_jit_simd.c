@@ -12,7 +12,9 @@
  * from a divergent block by a uniform condition, multi-level breaks, gathers,
  * scatters, clamped (conditionally contiguous) addresses, private arrays,
  * calls and atomics run per lane, LLVM vectors, and returned values.  The
- * sub-group markers are checked against C references over the active lanes. */
+ * sub-group markers are checked against C references over the active lanes,
+ * the preparation's inlining (into the listed functions only) against the
+ * calls it must leave and a C computation. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -937,5 +939,107 @@ TEST(simd_subgroup_markers_scalar)
         CHECK(!jit_sg_is_marker_fn(f), "marker %s left", LLVMGetValueName2(f, &len));
     }
     LLVMDisposeModule(mod);
+    LLVMContextDispose(llc);
+}
+
+/* --- the preparation's inlining ---------------------------------------------------------------------- */
+
+/* How many calls of a defined function f makes, the first 4 callees in
+ * callees; *noinline_site set when one is noinline or marked at the site. */
+static unsigned calls_of(LLVMValueRef f, LLVMValueRef *callees, bool *noinline_site)
+{
+    unsigned n = 0, never = LLVMGetEnumAttributeKindForName("noinline", 8);
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(b); in; in = LLVMGetNextInstruction(in)) {
+            if (!LLVMIsACallInst(in) || !LLVMCountBasicBlocks(LLVMGetCalledValue(in)))
+                continue;
+            if (n < 4)
+                callees[n] = LLVMGetCalledValue(in);
+            n++;
+            *noinline_site |= LLVMGetCallSiteEnumAttribute(in, LLVMAttributeFunctionIndex, never) != NULL;
+            *noinline_site |=
+                LLVMGetCallSiteStringAttribute(in, LLVMAttributeFunctionIndex, "spvjit.inline-later", 19) != NULL;
+        }
+    return n;
+}
+
+/* jit_simd_prepare with `only`: the listed function gets every level of
+ * always-inline calls (w -> a -> b -> c), the others keep their calls as
+ * they were (g still calls b, a still calls b and c), no call site is left
+ * marked, and both compute what C does. */
+TEST(simd_prepare_inlines_only_listed)
+{
+    static const char ir[] = "@keep = internal global [4 x ptr] [ptr @a, ptr @b, ptr @c, ptr @g]\n"
+                             "define internal i32 @c(i32 %x) #0 {\n"
+                             "  %r = mul i32 %x, 3\n"
+                             "  ret i32 %r\n"
+                             "}\n"
+                             "define internal i32 @b(i32 %x) #0 {\n"
+                             "  %y = call i32 @c(i32 %x)\n"
+                             "  %r = add i32 %y, 7\n"
+                             "  ret i32 %r\n"
+                             "}\n"
+                             "define internal i32 @a(i32 %x) #0 {\n"
+                             "  %y = call i32 @b(i32 %x)\n"
+                             "  %z = call i32 @c(i32 %y)\n"
+                             "  %r = xor i32 %z, 5\n"
+                             "  ret i32 %r\n"
+                             "}\n"
+                             "define i32 @g(i32 %x) #1 {\n"
+                             "  %r = call i32 @b(i32 %x)\n"
+                             "  ret i32 %r\n"
+                             "}\n"
+                             "define i32 @w(i32 %x) #1 {\n"
+                             "  %r = call i32 @a(i32 %x)\n"
+                             "  ret i32 %r\n"
+                             "}\n"
+                             "attributes #0 = { alwaysinline nounwind }\n"
+                             "attributes #1 = { nounwind }\n";
+    LLVMContextRef llc = LLVMContextCreate();
+    LLVMModuleRef mod = tir_parse(llc, ir);
+    REQUIRE(mod, "parse");
+    LLVMValueRef w = LLVMGetNamedFunction(mod, "w"), g = LLVMGetNamedFunction(mod, "g");
+    LLVMValueRef a = LLVMGetNamedFunction(mod, "a"), b = LLVMGetNamedFunction(mod, "b");
+    LLVMValueRef c = LLVMGetNamedFunction(mod, "c");
+    char msg[JIT_SIMD_MSG] = "";
+    unsigned width = 8;
+    CHECK(!jit_simd_prepare(mod, &w, &width, 1, msg), "prepare: %s", msg);
+    LLVMValueRef callees[4] = { 0 };
+    bool marked = false;
+    CHECK(calls_of(w, callees, &marked) == 0, "w still calls %s", LLVMGetValueName(callees[0]));
+    CHECK(calls_of(g, callees, &marked) == 1 && callees[0] == b, "g: its call of b changed");
+    CHECK(calls_of(a, callees, &marked) == 2 && callees[0] == b && callees[1] == c, "a: its calls changed");
+    CHECK(calls_of(b, callees, &marked) == 1 && callees[0] == c, "b: its call of c changed");
+    CHECK(!marked, "a call site is left noinline or marked");
+    char *err = NULL;
+    CHECK(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "does not verify: %s", err);
+    LLVMDisposeMessage(err);
+
+    spv_diag diag = { { 0 } };
+    LLVMTargetMachineRef tm = jit_host_target_machine(2, &diag);
+    REQUIRE(tm, "%s", diag.msg);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(mod, td);
+    LLVMMemoryBufferRef obj = NULL;
+    if (!jit_optimize(mod, tm, 2, &diag))
+        obj = jit_emit_object(mod, tm, &diag);
+    LLVMDisposeModule(mod);
+    LLVMDisposeTargetData(td);
+    LLVMDisposeTargetMachine(tm);
+    CHECK(obj, "%s", diag.msg);
+    const char *names[2] = { "w", "g" };
+    void *addrs[2] = { 0 };
+    jit_code *code = obj ? jit_link_object(obj, names, addrs, 2, &diag) : NULL;
+    CHECK(code, "link: %s", diag.msg);
+    if (code) {
+        int32_t (*wf)(int32_t) = (int32_t(*)(int32_t))addrs[0], (*gf)(int32_t) = (int32_t(*)(int32_t))addrs[1];
+        static const int32_t xs[] = { 0, 1, -1, 12345, -99999, 0x7fffffff, (int32_t)0x80000000 };
+        for (unsigned i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+            uint32_t x = (uint32_t)xs[i], bx = x * 3u + 7u;
+            CHECK((uint32_t)wf(xs[i]) == ((bx * 3u) ^ 5u), "w(%d) = %d", xs[i], wf(xs[i]));
+            CHECK((uint32_t)gf(xs[i]) == bx, "g(%d) = %d", xs[i], gf(xs[i]));
+        }
+        jit_code_free(code);
+    }
     LLVMContextDispose(llc);
 }
