@@ -222,12 +222,10 @@ int amber_buffer_series(amber_buffer *b, uint64_t count, const num_value *start,
                         size_t errlen);
 /* Before a buffer is bound: places it at an AMBER_BUFFER_ALIGN boundary (as
  * device memory is: OpenCL's CL_DEVICE_MEM_BASE_ADDR_ALIGN, Vulkan's memory
- * alignment; a kernel may store a float8 with 32-byte aligned vector stores)
- * and makes its allocation AMBER_BUFFER_SLACK zeroed bytes longer than its
- * size: device memory comes in whole allocations, so a kernel writing a
- * little past a buffer's end writes into that rounding, not another object. */
+ * alignment; a kernel may store a float8 with 32-byte aligned vector stores).
+ * It is bound with its own size: an access past it is the memory mode's
+ * (robust: dropped, as robustBufferAccess2 drops it). */
 #define AMBER_BUFFER_ALIGN 256
-#define AMBER_BUFFER_SLACK 256
 int amber_buffer_guard(amber_buffer *b);
 /* Grows a buffer (zero filled) to at least `bytes`. */
 int amber_buffer_reserve(amber_buffer *b, size_t bytes);
@@ -247,7 +245,8 @@ int amber_buffer_copy(amber_buffer *to, const amber_buffer *from);
 
 /* --- running (amber_exec.c) ------------------------------------------------------------------ */
 
-/* CRASH and TIMEOUT are what the runner (amber_runner.c) sees of a script's process. */
+/* CRASH is what the runner (amber_runner.c) sees of a script's process; TIMEOUT
+ * a dispatch past the script's time limit, or the runner's kill after it. */
 typedef enum amber_result {
     AMBER_PASS,
     AMBER_FAIL,
@@ -272,6 +271,9 @@ void amber_set_tier(spvjit_tier tier);
  * inherits them instead of parsing the built-ins again (most of a small
  * script's time).  Holds no threads and no spvjit state. */
 void amber_warm_compilers(char *const *paths, unsigned n);
+/* The memory mode of the scripts' kernels (0: the library's default) and the
+ * time a script's dispatches may take together (0: no limit). */
+void amber_set_run_options(spvjit_memory memory, double timeout_s);
 
 /* Device features / extensions spvjit provides (NULL-terminated lists). */
 bool amber_feature_supported(const char *name);

@@ -190,12 +190,12 @@ int amber_buffer_reserve(amber_buffer *b, size_t bytes)
 
 int amber_buffer_guard(amber_buffer *b)
 {
-    uint8_t *d = aligned_alloc(AMBER_BUFFER_ALIGN, (b->size + AMBER_BUFFER_SLACK + AMBER_BUFFER_ALIGN - 1) /
-                                                       AMBER_BUFFER_ALIGN * AMBER_BUFFER_ALIGN);
+    size_t whole = (b->size + AMBER_BUFFER_ALIGN - 1) / AMBER_BUFFER_ALIGN * AMBER_BUFFER_ALIGN;
+    uint8_t *d = aligned_alloc(AMBER_BUFFER_ALIGN, whole ? whole : AMBER_BUFFER_ALIGN);
     if (!d)
         return -1;
-    memcpy(d, b->data, b->size);
-    memset(d + b->size, 0, AMBER_BUFFER_SLACK);
+    if (b->size)
+        memcpy(d, b->data, b->size);
     free(b->data);
     b->data = d;
     return 0;

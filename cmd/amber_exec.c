@@ -30,6 +30,7 @@
 #include "amber.h"
 #include "cli.h"
 #include "spirv_optimize.h"
+#include "util/timer.h"
 
 static int msgf(char *msg, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int msgf(char *msg, size_t len, const char *fmt, ...)
@@ -598,6 +599,8 @@ typedef struct exec {
     char *msg;
     size_t len;
     bool skipped;
+    bool timed_out;     /* a dispatch passed the script's time limit */
+    double deadline_ms; /* util_now_ms() at the time limit, 0: none */
 } exec;
 
 static int api_fail(exec *X, int line, const char *what, spvjit_status st)
@@ -1048,8 +1051,14 @@ static int bind_and_run(exec *X, const amber_cmd *c)
         return msgf(X->msg, X->len, "line %d: RUN ... GLOBAL_OFFSET / WORK_DIM are for OpenCL kernels, not %s", c->line,
                     pl->entry);
     }
-    if ((st = spvjit_dispatch(k, &d)))
+    if (X->deadline_ms) {
+        double left = (X->deadline_ms - util_now_ms()) / 1000;
+        d.timeout_seconds = left > 1e-3 ? left : 1e-3;
+    }
+    if ((st = spvjit_dispatch(k, &d))) {
+        X->timed_out = st == SPVJIT_ERROR_TIMEOUT;
         return api_fail(X, c->line, "RUN", st);
+    }
     return 0;
 }
 
@@ -1094,6 +1103,14 @@ static int run_cmds(exec *X, unsigned i, unsigned n)
 }
 
 static spvjit_context *shared_ctx;
+static spvjit_memory run_memory;
+static double run_timeout_s;
+
+void amber_set_run_options(spvjit_memory memory, double timeout_s)
+{
+    run_memory = memory;
+    run_timeout_s = timeout_s;
+}
 
 amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
 {
@@ -1110,14 +1127,18 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
         if (!amber_property_supported(s->properties[i]))
             return snprintf(msg, msglen, "DEVICE_PROPERTY %s", s->properties[i]), AMBER_SKIP;
     if (!shared_ctx) {
-        spvjit_context_options co = { .defaults.tier = tier };
+        spvjit_context_options co = { .defaults = { .tier = tier, .memory = run_memory } };
         spvjit_status st = spvjit_context_create(&co, &shared_ctx);
         if (st) {
             snprintf(msg, msglen, "cannot create a spvjit context: %s", spvjit_last_error());
             return AMBER_FAIL;
         }
     }
-    exec X = { .s = s, .ctx = shared_ctx, .msg = msg, .len = msglen };
+    exec X = { .s = s,
+               .ctx = shared_ctx,
+               .msg = msg,
+               .len = msglen,
+               .deadline_ms = run_timeout_s > 0 ? util_now_ms() + run_timeout_s * 1000 : 0 };
     X.kernels = calloc(s->npipelines + 1, sizeof *X.kernels);
     X.pmods = calloc(s->npipelines + 1, sizeof *X.pmods);
     X.pmod_owned = calloc(s->npipelines + 1, sizeof *X.pmod_owned);
@@ -1129,7 +1150,7 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
     } else {
         prebuild_kernels(&X);
         if (run_cmds(&X, 0, s->ncmds))
-            res = X.skipped ? AMBER_SKIP : AMBER_FAIL;
+            res = X.skipped ? AMBER_SKIP : X.timed_out ? AMBER_TIMEOUT : AMBER_FAIL;
     }
     for (unsigned i = 0; X.pending && i < s->npipelines; i++) {
         if (X.pending[i].ev)

@@ -5,12 +5,16 @@
  * sanitizers or a hang in one script is that script's result and nothing else
  * is disturbed.  The child writes its result (status byte + message) into a
  * pipe and its stdout/stderr (a kernel's printf, a sanitizer report) into a
- * second one; the parent keeps up to -j children running, kills the process
- * group of one that passes --timeout, and classifies what it sees:
+ * second one.  --timeout is kept first in the child: its dispatches share the
+ * script's time and one that runs past it stops (the library's time limit),
+ * which the child reports itself.  The parent keeps up to -j children
+ * running, kills the process group of one still running a grace period
+ * after --timeout (a hang outside a dispatch: a compiler), and classifies
+ * what it sees:
  *
- *   result record, exit 0            pass / fail / skip as recorded
+ *   result record, exit 0            pass / fail / skip / timeout as recorded
  *   no record, or a non-zero exit    crash (signal or status, last output line)
- *   still running at the deadline    timeout
+ *   still running past the grace     timeout (killed)
  *
  * Reporting (one line per script, the progress line, the summary table, JSON
  * and JUnit files) is amber_report.c's.
@@ -28,6 +32,7 @@
 #include "amber.h"
 #include "amber_report.h"
 #include "cli.h"
+#include "run_options.h"
 #include "util/timer.h"
 
 enum { OUTPUT_KEEP = 16384 }; /* bytes of a child's stdout/stderr kept for the report */
@@ -69,7 +74,12 @@ static void child_main(const char *path, int result_fd, int output_fd)
     char msg[4096];
     amber_result r = amber_run_path(path, msg, sizeof msg);
     char rec[4100];
-    int n = snprintf(rec, sizeof rec, "%c%s", r == AMBER_PASS ? 'P' : r == AMBER_SKIP ? 'S' : 'F', msg);
+    int n = snprintf(rec, sizeof rec, "%c%s",
+                     r == AMBER_PASS      ? 'P'
+                     : r == AMBER_SKIP    ? 'S'
+                     : r == AMBER_TIMEOUT ? 'T'
+                                          : 'F',
+                     msg);
     if (n > (int)sizeof rec - 1)
         n = (int)sizeof rec - 1;
     for (ssize_t off = 0, w; off < n; off += w)
@@ -174,7 +184,10 @@ static void classify(const slot *s, int wstatus, amber_record *rec)
         snprintf(msg, sizeof msg, "exited with status %d after its result (%s)%s%s", WEXITSTATUS(wstatus),
                  s->result[0] == 'P' ? "pass" : s->result + 1, sep, tail);
     } else {
-        rec->status = s->result[0] == 'P' ? AMBER_PASS : s->result[0] == 'S' ? AMBER_SKIP : AMBER_FAIL;
+        rec->status = s->result[0] == 'P'   ? AMBER_PASS
+                      : s->result[0] == 'S' ? AMBER_SKIP
+                      : s->result[0] == 'T' ? AMBER_TIMEOUT
+                                            : AMBER_FAIL;
         snprintf(msg, sizeof msg, "%s", s->result + 1);
     }
     rec->message = strdup(msg);
@@ -191,6 +204,9 @@ static void kill_all(slot *slots, unsigned jobs)
  * interrupted or the system refuses a process or pipe (message printed). */
 static int run_all(char **paths, unsigned n, unsigned jobs, double timeout_s, amber_report *rep)
 {
+    /* the child stops its own dispatches at timeout_s; the kill is for what it cannot stop */
+    if (timeout_s > 0)
+        timeout_s += timeout_s / 4 > 2 ? timeout_s / 4 : 2;
     slot *slots = calloc(jobs, sizeof *slots);
     struct pollfd *pf = calloc(2 * (size_t)jobs, sizeof *pf);
     if (!slots || !pf) {
@@ -313,8 +329,8 @@ static int run_in_process(char **paths, unsigned n, amber_report *rep)
 }
 
 static const char amber_usage[] =
-    "usage: spvjit amber [-q] [-j N] [--timeout SECONDS] [--json FILE] [--junit FILE] [--target-env ENV]\n"
-    "                    [--tier auto|quick|opt] [--no-fork] SCRIPT...\n"
+    "usage: spvjit amber [-q] [-j N] [--timeout SECONDS] [--memory MODE] [--json FILE] [--junit FILE]\n"
+    "                    [--target-env ENV] [--tier auto|quick|opt] [--no-fork] SCRIPT...\n"
     "Runs the compute subset of Amber scripts (AmberScript '#!amber' and VkScript) on\n"
     "the CPU, each in a process of its own; prints 'SCRIPT: pass', 'SCRIPT: fail: <first\n"
     "failing EXPECT>', 'SCRIPT: skip: <what it needs>', 'SCRIPT: crash: <signal or status>'\n"
@@ -322,14 +338,16 @@ static const char amber_usage[] =
     "several, then 'N passed, N failed, N skipped, N crashed, N timed out'.\n"
     "  -q               print only failures, crashes, timeouts and the summary\n"
     "  -j N, --jobs N   run N scripts at a time (default 1; 0: one per CPU)\n"
-    "  --timeout S      kill a script that runs longer than S seconds (default 60; 0: never)\n"
+    "  --timeout S      a script's dispatches stop once they took S seconds (default 60; 0:\n"
+    "                   never); a script still running a grace period later is killed\n"
+    "  --memory MODE    robust (default), check or unchecked (see spvjit run --help)\n"
     "  --json FILE      write one record per script (status, message, time, output) as JSON\n"
     "  --junit FILE     write the results as JUnit XML (one testsuite per directory)\n"
     "  --target-env ENV build shaders without TARGET_ENV for ENV (spv1.0..spv1.6, vulkan1.0..vulkan1.3)\n"
     "  --tier T         compile tier: auto, quick or opt (default: $SPVJIT_TIER, else auto; opt runs the\n"
     "                   scripts on the optimized code, auto mostly on the quick code)\n"
-    "  --no-fork        run the scripts in this process, one at a time, without timeouts (for\n"
-    "                   debuggers: a crash ends the whole run)\n"
+    "  --no-fork        run the scripts in this process, one at a time (for debuggers: a crash\n"
+    "                   ends the whole run; only dispatches are timed)\n"
     "On a terminal, a progress line '[123/438] 118 pass, 3 fail, 2 skip' is kept on stderr.\n"
     "Exit status: 0 when nothing failed, crashed or timed out, 1 otherwise, 2 on bad usage.\n";
 
@@ -350,6 +368,7 @@ int cmd_amber(int argc, char **argv)
 {
     amber_report_options ro = { 0 };
     double jobs = 1, timeout_s = 60;
+    spvjit_memory memory = SPVJIT_MEMORY_DEFAULT;
     bool no_fork = false;
     int first = 1;
     for (; first < argc && argv[first][0] == '-' && argv[first][1]; first++) {
@@ -368,11 +387,15 @@ int cmd_amber(int argc, char **argv)
             if (parse_count("-j", a + 2, &jobs, true))
                 return 2;
         } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || !strcmp(a, "--timeout") || !strcmp(a, "--json") ||
-                   !strcmp(a, "--junit") || !strcmp(a, "--target-env") || !strcmp(a, "--tier")) {
+                   !strcmp(a, "--junit") || !strcmp(a, "--target-env") || !strcmp(a, "--tier") ||
+                   !strcmp(a, "--memory")) {
             if (!val)
                 return fprintf(stderr, "spvjit: amber: %s needs a value\n%s", a, amber_usage), 2;
             first++;
-            if (!strcmp(a, "--timeout")) {
+            if (!strcmp(a, "--memory")) {
+                if (!run_memory_parse(val, &memory))
+                    return fprintf(stderr, "spvjit: amber: --memory %s: expected robust, check or unchecked\n", val), 2;
+            } else if (!strcmp(a, "--timeout")) {
                 if (parse_count(a, val, &timeout_s, false))
                     return 2;
             } else if (!strcmp(a, "--json")) {
@@ -404,6 +427,7 @@ int cmd_amber(int argc, char **argv)
     unsigned n = (unsigned)(argc - first);
     if (jobs > n)
         jobs = n;
+    amber_set_run_options(memory, timeout_s);
     amber_report rep;
     if (amber_report_init(&rep, &ro, argv + first, n))
         return cli_error("amber: out of memory");

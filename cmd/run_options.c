@@ -36,6 +36,10 @@ const char run_usage[] = "usage: spvjit run FILE.spv [OPTIONS]\n"
                          "                            breakdown, --print values) instead of text\n"
                          "  --no-specialize           build with spec constants as run-time values (for comparison)\n"
                          "  --threads N               worker threads (default: $SPVJIT_THREADS or all cores)\n"
+                         "  --memory MODE             robust (default: out-of-bounds loads read 0, stores are\n"
+                         "                            dropped), check (the first out-of-bounds access or\n"
+                         "                            work-group memory race is an error naming it), unchecked\n"
+                         "  --timeout SECONDS         stop a dispatch still running after SECONDS (an error)\n"
                          "\n"
                          "DATA:\n"
                          "  TYPE:V,V,...              inline values                f32:1,2.5,-3\n"
@@ -51,6 +55,18 @@ const char run_usage[] = "usage: spvjit run FILE.spv [OPTIONS]\n"
                          "given, at least as large as its layout needs; this is checked before running.\n"
                          "example: spvjit run saxpy.comp.spv --groups 4 --buffer 0:0=random:f32:256 \\\n"
                          "           --buffer 0:1=iota:f32:256 --push f32:2 --print 0:1\n";
+
+bool run_memory_parse(const char *s, spvjit_memory *out)
+{
+    static const char *const names[] = { "robust", "check", "unchecked" };
+    static const spvjit_memory modes[] = { SPVJIT_MEMORY_ROBUST, SPVJIT_MEMORY_CHECK, SPVJIT_MEMORY_UNCHECKED };
+    for (size_t i = 0; i < 3; i++)
+        if (!strcmp(s, names[i])) {
+            *out = modes[i];
+            return true;
+        }
+    return false;
+}
 
 static bool parse_u32(const char *s, size_t len, uint32_t *out)
 {
@@ -202,7 +218,8 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
         /* options taking a value: "--opt VALUE" or "--opt=VALUE" (and "-DVALUE", "-eNAME") */
         static const char *const with_value[] = { "-e",      "--entry",  "-D",        "--groups", "--global",
                                                   "--local", "--buffer", "--push",    "--arg",    "--print",
-                                                  "--out",   "--repeat", "--threads", "--tier" };
+                                                  "--out",   "--repeat", "--threads", "--tier",   "--memory",
+                                                  "--timeout" };
         const char *opt = NULL, *val = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0] && !opt; k++) {
             size_t l = strlen(with_value[k]);
@@ -277,6 +294,15 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
         } else if (!strcmp(opt, "--tier")) {
             if (cli_parse_tier(val, &o->tier))
                 return cli_errf(err, len, "--tier %s: expected " CLI_TIER_VALUES, val);
+        } else if (!strcmp(opt, "--memory")) {
+            if (!run_memory_parse(val, &o->memory))
+                return cli_errf(err, len, "--memory %s: expected robust, check or unchecked", val);
+        } else if (!strcmp(opt, "--timeout")) {
+            char *end;
+            double t = strtod(val, &end);
+            if (end == val || *end || !(t > 0) || t > 1e9)
+                return cli_errf(err, len, "--timeout %s: expected a positive number of seconds", val);
+            o->timeout = t;
         } else if (!strcmp(opt, "--repeat") || !strcmp(opt, "--threads")) {
             uint32_t v;
             if (!parse_u32(val, strlen(val), &v) || !v || v > 1000000)

@@ -49,9 +49,14 @@ typedef struct run_options {
     unsigned threads;
     spvjit_tier tier; /* --tier; DEFAULT: $SPVJIT_TIER, else auto */
     bool no_specialize;
-    bool json; /* --json: one JSON object on stdout */
+    bool json;            /* --json: one JSON object on stdout */
+    spvjit_memory memory; /* --memory (0: the library's default) */
+    double timeout;       /* --timeout seconds per dispatch (0: none) */
     bool help;
 } run_options;
+
+/* "robust", "check", "unchecked" → the option; false for anything else. */
+bool run_memory_parse(const char *s, spvjit_memory *out);
 
 /* Parses argv[1..argc) (argv[0] is "run").  Returns 0, or -1 with a
  * one-line message in err. */

@@ -22,6 +22,12 @@
  *   `wg_init` before its first work-item); at every OpControlBarrier the code
  *   calls ctx->barrier(ctx, site), which returns once every work-item of the
  *   group reached that same site.
+ * memory=check kernels: the executor calls wg_range_fn one work-group at a
+ *   time, with ctx->group_id, ctx->local_size and ctx->check set for it (the
+ *   reports and the race detector read them).
+ * Every loop of the compiled code polls *ctx->stop on its back edge and
+ *   returns as soon as it is non-zero (cancelled, timed out, failed): the
+ *   function called may then return early, with its work-items unfinished.
  */
 #ifndef SPVJIT_JIT_ABI_H
 #define SPVJIT_JIT_ABI_H
@@ -45,6 +51,47 @@ typedef void (*spvjit_barrier_fn)(const spvjit_wg_ctx *ctx, uint32_t site);
  * `rounds`: barriers the whole group completed. */
 typedef void (*spvjit_divergence_fn)(const spvjit_wg_ctx *ctx, uint64_t group, const uint32_t *resume,
                                      const uint32_t *resume_site, uint64_t rounds);
+
+/* memory=check: what the compiled code knows statically about one access
+ * site (a constant record in the code; the executor reads it when it reports). */
+typedef enum spvjit_access_kind {
+    SPVJIT_ACCESS_LOAD = 1,
+    SPVJIT_ACCESS_STORE,
+    SPVJIT_ACCESS_ATOMIC,
+    SPVJIT_ACCESS_COPY_FROM, /* OpCopyMemory* source */
+    SPVJIT_ACCESS_COPY_TO,   /* ... and destination */
+    SPVJIT_ACCESS_ATOMIC_LOAD,
+} spvjit_access_kind;
+
+/* What the range an access is checked against is (spvjit_check_site.bound). */
+typedef enum spvjit_bound_kind {
+    SPVJIT_BOUND_BINDING = 1, /* Shader resource slot `index` (a descriptor array: its first slot) */
+    SPVJIT_BOUND_PUSH,        /* the push-constant block */
+    SPVJIT_BOUND_ARG,         /* Kernel parameter `index` */
+    SPVJIT_BOUND_VARIABLE,    /* variable `index` (its SPIR-V id): Workgroup, Private, Function, program scope */
+    SPVJIT_BOUND_DYNAMIC,     /* chosen at run time (a phi, a select, a pointer from memory) */
+    SPVJIT_BOUND_NONE,        /* a null or undefined pointer */
+} spvjit_bound_kind;
+
+typedef struct spvjit_check_site {
+    uint32_t inst;   /* index of the instruction in the compiled module's instruction list */
+    uint32_t access; /* spvjit_access_kind */
+    uint32_t bound;  /* spvjit_bound_kind */
+    uint32_t index;  /* see spvjit_bound_kind */
+} spvjit_check_site;
+
+/* memory=check: an access of `bytes` bytes at byte `offset` of a range of
+ * `bound` bytes did not fit; work-item (lx, ly, lz).  The code carries on as
+ * in memory=robust (the load reads zero, the store is dropped); the executor
+ * records the first report and stops the dispatch. */
+typedef void (*spvjit_oob_fn)(const spvjit_wg_ctx *ctx, const spvjit_check_site *site, uint64_t offset, uint64_t bytes,
+                              uint64_t bound, uint32_t lx, uint32_t ly, uint32_t lz);
+/* memory=check: work-item (lx, ly, lz), after `epoch` barriers, touches
+ * `bytes` bytes of work-group memory at addr, byte `offset` of its range
+ * (for the race detector; addresses outside work-group memory are ignored). */
+typedef void (*spvjit_wg_access_fn)(const spvjit_wg_ctx *ctx, const spvjit_check_site *site, const void *addr,
+                                    uint64_t bytes, uint64_t offset, uint32_t epoch, uint32_t lx, uint32_t ly,
+                                    uint32_t lz);
 
 struct spvjit_wg_ctx {
     /* --- the dispatch, the same for every work-group ----------------------- */
@@ -70,7 +117,9 @@ struct spvjit_wg_ctx {
      *           Shader flavour: the base address of resource slot i (slots are
      *           numbered by the JIT, see spvjit_kernel_facts).
      * arg_sizes[i]: the byte size of what args[i] designates for buffers (for
-     *           OpArrayLength and bounds), 0 when unknown. */
+     *           OpArrayLength, and the bounds of every access in memory modes
+     *           robust and check, where the array is required), 0 when
+     *           unknown (then nothing fits in robust and check). */
     void *const *args;
     const uint64_t *arg_sizes;
     const void *push_constants; /* the push-constant block (Shader), or NULL */
@@ -83,10 +132,15 @@ struct spvjit_wg_ctx {
     void *rt;                               /* executor-private (fiber scheduler of this group) */
     void *printf_stream;                    /* FILE* for OpenCL printf, NULL: stdout */
     spvjit_divergence_fn report_divergence; /* barrier kernels run by wg_range_fn (see above) */
-    /* wg_range_fn reads *stop (a relaxed atomic load) before each work-group and
-     * returns without running it when it is nonzero: how the executor stops a
-     * dispatch between groups (a failure elsewhere, a cancellation).  NULL: never. */
+
+    /* --- safety --------------------------------------------------------------- */
+    /* Non-zero ends the dispatch (another thread sets it: compiled code reads it
+     * with relaxed atomic loads): wg_range_fn reads it before each work-group,
+     * every loop of the code on its back edge (see above).  NULL: never. */
     const uint32_t *stop;
+    spvjit_oob_fn report_oob;      /* memory=check only */
+    spvjit_wg_access_fn wg_access; /* memory=check only */
+    void *check;                   /* executor-private state of the two */
 };
 
 /* Runs work-groups first, first + 1, ..., first + count - 1 (linear indices,

@@ -78,6 +78,12 @@ static int settle_local_size(lower_ctx *c, const spvjit_options *o)
         return 0;
     if (!ls[0] || !ls[1] || !ls[2])
         return jit_fail(c, "local size %ux%ux%u has a zero dimension", ls[0], ls[1], ls[2]);
+    uint64_t items = (uint64_t)ls[0] * ls[1] * ls[2];
+    if (items > JIT_MAX_WORKGROUP_INVOCATIONS)
+        return jit_fail(c,
+                        "entry point %s: a local size of %ux%ux%u is %llu work-items per work-group; spvjit runs at "
+                        "most %u (spvjit_limits_get)",
+                        ep->name, ls[0], ls[1], ls[2], (unsigned long long)items, JIT_MAX_WORKGROUP_INVOCATIONS);
     c->ls_known = true;
     memcpy(c->local_size, ls, sizeof ls);
     return 0;
@@ -227,6 +233,19 @@ int jit_analyze(lower_ctx *c, uint32_t fidx, bool is_entry)
             return -1;
     }
     c->fn_var_bytes = function_var_bytes(c);
+    if (c->wg_size > JIT_MAX_WORKGROUP_MEMORY)
+        return jit_fail(c,
+                        "%s uses %llu bytes of work-group memory; spvjit gives a work-group at most %llu "
+                        "(spvjit_limits_get)",
+                        c->ep ? c->ep->name : "the function", (unsigned long long)c->wg_size,
+                        (unsigned long long)JIT_MAX_WORKGROUP_MEMORY);
+    if (c->item_size + c->fn_var_bytes > JIT_MAX_PRIVATE_MEMORY)
+        return jit_fail(c,
+                        "%s uses %llu bytes of private memory per work-item (Private and Function variables); "
+                        "spvjit gives a work-item at most %llu (spvjit_limits_get)",
+                        c->ep ? c->ep->name : "the function", (unsigned long long)(c->item_size + c->fn_var_bytes),
+                        (unsigned long long)JIT_MAX_PRIVATE_MEMORY);
+    jit_bounds_plan(c);
     return 0;
 }
 
@@ -264,5 +283,6 @@ int jit_fill_facts(jit_kernel *k, lower_ctx *c)
     f->nspec = c->unspec ? c->nspec : 0;
     f->spec_ids = k->spec_ids;
     f->stack_estimate = c->item_size + c->fn_var_bytes;
+    f->memory_check = c->memory == JIT_MEMORY_CHECK;
     return ok ? 0 : spv_fail(c->diag, "out of memory keeping the kernel's facts");
 }

@@ -30,6 +30,7 @@ LLVMValueRef jit_barrier_declare(LLVMModuleRef mod)
 
 void jit_build_barrier(lower_ctx *c, uint32_t site)
 {
+    jit_bounds_barrier(c); /* memory=check: the race detector's barrier count */
     LLVMValueRef args[2] = { c->arg_ctx, LLVMConstInt(c->t_i32, site, 0) };
     LLVMBuildCall2(c->b, barrier_type(c->llc), jit_barrier_declare(c->mod), args, 2, "");
 }

@@ -101,6 +101,22 @@ static int try_regions(lower_ctx *c, uint32_t nitems, char *msg, jit_barrier_pat
     return rc;
 }
 
+/* Fibers run the checks: the flag that would skip them is false (its
+ * computation goes, rather than running once per work-item). */
+static void drop_group_proof(lower_ctx *c)
+{
+    LLVMValueRef item = LLVMGetNamedFunction(c->mod, JIT_SYM_ITEM_IN_GROUP);
+    for (LLVMBasicBlockRef bb = item ? LLVMGetFirstBasicBlock(item) : NULL; bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+            size_t len;
+            const char *name = LLVMGetValueName2(i, &len);
+            if (len == strlen(JIT_GROUP_PROVEN) && !memcmp(name, JIT_GROUP_PROVEN, len)) {
+                LLVMReplaceAllUsesWith(i, LLVMConstInt(c->t_i1, 0, 0));
+                return;
+            }
+        }
+}
+
 static int choose(lower_ctx *c, jit_barrier_mode mode, jit_barrier_path *path)
 {
     if (!c->uses_barriers) { /* the range is built: c->simd_width is what it got */
@@ -133,6 +149,7 @@ static int choose(lower_ctx *c, jit_barrier_mode mode, jit_barrier_path *path)
                         c->ep ? c->ep->name : "(none)", why);
     say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: %s", why);
     jit_barriers_to_fibers(c);
+    drop_group_proof(c);
     jit_build_fiber_item(c);
     return jit_verify(c);
 }

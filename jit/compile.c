@@ -5,6 +5,8 @@
 #include "kernel_internal.h"
 
 #include "barrier_path.h"
+#include "poll.h"
+#include "unbranch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@ int jit_build_begin(jit_build *b, const spv_module *m, const spv_entry_point *ep
     c->unspec = o->unspecialized;
     c->kernel = spv_layout_is_opencl(m, ep);
     c->fp_relaxed = jit_fp_relaxed_widths(ep, c->kernel);
+    c->memory = o->memory;
     c->shape = o->shape_values;
     c->nshape = o->nshape_values;
     c->dispatch = jit_lower_inst; /* the core lowers spec-constant ops on first use through it */
@@ -105,6 +108,12 @@ LLVMMemoryBufferRef jit_build_object(jit_build *b)
         emit_text(b, "ir", jit_emit_ir(mod));
     if (cancelled(o, diag) || jit_optimize(mod, b->tm, jit_level(o), diag))
         return NULL;
+    if (o->memory == JIT_MEMORY_ROBUST)
+        jit_unbranch_guards(mod, b->c.td);
+    if (jit_insert_polls(mod) < 0) { /* after the passes: they never see a poll */
+        spv_fail(diag, "out of memory inserting the stop polls");
+        return NULL;
+    }
     b->t_optimized = util_now_ms();
     if (cancelled(o, diag))
         return NULL;

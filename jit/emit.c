@@ -13,6 +13,7 @@
  * the same host CPU name and features as the optimizer's.
  */
 #include "jit_internal.h"
+#include "rt_check.h"
 #include "rt_printf.h"
 
 #include <pthread.h>
@@ -62,6 +63,8 @@ static const struct {
     void *addr;
 } runtime_symbols[] = {
     { "spvjit_rt_printf", (void *)&spvjit_rt_printf },
+    { JIT_RT_OOB, (void *)&spvjit_rt_oob },
+    { JIT_RT_WG_ACCESS, (void *)&spvjit_rt_wg_access },
 };
 
 static LLVMErrorRef define_runtime_symbols(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)

@@ -88,7 +88,6 @@ static bool reaches_workgroup_vars(lower_ctx *c)
     return false;
 }
 
-/* The context of a one-work-item dispatch (jit/abi.h), on the stack. */
 /* The ctx of a 1x1x1 dispatch: a constant (compiled code reads the ctx with
  * invariant loads, jit/lower_access.c, so it must not be built by stores). */
 static LLVMValueRef one_item_ctx(lower_ctx *c)
@@ -118,7 +117,7 @@ static int build_export(lower_ctx *c, uint32_t fidx, const char *fname)
     unsigned n = f->nparams;
     LLVMTypeRef *pt = jit_alloc(c, n + 1, sizeof *pt);
     bool *pbool = jit_alloc(c, n + 1, sizeof *pbool), rbool = false;
-    LLVMValueRef *args = jit_alloc(c, n + 2, sizeof *args);
+    LLVMValueRef *args = jit_alloc(c, 3 * n + 2, sizeof *args);
     LLVMTypeRef rt = c_type(c, fname, ft->elem, "the result", &rbool);
     if (!rt)
         return -1;
@@ -147,7 +146,7 @@ static int build_export(lower_ctx *c, uint32_t fidx, const char *fname)
     jit_store_at(c, c->arg_item, JIT_ITEM_ENV + 8ull * JIT_ENV_WGMEM, wgmem, 8);
     for (unsigned i = 0; i < 3; i++)
         jit_store_at(c, c->arg_item, JIT_ITEM_LSIZE + 4 * i, LLVMConstInt(c->t_i32, 1, 0), 4);
-    memset(c->vals, 0, c->m->bound * sizeof *c->vals);
+    jit_clear_values(c);
     if ((wg_used && c->has_wg_init && jit_init_module_vars(c, SpvStorageClassWorkgroup)) ||
         jit_init_module_vars(c, SpvStorageClassPrivate))
         return -1;
@@ -157,8 +156,16 @@ static int build_export(lower_ctx *c, uint32_t fidx, const char *fname)
         LLVMValueRef p = LLVMGetParam(fn, i);
         args[2 + i] = pbool[i] ? LLVMBuildICmp(c->b, LLVMIntNE, p, LLVMConstInt(c->t_i8, 0, 0), "") : p;
     }
+    /* host pointers come without a size: their ranges span the address space,
+     * the pointer in the middle (memory modes robust and check) */
+    unsigned nb = 0;
+    for (unsigned i = 0; i < n && jit_checks_on(c); i++)
+        if (LLVMGetTypeKind(pt[i]) == LLVMPointerTypeKind) {
+            args[2 + n + nb++] = LLVMConstInt(c->t_i64, 1ull << 63, 0);
+            args[2 + n + nb++] = LLVMConstInt(c->t_i64, UINT64_MAX, 0);
+        }
     LLVMValueRef callee = c->fns[fidx];
-    LLVMValueRef r = LLVMBuildCall2(c->b, LLVMGlobalGetValueType(callee), callee, args, n + 2, "");
+    LLVMValueRef r = LLVMBuildCall2(c->b, LLVMGlobalGetValueType(callee), callee, args, n + 2 + nb, "");
     if (LLVMGetTypeKind(rt) == LLVMVoidTypeKind)
         LLVMBuildRetVoid(c->b);
     else

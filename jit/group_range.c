@@ -1,6 +1,8 @@
 /* jit/group_range.c — the loop over a range of work-groups (see group_range.h). */
 #include "group_range.h"
 
+#include "poll.h"
+
 #include <stddef.h>
 #include <llvm-c/DebugInfo.h>
 
@@ -16,31 +18,6 @@ LLVMValueRef jit_range_function(lower_ctx *c)
     LLVMAddAttributeAtIndex(fn, 1, LLVMCreateEnumAttribute(c->llc, deref, sizeof(spvjit_wg_ctx)));
     LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
     return fn;
-}
-
-/* ctx->stop, or a constant zero when it is NULL (once per call). */
-static LLVMValueRef stop_pointer(lower_ctx *c, LLVMValueRef ctx)
-{
-    const char *name = "spvjit.never.stop";
-    LLVMValueRef never = LLVMGetNamedGlobal(c->mod, name);
-    if (!never) {
-        never = LLVMAddGlobal(c->mod, c->t_i32, name);
-        LLVMSetInitializer(never, LLVMConstInt(c->t_i32, 0, 0));
-        LLVMSetGlobalConstant(never, 1);
-        LLVMSetLinkage(never, LLVMInternalLinkage);
-        LLVMSetAlignment(never, 4);
-    }
-    LLVMValueRef p = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, stop), c->t_ptr);
-    return LLVMBuildSelect(c->b, LLVMBuildIsNull(c->b, p, ""), never, p, "stop.ptr");
-}
-
-/* Whether *stop_ptr asks to stop (a relaxed atomic load: another thread sets it). */
-static LLVMValueRef stop_requested(lower_ctx *c, LLVMValueRef stop_ptr)
-{
-    LLVMValueRef s = LLVMBuildLoad2(c->b, c->t_i32, stop_ptr, "stop");
-    LLVMSetAlignment(s, 4);
-    LLVMSetOrdering(s, LLVMAtomicOrderingMonotonic);
-    return LLVMBuildICmp(c->b, LLVMIntNE, s, LLVMConstInt(c->t_i32, 0, 0), "");
 }
 
 /* What every group of the call shares: loaded or computed once, at the top. */
@@ -89,7 +66,7 @@ static void load_facts(lower_ctx *c, LLVMValueRef ctx, range_facts *f)
 {
     f->ctx = ctx;
     f->two_kinds = false;
-    f->stop = stop_pointer(c, ctx);
+    f->stop = jit_stop_flag(c->b, c->mod, jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, stop), c->t_ptr));
     for (unsigned i = 0; i < 3; i++) {
         f->base[i] = ctx_u32(c, ctx, offsetof(spvjit_wg_ctx, base_group), i);
         f->enq[i] =
@@ -168,7 +145,7 @@ static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const
     LLVMPositionBuilderAtEnd(c->b, head);
     LLVMValueRef gi = phi(c, c->t_i64, begin, pre, "g");
     LLVMValueRef gx = phi(c, c->t_i32, gx_begin, pre, "gx");
-    LLVMBuildCondBr(c->b, stop_requested(c, f->stop), f->exit, run);
+    LLVMBuildCondBr(c->b, jit_stop_requested(c->b, f->stop), f->exit, run);
     LLVMPositionBuilderAtEnd(c->b, run);
     jit_group g = *row;
     g.index = gi;

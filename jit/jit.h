@@ -57,6 +57,14 @@
 #include "spirv/module.h"
 #include "spirv/shape.h"
 
+/* What the executor runs at most (lib/ reports them: spvjit_limits_get); a
+ * compile beyond them fails before any code is made.  A work-item's private
+ * state lives on a thread's or a fiber's stack, work-group memory in one
+ * block per thread. */
+#define JIT_MAX_WORKGROUP_INVOCATIONS 4096u
+#define JIT_MAX_WORKGROUP_MEMORY ((uint64_t)16 << 20)
+#define JIT_MAX_PRIVATE_MEMORY ((uint64_t)1 << 20)
+
 /* A text emitted for inspection: what is "ir" (as lowered), "opt-ir" (after the
  * passes) or "asm" (host assembly). */
 typedef void (*spvjit_emit_hook)(void *user, const char *what, const char *text);
@@ -164,6 +172,8 @@ typedef struct spvjit_kernel_facts {
     uint32_t nspec;
     const uint32_t *spec_ids; /* unspecialized: SpecId of each 8-byte slot */
     uint64_t stack_estimate;  /* per work-item private state, bytes */
+    bool memory_check;        /* memory=check: one work-group per call, with the race
+                                 detector's shadow (jit/abi.h) */
     double ms_lower, ms_passes, ms_codegen;
 } spvjit_kernel_facts;
 

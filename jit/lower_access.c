@@ -85,14 +85,13 @@ static void plain_store(lower_ctx *c, LLVMValueRef v, LLVMValueRef p, uint32_t a
         LLVMSetVolatile(s, 1);
 }
 
-/* Address of element (col, row) / of column col of a matrix in memory. */
-static LLVMValueRef mat_elem_ptr(lower_ctx *c, const spv_type *t, LLVMValueRef p, uint32_t mat, uint64_t stride,
-                                 unsigned col, unsigned row)
+/* Offset of element (col, row) of a matrix in memory. */
+static uint64_t mat_elem_at(lower_ctx *c, const spv_type *t, uint32_t mat, uint64_t stride, unsigned col, unsigned row)
 {
     uint64_t esize = jit_layout_of(c, spv_type_get(c->m, t->elem)->elem)->size;
     if (mat & JIT_MAT_ROW_MAJOR)
-        return jit_ptr_at(c, p, row * stride + col * esize);
-    return jit_ptr_at(c, p, col * stride + row * esize);
+        return row * stride + col * esize;
+    return col * stride + row * esize;
 }
 
 uint64_t jit_matrix_stride(lower_ctx *c, uint32_t type_id, uint32_t mat)
@@ -116,12 +115,54 @@ static uint32_t element_at(lower_ctx *c, uint32_t type_id, const spv_type *t, un
     return t->elem;
 }
 
-LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, uint32_t align, bool vol, uint32_t mat)
+/* One load or store of lt at `at` bytes from p0; in a split checked access
+ * (c->leaf_guard, lower_bounds.c) each under its own bounds check. */
+static LLVMValueRef leaf_load(lower_ctx *c, LLVMTypeRef lt, LLVMValueRef p0, uint64_t at, uint32_t align, bool vol)
+{
+    jit_guard g;
+    bool open = c->leaf_guard && jit_leaf_open(c, &g, at, LLVMABISizeOfType(c->td, lt));
+    LLVMValueRef v = plain_load(c, lt, jit_ptr_at(c, p0, at), align, vol);
+    return open ? jit_guard_close(c, &g, v, NULL) : v;
+}
+
+static void leaf_store(lower_ctx *c, LLVMValueRef v, LLVMValueRef p0, uint64_t at, uint32_t align, bool vol)
+{
+    jit_guard g;
+    bool open = c->leaf_guard && jit_leaf_open(c, &g, at, LLVMABISizeOfType(c->td, LLVMTypeOf(v)));
+    plain_store(c, v, jit_ptr_at(c, p0, at), align, vol);
+    if (open)
+        jit_guard_close(c, &g, NULL, NULL);
+}
+
+/* A vector whose components are `step` bytes apart, component by component. */
+static LLVMValueRef load_lanes(lower_ctx *c, const spv_type *t, LLVMTypeRef lt, LLVMValueRef p0, uint64_t at,
+                               uint64_t step, bool vol)
+{
+    LLVMTypeRef et = LLVMGetElementType(lt);
+    uint32_t ea = jit_layout_of(c, t->elem)->size;
+    LLVMValueRef r = LLVMGetPoison(lt);
+    for (unsigned j = 0; j < t->count; j++)
+        r = LLVMBuildInsertElement(c->b, r, leaf_load(c, et, p0, at + j * step, ea, vol), LLVMConstInt(c->t_i32, j, 0),
+                                   "");
+    return r;
+}
+
+static void store_lanes(lower_ctx *c, const spv_type *t, LLVMValueRef v, LLVMValueRef p0, uint64_t at, uint64_t step,
+                        bool vol)
+{
+    uint32_t ea = jit_layout_of(c, t->elem)->size;
+    for (unsigned j = 0; j < t->count; j++)
+        leaf_store(c, LLVMBuildExtractElement(c->b, v, LLVMConstInt(c->t_i32, j, 0), ""), p0, at + j * step, ea, vol);
+}
+
+static LLVMValueRef load_at(lower_ctx *c, uint32_t type_id, LLVMValueRef p0, uint64_t at, uint32_t align, bool vol,
+                            uint32_t mat)
 {
     const spv_type *t = jit_spv_type(c, type_id);
     LLVMTypeRef lt = jit_type(c, type_id);
     if (!t || !lt || !jit_layout_of(c, type_id))
         return NULL;
+    bool split = c->leaf_guard != NULL; /* every component checked on its own */
     switch (t->kind) {
     case SPV_TYPE_MATRIX: {
         const spv_type *ct = spv_type_get(c->m, t->elem);
@@ -131,31 +172,26 @@ LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, uint32
         LLVMValueRef r = LLVMConstNull(lt);
         for (unsigned i = 0; i < t->count; i++) {
             LLVMValueRef colv;
-            if (!(mat & JIT_MAT_ROW_MAJOR)) {
-                colv = plain_load(c, clt, jit_ptr_at(c, p, i * stride), ea, vol);
-            } else {
-                colv = LLVMConstNull(clt);
-                for (unsigned j = 0; j < ct->count; j++) {
-                    LLVMValueRef e =
-                        plain_load(c, LLVMGetElementType(clt), mat_elem_ptr(c, t, p, mat, stride, i, j), ea, vol);
-                    colv = LLVMBuildInsertElement(c->b, colv, e, LLVMConstInt(c->t_i32, j, 0), "");
-                }
-            }
+            if (!(mat & JIT_MAT_ROW_MAJOR) && !split)
+                colv = leaf_load(c, clt, p0, at + i * stride, ea, vol);
+            else
+                colv = load_lanes(c, ct, clt, p0, at + mat_elem_at(c, t, mat, stride, i, 0),
+                                  mat_elem_at(c, t, mat, stride, i, 1) - mat_elem_at(c, t, mat, stride, i, 0), vol);
             r = LLVMBuildInsertValue(c->b, r, colv, i, "");
         }
         return r;
     }
     case SPV_TYPE_ARRAY:
     case SPV_TYPE_STRUCT: {
-        if (jit_layout_compat(c, type_id) && !mat)
-            return plain_load(c, lt, p, align ? align : jit_layout_of(c, type_id)->align, vol);
+        if (jit_layout_compat(c, type_id) && !mat && !split)
+            return leaf_load(c, lt, p0, at, align ? align : jit_layout_of(c, type_id)->align, vol);
         LLVMValueRef r = LLVMConstNull(lt);
         unsigned n = t->kind == SPV_TYPE_STRUCT ? t->nmembers : LLVMGetArrayLength2(lt);
         for (unsigned i = 0; i < n; i++) {
             uint32_t emat;
             uint64_t off;
             uint32_t et = element_at(c, type_id, t, i, mat, &off, &emat);
-            LLVMValueRef e = jit_load_mem(c, et, jit_ptr_at(c, p, off), 0, vol, emat);
+            LLVMValueRef e = load_at(c, et, p0, at + off, 0, vol, emat);
             if (!e)
                 return NULL;
             r = LLVMBuildInsertValue(c->b, r, e, i, "");
@@ -166,30 +202,24 @@ LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, uint32
         jit_fail(c, "a runtime array (type %%%u) cannot be loaded as a whole", type_id);
         return NULL;
     case SPV_TYPE_VECTOR:
-        if (mat & JIT_MAT_ROW_MAJOR) { /* a column of a row-major matrix */
-            LLVMTypeRef et = LLVMGetElementType(lt);
-            uint32_t ea = jit_layout_of(c, t->elem)->size;
-            LLVMValueRef r = LLVMGetPoison(lt);
-            for (unsigned j = 0; j < t->count; j++)
-                r = LLVMBuildInsertElement(c->b, r,
-                                           plain_load(c, et, jit_ptr_at(c, p, j * (uint64_t)(mat & ~JIT_MAT_ROW_MAJOR)),
-                                                      ea, vol),
-                                           LLVMConstInt(c->t_i32, j, 0), "");
-            return r;
-        }
-        return plain_load(c, lt, p, access_align(c, type_id, align), vol);
+        if (mat & JIT_MAT_ROW_MAJOR) /* a column of a row-major matrix */
+            return load_lanes(c, t, lt, p0, at, mat & ~JIT_MAT_ROW_MAJOR, vol);
+        if (split)
+            return load_lanes(c, t, lt, p0, at, jit_layout_of(c, t->elem)->size, vol);
+        return leaf_load(c, lt, p0, at, access_align(c, type_id, align), vol);
     default:
-        return plain_load(c, lt, p, access_align(c, type_id, align), vol);
+        return leaf_load(c, lt, p0, at, access_align(c, type_id, align), vol);
     }
 }
 
-int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, LLVMValueRef v, uint32_t align, bool vol,
-                  uint32_t mat)
+static int store_at(lower_ctx *c, uint32_t type_id, LLVMValueRef p0, uint64_t at, LLVMValueRef v, uint32_t align,
+                    bool vol, uint32_t mat)
 {
     const spv_type *t = jit_spv_type(c, type_id);
     LLVMTypeRef lt = jit_type(c, type_id);
     if (!t || !lt || !jit_layout_of(c, type_id))
         return -1;
+    bool split = c->leaf_guard != NULL;
     switch (t->kind) {
     case SPV_TYPE_MATRIX: {
         const spv_type *ct = spv_type_get(c->m, t->elem);
@@ -197,20 +227,18 @@ int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, LLVMValueRef v
         uint32_t ea = jit_layout_of(c, ct->elem)->size;
         for (unsigned i = 0; i < t->count; i++) {
             LLVMValueRef colv = LLVMBuildExtractValue(c->b, v, i, "");
-            if (!(mat & JIT_MAT_ROW_MAJOR)) {
-                plain_store(c, colv, jit_ptr_at(c, p, i * stride), ea, vol);
-                continue;
-            }
-            for (unsigned j = 0; j < ct->count; j++)
-                plain_store(c, LLVMBuildExtractElement(c->b, colv, LLVMConstInt(c->t_i32, j, 0), ""),
-                            mat_elem_ptr(c, t, p, mat, stride, i, j), ea, vol);
+            if (!(mat & JIT_MAT_ROW_MAJOR) && !split)
+                leaf_store(c, colv, p0, at + i * stride, ea, vol);
+            else
+                store_lanes(c, ct, colv, p0, at + mat_elem_at(c, t, mat, stride, i, 0),
+                            mat_elem_at(c, t, mat, stride, i, 1) - mat_elem_at(c, t, mat, stride, i, 0), vol);
         }
         return 0;
     }
     case SPV_TYPE_ARRAY:
     case SPV_TYPE_STRUCT: {
-        if (jit_layout_compat(c, type_id) && !mat) {
-            plain_store(c, v, p, align ? align : jit_layout_of(c, type_id)->align, vol);
+        if (jit_layout_compat(c, type_id) && !mat && !split) {
+            leaf_store(c, v, p0, at, align ? align : jit_layout_of(c, type_id)->align, vol);
             return 0;
         }
         unsigned n = t->kind == SPV_TYPE_STRUCT ? t->nmembers : LLVMGetArrayLength2(lt);
@@ -218,7 +246,7 @@ int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, LLVMValueRef v
             uint32_t emat;
             uint64_t off;
             uint32_t et = element_at(c, type_id, t, i, mat, &off, &emat);
-            if (jit_store_mem(c, et, jit_ptr_at(c, p, off), LLVMBuildExtractValue(c->b, v, i, ""), 0, vol, emat))
+            if (store_at(c, et, p0, at + off, LLVMBuildExtractValue(c->b, v, i, ""), 0, vol, emat))
                 return -1;
         }
         return 0;
@@ -227,16 +255,28 @@ int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, LLVMValueRef v
         return jit_fail(c, "a runtime array (type %%%u) cannot be stored as a whole", type_id);
     case SPV_TYPE_VECTOR:
         if (mat & JIT_MAT_ROW_MAJOR) { /* a column of a row-major matrix */
-            uint32_t ea = jit_layout_of(c, t->elem)->size;
-            for (unsigned j = 0; j < t->count; j++)
-                plain_store(c, LLVMBuildExtractElement(c->b, v, LLVMConstInt(c->t_i32, j, 0), ""),
-                            jit_ptr_at(c, p, j * (uint64_t)(mat & ~JIT_MAT_ROW_MAJOR)), ea, vol);
+            store_lanes(c, t, v, p0, at, mat & ~JIT_MAT_ROW_MAJOR, vol);
             return 0;
         }
-        plain_store(c, v, p, access_align(c, type_id, align), vol);
+        if (split) {
+            store_lanes(c, t, v, p0, at, jit_layout_of(c, t->elem)->size, vol);
+            return 0;
+        }
+        leaf_store(c, v, p0, at, access_align(c, type_id, align), vol);
         return 0;
     default:
-        plain_store(c, v, p, access_align(c, type_id, align), vol);
+        leaf_store(c, v, p0, at, access_align(c, type_id, align), vol);
         return 0;
     }
+}
+
+LLVMValueRef jit_load_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, uint32_t align, bool vol, uint32_t mat)
+{
+    return load_at(c, type_id, p, 0, align, vol, mat);
+}
+
+int jit_store_mem(lower_ctx *c, uint32_t type_id, LLVMValueRef p, LLVMValueRef v, uint32_t align, bool vol,
+                  uint32_t mat)
+{
+    return store_at(c, type_id, p, 0, v, align, vol, mat);
 }

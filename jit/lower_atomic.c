@@ -4,7 +4,8 @@
  * AcquireRelease, Acquire, Release; none → monotonic), adjusted to what LLVM
  * allows for loads and stores.  Invocation scope is single-thread; every other
  * scope is the system scope (the CPU is coherent).  Float add/min/max come from
- * SPV_EXT_shader_atomic_float_add / _min_max.
+ * SPV_EXT_shader_atomic_float_add / _min_max.  Checked like any access (robust:
+ * out of bounds nothing happens and the result is zero).
  */
 #include "lower_ctx.h"
 
@@ -106,14 +107,42 @@ static bool rmw_op(uint32_t opcode, LLVMAtomicRMWBinOp *op)
     }
 }
 
+/* The bytes an atomic touches: its result's, or the stored value's. */
+static uint64_t atomic_bytes(lower_ctx *c, const spv_inst *in, LLVMTypeRef t)
+{
+    if (t)
+        return size_of(c, t);
+    if (in->opcode == SpvOpAtomicStore) {
+        LLVMValueRef x = jit_value(c, spv_inst_op(in, 3));
+        return x ? size_of(c, LLVMTypeOf(x)) : 4;
+    }
+    return 4; /* OpAtomicFlagClear: a 32-bit flag */
+}
+
+static int lower_atomic(lower_ctx *c, const spv_inst *in, LLVMValueRef p, LLVMTypeRef t);
+
 int jit_lower_atomic(lower_ctx *c, const spv_inst *in)
 {
-    LLVMValueRef p = jit_value(c, spv_inst_op(in, 0)), r = NULL;
+    LLVMValueRef p = jit_value(c, spv_inst_op(in, 0));
     if (!p)
         return -1;
+    LLVMTypeRef t = in->type_id ? jit_type(c, in->type_id) : NULL;
+    jit_guard g;
+    bool open =
+        jit_guard_open(c, &g, in, spv_inst_op(in, 0), p, NULL, LLVMConstInt(c->t_i64, atomic_bytes(c, in, t), 0),
+                       in->opcode == SpvOpAtomicLoad ? SPVJIT_ACCESS_ATOMIC_LOAD : SPVJIT_ACCESS_ATOMIC);
+    if (lower_atomic(c, in, p, t))
+        return -1;
+    if (open)
+        jit_set(c, in->result_id, jit_guard_close(c, &g, in->result_id ? c->vals[in->result_id] : NULL, NULL));
+    return 0;
+}
+
+static int lower_atomic(lower_ctx *c, const spv_inst *in, LLVMValueRef p, LLVMTypeRef t)
+{
+    LLVMValueRef r = NULL;
     bool st = single_thread(c, spv_inst_op(in, 1));
     LLVMAtomicOrdering o = ordering(c, spv_inst_op(in, 2));
-    LLVMTypeRef t = in->type_id ? jit_type(c, in->type_id) : NULL;
     LLVMAtomicRMWBinOp op;
     LLVMValueRef v[2];
     switch (in->opcode) {

@@ -55,14 +55,16 @@ static int lower_call(lower_ctx *c, const spv_inst *in)
                              "that defines it first)",
                              jit_name_of(c, f->id));
     uint32_t n = spv_inst_nops(in) - 1;
-    LLVMValueRef *args = jit_alloc(c, n + 2, sizeof *args);
+    LLVMValueRef *args = jit_alloc(c, 3 * n + 2, sizeof *args);
     args[0] = c->arg_ctx;
     args[1] = c->arg_item;
     for (uint32_t i = 0; i < n; i++)
         if (!(args[2 + i] = jit_value(c, spv_inst_op(in, 1 + i))))
             return -1;
+    /* pointer arguments pass their bounds on as hidden parameters */
+    unsigned nb = jit_bounds_args(c, &in->w[in->first_op + 1], n, args + 2 + n);
     LLVMValueRef fn = c->fns[fi];
-    jit_set(c, in->result_id, LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, args, n + 2, ""));
+    jit_set(c, in->result_id, LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, args, n + 2 + nb, ""));
     return 0;
 }
 
@@ -167,6 +169,7 @@ int jit_lower_cfg(lower_ctx *c, const spv_inst *in)
         if (!UTIL_ARRAY_PUSH(&c->phis, jit_phi, ((jit_phi){ phi, (uint32_t)(in - c->m->insts) })))
             return jit_fail_inst(c, in, "out of memory");
         jit_set(c, in->result_id, phi);
+        jit_bounds_phi(c, in->result_id, in->type_id);
         return 0;
     }
     case SpvOpFunctionCall:
@@ -242,6 +245,7 @@ int jit_fill_phis(lower_ctx *c)
                 return -1;
             for (unsigned e = 0; e < edges; e++)
                 LLVMAddIncoming(phis[i].phi, &v, &pred, 1);
+            jit_bounds_phi_incoming(c, in->result_id, spv_inst_op(in, k), pred, edges);
         }
     }
     c->phis.size = 0;

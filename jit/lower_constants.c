@@ -16,6 +16,13 @@ void jit_set(lower_ctx *c, uint32_t id, LLVMValueRef v)
         c->vals[id] = v;
 }
 
+void jit_clear_values(lower_ctx *c)
+{
+    memset(c->vals, 0, c->m->bound * sizeof *c->vals);
+    memset(c->bnd, 0, c->m->bound * sizeof *c->bnd);
+    memset(c->shadow, 0, c->m->bound * sizeof *c->shadow);
+}
+
 LLVMValueRef jit_const_int(lower_ctx *c, LLVMTypeRef t, uint64_t v)
 {
     if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {

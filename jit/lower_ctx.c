@@ -58,6 +58,8 @@ static int alloc_tables(lower_ctx *c, void *user)
     memset(c->compat, -1, n);
     c->consts = jit_alloc(c, n, sizeof *c->consts);
     c->vals = jit_alloc(c, n, sizeof *c->vals);
+    c->bnd = jit_alloc(c, n, sizeof *c->bnd);
+    c->shadow = jit_alloc(c, n, sizeof *c->shadow);
     c->blocks = jit_alloc(c, n, sizeof *c->blocks);
     c->block_ends = jit_alloc(c, n, sizeof *c->block_ends);
     c->mat_info = jit_alloc(c, n, sizeof *c->mat_info);

@@ -22,7 +22,8 @@
  *              lower_build.c (small IR helpers), lower_access.c (typed loads
  *              and stores at byte offsets), lower_vars.c (module-scope
  *              variables), lower_builtins.c (builtin values), sg_marker.c
- *              (the sub-group markers, which the vectorizer consumes)
+ *              (the sub-group markers, which the vectorizer consumes),
+ *              lower_bounds.c (the ranges pointers may touch, checked accesses)
  *                 │ calls nothing above it — with one exception by design: an
  *                 │ OpSpecConstantOp lowered on first use goes through
  *                 │ c->dispatch, the opcode table the driver hands the core
@@ -98,12 +99,46 @@ typedef struct jit_phi {
 typedef struct lower_ctx lower_ctx;
 typedef int (*jit_lower_fn)(lower_ctx *c, const spv_inst *in);
 
+/* The range a pointer value may touch (memory modes robust and check,
+ * lower_bounds.c): its byte offset in the range and the range's size (i64
+ * values of the current function), and what the range is (jit/abi.h). */
+typedef struct jit_bounds {
+    LLVMValueRef off, size; /* size NULL: not known yet */
+    uint32_t kind;          /* spvjit_bound_kind */
+    uint32_t index;
+} jit_bounds;
+
+/* A split access under check (lower_bounds.c → lower_access.c): each component
+ * is checked at its own offset, `extra` bytes (i64, or NULL) past ptr_id's value. */
+typedef struct jit_leaf_guard {
+    const spv_inst *at;
+    uint32_t ptr_id;
+    LLVMValueRef extra;
+    uint32_t kind; /* spvjit_access_kind */
+} jit_leaf_guard;
+
+/* The weight of a bounds check's in-bounds edge (the other's is 1): how the
+ * passes after the optimizer recognize one (jit/unbranch.h). */
+#define JIT_GUARD_WEIGHT (1u << 20)
+/* Metadata on a check's `or` of the proven-for-the-group flag and its
+ * compare (c->item_fast; jit/guard_versions.h), and the name of the flag's
+ * value in spvjit_item (kernels with barriers: jit/region_loops.c). */
+#define JIT_GUARD_MD "spvjit.guard"
+#define JIT_GROUP_PROVEN "spvjit.group.proven"
+
+/* An open bounds check (jit_guard_open .. jit_guard_close). */
+typedef struct jit_guard {
+    LLVMBasicBlockRef fail, join, pass_end, fail_end;
+    bool active;
+} jit_guard;
+
 struct lower_ctx {
     const spv_module *m;
     const spv_entry_point *ep;
     spv_diag *diag;
     bool unspec;
     bool kernel;          /* OpenCL flavour */
+    jit_memory memory;    /* robust and check: accesses checked (lower_bounds.c) */
     bool invariant_loads; /* loads being built read memory that is constant for the
                              whole dispatch (push constants): !invariant.load */
     bool failed;          /* c->diag holds the compile's first failure */
@@ -176,6 +211,17 @@ struct lower_ctx {
     uint64_t push_size;
     uint64_t wg_scratch_offset; /* work-group collectives: slots in work-group memory */
     uint64_t wg_scratch_slot;   /* bytes per work-item slot, 0: no collectives */
+
+    /* memory modes robust and check (lower_bounds.c) */
+    jit_bounds *bnd;            /* per id, the current function: the range of each pointer */
+    jit_bounds *shadow;         /* per id: allocas keeping the bounds a Function variable holds */
+    jit_bounds bnd_scratch;     /* bounds found at a use, not kept */
+    uint64_t env_bounds;        /* item-state offset of the bounds environment (0: none) */
+    uint64_t item_epoch;        /* check: item-state offset of the barriers passed (u32), 0: none */
+    uint64_t item_fast;         /* robust, barrier-free: item-state offset of the flag (u8) that says
+                                   the group's checks were proven at its start (guard_versions.h), 0: none */
+    jit_leaf_guard *leaf_guard; /* lower_access.c: check each component (a split access) */
+    bool leaf_quiet;            /* no reports from component checks (the access reported) */
 };
 
 /* --- context, memory, failure (lower_ctx.c) --- */
@@ -215,6 +261,7 @@ bool jit_is_float_type(lower_ctx *c, uint32_t type_id);
 /* --- values and constants (lower_constants.c) --- */
 LLVMValueRef jit_value(lower_ctx *c, uint32_t id); /* NULL + diag */
 void jit_set(lower_ctx *c, uint32_t id, LLVMValueRef v);
+void jit_clear_values(lower_ctx *c); /* a new function: no value (and no bounds) yet */
 LLVMValueRef jit_const_int(lower_ctx *c, LLVMTypeRef t, uint64_t v);
 LLVMValueRef jit_build_composite(lower_ctx *c, uint32_t type_id, LLVMValueRef *parts, uint32_t n);
 int jit_const_bytes(lower_ctx *c, uint32_t id, uint32_t type_id, uint8_t *buf, uint64_t size);
@@ -262,6 +309,59 @@ LLVMValueRef jit_item_field_ptr(lower_ctx *c, uint64_t off);
  * depends on it once per call, not once per group or work-item. */
 LLVMValueRef jit_load_invariant(lower_ctx *c, LLVMTypeRef t, LLVMValueRef p, unsigned align);
 LLVMValueRef jit_ctx_field(lower_ctx *c, LLVMValueRef ctx, size_t off, LLVMTypeRef t);
+
+/* --- the ranges of pointers and checked accesses (lower_bounds.c) ---
+ * Everything here does nothing in memory=unchecked. */
+bool jit_checks_on(const lower_ctx *c);
+/* After the analysis: the bounds environment (and check's barrier count) in the item state. */
+void jit_bounds_plan(lower_ctx *c);
+/* The bounds environment: the size of every resource slot, then per kernel
+ * parameter its base (ptr) and size (i64); entries and their types. */
+unsigned jit_bounds_env_count(const lower_ctx *c);
+LLVMTypeRef jit_bounds_env_type(const lower_ctx *c, unsigned k);
+/* The bounds of pointer id (never NULL; found at the builder when none were kept). */
+const jit_bounds *jit_bounds_of(lower_ctx *c, uint32_t id);
+void jit_bounds_set(lower_ctx *c, uint32_t id, LLVMValueRef off, LLVMValueRef size, uint32_t kind, uint32_t index);
+/* id points `extra` bytes (i64, NULL: 0) past `from`, in from's range. */
+void jit_bounds_derive(lower_ctx *c, uint32_t id, uint32_t from, LLVMValueRef extra);
+/* Element idx (i64) of descriptor array `var` whose slot bases are at `slots`
+ * (count elements): its base, and its bounds in *out. */
+LLVMValueRef jit_descriptor_element(lower_ctx *c, uint32_t var, LLVMValueRef slots, LLVMValueRef idx, uint32_t count,
+                                    jit_bounds *out);
+/* Pointer phis: their bounds are phis too, filled edge by edge. */
+void jit_bounds_phi(lower_ctx *c, uint32_t id, uint32_t type_id);
+void jit_bounds_phi_incoming(lower_ctx *c, uint32_t phi_id, uint32_t from, LLVMBasicBlockRef pred, unsigned edges);
+/* The driver, after each instruction: bounds for pointers its lowering gave none. */
+void jit_bounds_after(lower_ctx *c, const spv_inst *in);
+/* Function variable `var` of `size` bytes; one holding a pointer gets shadow slots. */
+void jit_bounds_variable(lower_ctx *c, uint32_t var, uint32_t pointee, uint64_t size);
+void jit_bounds_store(lower_ctx *c, uint32_t ptr_id, uint32_t value_id); /* a pointer stored into ptr_id */
+void jit_bounds_load(lower_ctx *c, uint32_t result_id, uint32_t ptr_id); /* ... loaded from it */
+/* Hidden parameters: two i64 (offset, size) per pointer parameter of a
+ * function type, after the others. */
+unsigned jit_bounds_params(lower_ctx *c, uint32_t fn_type);
+void jit_bounds_of_params(lower_ctx *c, const spv_function *f, LLVMValueRef fn);
+unsigned jit_bounds_args(lower_ctx *c, const uint32_t *arg_ids, uint32_t n, LLVMValueRef *out);
+/* A check of `bytes` (i64) at p + extra (extra: i64 or NULL), p being ptr_id's
+ * value or derived from it.  false: no check needed (unchecked, or proven), the
+ * access goes at the builder as is; true: the builder is in the in-bounds block
+ * (optionally jit_guard_else to build the out-of-bounds value), and
+ * jit_guard_close joins (the out-of-bounds value: fail_v, or zero). */
+bool jit_guard_open(lower_ctx *c, jit_guard *g, const spv_inst *at, uint32_t ptr_id, LLVMValueRef p, LLVMValueRef extra,
+                    LLVMValueRef bytes, uint32_t kind);
+void jit_guard_else(lower_ctx *c, jit_guard *g);
+LLVMValueRef jit_guard_close(lower_ctx *c, jit_guard *g, LLVMValueRef pass_v, LLVMValueRef fail_v);
+bool jit_leaf_open(lower_ctx *c, jit_guard *g, uint64_t at, uint64_t bytes); /* lower_access.c's components */
+/* Typed loads and stores (jit_load_mem / jit_store_mem) of p + extra, checked. */
+LLVMValueRef jit_checked_load(lower_ctx *c, const spv_inst *at, uint32_t ptr_id, uint32_t type_id, LLVMValueRef p,
+                              LLVMValueRef extra, uint32_t align, bool vol, uint32_t mat, uint32_t kind);
+int jit_checked_store(lower_ctx *c, const spv_inst *at, uint32_t ptr_id, uint32_t type_id, LLVMValueRef p,
+                      LLVMValueRef extra, LLVMValueRef v, uint32_t align, bool vol, uint32_t mat, uint32_t kind);
+/* OpCopyMemorySized: n bytes (i64) from src to dst. */
+int jit_checked_copy(lower_ctx *c, const spv_inst *at, uint32_t dst_id, uint32_t src_id, LLVMValueRef dst,
+                     LLVMValueRef src, LLVMValueRef n, unsigned align, bool vol);
+/* check: a work-group barrier passed (the race detector's epoch). */
+void jit_bounds_barrier(lower_ctx *c);
 
 /* --- module-scope variables (lower_vars.c) --- */
 LLVMValueRef jit_global_var_ptr(lower_ctx *c, uint32_t var_id);

@@ -298,7 +298,11 @@ int jit_lower_inst(lower_ctx *c, const spv_inst *in)
         return jit_fail_inst(c, in, "Op%s (opcode %u) has no lowering in the JIT yet",
                              name ? (strncmp(name, "Op", 2) == 0 ? name + 2 : name) : "?", in->opcode);
     }
-    return f(c, in);
+    if (f(c, in))
+        return -1;
+    if (c->fn) /* a pointer made in a function: its bounds (memory modes robust, check) */
+        jit_bounds_after(c, in);
+    return 0;
 }
 
 /* --- functions ---------------------------------------------------------------------- */
@@ -381,6 +385,8 @@ static int copy_byval_param(lower_ctx *c, uint32_t param_id)
     LLVMSetAlignment(copy, align);
     LLVMBuildMemCpy(c->pb, copy, align, jit_value(c, param_id), 1, LLVMConstInt(c->t_i64, l->size, 0));
     jit_set(c, param_id, copy);
+    jit_bounds_set(c, param_id, LLVMConstInt(c->t_i64, 0, 0), LLVMConstInt(c->t_i64, l->size, 0), SPVJIT_BOUND_VARIABLE,
+                   param_id);
     return 0;
 }
 
@@ -393,9 +399,10 @@ int jit_lower_function(lower_ctx *c, uint32_t fidx)
     c->arg_ctx = LLVMGetParam(c->llfn, 0);
     c->arg_item = LLVMGetParam(c->llfn, 1);
     c->phis.size = 0;
-    memset(c->vals, 0, m->bound * sizeof *c->vals);
+    jit_clear_values(c);
     for (uint32_t p = 0; p < f->nparams; p++)
         jit_set(c, f->params[p], LLVMGetParam(c->llfn, 2 + p));
+    jit_bounds_of_params(c, f, c->llfn);
     LLVMBasicBlockRef pro = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "prologue");
     LLVMPositionBuilderAtEnd(c->pb, pro);
     for (uint32_t p = 0; p < f->nparams; p++)

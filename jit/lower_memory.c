@@ -87,14 +87,17 @@ static int access_chain(lower_ctx *c, const spv_inst *in)
     chain_off o = { 0, NULL };
     if (ptr_chain && add_index(c, &o, spv_inst_op(in, i++), element_stride(c, base_id)))
         return -1;
+    jit_bounds element = { 0 };
     if (!ptr_chain && is_descriptor_array(c, base_id) && i < spv_inst_nops(in)) {
         /* base points at the resource slots: the first index picks the block */
         chain_off s = { 0, NULL };
-        if (add_index(c, &s, spv_inst_op(in, i++), 8))
+        if (add_index(c, &s, spv_inst_op(in, i++), 1))
             return -1;
-        LLVMValueRef slot = s.dyn ? LLVMBuildAdd(c->b, s.dyn, LLVMConstInt(c->t_i64, (uint64_t)s.k, 0), "")
-                                  : LLVMConstInt(c->t_i64, (uint64_t)s.k, 0);
-        base = LLVMBuildLoad2(c->b, c->t_ptr, jit_byte_gep(c, base, slot, true), "");
+        LLVMValueRef idx = s.dyn ? LLVMBuildAdd(c->b, s.dyn, LLVMConstInt(c->t_i64, (uint64_t)s.k, 0), "")
+                                 : LLVMConstInt(c->t_i64, (uint64_t)s.k, 0);
+        uint64_t count = 0;
+        jit_array_length(c, cur, &count);
+        base = jit_descriptor_element(c, base_id, base, idx, (uint32_t)count, &element);
         cur = spv_type_get(c->m, cur)->elem;
     }
     for (; i < spv_inst_nops(in); i++) {
@@ -162,6 +165,11 @@ static int access_chain(lower_ctx *c, const spv_inst *in)
     bool inb = in->opcode != SpvOpPtrAccessChain;
     jit_set(c, in->result_id, jit_byte_gep(c, base, off, inb));
     c->mat_info[in->result_id] = mat;
+    if (element.size)
+        jit_bounds_set(c, in->result_id, LLVMBuildAdd(c->b, element.off, off, ""), element.size, element.kind,
+                       element.index);
+    else
+        jit_bounds_derive(c, in->result_id, base_id, off);
     return 0;
 }
 
@@ -273,10 +281,12 @@ int jit_function_variable(lower_ctx *c, const spv_inst *in)
                                      c->m->ids[in->result_id].name ? c->m->ids[in->result_id].name : "");
     LLVMSetAlignment(a, l->align < 16 ? 16 : l->align);
     jit_set(c, in->result_id, a);
+    jit_bounds_variable(c, in->result_id, pointee, l->size);
     if (spv_inst_nops(in) >= 2) {
         LLVMValueRef init = jit_value(c, spv_inst_op(in, 1));
         if (!init || jit_store_mem(c, pointee, a, init, 0, false, 0))
             return -1;
+        jit_bounds_store(c, in->result_id, spv_inst_op(in, 1));
     }
     return 0;
 }
@@ -294,11 +304,13 @@ int jit_lower_memory(lower_ctx *c, const spv_inst *in)
         const spv_id *pid = spv_id_get(c->m, spv_inst_op(in, 0));
         const spv_type *pt = pid ? spv_type_get(c->m, pid->type_id) : NULL;
         c->invariant_loads = pt && pt->kind == SPV_TYPE_POINTER && pt->storage == SpvStorageClassPushConstant;
-        LLVMValueRef r = jit_load_mem(c, in->type_id, v[0], mo.align, mo.vol, c->mat_info[spv_inst_op(in, 0)]);
+        LLVMValueRef r = jit_checked_load(c, in, spv_inst_op(in, 0), in->type_id, v[0], NULL, mo.align, mo.vol,
+                                          c->mat_info[spv_inst_op(in, 0)], SPVJIT_ACCESS_LOAD);
         c->invariant_loads = false;
         if (!r)
             return -1;
         jit_set(c, in->result_id, r);
+        jit_bounds_load(c, in->result_id, spv_inst_op(in, 0));
         return 0;
     }
     case SpvOpStore: {
@@ -306,27 +318,28 @@ int jit_lower_memory(lower_ctx *c, const spv_inst *in)
         if (jit_operands(c, in, v, 2))
             return -1;
         uint32_t pt = pointee_of(c, spv_inst_op(in, 0));
-        return jit_store_mem(c, pt, v[0], v[1], mo.align, mo.vol, c->mat_info[spv_inst_op(in, 0)]);
+        jit_bounds_store(c, spv_inst_op(in, 0), spv_inst_op(in, 1));
+        return jit_checked_store(c, in, spv_inst_op(in, 0), pt, v[0], NULL, v[1], mo.align, mo.vol,
+                                 c->mat_info[spv_inst_op(in, 0)], SPVJIT_ACCESS_STORE);
     }
     case SpvOpCopyMemory: {
         if (jit_operands(c, in, v, 2))
             return -1;
         uint32_t dt = pointee_of(c, spv_inst_op(in, 0)), st = pointee_of(c, spv_inst_op(in, 1));
         mem_ops mo = memory_operands(in, 2);
-        LLVMValueRef x = jit_load_mem(c, st ? st : dt, v[1], 0, mo.vol, c->mat_info[spv_inst_op(in, 1)]);
+        LLVMValueRef x = jit_checked_load(c, in, spv_inst_op(in, 1), st ? st : dt, v[1], NULL, 0, mo.vol,
+                                          c->mat_info[spv_inst_op(in, 1)], SPVJIT_ACCESS_COPY_FROM);
         if (!x)
             return -1;
-        return jit_store_mem(c, dt ? dt : st, v[0], x, 0, mo.vol, c->mat_info[spv_inst_op(in, 0)]);
+        return jit_checked_store(c, in, spv_inst_op(in, 0), dt ? dt : st, v[0], NULL, x, 0, mo.vol,
+                                 c->mat_info[spv_inst_op(in, 0)], SPVJIT_ACCESS_COPY_TO);
     }
     case SpvOpCopyMemorySized: {
         if (jit_operands(c, in, v, 3))
             return -1;
         mem_ops mo = memory_operands(in, 3);
-        LLVMValueRef mc = LLVMBuildMemMove(c->b, v[0], mo.align ? mo.align : 1, v[1], mo.align ? mo.align : 1,
-                                           jit_int_cast(c, v[2], c->t_i64, false));
-        if (mo.vol)
-            LLVMSetVolatile(mc, 1);
-        return 0;
+        return jit_checked_copy(c, in, spv_inst_op(in, 0), spv_inst_op(in, 1), v[0], v[1],
+                                jit_int_cast(c, v[2], c->t_i64, false), mo.align ? mo.align : 1, mo.vol);
     }
     case SpvOpAccessChain:
     case SpvOpInBoundsAccessChain:

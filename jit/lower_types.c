@@ -98,12 +98,15 @@ static LLVMTypeRef make_type(lower_ctx *c, uint32_t id, const spv_type *t)
         return c->t_ptr;
     case SPV_TYPE_FUNCTION: {
         LLVMTypeRef ret = jit_type(c, t->elem);
-        LLVMTypeRef *p = jit_alloc(c, t->nmembers + 2, sizeof *p);
+        unsigned nb = jit_bounds_params(c, id); /* hidden, last: the bounds of pointer parameters */
+        LLVMTypeRef *p = jit_alloc(c, t->nmembers + 2 + nb, sizeof *p);
         p[0] = p[1] = c->t_ptr; /* hidden: ctx, item state */
         for (uint32_t i = 0; i < t->nmembers; i++)
             if (!(p[2 + i] = jit_type(c, t->members[i])))
                 return NULL;
-        return ret ? LLVMFunctionType(ret, p, t->nmembers + 2, 0) : NULL;
+        for (unsigned i = 0; i < nb; i++)
+            p[2 + t->nmembers + i] = c->t_i64;
+        return ret ? LLVMFunctionType(ret, p, t->nmembers + 2 + nb, 0) : NULL;
     }
     default:
         break;

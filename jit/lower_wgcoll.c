@@ -282,8 +282,10 @@ static int lower_async_copy(lower_ctx *c, const spv_inst *in)
     LLVMValueRef size = k64(c, l->size);
     LLVMValueRef soff = LLVMBuildMul(c->b, gather ? strided : i, size, "");
     LLVMValueRef doff = LLVMBuildMul(c->b, gather ? i : strided, size, "");
-    LLVMValueRef v = jit_load_mem(c, elem, jit_byte_gep(c, src, soff, false), l->align, false, 0);
-    if (!v || jit_store_mem(c, elem, jit_byte_gep(c, dst, doff, false), v, l->align, false, 0))
+    LLVMValueRef v =
+        jit_checked_load(c, in, spv_inst_op(in, 2), elem, src, soff, l->align, false, 0, SPVJIT_ACCESS_COPY_FROM);
+    if (!v ||
+        jit_checked_store(c, in, spv_inst_op(in, 1), elem, dst, doff, v, l->align, false, 0, SPVJIT_ACCESS_COPY_TO))
         return -1;
     LLVMValueRef next = LLVMBuildAdd(c->b, i, n, "");
     LLVMBasicBlockRef body_end = LLVMGetInsertBlock(c->b);

@@ -48,10 +48,36 @@ static bool available(const jit_slot_plan *p, const jit_uniformity *u, LLVMValue
     return LLVMIsAConstant(v) != NULL;
 }
 
+LLVMValueRef jit_slot_stored_once(const jit_slot_plan *p, LLVMValueRef load)
+{
+    (void)p;
+    LLVMValueRef slot = LLVMIsALoadInst(load) ? LLVMGetOperand(load, 0) : NULL;
+    if (!slot || !LLVMIsAAllocaInst(slot))
+        return NULL;
+    LLVMValueRef store = NULL;
+    for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
+        LLVMValueRef user = LLVMGetUser(use);
+        if (LLVMIsAStoreInst(user)) {
+            if (store || LLVMGetOperand(user, 1) != slot)
+                return NULL;
+            store = user;
+        } else if (!LLVMIsALoadInst(user)) {
+            return NULL; /* its address goes elsewhere */
+        }
+    }
+    if (!store || LLVMGetInstructionParent(store) != LLVMGetInstructionParent(load))
+        return NULL;
+    for (LLVMValueRef i = store; i; i = LLVMGetNextInstruction(i))
+        if (i == load)
+            return LLVMGetOperand(store, 0);
+    return NULL; /* the load comes first */
+}
+
 /* The entry block's values the same for every work-item and computable once:
  * from available values alone, loads only before this item wrote any memory
  * but its own slots (an earlier write by another item before the first
- * barrier would be a data race). */
+ * barrier would be a data race), and reloads of slots stored once with a
+ * hoisted value before them (reg2mem's). */
 static bool find_hoisted(jit_slot_plan *p, LLVMBasicBlockRef entry, const jit_uniformity *u)
 {
     bool written = false;
@@ -60,6 +86,8 @@ static bool find_hoisted(jit_slot_plan *p, LLVMBasicBlockRef entry, const jit_un
         bool h = false;
         if (jit_inst_may_write_shared(in)) {
             written = true;
+        } else if (op == LLVMLoad && jit_slot_stored_once(p, in)) {
+            h = available(p, u, jit_slot_stored_once(p, in));
         } else if (op == LLVMLoad) {
             h = !written && !LLVMGetVolatile(in) && LLVMGetOrdering(in) == LLVMAtomicOrderingNotAtomic &&
                 available(p, u, LLVMGetOperand(in, 0));

@@ -77,6 +77,9 @@ const jit_slot *jit_slot_of(const jit_slot_plan *p, LLVMValueRef a);
 /* Slot number of alloca a, or UINT32_MAX. */
 unsigned jit_slot_number(const jit_slot_plan *p, LLVMValueRef a);
 bool jit_slot_hoisted(const jit_slot_plan *p, LLVMValueRef v);
+/* The value a load of the entry block reloads from a slot stored exactly
+ * once, before it in that block, or NULL (reg2mem's reloads). */
+LLVMValueRef jit_slot_stored_once(const jit_slot_plan *p, LLVMValueRef load);
 /* Whether slot s is live into block b: its value there may be read before written. */
 bool jit_slot_live_into(const jit_slot_plan *p, unsigned b, unsigned s);
 

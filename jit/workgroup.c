@@ -24,10 +24,16 @@
  *       fiber path.
  *
  * The environment (work-group memory, spec values, push constants, resource
- * bases, kernel arguments) is passed as parameters so loads of ctx happen once
- * per call, and noalias (Restrict / FuncParamAttr NoAlias) reaches the loop.
+ * bases, kernel arguments, and in memory modes robust and check the sizes of
+ * the ranges, lower_bounds.c) is passed as parameters so loads of ctx happen
+ * once per call, and noalias (Restrict / FuncParamAttr NoAlias) reaches the
+ * loop.  memory=robust: a group whose checks hold all through (proven at its
+ * start, guard_versions.h) runs the items with them folded away: the body's
+ * last parameter says so.
  */
 #include "group_range.h"
+#include "guard_versions.h"
+#include "poll.h"
 #include "lower_ctx.h"
 #include "sg_marker.h"
 #include "simd.h"
@@ -111,9 +117,22 @@ static unsigned nenv(lower_ctx *c)
     return NENV + c->nres_slots;
 }
 
+/* Parameters of the body: the fixed ones, the environment, the kernel's
+ * parameters, the bounds environment. */
+static unsigned body_bounds_at(lower_ctx *c)
+{
+    return NFIXED + nenv(c) + c->nparams;
+}
+
+/* ... and last, the flag that the group's checks were proven (guard_versions.h) */
+static unsigned body_fast_at(lower_ctx *c)
+{
+    return body_bounds_at(c) + jit_bounds_env_count(c);
+}
+
 static LLVMTypeRef body_type(lower_ctx *c)
 {
-    unsigned n = NFIXED + nenv(c) + c->nparams;
+    unsigned n = body_fast_at(c) + 1;
     LLVMTypeRef *p = jit_alloc(c, n, sizeof *p);
     p[0] = c->t_ptr;
     for (unsigned i = 1; i < NFIXED; i++)
@@ -122,11 +141,14 @@ static LLVMTypeRef body_type(lower_ctx *c)
         p[NFIXED + i] = c->t_ptr;
     LLVMTypeRef ef = jit_type(c, c->m->funcs[c->ep->func].fn_type);
     if (c->nparams) {
-        LLVMTypeRef *ep = jit_alloc(c, c->nparams + 2, sizeof *ep);
+        LLVMTypeRef *ep = jit_alloc(c, LLVMCountParamTypes(ef), sizeof *ep);
         LLVMGetParamTypes(ef, ep);
         for (unsigned i = 0; i < c->nparams; i++)
             p[NFIXED + nenv(c) + i] = ep[2 + i];
     }
+    for (unsigned k = 0; k < jit_bounds_env_count(c); k++)
+        p[body_bounds_at(c) + k] = jit_bounds_env_type(c, k);
+    p[body_fast_at(c)] = c->t_i8;
     return LLVMFunctionType(c->t_void, p, n, 0);
 }
 
@@ -164,15 +186,31 @@ static int build_body(lower_ctx *c, uint32_t entry_fidx, LLVMValueRef *out)
     c->arg_item = new_item_state(c, env);
     for (unsigned i = 0; i < 9; i++) /* LID, LSIZE, GID */
         jit_store_at(c, c->arg_item, 4ull * i, LLVMGetParam(fn, 1 + i), 4);
-    memset(c->vals, 0, c->m->bound * sizeof *c->vals);
+    unsigned nb = jit_bounds_env_count(c);
+    for (unsigned k = 0; k < nb; k++)
+        jit_store_at(c, c->arg_item, c->env_bounds + 8ull * k, LLVMGetParam(fn, body_bounds_at(c) + k), 8);
+    if (c->item_epoch)
+        jit_store_at(c, c->arg_item, c->item_epoch, LLVMConstInt(c->t_i32, 0, 0), 4);
+    if (c->item_fast)
+        jit_store_at(c, c->arg_item, c->item_fast, LLVMGetParam(fn, body_fast_at(c)), 1);
+    jit_clear_values(c);
     if (jit_init_module_vars(c, SpvStorageClassPrivate))
         return -1;
     unsigned n = 2 + c->nparams;
-    LLVMValueRef *args = jit_alloc(c, n, sizeof *args);
+    LLVMValueRef *args = jit_alloc(c, n + 2 * c->nparams, sizeof *args);
     args[0] = c->arg_ctx;
     args[1] = c->arg_item;
     for (unsigned i = 0; i < c->nparams; i++)
         args[2 + i] = LLVMGetParam(fn, NFIXED + nenv(c) + i);
+    /* the bounds of the pointer parameters: the whole argument */
+    for (unsigned i = 0; i < c->nparams && jit_checks_on(c); i++) {
+        const spv_type *t = spv_type_get(c->m, c->params[i].type_id);
+        if (!t || t->kind != SPV_TYPE_POINTER)
+            continue;
+        args[n++] = LLVMConstInt(c->t_i64, 0, 0);
+        args[n++] = c->params[i].kind == SPVJIT_PARAM_VALUE ? LLVMConstInt(c->t_i64, c->params[i].size, 0)
+                                                            : LLVMGetParam(fn, body_bounds_at(c) + 2 * i + 1);
+    }
     LLVMValueRef callee = c->fns[entry_fidx];
     LLVMBuildCall2(c->b, LLVMGlobalGetValueType(callee), callee, args, n, "");
     LLVMBuildRetVoid(c->b);
@@ -183,15 +221,20 @@ static int build_body(lower_ctx *c, uint32_t entry_fidx, LLVMValueRef *out)
 
 /* --- the environment and the loops over a group's work-items ------------------------------------- */
 
+/* What the body is called with after its fixed parameters: v[0, n), then
+ * the flag `fast` (i8). */
 typedef struct group_env {
     LLVMValueRef *v;
     unsigned n;
+    LLVMValueRef fast; /* i8: the group's checks were proven at its start */
 } group_env;
 
 /* Loads the environment and the kernel arguments from ctx (once per call). */
 static group_env load_env(lower_ctx *c, LLVMValueRef ctx)
 {
-    group_env e = { jit_alloc(c, nenv(c) + c->nparams + 1, sizeof(LLVMValueRef)), nenv(c) + c->nparams };
+    unsigned nb = jit_bounds_env_count(c);
+    group_env e = { jit_alloc(c, nenv(c) + c->nparams + nb + 1, sizeof(LLVMValueRef)), nenv(c) + c->nparams + nb,
+                    LLVMConstInt(c->t_i8, 0, 0) };
     e.v[JIT_ENV_WGMEM] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, wg_memory), c->t_ptr);
     e.v[JIT_ENV_SPEC] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, spec_values), c->t_ptr);
     e.v[JIT_ENV_PUSH] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, push_constants), c->t_ptr);
@@ -201,14 +244,26 @@ static group_env load_env(lower_ctx *c, LLVMValueRef ctx)
             jit_load_invariant(c, c->t_ptr, jit_byte_gep(c, args, LLVMConstInt(c->t_i64, 8ull * i, 0), true), 8);
     for (uint32_t i = 0; i < c->nparams; i++)
         e.v[nenv(c) + i] = load_param(c, args, e.v[JIT_ENV_WGMEM], i);
+    /* the bounds environment (lower_bounds.c): sizes from ctx->arg_sizes */
+    LLVMValueRef sizes = nb ? jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, arg_sizes), c->t_ptr) : NULL;
+    LLVMValueRef *bv = e.v + nenv(c) + c->nparams;
+    for (uint32_t s = 0; s < c->nres_slots && nb; s++)
+        bv[s] = jit_load_invariant(c, c->t_i64, jit_byte_gep(c, sizes, LLVMConstInt(c->t_i64, 8ull * s, 0), true), 8);
+    for (uint32_t i = 0; i < c->nparams && nb; i++) {
+        bool ptr = c->params[i].kind != SPVJIT_PARAM_VALUE;
+        bv[c->nres_slots + 2 * i] = ptr ? e.v[nenv(c) + i] : LLVMConstPointerNull(c->t_ptr);
+        bv[c->nres_slots + 2 * i + 1] =
+            ptr ? jit_load_invariant(c, c->t_i64, jit_byte_gep(c, sizes, LLVMConstInt(c->t_i64, 8ull * i, 0), true), 8)
+                : LLVMConstInt(c->t_i64, c->params[i].size, 0);
+    }
     return e;
 }
 
 /* body(ctx, id, size, group, env...) for one work-item. */
 static void call_body(lower_ctx *c, LLVMValueRef body, LLVMValueRef ctx, LLVMValueRef *id, LLVMValueRef *size,
-                      LLVMValueRef *group, group_env *e)
+                      LLVMValueRef *group, const group_env *e)
 {
-    unsigned n = NFIXED + e->n;
+    unsigned n = NFIXED + e->n + 1;
     LLVMValueRef *a = jit_alloc(c, n, sizeof *a);
     a[0] = ctx;
     for (unsigned i = 0; i < 3; i++) {
@@ -218,6 +273,7 @@ static void call_body(lower_ctx *c, LLVMValueRef body, LLVMValueRef ctx, LLVMVal
     }
     for (unsigned i = 0; i < e->n; i++)
         a[NFIXED + i] = e->v[i];
+    a[n - 1] = e->fast;
     LLVMBuildCall2(c->b, LLVMGlobalGetValueType(body), body, a, n, "");
 }
 
@@ -226,6 +282,7 @@ typedef struct items {
     lower_ctx *c;
     LLVMValueRef fn, body, ctx;
     group_env *env;
+    LLVMValueRef proof;   /* spvjit.group.proof (guard_versions.h), or NULL */
     LLVMValueRef partial; /* spvjit.group.partial, or NULL */
     /* sub-groups of width lanes: the body vectorized for the compile-time
      * local size and for a run-time size (NULL: work-item by work-item) */
@@ -314,12 +371,13 @@ static void sg_loop(lower_ctx *c, const items *it, LLVMValueRef vf, LLVMValueRef
                     LLVMBasicBlockRef exit)
 {
     group_env *e = it->env;
-    LLVMValueRef *args = jit_alloc(c, 6 + e->n, sizeof *args);
+    LLVMValueRef *args = jit_alloc(c, 7 + e->n, sizeof *args);
     memcpy(args, size, 3 * sizeof *args);
     memcpy(args + 3, id, 3 * sizeof *args);
     memcpy(args + 6, e->v, e->n * sizeof *args);
+    args[6 + e->n] = e->fast;
     LLVMValueRef count = LLVMBuildMul(c->b, LLVMBuildMul(c->b, size[0], size[1], ""), size[2], "items");
-    jit_simd_loop l = { .vf = vf, .ctx = it->ctx, .args = args, .nargs = 6 + e->n, .count = count, .width = it->width };
+    jit_simd_loop l = { .vf = vf, .ctx = it->ctx, .args = args, .nargs = 7 + e->n, .count = count, .width = it->width };
     jit_simd_emit_loop(&l, c->b);
     LLVMBuildBr(c->b, exit);
 }
@@ -362,10 +420,32 @@ static void emit_group_items(lower_ctx *c, const items *it, const jit_group *g)
     for (unsigned d = 0; d < 3; d++)
         full &= LLVMIsAConstantInt(size[d]) != NULL;
     LLVMValueRef vf = full && it->vf ? it->vf : it->vf_sized;
-    if (vf)
-        sg_loop(c, it, vf, size, id, done);
-    else
-        loop_nest(c, it, size, id, done);
+    items fast = *it;
+    group_env fast_env = *it->env;
+    const items *version[2] = { it, NULL };
+    LLVMBasicBlockRef at[2] = { NULL, NULL };
+    if (full && it->proof) { /* the group's checks hold all through: the items without them */
+        unsigned n = 4 + it->env->n;
+        LLVMValueRef *a = jit_alloc(c, n, sizeof *a);
+        a[0] = it->ctx;
+        memcpy(a + 1, id, sizeof id);
+        memcpy(a + 4, it->env->v, it->env->n * sizeof *a);
+        LLVMValueRef ok = LLVMBuildCall2(c->b, LLVMGlobalGetValueType(it->proof), it->proof, a, n, "proven");
+        at[0] = LLVMAppendBasicBlockInContext(c->llc, it->fn, "checked");
+        at[1] = LLVMAppendBasicBlockInContext(c->llc, it->fn, "checked.at.start");
+        LLVMBuildCondBr(c->b, ok, at[1], at[0]);
+        fast_env.fast = LLVMConstInt(c->t_i8, 1, 0);
+        fast.env = &fast_env;
+        version[1] = &fast;
+    }
+    for (unsigned v = 0; v < 2 && version[v]; v++) {
+        if (at[v])
+            LLVMPositionBuilderAtEnd(c->b, at[v]);
+        if (vf)
+            sg_loop(c, version[v], vf, size, id, done);
+        else
+            loop_nest(c, version[v], size, id, done);
+    }
     LLVMPositionBuilderAtEnd(c->b, done);
 }
 
@@ -376,7 +456,7 @@ static void emit_group_items(lower_ctx *c, const items *it, const jit_group *g)
 static LLVMValueRef build_partial(lower_ctx *c, LLVMValueRef body, LLVMValueRef vf_sized, unsigned width)
 {
     LLVMTypeRef p[7] = { c->t_ptr, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32 };
-    LLVMValueRef fn = LLVMAddFunction(c->mod, "spvjit.group.partial", LLVMFunctionType(c->t_void, p, 7, 0));
+    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_GROUP_PREFIX "partial", LLVMFunctionType(c->t_void, p, 7, 0));
     LLVMSetLinkage(fn, LLVMInternalLinkage);
     jit_add_attr(c, fn, 1, "noalias");
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
@@ -414,10 +494,49 @@ static int emit_group(void *user, const jit_group *g)
     return 0;
 }
 
+/* i1 spvjit.group.proof(ctx, gx,gy,gz, env...): whether every check of the
+ * body that guard_versions.h can follow holds for the whole group of the
+ * compile-time size with WorkgroupId (gx, gy, gz); NULL when there is no
+ * such check (the body's other checks lose the flag).  Before the body is
+ * vectorized: the vector forms see the checks as the proof leaves them. */
+static LLVMValueRef build_proof(lower_ctx *c, LLVMValueRef body)
+{
+    if (!c->item_fast || !c->ls_known)
+        return NULL;
+    unsigned ne = nenv(c) + c->nparams + jit_bounds_env_count(c);
+    LLVMTypeRef *pt = jit_alloc(c, 4 + ne, sizeof *pt), *bp = jit_alloc(c, NFIXED + ne + 1, sizeof *bp);
+    LLVMGetParamTypes(LLVMGlobalGetValueType(body), bp);
+    pt[0] = c->t_ptr;
+    for (unsigned i = 1; i < 4; i++)
+        pt[i] = c->t_i32;
+    memcpy(pt + 4, bp + NFIXED, ne * sizeof *pt);
+    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_GROUP_PREFIX "proof", LLVMFunctionType(c->t_i1, pt, 4 + ne, 0));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "alwaysinline");
+    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
+    LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
+    LLVMValueRef *args = jit_alloc(c, NFIXED + ne + 1, sizeof *args);
+    args[0] = LLVMGetParam(fn, 0);
+    for (unsigned d = 0; d < 3; d++) {
+        args[4 + d] = LLVMConstInt(c->t_i32, c->local_size[d], 0);
+        args[7 + d] = LLVMGetParam(fn, 1 + d);
+    }
+    for (unsigned i = 0; i < ne; i++)
+        args[NFIXED + i] = LLVMGetParam(fn, 4 + i);
+    LLVMValueRef proven = jit_guard_versions(c, body, args, c->local_size);
+    if (!proven) {
+        LLVMDeleteFunction(fn);
+        return NULL;
+    }
+    LLVMBuildRet(c->b, proven);
+    return fn;
+}
+
 /* --- the exported functions ------------------------------------------------------------------------- */
 
 static int build_range(lower_ctx *c, LLVMValueRef body)
 {
+    LLVMValueRef proof = build_proof(c, body);
     /* sub-groups of c->simd_width lanes where the vectorizer takes the body */
     LLVMValueRef vf = NULL, vf_sized = NULL;
     c->simd_why[0] = 0;
@@ -439,6 +558,7 @@ static int build_range(lower_ctx *c, LLVMValueRef body)
                  .body = body,
                  .ctx = LLVMGetParam(fn, 0),
                  .env = &e,
+                 .proof = proof,
                  .partial = partial,
                  .vf = vf,
                  .vf_sized = vf_sized,
@@ -466,6 +586,23 @@ static void build_item_in_group(lower_ctx *c, LLVMValueRef body)
         id[i] = LLVMGetParam(fn, 1 + i);
         size[i] = LLVMGetParam(fn, 4 + i);
         group[i] = LLVMGetParam(fn, 7 + i);
+    }
+    if (c->item_fast) {
+        /* the checks proven for a group of the compile-time size: the barrier
+         * regions' full machine runs a version without them (region_loops.c;
+         * the fibers drop the proof, barrier_path.c) */
+        LLVMValueRef *args = jit_alloc(c, NFIXED + e.n + 1, sizeof *args);
+        args[0] = ctx;
+        for (unsigned i = 0; i < 3; i++) {
+            args[4 + i] = LLVMConstInt(c->t_i32, c->local_size[i], 0);
+            args[7 + i] = group[i];
+        }
+        memcpy(args + NFIXED, e.v, e.n * sizeof *e.v);
+        LLVMValueRef proven = jit_guard_versions(c, body, args, c->local_size);
+        if (proven && !LLVMIsAConstant(proven))
+            LLVMSetValueName2(proven, JIT_GROUP_PROVEN, strlen(JIT_GROUP_PROVEN));
+        if (proven)
+            e.fast = LLVMBuildZExt(c->b, proven, c->t_i8, "");
     }
     call_body(c, body, ctx, id, size, group, &e);
     LLVMBuildRetVoid(c->b);
@@ -510,7 +647,7 @@ static int build_wg_init(lower_ctx *c)
     env[JIT_ENV_WGMEM] = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, wg_memory), c->t_ptr);
     env[JIT_ENV_SPEC] = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, spec_values), c->t_ptr);
     c->arg_item = new_item_state(c, env);
-    memset(c->vals, 0, c->m->bound * sizeof *c->vals);
+    jit_clear_values(c);
     if (jit_init_module_vars(c, SpvStorageClassWorkgroup))
         return -1;
     LLVMBuildRetVoid(c->b);
@@ -528,7 +665,7 @@ static int build_wg_init(lower_ctx *c)
 int jit_build_entry_functions(lower_ctx *c, uint32_t entry_fidx)
 {
     LLVMValueRef body;
-    if (build_body(c, entry_fidx, &body) || (c->has_wg_init && build_wg_init(c)))
+    if (build_body(c, entry_fidx, &body) || jit_guard_versions_inline(c, body) || (c->has_wg_init && build_wg_init(c)))
         return -1;
     c->b = c->fb;
     if (!c->uses_barriers) {

@@ -155,8 +155,10 @@ SPVJIT_API spvjit_status spvjit_set_arg_buffer(spvjit_kernel *k, uint32_t index,
     api_kernel_arg *a = arg_of(k, index, API_ARG_POINTER, "spvjit_set_arg_buffer", &st);
     if (!a)
         return st;
-    /* NULL is a valid global pointer argument (OpenCL allows it). */
-    if (data && a->size && bytes < a->size)
+    /* NULL is a valid global pointer argument (OpenCL allows it); with every
+     * access checked (memory robust or check) any size is (OpenCL sets no
+     * rule, the kernel's accesses are what must fit) */
+    if (data && a->size && bytes < a->size && !api_small_buffers_ok(k))
         return api_fail(SPVJIT_ERROR_BINDING,
                         "%s: kernel \"%s\" argument %u (%s): the buffer is %zu bytes, "
                         "less than one %llu-byte element",

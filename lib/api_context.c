@@ -57,3 +57,18 @@ SPVJIT_API void spvjit_context_destroy(spvjit_context *ctx)
 {
     api_context_release(ctx);
 }
+
+SPVJIT_API spvjit_status spvjit_limits_get(spvjit_limits *out)
+{
+    if (!out)
+        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_limits_get: out is NULL");
+    memset(out, 0, sizeof *out);
+    out->max_workgroup_invocations = JIT_MAX_WORKGROUP_INVOCATIONS;
+    for (int i = 0; i < 3; i++) {
+        out->max_workgroup_size[i] = JIT_MAX_WORKGROUP_INVOCATIONS;
+        out->max_workgroup_count[i] = UINT32_MAX;
+    }
+    out->max_workgroup_memory = JIT_MAX_WORKGROUP_MEMORY;
+    out->max_private_memory = JIT_MAX_PRIVATE_MEMORY;
+    return SPVJIT_OK;
+}

@@ -3,7 +3,9 @@
  * A dispatch copies the kernel's bindings (pointer values, by-value bytes,
  * push constants) under the kernel's lock, so the kernel can be rebound
  * while an asynchronous dispatch still runs.  Buffers themselves are used in
- * place. */
+ * place.  While it runs, its stop flag is on the kernel's hub, where
+ * spvjit_dispatch_cancel finds it; a time limit, a cancel or a memory=check
+ * report ends it with its own status. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,16 +21,86 @@ typedef struct dispatch_rec {
     spvjit_exec_range range;
     spvjit_exec_data data;
     unsigned char *mem; /* the snapshot: args, sizes, values, push constants, spec values */
+    spvjit_exec_control control;
+    api_stop_hub *hub; /* a reference: where spvjit_dispatch_cancel finds control */
+    double timeout_s;
+    char entry[128]; /* for messages: the kernel may be gone by then */
 } dispatch_rec;
 
 static void rec_free(dispatch_rec *r)
 {
     api_code_release(r->code);
     api_compiled_release(r->c);
+    api_stop_hub_release(r->hub);
     free(r->mem);
     r->code = NULL;
     r->c = NULL;
+    r->hub = NULL;
     r->mem = NULL;
+}
+
+/* --- running dispatches: the hub ------------------------------------------------- */
+
+api_stop_hub *api_stop_hub_new(void)
+{
+    api_stop_hub *h = calloc(1, sizeof *h);
+    if (!h)
+        return NULL;
+    atomic_init(&h->refs, 1);
+    pthread_mutex_init(&h->lock, NULL);
+    return h;
+}
+
+static void hub_retain(api_stop_hub *h)
+{
+    atomic_fetch_add(&h->refs, 1);
+}
+
+void api_stop_hub_release(api_stop_hub *h)
+{
+    if (!h || atomic_fetch_sub(&h->refs, 1) != 1)
+        return;
+    util_array_fini(&h->running);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+}
+
+/* Puts (on) or takes (!on) r's control on its hub; false when out of memory. */
+static bool hub_enter(dispatch_rec *r, bool on)
+{
+    api_stop_hub *h = r->hub;
+    spvjit_exec_control *c = &r->control;
+    pthread_mutex_lock(&h->lock);
+    bool ok = true;
+    if (on) {
+        ok = UTIL_ARRAY_PUSH(&h->running, spvjit_exec_control *, c);
+    } else {
+        size_t n = UTIL_ARRAY_COUNT(&h->running, spvjit_exec_control *);
+        for (size_t i = 0; i < n; i++)
+            if (UTIL_ARRAY_AT(&h->running, spvjit_exec_control *, i) == c) {
+                UTIL_ARRAY_AT(&h->running, spvjit_exec_control *, i) =
+                    UTIL_ARRAY_AT(&h->running, spvjit_exec_control *, n - 1);
+                h->running.size -= sizeof c;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&h->lock);
+    return ok;
+}
+
+SPVJIT_API spvjit_status spvjit_dispatch_cancel(spvjit_kernel *k)
+{
+    if (!k)
+        return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT, "spvjit_dispatch_cancel: the kernel is NULL");
+    api_stop_hub *h = k->hub;
+    pthread_mutex_lock(&h->lock);
+    for (size_t i = 0; i < UTIL_ARRAY_COUNT(&h->running, spvjit_exec_control *); i++) {
+        uint32_t none = SPVJIT_STOP_NONE;
+        atomic_compare_exchange_strong(&UTIL_ARRAY_AT(&h->running, spvjit_exec_control *, i)->stop, &none,
+                                       SPVJIT_STOP_CANCELLED);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return SPVJIT_OK;
 }
 
 static size_t round_up(size_t x, size_t a)
@@ -131,7 +203,9 @@ static spvjit_status snapshot_shader(spvjit_kernel *k, dispatch_rec *r, snapshot
                                 "%s: entry point \"%s\": set %u binding %u%s (%s) is not "
                                 "bound",
                                 src(k), entry, res->set, res->binding, elem, name);
-            if (sl->bytes < res->size)
+            /* Vulkan lets a descriptor's range be smaller than the block; only
+             * unchecked code would read past it */
+            if (sl->bytes < res->size && !api_small_buffers_ok(k))
                 return api_fail(SPVJIT_ERROR_BINDING,
                                 "%s: entry point \"%s\": set %u binding %u%s (%s): the "
                                 "buffer is %llu bytes; its layout needs at least %llu%s",
@@ -264,6 +338,18 @@ static spvjit_status prepare(spvjit_kernel *k, const spvjit_dispatch_info *d, di
     r->exec = r->code->exec;
     atomic_fetch_add(&k->dispatches[r->code->tier == JIT_TIER_OPT], 1);
     atomic_store(&k->last_tier, (int)r->code->tier + 1);
+    if (!(d->timeout_seconds >= 0) || d->timeout_seconds > 1e9) {
+        rec_free(r);
+        return api_fail(SPVJIT_ERROR_DISPATCH, "%s: a time limit of %g s is not 0 (none) or a number of seconds",
+                        src(k), d->timeout_seconds);
+    }
+    spvjit_exec_control_init(&r->control);
+    r->control.timeout_ns = (uint64_t)(d->timeout_seconds * 1e9);
+    r->timeout_s = d->timeout_seconds;
+    r->data.control = &r->control;
+    hub_retain(k->hub);
+    r->hub = k->hub;
+    snprintf(r->entry, sizeof r->entry, "%s", k->entry->e->name);
     if (k->module->m->is_kernel) {
         /* Local-argument blocks follow the static work-group variables. */
         if (f->nparams != k->nargs) {
@@ -286,6 +372,13 @@ static spvjit_status prepare(spvjit_kernel *k, const spvjit_dispatch_info *d, di
         r->exec.wg_memory_size = top;
         if (any_local && r->exec.wg_memory_align < LOCAL_ARG_ALIGN)
             r->exec.wg_memory_align = LOCAL_ARG_ALIGN;
+        if (top > JIT_MAX_WORKGROUP_MEMORY) {
+            rec_free(r);
+            return api_fail(SPVJIT_ERROR_DISPATCH,
+                            "%s: kernel \"%s\": its work-group memory with the local-memory arguments is %zu bytes; "
+                            "spvjit gives a work-group at most %llu (spvjit_limits_get)",
+                            src(k), k->entry->e->name, top, (unsigned long long)JIT_MAX_WORKGROUP_MEMORY);
+        }
     }
     if (k->opts.unspecialized) {
         if (f->nspec > k->module->nslots) {
@@ -329,8 +422,35 @@ static spvjit_status run(dispatch_rec *r, char *err, size_t errlen)
 {
     spv_diag diag;
     diag.msg[0] = 0;
-    if (spvjit_exec_dispatch(&r->exec, &r->range, &r->data, &diag) == 0)
+    if (!hub_enter(r, true)) {
+        snprintf(err, errlen, "out of memory");
+        return SPVJIT_ERROR_OUT_OF_MEMORY;
+    }
+    int rc = spvjit_exec_dispatch(&r->exec, &r->range, &r->data, &diag);
+    hub_enter(r, false);
+    if (rc == 0)
         return SPVJIT_OK;
+    const spvjit_exec_control *c = &r->control;
+    const char *source = r->c->module->source ? r->c->module->source : "<memory>";
+    uint32_t why = atomic_load(&c->stop);
+    unsigned long long done = atomic_load(&c->groups_done), total = c->groups_total;
+    if (why == SPVJIT_STOP_TIMEOUT) {
+        snprintf(err, errlen,
+                 "%s: kernel \"%s\": timed out: stopped after %.3f s (the limit is %g s) with %llu of %llu "
+                 "work-groups completed",
+                 source, r->entry, c->elapsed_ms / 1e3, r->timeout_s, done, total);
+        return SPVJIT_ERROR_TIMEOUT;
+    }
+    if (why == SPVJIT_STOP_CANCELLED) {
+        snprintf(err, errlen,
+                 "%s: kernel \"%s\": cancelled: stopped after %.3f s with %llu of %llu work-groups completed", source,
+                 r->entry, c->elapsed_ms / 1e3, done, total);
+        return SPVJIT_ERROR_CANCELLED;
+    }
+    if (c->fault.kind != SPVJIT_FAULT_NONE) {
+        api_format_fault(r->c, r->entry, &c->fault, err, errlen);
+        return SPVJIT_ERROR_MEMORY_CHECK;
+    }
     snprintf(err, errlen, "%s", diag.msg);
     return SPVJIT_ERROR_DISPATCH;
 }

@@ -49,6 +49,12 @@ SPVJIT_API const char *spvjit_status_name(spvjit_status s)
         return "SPVJIT_ERROR_OUT_OF_MEMORY";
     case SPVJIT_ERROR_INVALID_ARGUMENT:
         return "SPVJIT_ERROR_INVALID_ARGUMENT";
+    case SPVJIT_ERROR_TIMEOUT:
+        return "SPVJIT_ERROR_TIMEOUT";
+    case SPVJIT_ERROR_CANCELLED:
+        return "SPVJIT_ERROR_CANCELLED";
+    case SPVJIT_ERROR_MEMORY_CHECK:
+        return "SPVJIT_ERROR_MEMORY_CHECK";
     }
     return "SPVJIT_ERROR_UNKNOWN";
 }

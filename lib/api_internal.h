@@ -259,6 +259,17 @@ typedef struct api_slot {
 
 #define API_LOCAL_SIZE_MEMO 8
 
+/* The dispatches of a kernel running now, for spvjit_dispatch_cancel; shared
+ * (reference counted) by the kernel and its dispatches, which may outlive it. */
+typedef struct api_stop_hub {
+    atomic_uint refs;
+    pthread_mutex_t lock;
+    util_array running; /* spvjit_exec_control * */
+} api_stop_hub;
+
+api_stop_hub *api_stop_hub_new(void);
+void api_stop_hub_release(api_stop_hub *h);
+
 struct spvjit_kernel {
     spvjit_module *module;
     const api_entry_info *entry;
@@ -283,7 +294,20 @@ struct spvjit_kernel {
     uint32_t nslots; /* Shader flavour */
     unsigned char *push;
     size_t push_bytes;
+    api_stop_hub *hub; /* its dispatches running now */
 };
+
+/* A Shader binding or Kernel argument may be smaller than its layout needs
+ * (memory modes robust and check: every access is checked). */
+static inline bool api_small_buffers_ok(const spvjit_kernel *k)
+{
+    return k->opts.memory != JIT_MEMORY_UNCHECKED;
+}
+
+/* memory=check's report as one line naming the kernel, the work-group and
+ * work-item, the instruction with its source line, the range, the offset and
+ * the bound (api_fault.c). */
+void api_format_fault(const api_compiled *c, const char *entry, const spvjit_exec_fault *f, char *buf, size_t len);
 
 /* A readable name for the buffer at set/binding (the JIT's, else the reflection's). */
 const char *api_resource_name(const spvjit_kernel *k, uint32_t set, uint32_t binding, const char *jit_name);

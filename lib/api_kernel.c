@@ -279,6 +279,7 @@ SPVJIT_API void spvjit_kernel_destroy(spvjit_kernel *k)
     free(k->slots);
     free(k->push);
     free(k->values);
+    api_stop_hub_release(k->hub);
     pthread_mutex_destroy(&k->lock);
     api_module_release(k->module);
     free(k);
@@ -314,7 +315,10 @@ static spvjit_status kernel_new(spvjit_module *m, const char *entry, const spvji
     k->module = m;
     k->entry = ei;
     k->opts = o;
-    if ((st = api_resolve_specs(m, specs, &k->values)) != SPVJIT_OK) {
+    st = (k->hub = api_stop_hub_new()) ? SPVJIT_OK : api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (st == SPVJIT_OK)
+        st = api_resolve_specs(m, specs, &k->values);
+    if (st != SPVJIT_OK) {
         spvjit_kernel_destroy(k);
         return st;
     }

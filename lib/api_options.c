@@ -214,18 +214,14 @@ static spvjit_status merge(api_build_options *o, const spvjit_build_options *g, 
 }
 
 /* Values that are valid but that the JIT does not honour yet would give
- * silently wrong answers (a check that never reports): refused until the
- * issues implementing them lift these lines; and sub-groups of W lanes need
- * the SIMD path. */
+ * silently wrong answers are refused: sub-groups of W lanes need the SIMD
+ * path. */
 static spvjit_status check_implemented(const api_build_options *o, const char *who)
 {
     if (o->subgroup_size > 1 && o->simd == JIT_SIMD_OFF)
         return api_fail(SPVJIT_ERROR_INVALID_ARGUMENT,
                         "%s: sub-groups of %u work-items need the SIMD path, and simd is off (SPVJIT_SIMD)", who,
                         o->subgroup_size);
-    if (o->memory == JIT_MEMORY_CHECK)
-        return api_fail(SPVJIT_ERROR_UNSUPPORTED,
-                        "%s: the memory mode check is not implemented yet (use robust or unchecked)", who);
     return SPVJIT_OK;
 }
 

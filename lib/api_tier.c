@@ -54,6 +54,7 @@ static api_code *code_new(jit_kernel *jk, jit_tier tier, bool facts_owner)
     e->wg_memory_init = spvjit_kernel_wg_init_fn(jk);
     e->stack_size = f->stack_estimate;
     e->nbarrier_sites = f->nbarrier_sites;
+    e->memory_check = f->memory_check;
     return code;
 }
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 enum { ITEM_RUNNING, ITEM_WAITING, ITEM_DONE };
-enum { OUT_RUNNING, OUT_FINISHED, OUT_DIVERGED, OUT_BAD_SITE };
+enum { OUT_RUNNING, OUT_FINISHED, OUT_DIVERGED, OUT_BAD_SITE, OUT_STOPPED };
 
 struct wg_item {
     spvjit_fiber fiber;
@@ -78,7 +78,10 @@ static void arrive(spvjit_wg_sched *s, wg_item *from, bool final)
     } else if (from->state != s->round_state || (from->state == ITEM_WAITING && from->site != s->round_site)) {
         s->mismatch = true;
     }
-    if (s->cur + 1 < s->n) {
+    if (s->ctx->stop && *s->ctx->stop) { /* the dispatch is over: leave the group as it stands */
+        s->outcome = OUT_STOPPED;
+        to = &s->host;
+    } else if (s->cur + 1 < s->n) {
         to = &s->items[++s->cur].fiber;
     } else if (s->mismatch) {
         s->outcome = OUT_DIVERGED;
@@ -261,6 +264,8 @@ int spvjit_wg_sched_run(spvjit_wg_sched *s, spvjit_item_fn fn, spvjit_wg_ctx *ct
         spvjit_fiber_stack_forget(&s->stacks[k]);
     if (s->outcome == OUT_DIVERGED)
         report_divergence(s, diag);
+    else if (s->outcome == OUT_STOPPED)
+        spv_fail(diag, "executor: the dispatch was stopped in the middle of a work-group");
     else
         report_bad_site(s, s->items[s->cur].lid, diag);
     return -1;

@@ -11,7 +11,10 @@
 #include <string.h>
 
 #include "lib/barrier.h"
+#include "lib/mem_check.h"
 #include "lib/threadpool.h"
+#include "lib/watchdog.h"
+#include "util/timer.h"
 
 /* --- per-thread resources ------------------------------------------------
  * Every thread that runs work-groups (pool workers and dispatching host
@@ -20,6 +23,9 @@
 
 typedef struct exec_thread {
     spvjit_wg_sched sched;
+    mem_check_thread check;  /* memory=check: the race detector's shadow */
+    spvjit_fiber_stack deep; /* ranges of kernels with much private state run here */
+    spvjit_fiber deep_fiber;
     void *wg_mem;
     size_t wg_mem_size;
     size_t wg_mem_align;
@@ -36,6 +42,9 @@ static void free_thread(void *p)
     if (!t)
         return;
     spvjit_wg_sched_destroy(&t->sched);
+    mem_check_thread_free(&t->check);
+    if (t->deep.map)
+        spvjit_fiber_stack_free(&t->deep);
     free(t->wg_mem);
     free(t);
 }
@@ -94,6 +103,52 @@ static void *thread_wg_memory(exec_thread *t, size_t size, size_t align, spv_dia
     return t->wg_mem;
 }
 
+/* --- deep stacks -------------------------------------------------------------
+ * A range runs on the thread that took it, whose stack may be small (any
+ * thread may dispatch); a kernel whose work-items keep more private state
+ * than THREAD_STACK_BUDGET runs it on a stack of the executor's, sized from
+ * the kernel's estimate. */
+
+#define THREAD_STACK_BUDGET ((size_t)256 << 10)
+
+typedef struct deep_call {
+    spvjit_wg_range_fn fn;
+    const spvjit_wg_ctx *ctx;
+    uint64_t first, count;
+    exec_thread *t;
+} deep_call;
+
+static void deep_entry(void *arg)
+{
+    deep_call *dc = arg;
+    dc->fn(dc->ctx, dc->first, dc->count);
+    spvjit_fiber_switch_final(&dc->t->deep_fiber, &dc->t->sched.host);
+}
+
+/* fn(ctx, first, count), on a deep stack when the kernel needs one. */
+static int run_range(exec_thread *t, const spvjit_exec_kernel *k, const spvjit_wg_ctx *ctx, uint64_t first,
+                     uint64_t count, spv_diag *diag)
+{
+    if (k->stack_size <= THREAD_STACK_BUDGET) {
+        k->wg_range(ctx, first, count);
+        return 0;
+    }
+    size_t want = (size_t)(2 * k->stack_size) + ((size_t)2 << 20);
+    if (t->deep.size < want) {
+        if (t->deep.map)
+            spvjit_fiber_stack_free(&t->deep);
+        memset(&t->deep, 0, sizeof t->deep);
+        int err = spvjit_fiber_stack_alloc(&t->deep, want);
+        if (err)
+            return spv_fail(diag, "executor: cannot map a stack of %zu bytes for the work-items' private state: %s",
+                            want, strerror(err));
+    }
+    deep_call dc = { k->wg_range, ctx, first, count, t };
+    spvjit_fiber_init(&t->deep_fiber, &t->deep, deep_entry, &dc);
+    spvjit_fiber_switch(&t->sched.host, &t->deep_fiber);
+    return 0;
+}
+
 /* --- one dispatch ----------------------------------------------------------- */
 
 typedef struct dispatch {
@@ -101,24 +156,43 @@ typedef struct dispatch {
     spvjit_wg_ctx tmpl;    /* the fields every group shares */
     uint32_t last_size[3]; /* local size of the last group in each dimension */
     size_t wg_size, wg_align;
-    _Atomic uint32_t stop;   /* nonzero: skip the groups not yet started (ctx->stop) */
-    atomic_flag err_claimed; /* the first failing thread writes err */
+    atomic_flag err_claimed;  /* the first failing thread writes err */
+    spvjit_exec_control *ctl; /* the stop flag (ctx->stop: a time limit, a cancel, a failure) */
     spv_diag err;
 } dispatch;
 
 /* Compiled code reads the flag through ctx->stop as a plain uint32_t. */
 _Static_assert(sizeof(_Atomic uint32_t) == sizeof(uint32_t), "ctx->stop: an atomic uint32_t is a uint32_t");
 
+void spvjit_exec_control_init(spvjit_exec_control *c)
+{
+    memset(c, 0, sizeof *c);
+    atomic_init(&c->stop, SPVJIT_STOP_NONE);
+    atomic_init(&c->groups_done, 0);
+    atomic_flag_clear(&c->fault_claimed);
+}
+
 static void fail_dispatch(dispatch *d, const spv_diag *diag)
 {
     if (!atomic_flag_test_and_set(&d->err_claimed))
         memcpy(d->err.msg, diag->msg, sizeof d->err.msg);
-    atomic_store(&d->stop, 1);
+    uint32_t none = SPVJIT_STOP_NONE; /* the groups running elsewhere return at their next poll */
+    atomic_compare_exchange_strong(&d->ctl->stop, &none, SPVJIT_STOP_FAILED);
 }
 
 static bool stopped(dispatch *d)
 {
-    return atomic_load_explicit(&d->stop, memory_order_relaxed) != 0;
+    return atomic_load_explicit(&d->ctl->stop, memory_order_relaxed) != 0;
+}
+
+/* Groups that ran to their end (a range the dispatch stopped counts none:
+ * some of its groups may have returned early). */
+static bool count_done(dispatch *d, uint64_t n)
+{
+    if (stopped(d))
+        return false;
+    atomic_fetch_add_explicit(&d->ctl->groups_done, n, memory_order_relaxed);
+    return true;
 }
 
 /* The ids (without base_group) and local size of the group of linear index g. */
@@ -239,30 +313,57 @@ static bool run_groups(void *user, uint64_t begin, uint64_t end)
 
     spvjit_wg_ctx ctx = d->tmpl;
     ctx.wg_memory = wg_mem;
-    if (k->wg_range) {
-        region_state regions; /* not zeroed: its message buffer is large */
-        regions.d = d;
-        regions.failed = false;
-        regions.diag.msg[0] = 0;
-        ctx.rt = &regions;
-        ctx.report_divergence = report_region_divergence;
-        k->wg_range(&ctx, begin, end - begin);
+    region_state regions; /* not zeroed: its message buffer is large */
+    regions.d = d;
+    regions.failed = false;
+    regions.diag.msg[0] = 0;
+    ctx.rt = &regions;
+    ctx.report_divergence = report_region_divergence;
+    if (k->wg_range && !k->memory_check) {
+        if (run_range(t, k, &ctx, begin, end - begin, &diag)) {
+            fail_dispatch(d, &diag);
+            return false;
+        }
         if (regions.failed) {
             fail_dispatch(d, &regions.diag);
             return false;
         }
-        return !stopped(d);
+        return count_done(d, end - begin);
     }
+    /* the fibers, and memory=check: one group at a time, its ids in the ctx
+     * (jit/abi.h), the race detector's shadow clean */
+    mem_check_group check;
     for (uint64_t g = begin; g < end; g++) {
         if (stopped(d))
             return false;
         group_at(d, g, ctx.group_id, ctx.local_size);
-        if (k->wg_memory_init)
-            k->wg_memory_init(&ctx);
-        if (spvjit_wg_sched_run(&t->sched, k->item_fn, &ctx, k->nbarrier_sites, k->stack_size, &diag) != 0) {
-            fail_dispatch(d, &diag);
-            return false;
+        if (k->memory_check) {
+            if (mem_check_begin_group(&check, &t->check, d->ctl, d->wg_size)) {
+                spv_fail(&diag, "executor: out of memory for the race detector's shadow of %zu bytes", d->wg_size);
+                fail_dispatch(d, &diag);
+                return false;
+            }
+            ctx.check = &check;
         }
+        if (k->wg_range) {
+            if (run_range(t, k, &ctx, g, 1, &diag)) {
+                fail_dispatch(d, &diag);
+                return false;
+            }
+            if (regions.failed) {
+                fail_dispatch(d, &regions.diag);
+                return false;
+            }
+        } else {
+            if (k->wg_memory_init)
+                k->wg_memory_init(&ctx);
+            if (spvjit_wg_sched_run(&t->sched, k->item_fn, &ctx, k->nbarrier_sites, k->stack_size, &diag) != 0) {
+                fail_dispatch(d, &diag);
+                return false;
+            }
+        }
+        if (!count_done(d, 1))
+            return false;
     }
     return true;
 }
@@ -309,6 +410,11 @@ static int grid_from_groups(dispatch *d, const spvjit_exec_range *r, spv_diag *d
                             "executor: base group %u + group count %u in dimension %c "
                             "passes the 32-bit work-group id limit",
                             r->base_group[i], r->group_count[i], "XYZ"[i]);
+        else if (((uint64_t)r->base_group[i] + r->group_count[i]) * k->local_size[i] > ((uint64_t)1 << 32))
+            return spv_fail(diag,
+                            "executor: base group %u + group count %u in dimension %c with local size %u "
+                            "make global invocation ids past the 32 bits GlobalInvocationId holds",
+                            r->base_group[i], r->group_count[i], "XYZ"[i], k -> local_size[i]);
         c->num_groups[i] = r->group_count[i];
         c->base_group[i] = r->base_group[i];
         c->enqueued_local_size[i] = k->local_size[i];
@@ -388,6 +494,11 @@ int spvjit_exec_dispatch(const spvjit_exec_kernel *kernel, const spvjit_exec_ran
     memset(d, 0, offsetof(dispatch, err));
     d->err.msg[0] = 0;
     d->kernel = kernel;
+    spvjit_exec_control own;
+    if (!(d->ctl = data->control)) {
+        spvjit_exec_control_init(&own);
+        d->ctl = &own;
+    }
     int grid;
     if (range->kind == SPVJIT_RANGE_GROUPS)
         grid = grid_from_groups(d, range, diag);
@@ -422,17 +533,35 @@ int spvjit_exec_dispatch(const spvjit_exec_kernel *kernel, const spvjit_exec_ran
     c->printf_stream = data->printf_stream;
     c->barrier = NULL;
     c->rt = NULL;
-    c->stop = (const uint32_t *)&d->stop;
+    c->stop = (const uint32_t *)&d->ctl->stop;
+    c->report_oob = mem_check_report_oob;
+    c->wg_access = mem_check_wg_access;
+    c->check = NULL;
     d->wg_align = kernel->wg_memory_align > 16 ? (size_t)kernel->wg_memory_align : 16;
     d->wg_size = (size_t)kernel->wg_memory_size;
-    atomic_init(&d->stop, 0);
     atomic_flag_clear(&d->err_claimed);
 
+    d->ctl->groups_total = total;
+    uint64_t t0 = util_now_ns();
+    watchdog_entry timer;
+    bool timed = d->ctl->timeout_ns != 0;
+    if (timed && watchdog_arm(&timer, &d->ctl->stop, SPVJIT_STOP_TIMEOUT, t0 + d->ctl->timeout_ns))
+        return spv_fail(diag, "executor: cannot start the thread that keeps the dispatch's time limit");
     bool ok = spvjit_pool_run(total, nthreads, run_groups, d);
-    if (ok && !atomic_load(&d->stop))
+    if (timed)
+        watchdog_disarm(&timer);
+    d->ctl->elapsed_ms = (double)(util_now_ns() - t0) / 1e6;
+    uint32_t why = atomic_load(&d->ctl->stop);
+    if (ok && !why)
         return 0;
     if (diag)
         memcpy(diag->msg, d->err.msg, sizeof diag->msg);
+    if (diag && !diag->msg[0])
+        spv_fail(diag, "executor: the dispatch was stopped (%s) after %llu of %llu work-groups",
+                 why == SPVJIT_STOP_TIMEOUT     ? "its time limit"
+                 : why == SPVJIT_STOP_CANCELLED ? "cancelled"
+                                                : "a memory=check report",
+                 (unsigned long long)atomic_load(&d->ctl->groups_done), (unsigned long long)total);
     return -1;
 }
 

@@ -23,10 +23,17 @@
  *
  * Work-group memory is not cleared between groups (Vulkan and OpenCL leave
  * it undefined); zero-initialization, where asked for, is the init hook's job.
+ *
+ * A dispatch ends early when its control's stop flag is set: by a time limit
+ * (lib/watchdog.h), by anyone cancelling it, by a failure (divergence, a
+ * memory=check report, lib/mem_check.h).  Compiled code polls the flag at its
+ * loop back edges; groups not yet started are skipped.
  */
 #ifndef SPVJIT_LIB_EXECUTOR_H
 #define SPVJIT_LIB_EXECUTOR_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +53,7 @@ typedef struct spvjit_exec_kernel {
     uint64_t stack_size;         /* per-work-item fiber stack wanted (0: default);
                                     raised to a safe minimum, larger under ASan */
     uint32_t nbarrier_sites;     /* barrier sites numbered 0..n-1 (0: not checked) */
+    bool memory_check;           /* compiled with memory=check: keep the race detector's shadow */
 } spvjit_exec_kernel;
 
 typedef enum spvjit_exec_range_kind {
@@ -70,6 +78,40 @@ typedef struct spvjit_exec_range {
     uint64_t global_offset[3];
 } spvjit_exec_range;
 
+/* Why a dispatch stopped early (spvjit_exec_control.stop). */
+enum { SPVJIT_STOP_NONE = 0, SPVJIT_STOP_CANCELLED, SPVJIT_STOP_TIMEOUT, SPVJIT_STOP_FAILED };
+
+/* memory=check's first report, as the compiled code and the race detector
+ * gave it (lib/mem_check.c); the API formats it with the module. */
+typedef enum spvjit_fault_kind { SPVJIT_FAULT_NONE = 0, SPVJIT_FAULT_OOB, SPVJIT_FAULT_RACE } spvjit_fault_kind;
+typedef struct spvjit_exec_fault {
+    spvjit_fault_kind kind;
+    uint32_t group[3];              /* WorkgroupId (base group included) */
+    uint32_t item[3];               /* LocalInvocationId of the access */
+    const spvjit_check_site *site;  /* the access */
+    uint64_t offset, bytes, bound;  /* OOB: in the range; race: offset and bytes in work-group memory */
+    const spvjit_check_site *other; /* race: the earlier access it conflicts with */
+    uint32_t other_item[3];
+    uint32_t epoch; /* race: barriers the group had completed */
+} spvjit_exec_fault;
+
+/* A dispatch's stop flag and what it reports (the caller owns it; a
+ * dispatch without one uses its own). */
+typedef struct spvjit_exec_control {
+    _Atomic uint32_t stop; /* SPVJIT_STOP_*; set it from any thread to cancel */
+    uint64_t timeout_ns;   /* 0: none; else the dispatch stops this long after it starts */
+    /* --- filled by the dispatch --- */
+    uint64_t groups_total;
+    _Atomic uint64_t groups_done; /* work-groups that ran to their end (of a range the stop
+                                     cut short, none is counted) */
+    double elapsed_ms;
+    atomic_flag fault_claimed;
+    spvjit_exec_fault fault;
+} spvjit_exec_control;
+
+/* A control ready for a dispatch (stop clear, no timeout, nothing reported). */
+void spvjit_exec_control_init(spvjit_exec_control *c);
+
 /* Per-dispatch data, passed through to every ctx (see jit/abi.h). */
 typedef struct spvjit_exec_data {
     void *const *args;
@@ -77,14 +119,17 @@ typedef struct spvjit_exec_data {
     const void *push_constants;
     const void *spec_values;
     void *printf_stream;
-    uint32_t nthreads; /* threads to use, caller included (0: one per CPU) */
+    uint32_t nthreads;            /* threads to use, caller included (0: one per CPU) */
+    spvjit_exec_control *control; /* NULL: one of the dispatch's own */
 } spvjit_exec_data;
 
 /* Runs the dispatch and returns when it is complete.  Returns 0, or -1 with
  * diag->msg saying what is wrong (invalid range or kernel description, no
  * memory for stacks or work-group memory, barrier divergence, an
- * SPVJIT_THREADS value that is not a thread count).  Safe to call from
- * several threads at once; `data` may be NULL. */
+ * SPVJIT_THREADS value that is not a thread count) or, for a dispatch that
+ * was stopped (timed out, cancelled, a memory=check report), with the
+ * control's stop and fault saying why.  Safe to call from several threads at
+ * once; `data` may be NULL. */
 int spvjit_exec_dispatch(const spvjit_exec_kernel *kernel, const spvjit_exec_range *range, const spvjit_exec_data *data,
                          spv_diag *diag);
 

@@ -53,6 +53,9 @@ typedef enum spvjit_status {
     SPVJIT_ERROR_IO,
     SPVJIT_ERROR_OUT_OF_MEMORY,
     SPVJIT_ERROR_INVALID_ARGUMENT, /* NULL where an object is needed, etc. */
+    SPVJIT_ERROR_TIMEOUT,          /* a dispatch ran past its time limit (spvjit_dispatch_info.timeout_seconds) */
+    SPVJIT_ERROR_CANCELLED,        /* a dispatch was cancelled (spvjit_dispatch_cancel) */
+    SPVJIT_ERROR_MEMORY_CHECK,     /* memory=check: an out-of-bounds access or a work-group memory race */
 } spvjit_status;
 
 typedef struct spvjit_context spvjit_context; /* thread pool, kernel cache */
@@ -70,10 +73,8 @@ typedef struct spvjit_event spvjit_event;     /* an asynchronous dispatch */
  * outside the ones listed is an SPVJIT_ERROR_INVALID_ARGUMENT naming it; a bad
  * environment variable fails spvjit_context_create naming the variable and
  * the values it takes.  Every option is part of the kernel caches' keys.
- * memory is carried ahead of the work that implements it: today the JIT runs
- * unchecked accesses, and refuses (SPVJIT_ERROR_UNSUPPORTED) the value it
- * would otherwise silently ignore: memory=check.  A sub-group size above 1
- * with simd off is a contradiction (SPVJIT_ERROR_INVALID_ARGUMENT). */
+ * A sub-group size above 1 with simd off is a contradiction
+ * (SPVJIT_ERROR_INVALID_ARGUMENT). */
 
 /* Barriers ($SPVJIT_BARRIERS=auto|regions|fibers; built-in: auto). */
 typedef enum spvjit_barriers {
@@ -91,7 +92,20 @@ typedef enum spvjit_simd {
     SPVJIT_SIMD_OFF,  /* the scalar work-item path */
 } spvjit_simd;
 
-/* Memory accesses ($SPVJIT_MEMORY=robust|check|unchecked; built-in: robust). */
+/* Memory accesses ($SPVJIT_MEMORY=robust|check|unchecked; built-in: robust).
+ * robust follows Vulkan's robustBufferAccess2 for every access: storage and
+ * uniform buffers (against the bytes bound), push constants, Kernel-flavour
+ * global and constant pointers (against the argument's buffer; a pointer
+ * whose origin the JIT cannot follow against the ranges the dispatch binds),
+ * work-group, Private and Function variables.  An out-of-bounds load reads
+ * zero, an out-of-bounds store or atomic does nothing (an atomic returns
+ * zero); a vector or composite partly out of bounds is checked component by
+ * component.  Nothing outside the bound ranges is ever touched.  check does
+ * the same and stops the dispatch at the first out-of-bounds access or data
+ * race on work-group memory with SPVJIT_ERROR_MEMORY_CHECK (the message names
+ * the work-group, the work-item, the instruction with its source line, the
+ * range, the offset and the bound).  With robust and check a buffer may be
+ * bound with fewer bytes than its block declares. */
 typedef enum spvjit_memory {
     SPVJIT_MEMORY_DEFAULT = 0,
     SPVJIT_MEMORY_ROBUST,    /* out-of-bounds loads read zero, stores are dropped (robustBufferAccess2) */
@@ -149,6 +163,20 @@ SPVJIT_API void spvjit_context_destroy(spvjit_context *ctx);
 SPVJIT_API const char *spvjit_last_error(void);
 SPVJIT_API const char *spvjit_status_name(spvjit_status s);
 SPVJIT_API const char *spvjit_version(void);
+
+/* What spvjit runs at most, checked before anything runs: a kernel beyond
+ * them fails to build (local size, static work-group memory, private memory),
+ * a dispatch beyond them fails (group counts, work-group memory with the
+ * local-memory arguments), with SPVJIT_ERROR_UNSUPPORTED / _DISPATCH naming
+ * the limit. */
+typedef struct spvjit_limits {
+    uint32_t max_workgroup_invocations; /* work-items per work-group */
+    uint32_t max_workgroup_size[3];     /* per dimension */
+    uint32_t max_workgroup_count[3];    /* Vulkan-style group counts per dimension (base group included) */
+    uint64_t max_workgroup_memory;      /* bytes of work-group (shared, __local) memory per work-group */
+    uint64_t max_private_memory;        /* bytes of Private and Function variables per work-item */
+} spvjit_limits;
+SPVJIT_API spvjit_status spvjit_limits_get(spvjit_limits *out);
 
 /* --- modules and their reflection ------------------------------------------- */
 
@@ -400,12 +428,24 @@ typedef struct spvjit_dispatch_info {
     uint64_t global_size[3];
     uint32_t local_size[3];
     uint64_t global_offset[3];
+    /* A time limit (0: none): a dispatch still running that many seconds after
+     * it started stops and returns SPVJIT_ERROR_TIMEOUT. */
+    double timeout_seconds;
 } spvjit_dispatch_info;
 
+/* A dispatch that stops early (a time limit, spvjit_dispatch_cancel, a
+ * memory=check report) returns at the next back edge of a loop of the kernel
+ * code; its message names the kernel and how many work-groups had completed.
+ * Buffers are then partly written; the kernel, the context and everything
+ * else stay usable. */
 SPVJIT_API spvjit_status spvjit_dispatch(spvjit_kernel *k, const spvjit_dispatch_info *d);
 SPVJIT_API spvjit_status spvjit_dispatch_async(spvjit_kernel *k, const spvjit_dispatch_info *d, spvjit_event **ev);
 /* Waits for an asynchronous dispatch, returns its status and frees the event. */
 SPVJIT_API spvjit_status spvjit_event_wait(spvjit_event *ev);
+/* Cancels every dispatch of k running now, synchronous (in other threads) or
+ * asynchronous: each returns SPVJIT_ERROR_CANCELLED.  Later dispatches run as
+ * usual.  Safe from any thread. */
+SPVJIT_API spvjit_status spvjit_dispatch_cancel(spvjit_kernel *k);
 
 /* --- calling exported SPIR-V functions from host C -------------------------------------
  * Functions with Linkage Export (in OpenCL C 2.0: every non-static function

@@ -104,20 +104,34 @@ char *spv_disasm_words(const uint32_t *words, size_t nwords)
     return out;
 }
 
-/* Line `idx` (0-based) of a disassembly, trimmed, into buf. */
+/* The end of the instruction starting at p: its first newline outside a string
+ * literal (OpSource's embedded source text spans lines). */
+static const char *inst_end(const char *p)
+{
+    bool quoted = false;
+    for (; *p && (quoted || *p != '\n'); p++) {
+        if (*p == '"')
+            quoted = !quoted;
+        else if (*p == '\\' && quoted && p[1])
+            p++;
+    }
+    return p;
+}
+
+/* Instruction `idx` (0-based) of a disassembly, trimmed, into buf. */
 static bool disasm_line(const char *text, long idx, char *buf, size_t len)
 {
     const char *p = text;
-    for (long i = 0; i < idx && p; i++) {
-        p = strchr(p, '\n');
-        if (p)
+    for (long i = 0; i < idx && *p; i++) {
+        p = inst_end(p);
+        if (*p)
             p++;
     }
-    if (!p || !*p)
+    if (!*p)
         return false;
     while (*p == ' ')
         p++;
-    size_t n = strcspn(p, "\n");
+    size_t n = (size_t)(inst_end(p) - p);
     if (n >= len)
         n = len - 1;
     memcpy(buf, p, n);

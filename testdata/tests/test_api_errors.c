@@ -264,7 +264,15 @@ TEST(api_binding_errors_kernel)
     CHECK(spvjit_set_arg_local(k, 3, 0) == SPVJIT_ERROR_BINDING, "local size 0");
     CHECK(spvjit_set_arg_buffer(k, 9, buf, 4) == SPVJIT_ERROR_BINDING, "argument 9");
     has(spvjit_last_error(), "4 arguments");
-    CHECK(spvjit_set_arg_buffer(k, 0, buf, 2) == SPVJIT_ERROR_BINDING, "2 bytes: less than one float");
+    /* robust (the default) checks every access: any size binds; unchecked code must not read past it */
+    CHECK(spvjit_set_arg_buffer(k, 0, buf, 2) == SPVJIT_OK, "2 bytes, robust: %s", spvjit_last_error());
+    spvjit_kernel *ku = NULL;
+    REQUIRE(spvjit_kernel_build(m, "reduce", NULL, &(spvjit_build_options){ .memory = SPVJIT_MEMORY_UNCHECKED }, &ku) ==
+                SPVJIT_OK,
+            "build unchecked: %s", spvjit_last_error());
+    CHECK(spvjit_set_arg_buffer(ku, 0, buf, 2) == SPVJIT_ERROR_BINDING, "2 bytes: less than one float (unchecked)");
+    has(spvjit_last_error(), "less than one 4-byte element");
+    spvjit_kernel_destroy(ku);
     CHECK(spvjit_bind_buffer(k, 0, 0, buf, 4) == SPVJIT_ERROR_BINDING, "set/binding on a Kernel module");
     spvjit_set_arg_buffer(k, 0, buf, sizeof buf);
     spvjit_set_arg_buffer(k, 1, buf, sizeof buf);
@@ -369,8 +377,10 @@ TEST(api_binding_errors_fixed_part)
     spvjit_context *ctx = api_ctx(0);
     spvjit_module *m = NULL;
     spvjit_kernel *k = NULL;
+    /* unchecked: the binding check guards what the code would read past */
+    const spvjit_build_options unchecked = { .memory = SPVJIT_MEMORY_UNCHECKED };
     if (rc == 0 && spvjit_module_load_file(ctx, spv, &m) == SPVJIT_OK &&
-        spvjit_kernel_build(m, NULL, NULL, NULL, &k) == SPVJIT_OK) {
+        spvjit_kernel_build(m, NULL, NULL, &unchecked, &k) == SPVJIT_OK) {
         float params[8] = { 1.0f, 2.5f, 3.0f, 4.0f };
         uint32_t count = 13;
         memcpy(&params[4], &count, 4);

@@ -107,9 +107,6 @@ TEST(api_options_precedence_api_over_env_over_builtin)
                 spvjit_build_options bo = { 0 };
                 set_pub(&bo, e, (int)w + 1);
                 api_build_options r;
-                if (e->resolved == offsetof(api_build_options, memory) && w == 1)
-                    continue; /* "check" is refused until implemented (api_options_validation_errors) */
-                ctx->options.build.memory = JIT_MEMORY_ROBUST;
                 CHECK(api_build_options_resolve(&ctx->options, &bo, "t", &r) == SPVJIT_OK, "%s: %s", e->env,
                       spvjit_last_error());
                 CHECK(get_resolved(&r, e) == w, "%s=%s, build %s: resolved %u", e->env, e->names[v], e->names[w],
@@ -258,7 +255,6 @@ TEST(api_options_validation_errors)
           SPVJIT_ERROR_INVALID_ARGUMENT,
           "subgroup_size 3 is not 1, 4, 8, 16, 32, 64 or SPVJIT_SUBGROUP_SIZE_NATIVE" },
         { { .opt_level = 9 }, SPVJIT_ERROR_INVALID_ARGUMENT, "opt_level 9 is not 0..3" },
-        { { .memory = SPVJIT_MEMORY_CHECK }, SPVJIT_ERROR_UNSUPPORTED, "the memory mode check is not implemented yet" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         spvjit_status st = spvjit_kernel_build(m, NULL, NULL, &bad[i].o, &k);

@@ -195,7 +195,10 @@ TEST(run_checks_sizes_before_running)
         const char *want;
     } cases[] = {
         { "--buffer 0:0=zero:64 --push u32:1", "binding 0:1 ('Y')" },
-        { "--buffer 0:0=zero:64 --buffer 0:1=zero:6 --push u32:1", "not 0 plus whole 4-byte array elements" },
+        { "--buffer 0:0=zero:64 --buffer 0:1=zero:64 --push u32:1 --memory safe",
+          "--memory safe: expected robust, check or unchecked" },
+        { "--buffer 0:0=zero:64 --buffer 0:1=zero:64 --push u32:1 --timeout -2",
+          "--timeout -2: expected a positive number of seconds" },
         { "--buffer 0:0=zero:64 --buffer 0:1=zero:64 --push u8:1", "push constants" },
         { "--buffer 0:0=zero:64 --buffer 0:1=zero:64 --push u32:1 --buffer 0:9=zero:4", "has no binding 0:9" },
         { "--buffer 0:0=zero:64 --buffer 0:1=zero:64 --push u32:1 -D 7=1", "SpecId 7" },

@@ -115,7 +115,9 @@ static void record_divergence(const spvjit_wg_ctx *c, uint64_t group, const uint
     seen_divergence->group = group;
 }
 
-static void fill_ctx(spvjit_wg_ctx *c, const grid *g, void **args, const void *push, void *wg_memory)
+/* sizes: the bytes of each argument's buffer (memory=robust bounds accesses by them) */
+static void fill_ctx(spvjit_wg_ctx *c, const grid *g, void **args, const uint64_t *sizes, const void *push,
+                     void *wg_memory)
 {
     memset(c, 0, sizeof *c);
     for (int d = 0; d < 3; d++) {
@@ -130,38 +132,40 @@ static void fill_ctx(spvjit_wg_ctx *c, const grid *g, void **args, const void *p
     }
     c->work_dim = g->work_dim;
     c->args = args;
+    c->arg_sizes = sizes;
     c->push_constants = push;
     c->wg_memory = wg_memory;
     c->report_divergence = record_divergence;
 }
 
 /* Runs groups [first, first + count) with one call of the range function. */
-static void run_range(const jit_kernel *k, const grid *g, void **args, const void *push, uint64_t first, uint64_t count)
+static void run_range(const jit_kernel *k, const grid *g, void **args, const uint64_t *sizes, const void *push,
+                      uint64_t first, uint64_t count)
 {
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
     void *mem = NULL;
     REQUIRE(posix_memalign(&mem, 64, f->wg_mem_size + 64) == 0, "out of memory");
     memset(mem, 0x5A, f->wg_mem_size + 64); /* garbage: each group's initializer must replace it */
     spvjit_wg_ctx c;
-    fill_ctx(&c, g, args, push, mem);
+    fill_ctx(&c, g, args, sizes, push, mem);
     spvjit_kernel_wg_range_fn(k)(&c, first, count);
     free(mem);
 }
 
 /* Runs the whole grid as ranges of the given lengths (repeated). */
-static void run_partition(const jit_kernel *k, const grid *g, void **args, const void *push, const uint64_t *lengths,
-                          unsigned nlengths)
+static void run_partition(const jit_kernel *k, const grid *g, void **args, const uint64_t *sizes, const void *push,
+                          const uint64_t *lengths, unsigned nlengths)
 {
     uint64_t total = group_count(g);
     for (uint64_t first = 0, i = 0; first < total; i++) {
         uint64_t n = lengths[i % nlengths] < total - first ? lengths[i % nlengths] : total - first;
-        run_range(k, g, args, push, first, n);
+        run_range(k, g, args, sizes, push, first, n);
         first += n;
     }
 }
 
-static int run_executor(const jit_kernel *k, const grid *g, void **args, const void *push, uint32_t nthreads,
-                        spv_diag *diag)
+static int run_executor(const jit_kernel *k, const grid *g, void **args, const uint64_t *sizes, const void *push,
+                        uint32_t nthreads, spv_diag *diag)
 {
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
     spvjit_exec_kernel ek = { .wg_range = spvjit_kernel_wg_range_fn(k),
@@ -179,7 +183,7 @@ static int run_executor(const jit_kernel *k, const grid *g, void **args, const v
         r.global_size[d] = g->global[d];
         r.global_offset[d] = g->offset[d];
     }
-    spvjit_exec_data data = { .args = args, .push_constants = push, .nthreads = nthreads };
+    spvjit_exec_data data = { .args = args, .arg_sizes = sizes, .push_constants = push, .nthreads = nthreads };
     diag->msg[0] = 0;
     return spvjit_exec_dispatch(&ek, &r, &data, diag);
 }
@@ -249,8 +253,9 @@ static void check_partitions(const jit_kernel *k, const grid *g, bool barrier)
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++) {
         ids_out out = ids_alloc(g);
         void *args[] = { out.o };
+        uint64_t sizes[] = { 4 * out.words };
         uint32_t push[3] = { out.sx, out.sy, UNWRITTEN };
-        run_partition(k, g, args, push, parts[p], 4);
+        run_partition(k, g, args, sizes, push, parts[p], 4);
         uint64_t wrong = ids_check(&out, g, 0, group_count(g), barrier);
         CHECK(wrong == 0, "partition %zu: %llu wrong words", p, (unsigned long long)wrong);
         free(out.o);
@@ -269,8 +274,9 @@ TEST(groups_ranges_mid_row_and_slice)
     for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
         ids_out out = ids_alloc(&g);
         void *args[] = { out.o };
+        uint64_t sizes[] = { 4 * out.words };
         uint32_t push[2] = { out.sx, out.sy };
-        run_range(k, &g, args, push, ranges[r][0], ranges[r][1]);
+        run_range(k, &g, args, sizes, push, ranges[r][0], ranges[r][1]);
         uint64_t wrong = ids_check(&out, &g, ranges[r][0], ranges[r][0] + ranges[r][1], false);
         CHECK(wrong == 0, "range [%llu, +%llu) of %llu groups: %llu wrong words", (unsigned long long)ranges[r][0],
               (unsigned long long)ranges[r][1], (unsigned long long)total, (unsigned long long)wrong);
@@ -280,8 +286,9 @@ TEST(groups_ranges_mid_row_and_slice)
     /* a range of zero groups does nothing */
     ids_out out = ids_alloc(&g);
     void *args[] = { out.o };
+    uint64_t sizes[] = { 4 * out.words };
     uint32_t push[2] = { out.sx, out.sy };
-    run_range(k, &g, args, push, 7, 0);
+    run_range(k, &g, args, sizes, push, 7, 0);
     CHECK(ids_check(&out, &g, 0, 0, false) == 0, "an empty range wrote something");
     free(out.o);
     spvjit_kernel_free(k);
@@ -302,9 +309,10 @@ TEST(groups_executor_base_groups)
             grid g = ids_grid();
             ids_out out = ids_alloc(&g);
             void *args[] = { out.o };
+            uint64_t sizes[] = { 4 * out.words };
             uint32_t push[3] = { out.sx, out.sy, UNWRITTEN };
             spv_diag diag;
-            int rc = run_executor(k, &g, args, push, threads, &diag);
+            int rc = run_executor(k, &g, args, sizes, push, threads, &diag);
             CHECK(rc == 0, "%s, %u threads: %s", files[f], threads, diag.msg);
             uint64_t wrong = ids_check(&out, &g, 0, group_count(&g), f > 0);
             CHECK(wrong == 0, "%s (mode %d), %u threads: %llu wrong words", files[f], (int)modes[f], threads,
@@ -337,10 +345,11 @@ TEST(groups_divergence_inside_a_range)
     uint64_t bad = 2 + 3 * 1; /* group (2,1,0): linear index 5 */
     ids_out out = ids_alloc(&g);
     void *args[] = { out.o };
+    uint64_t sizes[] = { 4 * out.words };
     uint32_t push[3] = { out.sx, out.sy, pack3(2 + g.base[0], 1 + g.base[1], 0 + g.base[2]) };
     divergence seen = { 0 };
     seen_divergence = &seen;
-    run_range(k, &g, args, push, 1, 10);
+    run_range(k, &g, args, sizes, push, 1, 10);
     CHECK(seen.calls == 1 && seen.group == bad, "divergence reported %d times, for group %llu (expected once, %llu)",
           seen.calls, (unsigned long long)seen.group, (unsigned long long)bad);
     /* groups 1..4 complete; group 5 stopped at the barrier before writing; 6.. never ran */
@@ -355,8 +364,9 @@ TEST(groups_divergence_inside_a_range)
         for (uint32_t threads = 1; threads <= 2; threads++) {
             ids_out o2 = ids_alloc(&g);
             void *a2[] = { o2.o };
+            uint64_t s2[] = { 4 * o2.words };
             spv_diag diag;
-            CHECK(run_executor(km, &g, a2, push, threads, &diag) != 0, "mode %d: divergence not reported", m);
+            CHECK(run_executor(km, &g, a2, s2, push, threads, &diag) != 0, "mode %d: divergence not reported", m);
             CHECK(strstr(diag.msg, "barrier divergence in work-group (3,3,1) of local size 2x3x2"),
                   "mode %d, %u threads: %s", m, threads, diag.msg);
             if (!first_msg[0])
@@ -422,14 +432,15 @@ TEST(groups_ndrange_partial_last_groups)
         REQUIRE(o, "out of memory");
         uint32_t sx = (uint32_t)g.global[0], sy = (uint32_t)g.global[1];
         void *args[] = { &o, &sx, &sy };
+        uint64_t sizes[] = { items * 32, 4, 4 };
         for (int how = 0; how < 5; how++) {
             memset(o, 0xFF, items * 32);
             spv_diag diag = { .msg = "" };
             if (how < 2 || how == 4) {
                 const uint64_t lengths[2][3] = { { 1, 2, 3 }, { 4, 1, 7 } };
-                run_partition(how == 4 ? any : k, &g, args, NULL, lengths[how % 2], 3);
+                run_partition(how == 4 ? any : k, &g, args, sizes, NULL, lengths[how % 2], 3);
             } else {
-                CHECK(run_executor(k, &g, args, NULL, how - 1, &diag) == 0, "case %zu: %s", t, diag.msg);
+                CHECK(run_executor(k, &g, args, sizes, NULL, how - 1, &diag) == 0, "case %zu: %s", t, diag.msg);
             }
             uint64_t wrong = ndrange_check(o, &g);
             CHECK(wrong == 0,
@@ -460,11 +471,12 @@ TEST(groups_stop_flag)
     for (uint32_t stop = 0; stop <= 1; stop++) {
         ids_out out = ids_alloc(&g);
         void *args[] = { out.o };
+        uint64_t sizes[] = { 4 * out.words };
         uint32_t push[2] = { out.sx, out.sy };
         void *mem = NULL;
         REQUIRE(posix_memalign(&mem, 64, spvjit_kernel_facts_of(k)->wg_mem_size + 64) == 0, "out of memory");
         spvjit_wg_ctx c;
-        fill_ctx(&c, &g, args, push, mem);
+        fill_ctx(&c, &g, args, sizes, push, mem);
         c.stop = &stop;
         spvjit_kernel_wg_range_fn(k)(&c, 3, 17);
         uint64_t wrong = ids_check(&out, &g, 3, stop ? 3 : 20, false);
@@ -509,12 +521,13 @@ TEST(groups_saxpy_against_c)
         for (int how = 0; how < 3; how++) {
             memcpy(y, y0, 4 * (n + 64));
             void *args[] = { &x, &y, &a, (void *)&n };
+            uint64_t sizes[] = { 4 * (n + 64), 4 * (n + 64), 4, 4 };
             spv_diag diag = { .msg = "" };
             if (how == 0) {
                 const uint64_t lengths[3] = { 1, 100, 7 };
-                run_partition(k, &g, args, NULL, lengths, 3);
+                run_partition(k, &g, args, sizes, NULL, lengths, 3);
             } else {
-                CHECK(run_executor(k, &g, args, NULL, how, &diag) == 0, "%s", diag.msg);
+                CHECK(run_executor(k, &g, args, sizes, NULL, how, &diag) == 0, "%s", diag.msg);
             }
             uint32_t wrong = 0;
             for (uint32_t i = 0; i < n + 64; i++)
@@ -557,13 +570,14 @@ TEST(groups_global_ids_base_groups_1d_2d_3d)
         for (int how = 0; how < 3; how++) {
             memset(o, 0xFF, words * 4);
             void *args[] = { o, xs };
+            uint64_t sizes[] = { words * 4, words * 4 };
             uint32_t push[2] = { sx, sy };
             spv_diag diag = { .msg = "" };
             if (how == 0) {
                 const uint64_t lengths[3] = { 2, 5, 1 };
-                run_partition(k, &g, args, push, lengths, 3);
+                run_partition(k, &g, args, sizes, push, lengths, 3);
             } else {
-                CHECK(run_executor(k, &g, args, push, how, &diag) == 0, "shape %d: %s", s, diag.msg);
+                CHECK(run_executor(k, &g, args, sizes, push, how, &diag) == 0, "shape %d: %s", s, diag.msg);
             }
             uint32_t wrong = 0;
             for (size_t i = 0; i < words; i++)

@@ -97,7 +97,7 @@ static int run(const jit_kernel *k, const tj_dispatch *d, spv_diag *diag)
         memcpy(r.group_count, d->groups, sizeof r.group_count);
     }
     spvjit_exec_data data = { .args = d->args,
-                              .arg_sizes = d->arg_sizes,
+                              .arg_sizes = tj_arg_sizes(d),
                               .push_constants = d->push,
                               .spec_values = d->spec_values,
                               .nthreads = 1 };

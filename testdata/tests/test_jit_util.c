@@ -68,9 +68,23 @@ jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_opti
     return k;
 }
 
+/* Sizes for the tests that give none: every range spans far past its base
+ * (the tests that give sizes check out-of-bounds accesses). */
+const uint64_t *tj_arg_sizes(const tj_dispatch *d)
+{
+    static uint64_t unbounded[256];
+    if (d->arg_sizes)
+        return d->arg_sizes;
+    for (size_t i = 0; i < sizeof unbounded / sizeof unbounded[0]; i++)
+        unbounded[i] = (uint64_t)1 << 60;
+    return unbounded;
+}
+
 static void fill_ctx(spvjit_wg_ctx *c, const spvjit_kernel_facts *f, const tj_dispatch *d)
 {
+    static const uint32_t never_stop;
     memset(c, 0, sizeof *c);
+    c->stop = &never_stop;
     for (int i = 0; i < 3; i++) {
         uint32_t ls = f->local_size[i];
         c->enqueued_local_size[i] = ls;
@@ -85,7 +99,7 @@ static void fill_ctx(spvjit_wg_ctx *c, const spvjit_kernel_facts *f, const tj_di
     }
     c->work_dim = f->is_kernel ? d->work_dim : 3;
     c->args = d->args;
-    c->arg_sizes = d->arg_sizes;
+    c->arg_sizes = tj_arg_sizes(d);
     c->push_constants = d->push;
     c->spec_values = d->spec_values;
     c->printf_stream = d->printf_stream;
@@ -147,7 +161,7 @@ static int run_executor(const jit_kernel *k, const tj_dispatch *d)
         memcpy(r.group_count, d->groups, sizeof r.group_count);
     }
     spvjit_exec_data data = { .args = d->args,
-                              .arg_sizes = d->arg_sizes,
+                              .arg_sizes = tj_arg_sizes(d),
                               .push_constants = d->push,
                               .spec_values = d->spec_values,
                               .printf_stream = d->printf_stream,

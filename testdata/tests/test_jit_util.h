@@ -40,6 +40,10 @@ typedef struct tj_dispatch {
     void *printf_stream;     /* FILE* for OpenCL printf (NULL: stdout) */
 } tj_dispatch;
 
+/* d->arg_sizes, or, when the test gives none, sizes that span far past every
+ * base (memory modes robust and check read them). */
+const uint64_t *tj_arg_sizes(const tj_dispatch *d);
+
 /* Runs the whole dispatch; returns 0 or -1 (message printed). */
 int tj_run(const jit_kernel *k, const tj_dispatch *d);
 

@@ -1,0 +1,154 @@
+/* jit/poll.c — the stop flag and the polls on the back edges of compiled code (see poll.h). */
+#include "poll.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi.h"
+#include "cfg.h"
+#include "lower_ctx.h"
+
+/* Replaces `from` by `to` among the incoming blocks of every phi of bb (one
+ * entry for `to`, however many edges from `from` there were). */
+static void retarget_phis(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to)
+{
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(bb), next; phi && LLVMIsAPHINode(phi); phi = next) {
+        next = LLVMGetNextInstruction(phi);
+        unsigned n = LLVMCountIncoming(phi);
+        bool has = false;
+        for (unsigned i = 0; i < n; i++)
+            has |= LLVMGetIncomingBlock(phi, i) == from;
+        if (!has)
+            continue;
+        LLVMPositionBuilderBefore(b, phi);
+        LLVMValueRef np = LLVMBuildPhi(b, LLVMTypeOf(phi), "");
+        bool added = false;
+        for (unsigned i = 0; i < n; i++) {
+            LLVMValueRef v = LLVMGetIncomingValue(phi, i);
+            LLVMBasicBlockRef in = LLVMGetIncomingBlock(phi, i);
+            if (in == from) {
+                if (added)
+                    continue;
+                in = to;
+                added = true;
+            }
+            LLVMAddIncoming(np, &v, &in, 1);
+        }
+        LLVMReplaceAllUsesWith(phi, np);
+        LLVMInstructionEraseFromParent(phi);
+    }
+}
+
+LLVMValueRef jit_stop_flag(LLVMBuilderRef b, LLVMModuleRef mod, LLVMValueRef stop_field)
+{
+    const char *name = "spvjit.never.stop";
+    LLVMValueRef never = LLVMGetNamedGlobal(mod, name);
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetModuleContext(mod));
+    if (!never) {
+        never = LLVMAddGlobal(mod, i32, name);
+        LLVMSetInitializer(never, LLVMConstInt(i32, 0, 0));
+        LLVMSetGlobalConstant(never, 1);
+        LLVMSetLinkage(never, LLVMInternalLinkage);
+        LLVMSetAlignment(never, 4);
+    }
+    return LLVMBuildSelect(b, LLVMBuildIsNull(b, stop_field, ""), never, stop_field, "stop.ptr");
+}
+
+LLVMValueRef jit_stop_requested(LLVMBuilderRef b, LLVMValueRef flag)
+{
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(flag)));
+    LLVMValueRef s = LLVMBuildLoad2(b, i32, flag, "stop");
+    LLVMSetAlignment(s, 4);
+    LLVMSetOrdering(s, LLVMAtomicOrderingMonotonic);
+    return LLVMBuildICmp(b, LLVMIntNE, s, LLVMConstInt(i32, 0, 0), "");
+}
+
+static int poll_function(LLVMValueRef fn)
+{
+    jit_cfg g;
+    if (jit_cfg_build(&g, fn))
+        return -1;
+    LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(fn));
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(llc), i64 = LLVMInt64TypeInContext(llc);
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(llc, 0);
+    LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(fn));
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(llc);
+    LLVMValueRef stop = NULL;
+    LLVMBasicBlockRef exit = NULL;
+    int n = 0;
+    for (unsigned bi = 0; bi < g.nreachable; bi++) {
+        LLVMBasicBlockRef from = g.blocks[bi];
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+        for (unsigned k = g.succ_off[bi]; k < g.succ_off[bi + 1]; k++) {
+            unsigned si = g.succ[k];
+            LLVMBasicBlockRef to = g.blocks[si];
+            if (si > bi || si >= g.nreachable)
+                continue;      /* a forward edge */
+            bool seen = false; /* one poll per (from, to), however many edges */
+            for (unsigned j = g.succ_off[bi]; j < k; j++)
+                seen |= g.succ[j] == si;
+            if (seen)
+                continue;
+            if (!stop) {
+                /* the flag's address, once at the entry (after its allocas) */
+                LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+                LLVMValueRef at = LLVMGetFirstInstruction(entry);
+                while (at && LLVMIsAAllocaInst(at))
+                    at = LLVMGetNextInstruction(at);
+                LLVMPositionBuilderBefore(b, at);
+                LLVMValueRef off = LLVMConstInt(i64, offsetof(spvjit_wg_ctx, stop), 0);
+                LLVMValueRef field = LLVMBuildInBoundsGEP2(b, i8, LLVMGetParam(fn, 0), &off, 1, "");
+                LLVMValueRef p = LLVMBuildLoad2(b, ptr, field, "");
+                LLVMSetAlignment(p, 8);
+                stop = jit_stop_flag(b, LLVMGetGlobalParent(fn), p);
+                /* the caller goes on to its own poll (a group function returns
+                 * "not diverged", zero) */
+                exit = LLVMAppendBasicBlockInContext(llc, fn, "stopped");
+                LLVMPositionBuilderAtEnd(b, exit);
+                if (LLVMGetTypeKind(ret) == LLVMVoidTypeKind)
+                    LLVMBuildRetVoid(b);
+                else
+                    LLVMBuildRet(b, LLVMConstNull(ret));
+            }
+            LLVMBasicBlockRef poll = LLVMInsertBasicBlockInContext(llc, to, "poll");
+            LLVMPositionBuilderAtEnd(b, poll);
+            LLVMBuildCondBr(b, jit_stop_requested(b, stop), exit, to);
+            for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++)
+                if (LLVMGetSuccessor(term, s) == to)
+                    LLVMSetSuccessor(term, s, poll);
+            retarget_phis(b, to, from, poll);
+            n++;
+        }
+    }
+    LLVMDisposeBuilder(b);
+    jit_cfg_free(&g);
+    return n;
+}
+
+/* The functions the executor calls, and the out-of-line group functions
+ * they call: all take the ctx first. */
+static bool polled(LLVMValueRef fn)
+{
+    static const char *const names[] = { JIT_SYM_WG_RANGE, JIT_SYM_ITEM, JIT_SYM_WG_INIT };
+    size_t len;
+    const char *name = LLVMGetValueName2(fn, &len);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (len == strlen(names[i]) && !memcmp(name, names[i], len))
+            return true;
+    return len > strlen(JIT_SYM_GROUP_PREFIX) && !memcmp(name, JIT_SYM_GROUP_PREFIX, strlen(JIT_SYM_GROUP_PREFIX));
+}
+
+int jit_insert_polls(LLVMModuleRef mod)
+{
+    int total = 0;
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+        if (!LLVMCountBasicBlocks(fn) || !polled(fn))
+            continue;
+        int n = poll_function(fn);
+        if (n < 0)
+            return -1;
+        total += n;
+    }
+    return total;
+}

@@ -1,0 +1,33 @@
+/* jit/poll.h — the stop flag in compiled code (jit/abi.h: ctx->stop).
+ *
+ * The range loop tests the flag before each work-group (group_range.c).
+ * After the optimization passes, every edge that closes a cycle of the
+ * control-flow graph (a retreating edge in reverse post-order: a loop's back
+ * edge, and whatever closes an irreducible cycle) of the functions the
+ * executor calls, and of the out-of-line functions of one group they call,
+ * gets a block of its own that tests the flag and returns from the function
+ * when it is set.  Inserted after the passes, the polls cannot stop LLVM from
+ * unrolling or vectorizing a loop: a fully unrolled loop has no back edge
+ * left, a vectorized one polls once per vector iteration.  Straight-line code
+ * needs no poll: it ends.
+ */
+#ifndef SPVJIT_JIT_POLL_H
+#define SPVJIT_JIT_POLL_H
+
+#include <llvm-c/Core.h>
+
+/* Out-of-line functions of one group, (ctx, ...), are named with this prefix. */
+#define JIT_SYM_GROUP_PREFIX "spvjit.group."
+
+/* The flag's address from the value of ctx->stop: a constant zero of mod's
+ * when it is NULL (never stopped). */
+LLVMValueRef jit_stop_flag(LLVMBuilderRef b, LLVMModuleRef mod, LLVMValueRef stop_field);
+/* Whether the flag at `flag` is set (i1): a relaxed atomic load, another
+ * thread sets it. */
+LLVMValueRef jit_stop_requested(LLVMBuilderRef b, LLVMValueRef flag);
+
+/* Polls in the functions of mod the executor calls (and theirs).  Returns the
+ * number of polls inserted, or -1 when out of memory. */
+int jit_insert_polls(LLVMModuleRef mod);
+
+#endif
