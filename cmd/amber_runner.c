@@ -393,7 +393,7 @@ int cmd_amber(int argc, char **argv)
                 return fprintf(stderr, "spvjit: amber: %s needs a value\n%s", a, amber_usage), 2;
             first++;
             if (!strcmp(a, "--memory")) {
-                if (!run_memory_parse(val, &memory))
+                if (!cli_memory_parse(val, &memory))
                     return fprintf(stderr, "spvjit: amber: --memory %s: expected robust, check or unchecked\n", val), 2;
             } else if (!strcmp(a, "--timeout")) {
                 if (parse_count(a, val, &timeout_s, false))

@@ -129,3 +129,15 @@ int cli_parse_tier(const char *s, spvjit_tier *out)
         }
     return -1;
 }
+
+bool cli_memory_parse(const char *s, spvjit_memory *out)
+{
+    static const char *const names[] = { "robust", "check", "unchecked" };
+    static const spvjit_memory modes[] = { SPVJIT_MEMORY_ROBUST, SPVJIT_MEMORY_CHECK, SPVJIT_MEMORY_UNCHECKED };
+    for (size_t i = 0; i < 3; i++)
+        if (!strcmp(s, names[i])) {
+            *out = modes[i];
+            return true;
+        }
+    return false;
+}

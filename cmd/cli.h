@@ -2,6 +2,7 @@
 #ifndef SPVJIT_CMD_CLI_H
 #define SPVJIT_CMD_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -56,5 +57,9 @@ int cli_define(spvjit_specs *specs, const char *id_equals_value);
 /* argv[*i] is "-DID=VALUE" or "-D" followed by "ID=VALUE": adds it (moving *i
  * past a separate value).  Returns 0 or 1 (reported). */
 int cli_define_arg(spvjit_specs *specs, int argc, char **argv, int *i);
+
+/* --memory MODE: "robust", "check", "unchecked" → the option; false for
+ * anything else. */
+bool cli_memory_parse(const char *s, spvjit_memory *out);
 
 #endif

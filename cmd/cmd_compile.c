@@ -1,5 +1,5 @@
 /* cmd/cmd_compile.c — `spvjit compile FILE.spv [-e ENTRY] [-D ID=VALUE]...
- * [--local X,Y,Z] [--no-specialize] [-O LEVEL] [--tier auto|quick|opt] --emit llvm|opt-llvm|asm [-o OUT]`:
+             !strcmp(a, "--memory") || !strcmp(a, "-O") || !strcmp(a, "--tier")) &&
  * shows the lowered LLVM IR, the optimized IR or the host machine code of one
  * entry point, through the public API (spvjit_kernel_emit). */
 #include <errno.h>
@@ -41,6 +41,7 @@ static const char compile_usage[] =
     "  -D ID=VALUE               set spec constant ID (16, 0x10, -3, 1.5, true, 2.5:f64)\n"
     "  --local X[,Y[,Z]]         local size, where the module leaves it open\n"
     "  --no-specialize           keep spec constants as run-time values\n"
+    "  --memory MODE             robust (default), check or unchecked: the accesses' checks\n"
     "  -O 0|1|2|3                optimization level (default 3)\n"
     "  --tier auto|quick|opt     the tier's code (default: $SPVJIT_TIER, else auto, which\n"
     "                            shows the optimized code it ends with)\n"
@@ -61,7 +62,7 @@ int cmd_compile(int argc, char **argv)
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if ((!strcmp(a, "-o") || !strcmp(a, "-e") || !strcmp(a, "--emit") || !strcmp(a, "--local") ||
-             !strcmp(a, "-O") || !strcmp(a, "--tier")) &&
+             !strcmp(a, "--memory") || !strcmp(a, "-O") || !strcmp(a, "--tier")) &&
             !next) {
             cli_error("compile: %s needs a value", a);
             goto done;
@@ -96,6 +97,11 @@ int cmd_compile(int argc, char **argv)
             }
         } else if (!strcmp(a, "--no-specialize")) {
             opts.unspecialized = true;
+        } else if (!strcmp(a, "--memory")) {
+            if (!cli_memory_parse(argv[++i], &opts.memory)) {
+                cli_error("compile: --memory %s: expected robust, check or unchecked", argv[i]);
+                goto done;
+            }
         } else if (!strncmp(a, "-D", 2)) {
             if (cli_define_arg(specs, argc, argv, &i))
                 goto done;
@@ -111,7 +117,7 @@ int cmd_compile(int argc, char **argv)
     }
     if (!in || !emit) {
         cli_error("usage: spvjit compile FILE.spv --emit llvm|opt-llvm|asm [-e ENTRY] [-D ID=VALUE]... "
-                  "[--local X,Y,Z] [--no-specialize] [-O 0-3] [-o OUT] (see --help)");
+                  "[--local X,Y,Z] [--no-specialize] [--memory MODE] [-O 0-3] [-o OUT] (see --help)");
         goto done;
     }
     spvjit_emit_kind what;

@@ -119,7 +119,15 @@ static int check_bindings(spvjit_module *m, const char *entry, const run_options
         if (ri.kind == SPVJIT_RES_ARG_VALUE && d->data.size != ri.size)
             return cli_error("%s is a by-value argument of %" PRIu64 " bytes; %s gives %zu", name, ri.size,
                              data_text(d, dt, sizeof dt), d->data.size);
-        /* a buffer smaller than its layout: the library decides (robust and check take it) */
+        /* Push constants are set whole; a buffer smaller than its layout is
+         * the library's call (robust and check take it).  A runtime array
+         * ending in a partial element is a mistake in the data, though. */
+        if (ri.kind == SPVJIT_RES_PUSH_CONSTANTS && d->data.size < ri.size)
+            return cli_error("%s needs at least %" PRIu64 " bytes; %s gives %zu", name, ri.size,
+                             data_text(d, dt, sizeof dt), d->data.size);
+        if (ri.stride && d->data.size > ri.size && (d->data.size - ri.size) % ri.stride)
+            return cli_error("%s: %zu bytes is not %" PRIu64 " plus whole %" PRIu64 "-byte array elements (%s)", name,
+                             d->data.size, ri.size, ri.stride, data_text(d, dt, sizeof dt));
     }
     for (unsigned k = 0; k < o->ndata; k++) {
         bool used = false;

@@ -52,21 +52,10 @@ const char run_usage[] = "usage: spvjit run FILE.spv [OPTIONS]\n"
                          "  TYPE: i8 i16 i32 i64 u8 u16 u32 u64 f16 f32 f64\n"
                          "\n"
                          "Every buffer, push-constant block and argument the entry point uses must be\n"
-                         "given, at least as large as its layout needs; this is checked before running.\n"
+                         "given, checked before running; push constants as large as their block, and\n"
+                         "with --memory unchecked buffers as large as their layout needs.\n"
                          "example: spvjit run saxpy.comp.spv --groups 4 --buffer 0:0=random:f32:256 \\\n"
                          "           --buffer 0:1=iota:f32:256 --push f32:2 --print 0:1\n";
-
-bool run_memory_parse(const char *s, spvjit_memory *out)
-{
-    static const char *const names[] = { "robust", "check", "unchecked" };
-    static const spvjit_memory modes[] = { SPVJIT_MEMORY_ROBUST, SPVJIT_MEMORY_CHECK, SPVJIT_MEMORY_UNCHECKED };
-    for (size_t i = 0; i < 3; i++)
-        if (!strcmp(s, names[i])) {
-            *out = modes[i];
-            return true;
-        }
-    return false;
-}
 
 static bool parse_u32(const char *s, size_t len, uint32_t *out)
 {
@@ -295,7 +284,7 @@ int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t l
             if (cli_parse_tier(val, &o->tier))
                 return cli_errf(err, len, "--tier %s: expected " CLI_TIER_VALUES, val);
         } else if (!strcmp(opt, "--memory")) {
-            if (!run_memory_parse(val, &o->memory))
+            if (!cli_memory_parse(val, &o->memory))
                 return cli_errf(err, len, "--memory %s: expected robust, check or unchecked", val);
         } else if (!strcmp(opt, "--timeout")) {
             char *end;

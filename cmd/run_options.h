@@ -55,9 +55,6 @@ typedef struct run_options {
     bool help;
 } run_options;
 
-/* "robust", "check", "unchecked" → the option; false for anything else. */
-bool run_memory_parse(const char *s, spvjit_memory *out);
-
 /* Parses argv[1..argc) (argv[0] is "run").  Returns 0, or -1 with a
  * one-line message in err. */
 int run_options_parse(int argc, char **argv, run_options *o, char *err, size_t errlen);

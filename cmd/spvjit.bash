@@ -1,8 +1,8 @@
 # bash completion for spvjit (installed as share/bash-completion/completions/spvjit).
 #
-# Completes the commands, each command's options, the values of --emit, -O and --tier,
-# modules (*.spv), Amber scripts (*.amber, *.vkscript) and the file after '@'
-# in DATA (--buffer 0:0=@in.npy).  Self-contained: it works with or without
+# Completes the commands, each command's options, the values of --emit, -O,
+# --tier and --memory, modules (*.spv), Amber scripts (*.amber, *.vkscript) and
+# the file after '@' in DATA (--buffer 0:0=@in.npy).  Self-contained: it works with or without
 # the bash-completion package.  testdata/tests/test_cli_docs.py checks that it
 # offers every option `spvjit COMMAND --help` lists.
 
@@ -11,9 +11,9 @@ _spvjit_options() {
     info) echo "--json --help" ;;
     specialize) echo "-D -o --help" ;;
     run) echo "-e --entry -D --groups --global --local --buffer --push --arg --print --out --repeat --json" \
-        "--no-specialize --threads --tier --help" ;;
-    compile) echo "--emit -e -D --local --no-specialize -O --tier -o --help" ;;
-    amber) echo "-q -j --jobs --timeout --json --junit --target-env --tier --no-fork --help" ;;
+        "--no-specialize --memory --timeout --threads --tier --help" ;;
+    compile) echo "--emit -e -D --local --no-specialize --memory -O --tier -o --help" ;;
+    amber) echo "-q -j --jobs --timeout --memory --json --junit --target-env --tier --no-fork --help" ;;
     esac
 }
 
@@ -51,6 +51,8 @@ _spvjit() {
             mapfile -t cands < <(compgen -W "0 1 2 3" -- "$cur") ;;
         --tier)
             mapfile -t cands < <(compgen -W "auto quick opt" -- "$cur") ;;
+        --memory)
+            mapfile -t cands < <(compgen -W "robust check unchecked" -- "$cur") ;;
         -o)
             mapfile -t cands < <(_spvjit_files "$cur" "") ;;
         --target-env)

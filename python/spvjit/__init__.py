@@ -28,14 +28,17 @@ from . import _buffers, _exports, _structs, _types
 from ._exports import Export, ExportValue  # noqa: F401 - the dataclasses are the package's API
 from ._native import (  # noqa: F401 - the exception classes are the package's API
     BindingError,
+    CancelledError,
     DispatchError,
     Error,
     InvalidArgumentError,
     InvalidModuleError,
     IoError,
+    MemoryCheckError,
     NotFoundError,
     OutOfMemoryError,
     SpecConstantError,
+    TimeoutError,
     UnsupportedError,
     check,
     error_for,

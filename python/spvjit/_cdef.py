@@ -26,6 +26,9 @@ typedef enum spvjit_status {
     SPVJIT_ERROR_IO,
     SPVJIT_ERROR_OUT_OF_MEMORY,
     SPVJIT_ERROR_INVALID_ARGUMENT,
+    SPVJIT_ERROR_TIMEOUT,
+    SPVJIT_ERROR_CANCELLED,
+    SPVJIT_ERROR_MEMORY_CHECK,
 } spvjit_status;
 typedef struct spvjit_context spvjit_context;
 typedef struct spvjit_module spvjit_module;
@@ -77,6 +80,14 @@ void spvjit_context_destroy(spvjit_context *ctx);
 const char *spvjit_last_error(void);
 const char *spvjit_status_name(spvjit_status s);
 const char *spvjit_version(void);
+typedef struct spvjit_limits {
+    uint32_t max_workgroup_invocations;
+    uint32_t max_workgroup_size[3];
+    uint32_t max_workgroup_count[3];
+    uint64_t max_workgroup_memory;
+    uint64_t max_private_memory;
+} spvjit_limits;
+spvjit_status spvjit_limits_get(spvjit_limits *out);
 spvjit_status spvjit_module_load(spvjit_context *ctx, const void *bytes, size_t nbytes, const char *name,
                                             spvjit_module **out);
 spvjit_status spvjit_module_load_file(spvjit_context *ctx, const char *path, spvjit_module **out);
@@ -221,10 +232,12 @@ typedef struct spvjit_dispatch_info {
     uint64_t global_size[3];
     uint32_t local_size[3];
     uint64_t global_offset[3];
+    double timeout_seconds;
 } spvjit_dispatch_info;
 spvjit_status spvjit_dispatch(spvjit_kernel *k, const spvjit_dispatch_info *d);
 spvjit_status spvjit_dispatch_async(spvjit_kernel *k, const spvjit_dispatch_info *d, spvjit_event **ev);
 spvjit_status spvjit_event_wait(spvjit_event *ev);
+spvjit_status spvjit_dispatch_cancel(spvjit_kernel *k);
 typedef enum spvjit_value_kind {
     SPVJIT_VALUE_VOID,
     SPVJIT_VALUE_SCALAR,

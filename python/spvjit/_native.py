@@ -8,6 +8,7 @@ Where the library is looked for, first found wins:
   4. libspvjit.so.0 on the dynamic linker's path (e.g. `make install PREFIX=/usr`).
 """
 
+import builtins
 import os
 
 from cffi import FFI
@@ -97,6 +98,18 @@ class OutOfMemoryError(Error, MemoryError):
 
 class InvalidArgumentError(Error, ValueError):
     pass
+
+
+class TimeoutError(Error, builtins.TimeoutError):
+    """A dispatch ran past its time limit."""
+
+
+class CancelledError(Error):
+    """A dispatch was cancelled (spvjit_dispatch_cancel)."""
+
+
+class MemoryCheckError(Error):
+    """memory="check": an out-of-bounds access or a work-group memory race."""
 
 
 def _class_name(status_name):

@@ -94,6 +94,7 @@ def test_completion_commands_and_options():
     assert complete("spvjit run k.spv --bu") == ["--buffer"]
     assert complete("spvjit compile k.spv --emit o") == ["opt-llvm"]
     assert complete("spvjit compile k.spv -O ") == ["0", "1", "2", "3"]
+    assert complete("spvjit run k.spv --memory ") == ["robust", "check", "unchecked"]
     for command in ("info", "specialize", "run", "compile", "amber"):
         offered = set(complete("spvjit %s k.spv -" % command))
         missing = sorted(options_of(command) - offered)
