@@ -394,7 +394,9 @@ int cmd_amber(int argc, char **argv)
             first++;
             if (!strcmp(a, "--memory")) {
                 if (!cli_memory_parse(val, &memory))
-                    return fprintf(stderr, "spvjit: amber: --memory %s: expected robust, check or unchecked\n", val), 2;
+                    return fprintf(stderr, "spvjit: amber: --memory %s: expected robust, check or unchecked\n%s", val,
+                                   amber_usage),
+                           2;
             } else if (!strcmp(a, "--timeout")) {
                 if (parse_count(a, val, &timeout_s, false))
                     return 2;

@@ -160,6 +160,13 @@ int cmd_info(int argc, char **argv)
         if (spvjit_module_spec_info(m, i, &s) == SPVJIT_OK)
             print_spec(&s);
     }
+    spvjit_limits l;
+    spvjit_limits_get(&l);
+    printf("spvjit limits: %u work-items per work-group (%u,%u,%u per dimension), %" PRIu64
+           " bytes of work-group memory, %" PRIu64 " bytes of private memory per work-item, %u,%u,%u work-groups\n",
+           l.max_workgroup_invocations, l.max_workgroup_size[0], l.max_workgroup_size[1], l.max_workgroup_size[2],
+           l.max_workgroup_memory, l.max_private_memory, l.max_workgroup_count[0], l.max_workgroup_count[1],
+           l.max_workgroup_count[2]);
     spvjit_module_destroy(m);
     spvjit_context_destroy(ctx);
     return 0;

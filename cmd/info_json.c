@@ -1,5 +1,6 @@
 /* cmd/info_json.c — `spvjit info --json FILE.spv`: what `info` prints, as one
- * JSON object (json-c), through the library's reflection (lib/spvjit.h). */
+ * JSON object (json-c), through the library's reflection (lib/spvjit.h), and
+ * the library's limits. */
 #include <json-c/json.h>
 #include <stdint.h>
 #include <string.h>
@@ -155,6 +156,15 @@ int info_json(const char *path)
             json_object_array_add(specs, spec_json(&s));
     }
     json_object_object_add(j, "spec_constants", specs);
+    spvjit_limits l;
+    spvjit_limits_get(&l);
+    json_object *lim = json_object_new_object();
+    json_object_object_add(lim, "max_workgroup_invocations", json_object_new_uint64(l.max_workgroup_invocations));
+    json_object_object_add(lim, "max_workgroup_size", u32_triple(l.max_workgroup_size));
+    json_object_object_add(lim, "max_workgroup_count", u32_triple(l.max_workgroup_count));
+    json_object_object_add(lim, "max_workgroup_memory", json_object_new_uint64(l.max_workgroup_memory));
+    json_object_object_add(lim, "max_private_memory", json_object_new_uint64(l.max_private_memory));
+    json_object_object_add(j, "limits", lim);
     cli_json_print(j);
     spvjit_module_destroy(m);
     spvjit_context_destroy(ctx);

@@ -71,6 +71,7 @@ typedef enum spvjit_bound_kind {
     SPVJIT_BOUND_VARIABLE,    /* variable `index` (its SPIR-V id): Workgroup, Private, Function, program scope */
     SPVJIT_BOUND_DYNAMIC,     /* chosen at run time (a phi, a select, a pointer from memory) */
     SPVJIT_BOUND_NONE,        /* a null or undefined pointer */
+    SPVJIT_BOUND_PARAM,       /* the range the caller passed with pointer parameter `index` (its SPIR-V id) */
 } spvjit_bound_kind;
 
 typedef struct spvjit_check_site {

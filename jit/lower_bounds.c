@@ -458,6 +458,41 @@ unsigned jit_bounds_params(lower_ctx *c, uint32_t fn_type)
     return n;
 }
 
+/* What memory=check's reports name as the range of pointer parameter p of
+ * f: the entry point's parameters are the Kernel arguments; a function every
+ * call of which passes the same argument straight on (llvm-spirv's entry
+ * wrappers around the kernel's body) has that argument's range; anything
+ * else, the parameter's. */
+static void param_origin(lower_ctx *c, const spv_function *f, uint32_t p, uint32_t *kind, uint32_t *index)
+{
+    const spv_module *m = c->m;
+    const spv_function *entry = &m->funcs[c->ep->func];
+    *kind = SPVJIT_BOUND_PARAM;
+    *index = f->params[p];
+    if (f == entry) {
+        *kind = SPVJIT_BOUND_ARG;
+        *index = p;
+        return;
+    }
+    uint32_t arg = SPV_NONE;
+    for (uint32_t i = 0; i < m->ninsts; i++) {
+        const spv_inst *in = &m->insts[i];
+        if (in->opcode != SpvOpFunctionCall || in->w[in->first_op] != f->id)
+            continue;
+        uint32_t passed = in->first_op + 1 + p < in->nwords ? in->w[in->first_op + 1 + p] : 0;
+        uint32_t k = 0;
+        while (k < entry->nparams && entry->params[k] != passed)
+            k++;
+        if (k == entry->nparams || (arg != SPV_NONE && arg != k))
+            return;
+        arg = k;
+    }
+    if (arg != SPV_NONE) {
+        *kind = SPVJIT_BOUND_ARG;
+        *index = arg;
+    }
+}
+
 void jit_bounds_of_params(lower_ctx *c, const spv_function *f, LLVMValueRef fn)
 {
     if (!jit_checks_on(c))
@@ -467,7 +502,9 @@ void jit_bounds_of_params(lower_ctx *c, const spv_function *f, LLVMValueRef fn)
         uint32_t id = f->params[p];
         if (!is_pointer_type(c, c->m->ids[id].type_id))
             continue;
-        jit_bounds_set(c, id, LLVMGetParam(fn, k), LLVMGetParam(fn, k + 1), SPVJIT_BOUND_DYNAMIC, 0);
+        uint32_t kind, index;
+        param_origin(c, f, p, &kind, &index);
+        jit_bounds_set(c, id, LLVMGetParam(fn, k), LLVMGetParam(fn, k + 1), kind, index);
         k += 2;
     }
 }
@@ -565,7 +602,7 @@ static void note_wg_access(lower_ctx *c, const spv_inst *at, uint32_t kind, cons
                            LLVMValueRef extra, LLVMValueRef off, LLVMValueRef bytes)
 {
     bool maybe_wg =
-        b->kind == SPVJIT_BOUND_DYNAMIC ||
+        b->kind == SPVJIT_BOUND_DYNAMIC || b->kind == SPVJIT_BOUND_PARAM ||
         (b->kind == SPVJIT_BOUND_ARG && b->index < c->nparams && c->params[b->index].kind == SPVJIT_PARAM_LOCAL_PTR) ||
         (b->kind == SPVJIT_BOUND_VARIABLE && jit_var_storage(c, b->index) == SpvStorageClassWorkgroup);
     if (c->memory != JIT_MEMORY_CHECK || !c->item_epoch || !maybe_wg)

@@ -175,14 +175,11 @@ static uint64_t range_name(text *t, const api_compiled *c, const spv_resource *r
             const spvjit_resource *r = &f->resources[i];
             if (site->index < r->slot || site->index >= r->slot + r->array_count)
                 continue;
-            const spv_resource *sr =
-                resource_at(res, nres,
-                            r->storage == SpvStorageClassUniform && !r->readonly ? SPV_RES_UNIFORM_BUFFER
-                                                                                 : SPV_RES_STORAGE_BUFFER,
-                            r->set, r->binding, 0);
+            /* (a Uniform BufferBlock is a storage buffer) */
+            const spv_resource *sr = resource_at(res, nres, SPV_RES_STORAGE_BUFFER, r->set, r->binding, 0);
             if (!sr)
                 sr = resource_at(res, nres, SPV_RES_UNIFORM_BUFFER, r->set, r->binding, 0);
-            const char *name = r->name ? r->name : sr && sr->name ? sr->name : "unnamed";
+            const char *name = r->name && *r->name ? r->name : sr && sr->name && *sr->name ? sr->name : "unnamed";
             put(t, "set %u binding %u", r->set, r->binding);
             if (r->array_count > 1)
                 put(t, " element %u", site->index - r->slot);
@@ -213,6 +210,13 @@ static uint64_t range_name(text *t, const api_compiled *c, const spv_resource *r
     case SPVJIT_BOUND_NONE:
         put(t, "a null or undefined pointer");
         return 0;
+    case SPVJIT_BOUND_PARAM: {
+        const spv_id *d = spv_id_get(m, site->index);
+        const spv_id *fn = d && d->func < m->nfuncs ? spv_id_get(m, m->funcs[d->func].id) : NULL;
+        put(t, "the range passed in parameter %s of function %s", d && d->name ? d->name : "unnamed",
+            fn && fn->name ? fn->name : "unnamed");
+        return 0;
+    }
     default:
         put(t, "the range found at run time for a pointer the code computed");
         return 0;
@@ -226,11 +230,10 @@ static void oob(text *t, const api_compiled *c, const spv_resource *res, int nre
     instruction(t, c->module, f->site);
     put(t, ": ");
     uint64_t fixed, stride = range_name(t, c, res, nres, f->site, &fixed);
-    put(t, ": %llu bytes at byte offset %llu", (unsigned long long)f->bytes, (unsigned long long)f->offset);
-    if (stride && f->offset >= fixed && f->offset < ((uint64_t)1 << 62))
+    /* offsets are 64-bit two's complement: an index below the base is negative */
+    put(t, ": %llu bytes at byte offset %lld", (unsigned long long)f->bytes, (long long)f->offset);
+    if (stride && (int64_t)f->offset >= (int64_t)fixed)
         put(t, " (element %llu)", (unsigned long long)((f->offset - fixed) / stride));
-    else if (stride && f->offset >= ((uint64_t)1 << 62))
-        put(t, " (a negative offset, %lld)", (long long)f->offset);
     put(t, ", but it has %llu bytes", (unsigned long long)f->bound);
     if (stride && f->bound >= fixed)
         put(t, " (%llu elements)", (unsigned long long)((f->bound - fixed) / stride));

@@ -1,6 +1,7 @@
 #!/bin/sh
 # testdata/jit/build.sh — rebuilds the JIT test kernels (the .spv are committed).
-#   X.comp -> X.comp.spv  glslangValidator, Vulkan 1.1
+#   X.comp -> X.comp.spv  glslangValidator, Vulkan 1.1 (san_*: with -g, for the
+#                         source lines of memory=check's reports)
 #   X.cl   -> X.cl.spv    clang-15 + llvm-spirv-15 with the flags of
 #                         testdata/testdata.mk (cl_v14_*: SPIR-V 1.4, llvm-spirv's default
 #                         maximum), plus -no-opaque-pointers (llvm-spirv-15
@@ -10,7 +11,8 @@
 set -e
 cd "$(dirname "$0")"
 for f in *.comp; do
-  glslangValidator -V --target-env vulkan1.1 "$f" -o "$f.spv" >/dev/null
+  g=""; case "$f" in san_*) g=-g ;; esac
+  glslangValidator -V $g --target-env vulkan1.1 "$f" -o "$f.spv" >/dev/null
   spirv-val --target-env vulkan1.1 "$f.spv"
 done
 tmp=$(mktemp -d)

@@ -132,7 +132,19 @@ TEST(amber_runner_options_and_exit_status)
     CHECK(test_run_capture(cmd, &out) == 1 && out && strstr(out, "Invalid Opcode name 'OpPtrEqual'"),
           "--target-env spv1.0: %s", out);
     free(out);
-    static const char *const bad[] = { "-j", "-j x", "--timeout -1", "--frob", "--json" };
+    /* --memory: the default (robust) passes robust_access.amber, check stops at its first bad store */
+    snprintf(cmd, sizeof cmd, "%s amber %s 2>&1", bin(), test_data_path("amber/robust_access.amber"));
+    CHECK(test_run_capture(cmd, &out) == 0 && out && strstr(out, "robust_access.amber: pass"), "robust: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s amber --memory check %s 2>&1", bin(), test_data_path("amber/robust_access.amber"));
+    CHECK(test_run_capture(cmd, &out) == 1 && out &&
+              strstr(out, "robust_access.amber: fail: line 33: RUN: SPVJIT_ERROR_MEMORY_CHECK: k: kernel \"main\": "
+                          "out-of-bounds store in work-group (0,0,0), work-item (0,0,0): ") &&
+              strstr(out, ": set 0 binding 1 (Z): 4 bytes at byte offset 0 (element 0), but it has 0 bytes (0 "
+                          "elements)"),
+          "check: %s", out);
+    free(out);
+    static const char *const bad[] = { "-j", "-j x", "--timeout -1", "--frob", "--memory safe", "--json" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         /* the last has no value: the script name would be taken as the file */
         snprintf(cmd, sizeof cmd, "%s amber %s %s 2>&1", bin(), bad[i],

@@ -1,7 +1,7 @@
 /* testdata/tests/test_api_kernels.c — the seed kernels through the public API,
- * both flavours, specialized and not, checked against testdata/kernels/reference.h
- * on random data, with several block sizes and sizes that are not multiples
- * of the work-group size. */
+ * both flavours, specialized and not, under each memory mode, checked against
+ * testdata/kernels/reference.h on random data, with several block sizes and
+ * sizes that are not multiples of the work-group size. */
 #include <pthread.h>
 
 #include "api_test_util.h"
@@ -266,6 +266,32 @@ TEST(api_reduce_both_flavours)
     run_reduce(ctx, "kernels/reduce.cl.spv", 128, 515, false);
     run_reduce(ctx, "kernels/reduce.cl.spv", 16, 99, true);
     spvjit_context_destroy(ctx);
+}
+
+/* --- the memory modes ------------------------------------------------------------------------ */
+
+/* Every seed kernel, both flavours, under memory=check (no false report, the
+ * same results: sizes that leave partial tiles and groups) and unchecked. */
+TEST(api_seed_kernels_under_check_and_unchecked)
+{
+    static const spvjit_memory modes[] = { SPVJIT_MEMORY_CHECK, SPVJIT_MEMORY_UNCHECKED };
+    static const uint32_t l88[2] = { 8, 8 };
+    for (int i = 0; i < 2; i++) {
+        spvjit_context *ctx = NULL;
+        spvjit_context_options co = { .disk_cache_dir = "", .defaults = { .memory = modes[i] } };
+        REQUIRE(spvjit_context_create(&co, &ctx) == SPVJIT_OK, "context: %s", spvjit_last_error());
+        run_saxpy(ctx, "kernels/saxpy.comp.spv", false, 1.75f, 1000, 11);
+        run_saxpy(ctx, "kernels/saxpy.cl.spv", true, -0.5f, 77, 12);
+        run_mm(ctx, "kernels/mm.comp.spv", 8, 45, false);
+        run_mm(ctx, "kernels/mm.comp.spv", 16, 32, true);
+        run_mm(ctx, "kernels/mm.cl.spv", 8, 45, false);
+        run_conv(ctx, "kernels/conv3x3.comp.spv", 37, 23, false, NULL);
+        run_conv(ctx, "kernels/conv3x3.cl.spv", 37, 23, false, l88);
+        run_reduce(ctx, "kernels/reduce.comp.spv", 64, 1000, false);
+        run_reduce(ctx, "kernels/reduce.cl.spv", 32, 1000, false);
+        run_reduce(ctx, "kernels/reduce.cl.spv", 16, 99, true);
+        spvjit_context_destroy(ctx);
+    }
 }
 
 /* --- four host threads at once -------------------------------------------------------------- */

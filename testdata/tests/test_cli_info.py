@@ -104,6 +104,22 @@ def test_agrees_with_the_text_form():
         assert ("Kernel" if d["flavour"] == "kernel" else "Shader") in text.splitlines()[0]
 
 
+def test_limits():
+    """The library's limits (spvjit_limits_get), in both forms; a kernel beyond
+    one is refused naming it."""
+    path = os.path.join(KERNELS, "mm.comp.spv")
+    lim = json.loads(info(path, "--json"))["limits"]
+    assert lim["max_workgroup_invocations"] == 4096 and lim["max_workgroup_memory"] == 16 << 20
+    assert lim["max_private_memory"] == 1 << 20 and lim["max_workgroup_count"] == [2 ** 32 - 1] * 3
+    assert all(lim["max_workgroup_invocations"] <= n for n in lim["max_workgroup_size"])
+    assert re.search(r"^spvjit limits: 4096 work-items per work-group .* 16777216 bytes of work-group memory, "
+                     r"1048576 bytes of private memory per work-item", info(path), re.M)
+    p = subprocess.run([BIN, "run", path, "-D", "0=2000", "--push", "u32:16", "--buffer", "0:0=zero:64", "--buffer",
+                        "0:1=zero:64", "--buffer", "0:2=zero:64"], capture_output=True, text=True)
+    assert p.returncode == 1 and p.stderr.count("\n") == 1
+    assert "a local size of 2000x2000x1 is 4000000 work-items per work-group; spvjit runs at most 4096" in p.stderr
+
+
 def test_non_compute_entry_and_errors(tmp_path):
     src = tmp_path / "v.vert"
     src.write_text("#version 450\nvoid main() { gl_Position = vec4(0.0); }\n")

@@ -195,6 +195,7 @@ TEST(run_checks_sizes_before_running)
         const char *want;
     } cases[] = {
         { "--buffer 0:0=zero:64 --push u32:1", "binding 0:1 ('Y')" },
+        { "--buffer 0:0=zero:64 --buffer 0:1=zero:6 --push u32:1", "not 0 plus whole 4-byte array elements" },
         { "--buffer 0:0=zero:64 --buffer 0:1=zero:64 --push u32:1 --memory safe",
           "--memory safe: expected robust, check or unchecked" },
         { "--buffer 0:0=zero:64 --buffer 0:1=zero:64 --push u32:1 --timeout -2",
@@ -259,4 +260,50 @@ TEST(run_repeat_reports_tiers)
     }
     test_remove_dir(dir);
     free(dir);
+}
+
+/* The bad inputs of issue 11 through the command: each ends with exit 0 and
+ * the robust result, or exit 1 with one line naming the problem; none
+ * crashes or hangs. */
+TEST(run_bad_inputs_end_cleanly)
+{
+    const char *mm = test_data_path("kernels/mm.comp.spv"), *oob = test_data_path("jit/san_oob.comp.spv");
+    const char *big = test_data_path("jit/big_arrays.comp.spv"), *spin = test_data_path("jit/spin.comp.spv");
+    static const char bufs[] = "--buffer 0:0=zero:64 --buffer 0:1=zero:64 --buffer 0:2=zero:64 --push u32:64";
+    struct {
+        char args[1024];
+        int status;
+        const char *want;
+    } cases[8];
+    int n = 0;
+    /* runtime arrays shorter than the kernel indexes: robust reads zeros, drops the stores */
+    snprintf(cases[n].args, 1024, "%s -D 0=16 --groups 4,4,1 %s --print 0:2", mm, bufs);
+    cases[n].status = 0, cases[n++].want = "binding 0:2 (16 x f32):\n  0 0 0 0 0 0 0 0\n  0 0 0 0 0 0 0 0\n";
+    snprintf(cases[n].args, 1024, "%s -D 0=16 --groups 4,4,1 %s --memory check", mm, bufs);
+    cases[n].status = 1, cases[n++].want = "out-of-bounds load in work-group (0,0,0), work-item (0,";
+    /* the last work-item writes one past the end: dropped */
+    snprintf(cases[n].args, 1024, "%s --groups 4 --buffer 0:0=zero:256 --print 0:0:u32", oob);
+    cases[n].status = 0, cases[n++].want = "binding 0:0 (64 x u32):\n  0 0 1 2 3 4 5 6\n";
+    snprintf(cases[n].args, 1024, "%s -D 0=2000 %s", mm, bufs);
+    cases[n].status = 1, cases[n++].want = "a local size of 2000x2000x1 is 4000000 work-items per work-group";
+    snprintf(cases[n].args, 1024, "%s --groups 1 --buffer 0:0=zero:256", big);
+    cases[n].status = 1, cases[n++].want = "main uses 16777288 bytes of private memory per work-item";
+    snprintf(cases[n].args, 1024, "%s --groups 65536,65536,1 --buffer 0:0=u32:1 --timeout 0.2", spin);
+    cases[n].status = 1, cases[n++].want = "timed out: stopped after 0.";
+    snprintf(cases[n].args, 1024, "%s --groups 67108865 --buffer 0:0=u32:1", spin);
+    cases[n].status = 1, cases[n++].want = "past the 32 bits GlobalInvocationId holds";
+    snprintf(cases[n].args, 1024, "%s --groups 0 --buffer 0:0=u32:1", spin);
+    cases[n].status = 1, cases[n++].want = "--groups";
+    for (int i = 0; i < n; i++) {
+        char cmd[16384], *out = NULL;
+        snprintf(cmd, sizeof cmd, "%.4000s run %.1023s 2>&1", bin(), cases[i].args);
+        int st = test_run_capture(cmd, &out);
+        int lines = 0;
+        for (char *p = out; p && *p; p++)
+            lines += *p == '\n';
+        CHECK(st == cases[i].status && out && strstr(out, cases[i].want) && (st == 0 || lines == 1),
+              "run %s: exit %d, '%s' (want exit %d and '%s')", cases[i].args, st, out ? out : "", cases[i].status,
+              cases[i].want);
+        free(out);
+    }
 }

@@ -52,6 +52,18 @@ bool tj_simd_forced_off(void)
     return force && !strcmp(force, "off");
 }
 
+/* SPVJIT_TEST_MEMORY=check|unchecked: the memory mode of every kernel that
+ * asks for the default (robust); check mode then runs every dispatch through
+ * the executor, which reports. */
+static jit_memory test_memory(void)
+{
+    const char *v = getenv("SPVJIT_TEST_MEMORY");
+    return !v ? JIT_MEMORY_ROBUST
+           : !strcmp(v, "check")     ? JIT_MEMORY_CHECK
+           : !strcmp(v, "unchecked") ? JIT_MEMORY_UNCHECKED
+                                     : JIT_MEMORY_ROBUST;
+}
+
 jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_options *o)
 {
     spv_diag d = { { 0 } };
@@ -61,6 +73,8 @@ jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_opti
     const char *tier = getenv("SPVJIT_TIER"); /* the suite runs once per tier (Makefile) */
     if (t.tier == JIT_TIER_AUTO && tier)
         t.tier = !strcmp(tier, "quick") ? JIT_TIER_QUICK : JIT_TIER_OPT;
+    if (t.memory == JIT_MEMORY_ROBUST)
+        t.memory = test_memory();
     jit_kernel *k = spvjit_compile(m, entry, &t, &d);
     snprintf(tj_last_error, sizeof tj_last_error, "%s", k ? "" : d.msg);
     if (!k)
@@ -146,6 +160,7 @@ static int run_executor(const jit_kernel *k, const tj_dispatch *d)
         .wg_memory_init = spvjit_kernel_wg_init_fn(k),
         .stack_size = f->stack_estimate,
         .nbarrier_sites = f->nbarrier_sites,
+        .memory_check = test_memory() == JIT_MEMORY_CHECK,
     };
     memcpy(ek.local_size, f->local_size, sizeof ek.local_size);
     spvjit_exec_range r = { 0 };
@@ -181,7 +196,7 @@ int tj_run(const jit_kernel *k, const tj_dispatch *d)
         fprintf(stderr, "tj_run: local size unknown\n");
         return -1;
     }
-    return f->uses_barriers ? run_executor(k, d) : run_direct(k, d);
+    return f->uses_barriers || test_memory() == JIT_MEMORY_CHECK ? run_executor(k, d) : run_direct(k, d);
 }
 
 uint64_t *tj_spec_slots(const spv_module *m, const jit_kernel *k, const uint32_t *ids, const uint64_t *bits, unsigned n)

@@ -22,7 +22,9 @@ spv_module *tj_specialize(const spv_module *m, const uint32_t *ids, const uint64
  * runs on each tier); NULL with the message printed on failure (the diag is
  * kept in tj_last_error).  With SPVJIT_TEST_SIMD=off in the environment, a
  * compile that leaves the sub-group size and simd to the defaults runs on the
- * scalar path. */
+ * scalar path.  $SPVJIT_TEST_MEMORY=check|unchecked replaces the default
+ * memory mode (robust) of every kernel: `SPVJIT_TEST_MEMORY=check run_tests
+ * jit` runs the JIT tests under the sanitizer. */
 jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_options *o);
 bool tj_simd_forced_off(void);
 extern char tj_last_error[2048];
