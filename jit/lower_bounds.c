@@ -466,9 +466,11 @@ unsigned jit_bounds_params(lower_ctx *c, uint32_t fn_type)
 static void param_origin(lower_ctx *c, const spv_function *f, uint32_t p, uint32_t *kind, uint32_t *index)
 {
     const spv_module *m = c->m;
-    const spv_function *entry = &m->funcs[c->ep->func];
     *kind = SPVJIT_BOUND_PARAM;
     *index = f->params[p];
+    if (!c->ep) /* an exported function */
+        return;
+    const spv_function *entry = &m->funcs[c->ep->func];
     if (f == entry) {
         *kind = SPVJIT_BOUND_ARG;
         *index = p;
