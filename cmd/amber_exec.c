@@ -603,9 +603,12 @@ typedef struct exec {
     double deadline_ms; /* util_now_ms() at the time limit, 0: none */
 } exec;
 
+/* A script that needs more than spvjit's limits (a work-group size, work-group
+ * or private memory) is skipped, as a device without a feature skips it. */
 static int api_fail(exec *X, int line, const char *what, spvjit_status st)
 {
     const char *e = spvjit_last_error();
+    X->skipped = st == SPVJIT_ERROR_LIMIT;
     msgf(X->msg, X->len, "line %d: %s: %s%s%s", line, what, spvjit_status_name(st), e && *e ? ": " : "", e ? e : "");
     /* one line per script: fold a multi-line library message */
     size_t n = strlen(X->msg);

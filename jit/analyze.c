@@ -81,8 +81,8 @@ static int settle_local_size(lower_ctx *c, const spvjit_options *o)
     uint64_t items = (uint64_t)ls[0] * ls[1] * ls[2];
     if (items > JIT_MAX_WORKGROUP_INVOCATIONS)
         return jit_fail(c,
-                        "entry point %s: a local size of %ux%ux%u is %llu work-items per work-group; spvjit runs at "
-                        "most %u (spvjit_limits_get)",
+                        "entry point %s: a local size of %ux%ux%u is %llu work-items per work-group; "
+                        "spvjit runs at most %u " JIT_LIMIT_TAG,
                         ep->name, ls[0], ls[1], ls[2], (unsigned long long)items, JIT_MAX_WORKGROUP_INVOCATIONS);
     c->ls_known = true;
     memcpy(c->local_size, ls, sizeof ls);
@@ -235,14 +235,14 @@ int jit_analyze(lower_ctx *c, uint32_t fidx, bool is_entry)
     c->fn_var_bytes = function_var_bytes(c);
     if (c->wg_size > JIT_MAX_WORKGROUP_MEMORY)
         return jit_fail(c,
-                        "%s uses %llu bytes of work-group memory; spvjit gives a work-group at most %llu "
-                        "(spvjit_limits_get)",
+                        "%s uses %llu bytes of work-group memory; spvjit gives a work-group at most "
+                        "%llu " JIT_LIMIT_TAG,
                         c->ep ? c->ep->name : "the function", (unsigned long long)c->wg_size,
                         (unsigned long long)JIT_MAX_WORKGROUP_MEMORY);
     if (c->item_size + c->fn_var_bytes > JIT_MAX_PRIVATE_MEMORY)
         return jit_fail(c,
-                        "%s uses %llu bytes of private memory per work-item (Private and Function variables); "
-                        "spvjit gives a work-item at most %llu (spvjit_limits_get)",
+                        "%s uses %llu bytes of private memory per work-item (Private and Function "
+                        "variables); spvjit gives a work-item at most %llu " JIT_LIMIT_TAG,
                         c->ep ? c->ep->name : "the function", (unsigned long long)(c->item_size + c->fn_var_bytes),
                         (unsigned long long)JIT_MAX_PRIVATE_MEMORY);
     jit_bounds_plan(c);

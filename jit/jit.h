@@ -64,6 +64,9 @@
 #define JIT_MAX_WORKGROUP_INVOCATIONS 4096u
 #define JIT_MAX_WORKGROUP_MEMORY ((uint64_t)16 << 20)
 #define JIT_MAX_PRIVATE_MEMORY ((uint64_t)1 << 20)
+/* The end of the message of a compile that failed on one of them (lib/ makes
+ * it SPVJIT_ERROR_LIMIT rather than SPVJIT_ERROR_UNSUPPORTED). */
+#define JIT_LIMIT_TAG "(spvjit_limits_get)"
 
 /* A text emitted for inspection: what is "ir" (as lowered), "opt-ir" (after the
  * passes) or "asm" (host assembly). */

@@ -374,7 +374,7 @@ static spvjit_status prepare(spvjit_kernel *k, const spvjit_dispatch_info *d, di
             r->exec.wg_memory_align = LOCAL_ARG_ALIGN;
         if (top > JIT_MAX_WORKGROUP_MEMORY) {
             rec_free(r);
-            return api_fail(SPVJIT_ERROR_DISPATCH,
+            return api_fail(SPVJIT_ERROR_LIMIT,
                             "%s: kernel \"%s\": its work-group memory with the local-memory arguments is %zu bytes; "
                             "spvjit gives a work-group at most %llu (spvjit_limits_get)",
                             src(k), k->entry->e->name, top, (unsigned long long)JIT_MAX_WORKGROUP_MEMORY);

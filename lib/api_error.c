@@ -55,6 +55,8 @@ SPVJIT_API const char *spvjit_status_name(spvjit_status s)
         return "SPVJIT_ERROR_CANCELLED";
     case SPVJIT_ERROR_MEMORY_CHECK:
         return "SPVJIT_ERROR_MEMORY_CHECK";
+    case SPVJIT_ERROR_LIMIT:
+        return "SPVJIT_ERROR_LIMIT";
     }
     return "SPVJIT_ERROR_UNKNOWN";
 }

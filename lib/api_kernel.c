@@ -143,8 +143,11 @@ static void *build_compiled(void *user, size_t *est)
     if (!jk) {
         api_plan_free(&plan);
         spv_module_free(sm);
-        if (r->st == SPVJIT_OK)
-            r->st = api_fail(SPVJIT_ERROR_UNSUPPORTED, "%s", d.msg);
+        if (r->st == SPVJIT_OK) {
+            size_t n = strlen(d.msg), t = strlen(JIT_LIMIT_TAG);
+            bool limit = n >= t && !strcmp(d.msg + n - t, JIT_LIMIT_TAG);
+            r->st = api_fail(limit ? SPVJIT_ERROR_LIMIT : SPVJIT_ERROR_UNSUPPORTED, "%s", d.msg);
+        }
         return NULL;
     }
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(jk);

@@ -56,6 +56,7 @@ typedef enum spvjit_status {
     SPVJIT_ERROR_TIMEOUT,          /* a dispatch ran past its time limit (spvjit_dispatch_info.timeout_seconds) */
     SPVJIT_ERROR_CANCELLED,        /* a dispatch was cancelled (spvjit_dispatch_cancel) */
     SPVJIT_ERROR_MEMORY_CHECK,     /* memory=check: an out-of-bounds access or a work-group memory race */
+    SPVJIT_ERROR_LIMIT,            /* valid, but beyond a limit of spvjit_limits_get (work-group size, memory) */
 } spvjit_status;
 
 typedef struct spvjit_context spvjit_context; /* thread pool, kernel cache */
@@ -166,9 +167,10 @@ SPVJIT_API const char *spvjit_version(void);
 
 /* What spvjit runs at most, checked before anything runs: a kernel beyond
  * them fails to build (local size, static work-group memory, private memory),
- * a dispatch beyond them fails (group counts, work-group memory with the
- * local-memory arguments), with SPVJIT_ERROR_UNSUPPORTED / _DISPATCH naming
- * the limit. */
+ * a dispatch beyond them fails (a local size chosen at dispatch, work-group
+ * memory with the local-memory arguments), with SPVJIT_ERROR_LIMIT naming the
+ * limit.  Group counts whose work-item ids do not fit the built-ins' width
+ * are SPVJIT_ERROR_DISPATCH. */
 typedef struct spvjit_limits {
     uint32_t max_workgroup_invocations; /* work-items per work-group */
     uint32_t max_workgroup_size[3];     /* per dimension */

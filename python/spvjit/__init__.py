@@ -34,6 +34,7 @@ from ._native import (  # noqa: F401 - the exception classes are the package's A
     InvalidArgumentError,
     InvalidModuleError,
     IoError,
+    LimitError,
     MemoryCheckError,
     NotFoundError,
     OutOfMemoryError,

@@ -29,6 +29,7 @@ typedef enum spvjit_status {
     SPVJIT_ERROR_TIMEOUT,
     SPVJIT_ERROR_CANCELLED,
     SPVJIT_ERROR_MEMORY_CHECK,
+    SPVJIT_ERROR_LIMIT,
 } spvjit_status;
 typedef struct spvjit_context spvjit_context;
 typedef struct spvjit_module spvjit_module;

@@ -112,6 +112,10 @@ class MemoryCheckError(Error):
     """memory="check": an out-of-bounds access or a work-group memory race."""
 
 
+class LimitError(Error):
+    """Beyond a limit of spvjit_limits_get (work-group size, work-group or private memory)."""
+
+
 def _class_name(status_name):
     """SPVJIT_ERROR_SPEC_CONSTANT -> SpecConstantError."""
     words = status_name[len("SPVJIT_ERROR_") :].split("_")

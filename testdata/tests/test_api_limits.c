@@ -201,7 +201,7 @@ TEST(limits_reported_and_enforced_before_running)
     static const uint32_t sizes[][2] = { { 2000, 4000000 }, { 65, 4225 } };
     for (int i = 0; i < 2; i++) {
         spvjit_spec_set_u32(s, 0, sizes[i][0]);
-        CHECK(spvjit_kernel_build(mm, NULL, s, NULL, &k) == SPVJIT_ERROR_UNSUPPORTED, "BS=%u", sizes[i][0]);
+        CHECK(spvjit_kernel_build(mm, NULL, s, NULL, &k) == SPVJIT_ERROR_LIMIT, "BS=%u", sizes[i][0]);
         char want[160];
         snprintf(want, sizeof want, "a local size of %ux%ux1 is %u work-items per work-group; spvjit runs at most 4096",
                  sizes[i][0], sizes[i][0], sizes[i][1]);
@@ -213,7 +213,7 @@ TEST(limits_reported_and_enforced_before_running)
     k = NULL;
 
     /* private memory: 4M uints per work-item (the 16 MB array), then 1024 */
-    CHECK(spvjit_kernel_build(big, NULL, NULL, NULL, &k) == SPVJIT_ERROR_UNSUPPORTED, "16 MiB private array");
+    CHECK(spvjit_kernel_build(big, NULL, NULL, NULL, &k) == SPVJIT_ERROR_LIMIT, "16 MiB private array");
     CHECK(strstr(spvjit_last_error(), "main uses 16777288 bytes of private memory per work-item (Private and Function "
                                       "variables); spvjit gives a work-item at most 1048576"),
           "%s", spvjit_last_error());
@@ -222,7 +222,7 @@ TEST(limits_reported_and_enforced_before_running)
     spvjit_specs_create(&s);
     spvjit_spec_set_u32(s, 0, 1024);
     spvjit_spec_set_u32(s, 1, 8u << 20);
-    CHECK(spvjit_kernel_build(big, NULL, s, NULL, &k) == SPVJIT_ERROR_UNSUPPORTED, "32 MiB shared array");
+    CHECK(spvjit_kernel_build(big, NULL, s, NULL, &k) == SPVJIT_ERROR_LIMIT, "32 MiB shared array");
     CHECK(strstr(spvjit_last_error(),
                  "main uses 33554432 bytes of work-group memory; spvjit gives a work-group at most 16777216"),
           "%s", spvjit_last_error());
@@ -273,12 +273,12 @@ TEST(limits_reported_and_enforced_before_running)
     spvjit_set_arg_value(k, 2, &n, 4);
     spvjit_set_arg_local(k, 3, 32u << 20);
     spvjit_dispatch_info di = { .work_dim = 1, .global_size = { 64 }, .local_size = { 64 } };
-    CHECK(spvjit_dispatch(k, &di) == SPVJIT_ERROR_DISPATCH && strstr(spvjit_last_error(), "16777216"),
+    CHECK(spvjit_dispatch(k, &di) == SPVJIT_ERROR_LIMIT && strstr(spvjit_last_error(), "16777216"),
           "32 MiB of __local arguments: %s", spvjit_last_error());
     spvjit_set_arg_local(k, 3, 64 * 4);
     di.global_size[0] = 8192;
     di.local_size[0] = 8192;
-    CHECK(spvjit_dispatch(k, &di) == SPVJIT_ERROR_UNSUPPORTED &&
+    CHECK(spvjit_dispatch(k, &di) == SPVJIT_ERROR_LIMIT &&
               strstr(spvjit_last_error(),
                      "a local size of 8192x1x1 is 8192 work-items per work-group; spvjit runs at most 4096"),
           "local size 8192: %s", spvjit_last_error());
