@@ -440,13 +440,44 @@ void jit_bounds_store(lower_ctx *c, uint32_t ptr_id, uint32_t value_id)
     LLVMBuildStore(c->b, v->size, s->size);
 }
 
+/* What memory=check's reports name as the range of a pointer loaded from a
+ * shadowed variable: the origin every store into it agrees on, once all of
+ * the function's stores into it are lowered (-O0 code spills each pointer
+ * parameter once, before its loads); else a range chosen at run time. */
+static void stored_origin(lower_ctx *c, uint32_t var, uint32_t *kind, uint32_t *index)
+{
+    *kind = SPVJIT_BOUND_DYNAMIC;
+    *index = 0;
+    if (c->memory != JIT_MEMORY_CHECK || !c->fn)
+        return;
+    uint32_t k = 0, ix = 0;
+    bool any = false;
+    for (uint32_t i = c->fn->inst; i < c->fn->end; i++) {
+        const spv_inst *in = &c->m->insts[i];
+        if (in->opcode != SpvOpStore || spv_inst_op(in, 0) != var)
+            continue;
+        const jit_bounds *v = entry(c, spv_inst_op(in, 1));
+        if (!v || !v->off || (any && (v->kind != k || v->index != ix)))
+            return;
+        k = v->kind;
+        ix = v->index;
+        any = true;
+    }
+    if (any) {
+        *kind = k;
+        *index = ix;
+    }
+}
+
 void jit_bounds_load(lower_ctx *c, uint32_t result_id, uint32_t ptr_id)
 {
     const jit_bounds *s = entry(c, ptr_id) ? &c->shadow[ptr_id] : NULL;
     if (!jit_checks_on(c) || !s || !s->off)
         return;
+    uint32_t kind, index;
+    stored_origin(c, ptr_id, &kind, &index);
     jit_bounds_set(c, result_id, LLVMBuildLoad2(c->b, c->t_i64, s->off, ""),
-                   LLVMBuildLoad2(c->b, c->t_i64, s->size, ""), SPVJIT_BOUND_DYNAMIC, 0);
+                   LLVMBuildLoad2(c->b, c->t_i64, s->size, ""), kind, index);
 }
 
 unsigned jit_bounds_params(lower_ctx *c, uint32_t fn_type)
