@@ -111,7 +111,8 @@ LLVMMemoryBufferRef jit_build_object(jit_build *b)
     if (o->memory == JIT_MEMORY_ROBUST)
         jit_unbranch_guards(mod, b->c.td);
     if (jit_insert_polls(mod) < 0) { /* after the passes: they never see a poll */
-        spv_fail(diag, "out of memory inserting the stop polls");
+        spv_fail(diag, "internal error: inserting the stop polls (out of memory, or a group function "
+                       "without its load of the stop flag)");
         return NULL;
     }
     b->t_optimized = util_now_ms();

@@ -66,7 +66,7 @@ static void load_facts(lower_ctx *c, LLVMValueRef ctx, range_facts *f)
 {
     f->ctx = ctx;
     f->two_kinds = false;
-    f->stop = jit_stop_flag(c->b, c->mod, jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, stop), c->t_ptr));
+    f->stop = jit_stop_flag(c->b, c->mod, jit_stop_field(c->b, ctx));
     for (unsigned i = 0; i < 3; i++) {
         f->base[i] = ctx_u32(c, ctx, offsetof(spvjit_wg_ctx, base_group), i);
         f->enq[i] =

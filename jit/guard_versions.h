@@ -10,7 +10,7 @@
  * arithmetic run at the start of each group, with a check that no step of the
  * body's own arithmetic could have wrapped.  The group is in bounds when every
  * such offset's range fits its range's size: its work-items then run with the
- * flag set (the checks fold away: workgroup.c's spvjit.group.proof for
+ * flag set (the checks fold away: workgroup.c's spvjit.proof for
  * barrier-free kernels, the regions' second version of the full machine,
  * region_loops.c), else with it clear.  A check whose offset cannot be
  * followed keeps its compare in both.  This is the loop versioning a range

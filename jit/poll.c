@@ -40,6 +40,34 @@ static void retarget_phis(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMBasicBlock
     }
 }
 
+#define STOP_FIELD_MD "spvjit.stop.field"
+
+LLVMValueRef jit_stop_field(LLVMBuilderRef b, LLVMValueRef ctx)
+{
+    LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(ctx));
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(llc), i64 = LLVMInt64TypeInContext(llc);
+    LLVMValueRef off = LLVMConstInt(i64, offsetof(spvjit_wg_ctx, stop), 0);
+    LLVMValueRef field = LLVMBuildInBoundsGEP2(b, i8, ctx, &off, 1, "");
+    LLVMValueRef p = LLVMBuildLoad2(b, LLVMPointerTypeInContext(llc, 0), field, "stop.field");
+    LLVMSetAlignment(p, 8);
+    LLVMSetVolatile(p, 1);
+    LLVMSetMetadata(p, LLVMGetMDKindIDInContext(llc, STOP_FIELD_MD, strlen(STOP_FIELD_MD)),
+                    LLVMMetadataAsValue(llc, LLVMMDNodeInContext2(llc, NULL, 0)));
+    return p;
+}
+
+/* The marked load of ctx->stop in fn, or NULL. */
+static LLVMValueRef find_stop_field(LLVMValueRef fn)
+{
+    LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(fn));
+    unsigned kind = LLVMGetMDKindIDInContext(llc, STOP_FIELD_MD, strlen(STOP_FIELD_MD));
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+            if (LLVMIsALoadInst(i) && LLVMGetMetadata(i, kind))
+                return i;
+    return NULL;
+}
+
 LLVMValueRef jit_stop_flag(LLVMBuilderRef b, LLVMModuleRef mod, LLVMValueRef stop_field)
 {
     const char *name = "spvjit.never.stop";
@@ -64,14 +92,14 @@ LLVMValueRef jit_stop_requested(LLVMBuilderRef b, LLVMValueRef flag)
     return LLVMBuildICmp(b, LLVMIntNE, s, LLVMConstInt(i32, 0, 0), "");
 }
 
-static int poll_function(LLVMValueRef fn)
+/* field: the function's load of ctx->stop (NULL: it has none, its first
+ * parameter is the ctx) */
+static int poll_function(LLVMValueRef fn, LLVMValueRef field)
 {
     jit_cfg g;
     if (jit_cfg_build(&g, fn))
         return -1;
     LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(fn));
-    LLVMTypeRef i8 = LLVMInt8TypeInContext(llc), i64 = LLVMInt64TypeInContext(llc);
-    LLVMTypeRef ptr = LLVMPointerTypeInContext(llc, 0);
     LLVMTypeRef ret = LLVMGetReturnType(LLVMGlobalGetValueType(fn));
     LLVMBuilderRef b = LLVMCreateBuilderInContext(llc);
     LLVMValueRef stop = NULL;
@@ -91,16 +119,19 @@ static int poll_function(LLVMValueRef fn)
             if (seen)
                 continue;
             if (!stop) {
-                /* the flag's address, once at the entry (after its allocas) */
-                LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
-                LLVMValueRef at = LLVMGetFirstInstruction(entry);
-                while (at && LLVMIsAAllocaInst(at))
-                    at = LLVMGetNextInstruction(at);
-                LLVMPositionBuilderBefore(b, at);
-                LLVMValueRef off = LLVMConstInt(i64, offsetof(spvjit_wg_ctx, stop), 0);
-                LLVMValueRef field = LLVMBuildInBoundsGEP2(b, i8, LLVMGetParam(fn, 0), &off, 1, "");
-                LLVMValueRef p = LLVMBuildLoad2(b, ptr, field, "");
-                LLVMSetAlignment(p, 8);
+                /* the flag's address, once: after the function's own load of
+                 * ctx->stop, else at the entry (after its allocas) from its
+                 * ctx parameter, which an exported function keeps */
+                LLVMValueRef p = field;
+                if (p) {
+                    LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(p));
+                } else {
+                    LLVMValueRef at = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(fn));
+                    while (at && LLVMIsAAllocaInst(at))
+                        at = LLVMGetNextInstruction(at);
+                    LLVMPositionBuilderBefore(b, at);
+                    p = jit_stop_field(b, LLVMGetParam(fn, 0));
+                }
                 stop = jit_stop_flag(b, LLVMGetGlobalParent(fn), p);
                 /* the caller goes on to its own poll (a group function returns
                  * "not diverged", zero) */
@@ -126,26 +157,29 @@ static int poll_function(LLVMValueRef fn)
     return n;
 }
 
-/* The functions the executor calls, and the out-of-line group functions
- * they call: all take the ctx first. */
-static bool polled(LLVMValueRef fn)
-{
-    static const char *const names[] = { JIT_SYM_WG_RANGE, JIT_SYM_ITEM, JIT_SYM_WG_INIT };
-    size_t len;
-    const char *name = LLVMGetValueName2(fn, &len);
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (len == strlen(names[i]) && !memcmp(name, names[i], len))
-            return true;
-    return len > strlen(JIT_SYM_GROUP_PREFIX) && !memcmp(name, JIT_SYM_GROUP_PREFIX, strlen(JIT_SYM_GROUP_PREFIX));
-}
-
+/* The functions the executor calls (their ctx parameter stays what it is),
+ * and the out-of-line functions of one group they call (which load ctx->stop
+ * themselves); others are inlined or call nothing that loops. */
 int jit_insert_polls(LLVMModuleRef mod)
 {
+    static const char *const exported[] = { JIT_SYM_WG_RANGE, JIT_SYM_ITEM, JIT_SYM_WG_INIT };
     int total = 0;
     for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
-        if (!LLVMCountBasicBlocks(fn) || !polled(fn))
+        if (!LLVMCountBasicBlocks(fn))
             continue;
-        int n = poll_function(fn);
+        size_t len;
+        const char *name = LLVMGetValueName2(fn, &len);
+        bool is_exported = false;
+        for (size_t i = 0; i < sizeof exported / sizeof exported[0]; i++)
+            is_exported |= len == strlen(exported[i]) && !memcmp(name, exported[i], len);
+        bool group =
+            len > strlen(JIT_SYM_GROUP_PREFIX) && !memcmp(name, JIT_SYM_GROUP_PREFIX, strlen(JIT_SYM_GROUP_PREFIX));
+        LLVMValueRef field = find_stop_field(fn);
+        if (!is_exported && !group)
+            continue;
+        if (group && !field)
+            return -1;
+        int n = poll_function(fn, field);
         if (n < 0)
             return -1;
         total += n;

@@ -19,6 +19,12 @@
 /* Out-of-line functions of one group, (ctx, ...), are named with this prefix. */
 #define JIT_SYM_GROUP_PREFIX "spvjit.group."
 
+/* The value of ctx->stop (the flag's address), loaded at b where the polls
+ * find it after the passes: a volatile load, marked, that the passes neither
+ * drop nor move, and that keeps an internal function's ctx argument what it
+ * is (argument promotion would otherwise pass the fields it reads instead).
+ * Every out-of-line function of one group loads it at its entry. */
+LLVMValueRef jit_stop_field(LLVMBuilderRef b, LLVMValueRef ctx);
 /* The flag's address from the value of ctx->stop: a constant zero of mod's
  * when it is NULL (never stopped). */
 LLVMValueRef jit_stop_flag(LLVMBuilderRef b, LLVMModuleRef mod, LLVMValueRef stop_field);
@@ -27,7 +33,8 @@ LLVMValueRef jit_stop_flag(LLVMBuilderRef b, LLVMModuleRef mod, LLVMValueRef sto
 LLVMValueRef jit_stop_requested(LLVMBuilderRef b, LLVMValueRef flag);
 
 /* Polls in the functions of mod the executor calls (and theirs).  Returns the
- * number of polls inserted, or -1 when out of memory. */
+ * number of polls inserted, or -1 when out of memory or an out-of-line group
+ * function has no jit_stop_field (an internal error). */
 int jit_insert_polls(LLVMModuleRef mod);
 
 #endif

@@ -717,6 +717,7 @@ static int begin_machine(emitter *e, machine *m, bool full)
     }
     e->m = m;
     LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
+    jit_stop_field(e->b, LLVMGetParam(fn, 0)); /* for the polls (poll.h) */
     build_frame(e);
     util_hashmap_clear(&e->hoisted);
     if (hoist(e))

@@ -282,7 +282,7 @@ typedef struct items {
     lower_ctx *c;
     LLVMValueRef fn, body, ctx;
     group_env *env;
-    LLVMValueRef proof;   /* spvjit.group.proof (guard_versions.h), or NULL */
+    LLVMValueRef proof;   /* spvjit.proof (guard_versions.h), or NULL */
     LLVMValueRef partial; /* spvjit.group.partial, or NULL */
     /* sub-groups of width lanes: the body vectorized for the compile-time
      * local size and for a run-time size (NULL: work-item by work-item) */
@@ -462,6 +462,7 @@ static LLVMValueRef build_partial(lower_ctx *c, LLVMValueRef body, LLVMValueRef 
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "noinline");
     LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
+    jit_stop_field(c->b, LLVMGetParam(fn, 0)); /* for the polls (poll.h) */
     group_env e = load_env(c, LLVMGetParam(fn, 0));
     items it = {
         .c = c, .fn = fn, .body = body, .ctx = LLVMGetParam(fn, 0), .env = &e, .vf_sized = vf_sized, .width = width
@@ -494,7 +495,7 @@ static int emit_group(void *user, const jit_group *g)
     return 0;
 }
 
-/* i1 spvjit.group.proof(ctx, gx,gy,gz, env...): whether every check of the
+/* i1 spvjit.proof(ctx, gx,gy,gz, env...): whether every check of the
  * body that guard_versions.h can follow holds for the whole group of the
  * compile-time size with WorkgroupId (gx, gy, gz); NULL when there is no
  * such check (the body's other checks lose the flag).  Before the body is
@@ -510,7 +511,7 @@ static LLVMValueRef build_proof(lower_ctx *c, LLVMValueRef body)
     for (unsigned i = 1; i < 4; i++)
         pt[i] = c->t_i32;
     memcpy(pt + 4, bp + NFIXED, ne * sizeof *pt);
-    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_GROUP_PREFIX "proof", LLVMFunctionType(c->t_i1, pt, 4 + ne, 0));
+    LLVMValueRef fn = LLVMAddFunction(c->mod, "spvjit.proof", LLVMFunctionType(c->t_i1, pt, 4 + ne, 0));
     LLVMSetLinkage(fn, LLVMInternalLinkage);
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "alwaysinline");
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
