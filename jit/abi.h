@@ -82,11 +82,13 @@ typedef struct spvjit_check_site {
 } spvjit_check_site;
 
 /* memory=check: an access of `bytes` bytes at byte `offset` of a range of
- * `bound` bytes did not fit; work-item (lx, ly, lz).  The code carries on as
- * in memory=robust (the load reads zero, the store is dropped); the executor
- * records the first report and stops the dispatch. */
+ * `bound` bytes did not fit; work-item (lx, ly, lz), after `epoch` barriers.
+ * The code carries on as in memory=robust (the load reads zero, the store is
+ * dropped); the executor keeps the group's first report in work-item order
+ * (the same on the scalar path and on SIMD lanes, which run the items of a
+ * sub-group interleaved) and stops the dispatch after the group. */
 typedef void (*spvjit_oob_fn)(const spvjit_wg_ctx *ctx, const spvjit_check_site *site, uint64_t offset, uint64_t bytes,
-                              uint64_t bound, uint32_t lx, uint32_t ly, uint32_t lz);
+                              uint64_t bound, uint32_t epoch, uint32_t lx, uint32_t ly, uint32_t lz);
 /* memory=check: work-item (lx, ly, lz), after `epoch` barriers, touches
  * `bytes` bytes of work-group memory at addr, byte `offset` of its range
  * (for the race detector; addresses outside work-group memory are ignored). */

@@ -624,9 +624,11 @@ static void report_oob(lower_ctx *c, const spv_inst *at, uint32_t kind, const ji
 {
     LLVMValueRef id[3];
     local_ids(c, id);
-    LLVMTypeRef p[8] = { c->t_ptr, c->t_ptr, c->t_i64, c->t_i64, c->t_i64, c->t_i32, c->t_i32, c->t_i32 };
-    LLVMValueRef a[8] = { c->arg_ctx, site_record(c, at, kind, b), off, bytes, b->size, id[0], id[1], id[2] };
-    call_runtime(c, JIT_RT_OOB, p, 8, a, true);
+    LLVMValueRef epoch = c->item_epoch ? LLVMBuildLoad2(c->b, c->t_i32, jit_item_field_ptr(c, c->item_epoch), "")
+                                       : LLVMConstInt(c->t_i32, 0, 0);
+    LLVMTypeRef p[9] = { c->t_ptr, c->t_ptr, c->t_i64, c->t_i64, c->t_i64, c->t_i32, c->t_i32, c->t_i32, c->t_i32 };
+    LLVMValueRef a[9] = { c->arg_ctx, site_record(c, at, kind, b), off, bytes, b->size, epoch, id[0], id[1], id[2] };
+    call_runtime(c, JIT_RT_OOB, p, 9, a, true);
 }
 
 /* memory=check: a work-group memory access, for the race detector (the

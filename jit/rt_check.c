@@ -2,10 +2,10 @@
 #include "jit/rt_check.h"
 
 void spvjit_rt_oob(const spvjit_wg_ctx *ctx, const spvjit_check_site *site, uint64_t offset, uint64_t bytes,
-                   uint64_t bound, uint32_t lx, uint32_t ly, uint32_t lz)
+                   uint64_t bound, uint32_t epoch, uint32_t lx, uint32_t ly, uint32_t lz)
 {
     if (ctx->report_oob)
-        ctx->report_oob(ctx, site, offset, bytes, bound, lx, ly, lz);
+        ctx->report_oob(ctx, site, offset, bytes, bound, epoch, lx, ly, lz);
 }
 
 void spvjit_rt_wg_access(const spvjit_wg_ctx *ctx, const spvjit_check_site *site, const void *addr, uint64_t bytes,

@@ -17,8 +17,8 @@
 #define JIT_RT_WG_ACCESS "spvjit_rt_wg_access"
 
 __attribute__((visibility("default"))) void spvjit_rt_oob(const spvjit_wg_ctx *ctx, const spvjit_check_site *site,
-                                                          uint64_t offset, uint64_t bytes, uint64_t bound, uint32_t lx,
-                                                          uint32_t ly, uint32_t lz);
+                                                          uint64_t offset, uint64_t bytes, uint64_t bound,
+                                                          uint32_t epoch, uint32_t lx, uint32_t ly, uint32_t lz);
 __attribute__((visibility("default"))) void spvjit_rt_wg_access(const spvjit_wg_ctx *ctx, const spvjit_check_site *site,
                                                                 const void *addr, uint64_t bytes, uint64_t offset,
                                                                 uint32_t epoch, uint32_t lx, uint32_t ly, uint32_t lz);

@@ -362,7 +362,7 @@ static bool run_groups(void *user, uint64_t begin, uint64_t end)
                 return false;
             }
         }
-        if (!count_done(d, 1))
+        if ((k->memory_check && mem_check_end_group(&check)) || !count_done(d, 1))
             return false;
     }
     return true;

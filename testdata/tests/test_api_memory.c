@@ -587,3 +587,167 @@ TEST(memory_robust_kernel_local_memory)
     spvjit_kernel_destroy(k);
     spvjit_context_destroy(ctx);
 }
+
+/* ------------------------------------------------------------------------------------------
+ * The same on every path: the scalar work-items (simd off, sub-groups of 1)
+ * and sub-groups of 8 and 16 SIMD lanes, where a contiguous access is one
+ * masked vector load or store whose out-of-bounds lanes must read zero and
+ * be dropped, and where check's first report must be the scalar path's (the
+ * lanes of a sub-group run interleaved).
+ */
+
+typedef struct exec_path {
+    const char *name;
+    spvjit_simd simd;
+    uint32_t subgroup_size; /* asked for (0: the default) */
+    uint32_t lanes;         /* what the kernel must get */
+} exec_path;
+
+static const exec_path paths[] = {
+    { "simd off", SPVJIT_SIMD_OFF, 0, 1 },
+    { "sub-groups of 1", SPVJIT_SIMD_DEFAULT, 1, 1 },
+    { "sub-groups of 8", SPVJIT_SIMD_DEFAULT, 8, 8 },
+    { "sub-groups of 16", SPVJIT_SIMD_DEFAULT, 16, 16 },
+};
+#define NPATHS (sizeof paths / sizeof paths[0])
+
+static spvjit_kernel *build_on(spvjit_context *ctx, const char *rel, const char *entry, spvjit_memory mode,
+                               const exec_path *p)
+{
+    spvjit_module *m = api_load(ctx, rel);
+    spvjit_kernel *k = NULL;
+    spvjit_build_options o = { .memory = mode, .simd = p->simd, .subgroup_size = p->subgroup_size };
+    if (m && spvjit_module_flavour(m) == SPVJIT_FLAVOUR_KERNEL) /* compiled now: the dispatches' local size */
+        memcpy(o.local_size, (uint32_t[3]){ 16, 1, 1 }, sizeof o.local_size);
+    if (!m || spvjit_kernel_build(m, entry, NULL, &o, &k) != SPVJIT_OK) {
+        test_fail(__FILE__, __LINE__, "build %s (%s): %s", rel, p->name, spvjit_last_error());
+        spvjit_module_destroy(m);
+        return NULL;
+    }
+    spvjit_module_destroy(m);
+    spvjit_kernel_stats ks;
+    spvjit_kernel_stats_get(k, &ks);
+    CHECK(ks.subgroup_size == p->lanes, "%s (%s): sub-groups of %u, not %u", rel, p->name, ks.subgroup_size, p->lanes);
+    return k;
+}
+
+TEST(memory_robust_on_every_path)
+{
+    spvjit_context *ctx = api_ctx(0);
+    REQUIRE(ctx, "context");
+    for (size_t pi = 0; pi < NPATHS; pi++) {
+        const exec_path *p = &paths[pi];
+        spvjit_kernel *ks = build_on(ctx, "jit/oob_buffers.comp.spv", NULL, SPVJIT_MEMORY_ROBUST, p);
+        spvjit_kernel *kk = build_on(ctx, "jit/oob.cl.spv", "oob", SPVJIT_MEMORY_ROBUST, p);
+        spvjit_kernel *kw = build_on(ctx, "jit/oob_wg.comp.spv", NULL, SPVJIT_MEMORY_ROBUST, p);
+        REQUIRE(ks && kk && kw, "build (%s)", p->name);
+        for (size_t o = 0; o < NOFFSETS; o++) {
+            int32_t off = offsets[o];
+            shader_bufs b;
+            shader_fill(&b, SPVJIT_MEMORY_ROBUST);
+            spvjit_status st = shader_run(ks, &b, off);
+            CHECK(st == SPVJIT_OK, "%s: buffers, off %d: %s", p->name, off, spvjit_last_error());
+            if (st == SPVJIT_OK)
+                shader_expect(&b, off, p->name);
+            shader_free(&b);
+
+            kernel_bufs kb;
+            kernel_fill(&kb, SPVJIT_MEMORY_ROBUST);
+            st = kernel_run(kk, &kb, off);
+            CHECK(st == SPVJIT_OK, "%s: pointers, off %d: %s", p->name, off, spvjit_last_error());
+            if (st == SPVJIT_OK)
+                kernel_expect(&kb, off, p->name);
+            kernel_free(&kb);
+
+            window out;
+            window_new(&out, 4 * WN);
+            spvjit_bind_buffer(kw, 0, 0, out.p, 4 * WN * 4);
+            spvjit_set_push_constants(kw, &off, 4);
+            st = spvjit_dispatch(kw, &(spvjit_dispatch_info){ .groups = { WN / 16, 1, 1 } });
+            CHECK(st == SPVJIT_OK, "%s: work-group arrays, off %d: %s", p->name, off, spvjit_last_error());
+            if (st == SPVJIT_OK)
+                wg_expect(out.p, off, p->name);
+            CHECK(window_touched(&out) < 0, "%s: off %d: written outside the range", p->name, off);
+            free(out.base);
+        }
+        spvjit_kernel_destroy(ks);
+        spvjit_kernel_destroy(kk);
+        spvjit_kernel_destroy(kw);
+    }
+    spvjit_context_destroy(ctx);
+}
+
+/* One check-mode dispatch: its status and message. */
+typedef struct check_run {
+    spvjit_status st;
+    char msg[1024];
+} check_run;
+
+static check_run check_dispatch(spvjit_kernel *k, const char *rel, int32_t off)
+{
+    check_run r;
+    if (strstr(rel, "oob_buffers")) {
+        shader_bufs b;
+        shader_fill(&b, SPVJIT_MEMORY_CHECK);
+        r.st = shader_run(k, &b, off);
+        shader_free(&b);
+    } else if (strstr(rel, "oob.cl")) {
+        kernel_bufs b;
+        kernel_fill(&b, SPVJIT_MEMORY_CHECK);
+        r.st = kernel_run(k, &b, off);
+        kernel_free(&b);
+    } else if (strstr(rel, "oob_wg")) {
+        window out;
+        window_new(&out, 4 * WN);
+        spvjit_bind_buffer(k, 0, 0, out.p, 4 * WN * 4);
+        spvjit_set_push_constants(k, &off, 4);
+        r.st = spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { WN / 16, 1, 1 } });
+        free(out.base);
+    } else { /* san_oob.comp, san_race.comp: 128 words, 2 groups of 64 */
+        uint32_t d[128];
+        for (uint32_t i = 0; i < 128; i++)
+            d[i] = i;
+        spvjit_bind_buffer(k, 0, 0, d, sizeof d);
+        r.st = spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { 2, 1, 1 } });
+    }
+    snprintf(r.msg, sizeof r.msg, "%s", r.st == SPVJIT_OK ? "" : spvjit_last_error());
+    return r;
+}
+
+/* check: the first report, word by word, is the same on every path (one
+ * thread: the first report is the first work-group's). */
+TEST(memory_check_same_report_on_every_path)
+{
+    spvjit_context *ctx = NULL;
+    spvjit_context_options co = { .threads = 1, .disk_cache_dir = "" };
+    REQUIRE(spvjit_context_create(&co, &ctx) == SPVJIT_OK, "context");
+    static const struct {
+        const char *rel, *entry;
+    } kernels[] = { { "jit/oob_buffers.comp.spv", NULL },
+                    { "jit/oob.cl.spv", "oob" },
+                    { "jit/oob_wg.comp.spv", NULL },
+                    { "jit/san_oob.comp.spv", NULL },
+                    { "jit/san_race.comp.spv", NULL } };
+    for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
+        spvjit_kernel *k[NPATHS];
+        for (size_t pi = 0; pi < NPATHS; pi++) {
+            k[pi] = build_on(ctx, kernels[ki].rel, kernels[ki].entry, SPVJIT_MEMORY_CHECK, &paths[pi]);
+            REQUIRE(k[pi], "build");
+        }
+        bool fixed = strstr(kernels[ki].rel, "san_") != NULL; /* no offset to vary */
+        for (size_t o = 0; o < (fixed ? 1 : NOFFSETS); o++) {
+            check_run first = check_dispatch(k[0], kernels[ki].rel, offsets[o]);
+            CHECK(first.st == (offsets[o] == 0 && !fixed ? SPVJIT_OK : SPVJIT_ERROR_MEMORY_CHECK), "%s off %d: %s: %s",
+                  kernels[ki].rel, offsets[o], spvjit_status_name(first.st), first.msg);
+            for (size_t pi = 1; pi < NPATHS; pi++) {
+                check_run r = check_dispatch(k[pi], kernels[ki].rel, offsets[o]);
+                CHECK(r.st == first.st && !strcmp(r.msg, first.msg),
+                      "%s off %d: %s reports\n  %s\nwhere %s reports\n  %s", kernels[ki].rel, offsets[o],
+                      paths[pi].name, r.msg, paths[0].name, first.msg);
+            }
+        }
+        for (size_t pi = 0; pi < NPATHS; pi++)
+            spvjit_kernel_destroy(k[pi]);
+    }
+    spvjit_context_destroy(ctx);
+}
