@@ -239,11 +239,12 @@ int jit_analyze(lower_ctx *c, uint32_t fidx, bool is_entry)
                         "%llu " JIT_LIMIT_TAG,
                         c->ep ? c->ep->name : "the function", (unsigned long long)c->wg_size,
                         (unsigned long long)JIT_MAX_WORKGROUP_MEMORY);
-    if (c->item_size + c->fn_var_bytes > JIT_MAX_PRIVATE_MEMORY)
+    uint64_t private_bytes = c->item_size - c->private_at + c->fn_var_bytes;
+    if (private_bytes > JIT_MAX_PRIVATE_MEMORY)
         return jit_fail(c,
                         "%s uses %llu bytes of private memory per work-item (Private and Function "
                         "variables); spvjit gives a work-item at most %llu " JIT_LIMIT_TAG,
-                        c->ep ? c->ep->name : "the function", (unsigned long long)(c->item_size + c->fn_var_bytes),
+                        c->ep ? c->ep->name : "the function", (unsigned long long)private_bytes,
                         (unsigned long long)JIT_MAX_PRIVATE_MEMORY);
     jit_bounds_plan(c);
     return 0;

@@ -197,6 +197,7 @@ struct lower_ctx {
     spvjit_param *params;
     uint32_t nparams; /* Kernel parameters of the entry point */
     uint64_t item_size;
+    uint64_t private_at; /* item-state offset of the first Private variable */
     uint32_t item_align;
     uint64_t fn_var_bytes; /* Function variables of every reached function */
     uint64_t wg_size;

@@ -255,7 +255,7 @@ int jit_create_module_globals(lower_ctx *c)
         c->nres_slots += c->res[i].array_count;
     }
     /* Private variables follow the environment slots in the item state. */
-    c->item_size = place(JIT_ITEM_ENV + 8ull * (JIT_ENV_RES0 + c->nres_slots), 16);
+    c->item_size = c->private_at = place(JIT_ITEM_ENV + 8ull * (JIT_ENV_RES0 + c->nres_slots), 16);
     c->item_align = 16;
     for (uint32_t i = 0; i < m->first_func_inst && i < m->ninsts; i++) {
         const spv_inst *in = &m->insts[i];

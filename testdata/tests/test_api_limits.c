@@ -214,7 +214,7 @@ TEST(limits_reported_and_enforced_before_running)
 
     /* private memory: 4M uints per work-item (the 16 MB array), then 1024 */
     CHECK(spvjit_kernel_build(big, NULL, NULL, NULL, &k) == SPVJIT_ERROR_LIMIT, "16 MiB private array");
-    CHECK(strstr(spvjit_last_error(), "main uses 16777288 bytes of private memory per work-item (Private and Function "
+    CHECK(strstr(spvjit_last_error(), "main uses 16777224 bytes of private memory per work-item (Private and Function "
                                       "variables); spvjit gives a work-item at most 1048576"),
           "%s", spvjit_last_error());
     /* work-group memory: 32 MiB, then 16 MiB (the limit) */

@@ -287,7 +287,7 @@ TEST(run_bad_inputs_end_cleanly)
     snprintf(cases[n].args, 1024, "%s -D 0=2000 %s", mm, bufs);
     cases[n].status = 1, cases[n++].want = "a local size of 2000x2000x1 is 4000000 work-items per work-group";
     snprintf(cases[n].args, 1024, "%s --groups 1 --buffer 0:0=zero:256", big);
-    cases[n].status = 1, cases[n++].want = "main uses 16777288 bytes of private memory per work-item";
+    cases[n].status = 1, cases[n++].want = "main uses 16777224 bytes of private memory per work-item";
     snprintf(cases[n].args, 1024, "%s --groups 65536,65536,1 --buffer 0:0=u32:1 --timeout 0.2", spin);
     cases[n].status = 1, cases[n++].want = "timed out: stopped after 0.";
     snprintf(cases[n].args, 1024, "%s --groups 67108865 --buffer 0:0=u32:1", spin);
