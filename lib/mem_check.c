@@ -28,7 +28,8 @@ int mem_check_begin_group(mem_check_group *g, mem_check_thread *t, spvjit_exec_c
         t->cap = wg_bytes;
         return 0;
     }
-    memset(t->shadow, 0, wg_bytes * sizeof *t->shadow);
+    if (wg_bytes)
+        memset(t->shadow, 0, wg_bytes * sizeof *t->shadow);
     return 0;
 }
 
