@@ -223,10 +223,11 @@ static uint64_t range_name(text *t, const api_compiled *c, const spv_resource *r
     }
 }
 
-static void oob(text *t, const api_compiled *c, const spv_resource *res, int nres, const spvjit_exec_fault *f)
+/* "out-of-bounds <access> in <where>: <instruction>: <range>: <offset>, but it has <bound>" */
+static void oob(text *t, const api_compiled *c, const spv_resource *res, int nres, const spvjit_exec_fault *f,
+                const char *where)
 {
-    put(t, "out-of-bounds %s in work-group (%u,%u,%u), work-item (%u,%u,%u): ", access_word(f->site->access),
-        f->group[0], f->group[1], f->group[2], f->item[0], f->item[1], f->item[2]);
+    put(t, "out-of-bounds %s in %s: ", access_word(f->site->access), where);
     instruction(t, c->module, f->site);
     put(t, ": ");
     uint64_t fixed, stride = range_name(t, c, res, nres, f->site, &fixed);
@@ -268,9 +269,23 @@ void api_format_fault(const api_compiled *c, const char *entry, const spvjit_exe
     int nres = e ? spv_entry_resources(m, e, &res, &d) : -1;
     if (nres < 0)
         nres = 0;
+    char where[96];
+    snprintf(where, sizeof where, "work-group (%u,%u,%u), work-item (%u,%u,%u)", f->group[0], f->group[1], f->group[2],
+             f->item[0], f->item[1], f->item[2]);
     if (f->kind == SPVJIT_FAULT_RACE)
         race(&t, c, res, nres, f);
     else
-        oob(&t, c, res, nres, f);
+        oob(&t, c, res, nres, f, where);
     free(res);
+}
+
+void api_format_call_fault(const api_compiled *c, const char *fname, unsigned lane, const spvjit_exec_fault *f,
+                           char *buf, size_t len)
+{
+    text t = { buf, len, 0 };
+    buf[0] = 0;
+    put(&t, "%s: function \"%s\": ", c->module->source ? c->module->source : "<memory>", fname);
+    char where[64];
+    snprintf(where, sizeof where, "lane %u of the call", lane);
+    oob(&t, c, NULL, 0, f, where);
 }

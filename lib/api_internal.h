@@ -308,6 +308,9 @@ static inline bool api_small_buffers_ok(const spvjit_kernel *k)
  * work-item, the instruction with its source line, the range, the offset and
  * the bound (api_fault.c). */
 void api_format_fault(const api_compiled *c, const char *entry, const spvjit_exec_fault *f, char *buf, size_t len);
+/* The same for an out-of-bounds access of exported function fname in `lane` of a call. */
+void api_format_call_fault(const api_compiled *c, const char *fname, unsigned lane, const spvjit_exec_fault *f,
+                           char *buf, size_t len);
 
 /* A readable name for the buffer at set/binding (the JIT's, else the reflection's). */
 const char *api_resource_name(const spvjit_kernel *k, uint32_t set, uint32_t binding, const char *jit_name);

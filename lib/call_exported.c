@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit/rt_check.h"
 #include "lib/api_internal.h"
 #include "spirv/interface.h"
 #include "spirv/spec_value.h"
@@ -138,8 +139,8 @@ static void store_result(const api_ffi_sig *sig, const void *raw, void *dst)
     memcpy(dst, raw, sig->ret_size);
 }
 
-void api_ffi_call_lanes(const api_ffi_sig *sig, void (*fn)(void), unsigned lanes, const spvjit_call_arg *args,
-                        void *results)
+unsigned api_ffi_call_lanes(const api_ffi_sig *sig, void (*fn)(void), unsigned lanes, const spvjit_call_arg *args,
+                            void *results, bool (*stop)(void *user, unsigned lane), void *user)
 {
     void *values[API_FFI_MAX_ARGS];
     union {
@@ -157,7 +158,10 @@ void api_ffi_call_lanes(const api_ffi_sig *sig, void (*fn)(void), unsigned lanes
         ffi_call((ffi_cif *)&sig->cif, fn, &raw, values);
         if (sig->ret_size)
             store_result(sig, &raw, (unsigned char *)results + (size_t)lane * sig->ret_size);
+        if (stop && stop(user, lane))
+            return lane + 1;
     }
+    return lanes;
 }
 
 /* The name a decoration exports a function under (LinkageAttributes ... Export), or NULL. */
@@ -399,6 +403,20 @@ static spvjit_status check_sizes(const spvjit_module *mod, const api_export *x, 
     return SPVJIT_OK;
 }
 
+/* The lane whose call made an out-of-bounds report (memory=check). */
+typedef struct lane_report {
+    jit_rt_report r;
+    unsigned lane;
+} lane_report;
+
+static bool took_report(void *user, unsigned lane)
+{
+    lane_report *l = user;
+    l->r = jit_rt_take_report();
+    l->lane = lane;
+    return l->r.made;
+}
+
 SPVJIT_API spvjit_status spvjit_call_exported(spvjit_module *mod, const char *name, const spvjit_specs *specs,
                                               unsigned lanes, const spvjit_call_arg *args, unsigned nargs,
                                               void *results, size_t results_size)
@@ -431,7 +449,19 @@ SPVJIT_API spvjit_status spvjit_call_exported(spvjit_module *mod, const char *na
     free(values);
     if (!c)
         return st;
-    api_ffi_call_lanes(x->sig, c->fn, lanes, args, results);
+    /* memory=check: the call stops at the first lane with an out-of-bounds access */
+    jit_rt_take_report(); /* none left from an earlier call */
+    lane_report lr = { 0 };
+    api_ffi_call_lanes(x->sig, c->fn, lanes, args, results, took_report, &lr);
+    st = SPVJIT_OK;
+    if (lr.r.made) {
+        spvjit_exec_fault f = {
+            .kind = SPVJIT_FAULT_OOB, .site = lr.r.site, .offset = lr.r.offset, .bytes = lr.r.bytes, .bound = lr.r.bound
+        };
+        char msg[2048];
+        api_format_call_fault(c, name, lr.lane, &f, msg, sizeof msg);
+        st = api_fail(SPVJIT_ERROR_MEMORY_CHECK, "%s", msg);
+    }
     api_compiled_release(c);
-    return SPVJIT_OK;
+    return st;
 }

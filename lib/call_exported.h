@@ -40,9 +40,11 @@ typedef struct api_export {
 /* Prepares sig from OpTypeFunction `fn_type` of m.  0, or -1 with diag. */
 int api_ffi_sig_make(const spv_module *m, uint32_t fn_type, api_ffi_sig *sig, spv_diag *diag);
 
-/* Calls fn for `lanes` lanes (see spvjit_call_exported; the sizes are checked there). */
-void api_ffi_call_lanes(const api_ffi_sig *sig, void (*fn)(void), unsigned lanes, const spvjit_call_arg *args,
-                        void *results);
+/* Calls fn for `lanes` lanes (see spvjit_call_exported; the sizes are checked
+ * there), one after another until stop(user, lane) says so after one (stop
+ * may be NULL).  Returns the lanes run. */
+unsigned api_ffi_call_lanes(const api_ffi_sig *sig, void (*fn)(void), unsigned lanes, const spvjit_call_arg *args,
+                            void *results, bool (*stop)(void *user, unsigned lane), void *user);
 
 /* The function with Linkage Export name `name` (its id), or 0. */
 uint32_t api_find_export(const spv_module *m, const char *name);

@@ -506,7 +506,11 @@ SPVJIT_API spvjit_status spvjit_module_export_info(const spvjit_module *m, unsig
  * host C cannot call (SPVJIT_ERROR_UNSUPPORTED) are refused before the
  * arguments are looked at.
  * A pointer argument's value is the address itself (size sizeof(void *)):
- * what it points to must hold whatever the function reads or writes there. */
+ * what it points to must hold whatever the function reads or writes there.
+ * The context's memory mode applies to the function's own variables: with
+ * memory=check the call stops at the first lane that accesses one out of
+ * range, SPVJIT_ERROR_MEMORY_CHECK naming the lane and the access (the lanes
+ * before it wrote their results). */
 typedef struct spvjit_call_arg {
     const void *data; /* the value (uniform) or the array of values (varying); NULL only when size is 0 */
     size_t size;      /* bytes at data */

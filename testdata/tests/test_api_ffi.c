@@ -134,7 +134,7 @@ TEST(api_ffi_lanes_against_c)
         c[i] = (uint32_t)(test_rand_u64(&seed) % 1000);
     }
     spvjit_call_arg fa[3] = { { a, sizeof a, true }, { &b, sizeof b, false }, { c, sizeof c, true } };
-    api_ffi_call_lanes(&fs, (void (*)(void))c_axpb, LANES, fa, r);
+    api_ffi_call_lanes(&fs, (void (*)(void))c_axpb, LANES, fa, r, NULL, NULL);
     for (int i = 0; i < LANES; i++)
         if (r[i] != c_axpb(a[i], b, c[i])) {
             CHECK(0, "axpb lane %d: %g, expected %g", i, r[i], c_axpb(a[i], b, c[i]));
@@ -147,7 +147,7 @@ TEST(api_ffi_lanes_against_c)
     for (int i = 0; i < LANES; i++)
         x[i] = (uint16_t)test_rand_u64(&seed);
     spvjit_call_arg ga[2] = { { x, sizeof x, true }, { &y, sizeof y, false } };
-    api_ffi_call_lanes(&gs, (void (*)(void))c_mix16, LANES, ga, r16);
+    api_ffi_call_lanes(&gs, (void (*)(void))c_mix16, LANES, ga, r16, NULL, NULL);
     for (int i = 0; i < LANES; i++)
         CHECK(r16[i] == c_mix16(x[i], y), "mix16 lane %d: %u, expected %u", i, r16[i], c_mix16(x[i], y));
     CHECK(r16[LANES] == 0xBEEF, "wrote past the results");
@@ -161,7 +161,7 @@ TEST(api_ffi_lanes_against_c)
         want[i] *= k;
     }
     spvjit_call_arg ha[3] = { { &base, sizeof base, false }, { idx, sizeof idx, true }, { &k, sizeof k, false } };
-    api_ffi_call_lanes(&hs, (void (*)(void))c_scale, LANES, ha, NULL);
+    api_ffi_call_lanes(&hs, (void (*)(void))c_scale, LANES, ha, NULL, NULL, NULL);
     CHECK(!memcmp(data, want, sizeof data), "scale through a uniform pointer");
     spv_module_free(m);
     free(bytes);
