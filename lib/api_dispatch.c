@@ -436,15 +436,15 @@ static spvjit_status run(dispatch_rec *r, char *err, size_t errlen)
     unsigned long long done = atomic_load(&c->groups_done), total = c->groups_total;
     if (why == SPVJIT_STOP_TIMEOUT) {
         snprintf(err, errlen,
-                 "%s: kernel \"%s\": timed out: stopped after %.3f s (the limit is %g s) with %llu of %llu "
-                 "work-groups completed",
+                 "%s: kernel \"%s\": timed out: stopped after %.3f s (the limit is %g s) with at least %llu of "
+                 "%llu work-groups completed",
                  source, r->entry, c->elapsed_ms / 1e3, r->timeout_s, done, total);
         return SPVJIT_ERROR_TIMEOUT;
     }
     if (why == SPVJIT_STOP_CANCELLED) {
         snprintf(err, errlen,
-                 "%s: kernel \"%s\": cancelled: stopped after %.3f s with %llu of %llu work-groups completed", source,
-                 r->entry, c->elapsed_ms / 1e3, done, total);
+                 "%s: kernel \"%s\": cancelled: stopped after %.3f s with at least %llu of %llu work-groups completed",
+                 source, r->entry, c->elapsed_ms / 1e3, done, total);
         return SPVJIT_ERROR_CANCELLED;
     }
     if (c->fault.kind != SPVJIT_FAULT_NONE) {

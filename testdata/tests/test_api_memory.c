@@ -190,24 +190,6 @@ static void shader_expect(const shader_bufs *b, int32_t off, const char *what)
     }
 }
 
-TEST(memory_robust_shader_buffers)
-{
-    spvjit_context *ctx = api_ctx(0);
-    spvjit_kernel *k = build(ctx, "jit/oob_buffers.comp.spv", NULL, SPVJIT_MEMORY_DEFAULT, SPVJIT_BARRIERS_DEFAULT);
-    REQUIRE(k, "build");
-    for (size_t o = 0; o < NOFFSETS; o++) {
-        shader_bufs b;
-        shader_fill(&b, SPVJIT_MEMORY_ROBUST);
-        spvjit_status st = shader_run(k, &b, offsets[o]);
-        CHECK(st == SPVJIT_OK, "off %d: %s", offsets[o], spvjit_last_error());
-        if (st == SPVJIT_OK)
-            shader_expect(&b, offsets[o], "robust");
-        shader_free(&b);
-    }
-    spvjit_kernel_destroy(k);
-    spvjit_context_destroy(ctx);
-}
-
 /* check: in-bounds runs give the plain results; any out-of-bounds access
  * stops the dispatch with a report naming it.  One thread, so the first
  * report is the first work-group's (the report's own words:
@@ -481,24 +463,6 @@ static void kernel_expect(const kernel_bufs *b, int32_t off, const char *what)
     }
 }
 
-TEST(memory_robust_kernel_pointers)
-{
-    spvjit_context *ctx = api_ctx(0);
-    spvjit_kernel *k = build(ctx, "jit/oob.cl.spv", "oob", SPVJIT_MEMORY_DEFAULT, SPVJIT_BARRIERS_DEFAULT);
-    REQUIRE(k, "build");
-    for (size_t o = 0; o < NOFFSETS; o++) {
-        kernel_bufs b;
-        kernel_fill(&b, SPVJIT_MEMORY_ROBUST);
-        spvjit_status st = kernel_run(k, &b, offsets[o]);
-        CHECK(st == SPVJIT_OK, "off %d: %s", offsets[o], spvjit_last_error());
-        if (st == SPVJIT_OK)
-            kernel_expect(&b, offsets[o], "robust");
-        kernel_free(&b);
-    }
-    spvjit_kernel_destroy(k);
-    spvjit_context_destroy(ctx);
-}
-
 TEST(memory_check_and_unchecked_kernel_pointers)
 {
     spvjit_context *ctx = NULL;
@@ -600,11 +564,12 @@ typedef struct exec_path {
     const char *name;
     spvjit_simd simd;
     uint32_t subgroup_size; /* asked for (0: the default) */
-    uint32_t lanes;         /* what the kernel must get */
+    uint32_t lanes;         /* what the kernel must get (0: not checked) */
 } exec_path;
 
 static const exec_path paths[] = {
     { "simd off", SPVJIT_SIMD_OFF, 0, 1 },
+    { "the defaults", SPVJIT_SIMD_DEFAULT, 0, 0 }, /* the host's native width (not checked) */
     { "sub-groups of 1", SPVJIT_SIMD_DEFAULT, 1, 1 },
     { "sub-groups of 8", SPVJIT_SIMD_DEFAULT, 8, 8 },
     { "sub-groups of 16", SPVJIT_SIMD_DEFAULT, 16, 16 },
@@ -627,7 +592,8 @@ static spvjit_kernel *build_on(spvjit_context *ctx, const char *rel, const char 
     spvjit_module_destroy(m);
     spvjit_kernel_stats ks;
     spvjit_kernel_stats_get(k, &ks);
-    CHECK(ks.subgroup_size == p->lanes, "%s (%s): sub-groups of %u, not %u", rel, p->name, ks.subgroup_size, p->lanes);
+    CHECK(!p->lanes || ks.subgroup_size == p->lanes, "%s (%s): sub-groups of %u, not %u", rel, p->name,
+          ks.subgroup_size, p->lanes);
     return k;
 }
 
@@ -750,4 +716,47 @@ TEST(memory_check_same_report_on_every_path)
             spvjit_kernel_destroy(k[pi]);
     }
     spvjit_context_destroy(ctx);
+}
+
+/* An exported function called from host C (oob_export.cl: nth(i, v) reads
+ * t[i] of a Function array int t[4] = { v, v + 1, v + 2, v + 3 }): robust
+ * reads zero out of range; check stops the call at the first lane that goes
+ * out of range, with a report naming the lane. */
+TEST(memory_modes_exported_function)
+{
+    static const spvjit_memory modes[] = { SPVJIT_MEMORY_ROBUST, SPVJIT_MEMORY_CHECK };
+    for (int mi = 0; mi < 2; mi++) {
+        spvjit_context *ctx = NULL;
+        spvjit_context_options co = { .disk_cache_dir = "", .defaults = { .memory = modes[mi] } };
+        REQUIRE(spvjit_context_create(&co, &ctx) == SPVJIT_OK, "context");
+        spvjit_module *m = api_load(ctx, "jit/oob_export.cl.spv");
+        REQUIRE(m, "load");
+        int32_t idx[5] = { 0, 3, 4, -1, 2 }, v = 100, out[5] = { -7, -7, -7, -7, -7 };
+        spvjit_call_arg a[2] = { { idx, sizeof idx, true }, { &v, sizeof v, false } };
+        spvjit_status st = spvjit_call_exported(m, "nth", NULL, 5, a, 2, out, sizeof out);
+        if (modes[mi] == SPVJIT_MEMORY_ROBUST) {
+            CHECK(st == SPVJIT_OK, "robust: %s", spvjit_last_error());
+            CHECK(out[0] == 100 && out[1] == 103 && out[2] == 0 && out[3] == 0 && out[4] == 102,
+                  "robust: %d %d %d %d %d, want 100 103 0 0 102", out[0], out[1], out[2], out[3], out[4]);
+        } else {
+            char want[512];
+            snprintf(want, sizeof want,
+                     "%s: function \"nth\": out-of-bounds load in lane 2 of the call: %%33 = OpLoad %%uint %%arrayidx "
+                     "Aligned 4: variable t (Function, int[4]): 4 bytes at byte offset 16, but it has 16 bytes",
+                     test_data_path("jit/oob_export.cl.spv"));
+            CHECK(st == SPVJIT_ERROR_MEMORY_CHECK && !strcmp(spvjit_last_error(), want), "check: %s: %s\nwant %s",
+                  spvjit_status_name(st), spvjit_last_error(), want);
+            /* the lanes before it ran, the lane itself as under robust, none after it */
+            CHECK(out[0] == 100 && out[1] == 103 && out[2] == 0 && out[3] == -7 && out[4] == -7,
+                  "check: %d %d %d %d %d", out[0], out[1], out[2], out[3], out[4]);
+            /* in range, the same call runs clean */
+            int32_t ok_idx[2] = { 1, 2 }, ok_out[2];
+            spvjit_call_arg b[2] = { { ok_idx, sizeof ok_idx, true }, { &v, sizeof v, false } };
+            CHECK(spvjit_call_exported(m, "nth", NULL, 2, b, 2, ok_out, sizeof ok_out) == SPVJIT_OK &&
+                      ok_out[0] == 101 && ok_out[1] == 102,
+                  "check in range: %s", spvjit_last_error());
+        }
+        spvjit_module_destroy(m);
+        spvjit_context_destroy(ctx);
+    }
 }
