@@ -599,8 +599,9 @@ typedef struct exec {
     char *msg;
     size_t len;
     bool skipped;
-    bool timed_out;     /* a dispatch passed the script's time limit */
-    double deadline_ms; /* util_now_ms() at the time limit, 0: none */
+    bool timed_out;       /* a dispatch passed the script's time limit */
+    double deadline_ms;   /* util_now_ms() at the time limit, 0: none */
+    spvjit_memory memory; /* the kernels' memory mode (0: the run's) */
 } exec;
 
 /* A script that needs more than spvjit's limits (a work-group size, work-group
@@ -789,6 +790,7 @@ static int start_build(exec *X, unsigned pi, int line, bool async)
      * 0, 1, 2 give (clspv_local_size), else 1x1x1, as Amber's OpenCL path does. */
     spvjit_build_options *bo = &pb->bo;
     memset(bo, 0, sizeof *bo);
+    bo->memory = X->memory; /* robust for a script asking for it (script_memory) */
     bo->subgroup_size = pl->subgroup_size; /* SUBGROUP REQUIRED_SIZE (0: the default) */
     if (spvjit_module_flavour(m) == SPVJIT_FLAVOUR_KERNEL) {
         spvjit_entry_info ei = { 0 };
@@ -1115,6 +1117,17 @@ void amber_set_run_options(spvjit_memory memory, double timeout_s)
     run_timeout_s = timeout_s;
 }
 
+/* A script that asks for robust buffer access (DEVICE_FEATURE robustBufferAccess
+ * or robustBufferAccess2) gets it: under --memory unchecked its kernels are
+ * built robust (check is robust as well, and reports). */
+static spvjit_memory script_memory(const amber_script *s)
+{
+    for (unsigned i = 0; i < s->nfeatures && run_memory == SPVJIT_MEMORY_UNCHECKED; i++)
+        if (strstr(s->features[i], "robustBufferAccess"))
+            return SPVJIT_MEMORY_ROBUST;
+    return SPVJIT_MEMORY_DEFAULT;
+}
+
 amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
 {
     msg[0] = 0;
@@ -1141,7 +1154,8 @@ amber_result amber_run_script(amber_script *s, char *msg, size_t msglen)
                .ctx = shared_ctx,
                .msg = msg,
                .len = msglen,
-               .deadline_ms = run_timeout_s > 0 ? util_now_ms() + run_timeout_s * 1000 : 0 };
+               .deadline_ms = run_timeout_s > 0 ? util_now_ms() + run_timeout_s * 1000 : 0,
+               .memory = script_memory(s) };
     X.kernels = calloc(s->npipelines + 1, sizeof *X.kernels);
     X.pmods = calloc(s->npipelines + 1, sizeof *X.pmods);
     X.pmod_owned = calloc(s->npipelines + 1, sizeof *X.pmod_owned);

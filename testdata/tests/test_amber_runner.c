@@ -144,6 +144,11 @@ TEST(amber_runner_options_and_exit_status)
                           "elements)"),
           "check: %s", out);
     free(out);
+    /* a script asking for robustBufferAccess is robust under --memory unchecked too */
+    snprintf(cmd, sizeof cmd, "%s amber --memory unchecked %s 2>&1", bin(),
+             test_data_path("amber/robust_feature.amber"));
+    CHECK(test_run_capture(cmd, &out) == 0 && out && strstr(out, "robust_feature.amber: pass"), "unchecked: %s", out);
+    free(out);
     static const char *const bad[] = { "-j", "-j x", "--timeout -1", "--frob", "--memory safe", "--json" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         /* the last has no value: the script name would be taken as the file */
