@@ -36,7 +36,13 @@ static void retarget_phis(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMBasicBlock
             LLVMAddIncoming(np, &v, &in, 1);
         }
         LLVMReplaceAllUsesWith(phi, np);
+        size_t len; /* the new phi keeps the name (a loop counter's, for the reader of --emit) */
+        const char *name = LLVMGetValueName2(phi, &len);
+        char *keep = len ? strndup(name, len) : NULL;
         LLVMInstructionEraseFromParent(phi);
+        if (keep)
+            LLVMSetValueName2(np, keep, len);
+        free(keep);
     }
 }
 
