@@ -47,7 +47,7 @@ static int lower_entry(lower_ctx *c, void *user)
     /* the barrier-free range is built as the lowering ends: it reads these */
     c->simd_width = jit_subgroup_size_asked(o);
     c->simd_narrow = !o->subgroup_size;
-    c->simd_observed_only = jit_level(o) == JIT_LEVEL_QUICK;
+    c->simd_observed_only = c->quick = jit_level(o) == JIT_LEVEL_QUICK;
     if (jit_settle_entry(c, o) || lower_module(c, c->ep->func) || jit_verify(c) ||
         jit_choose_barrier_path(c, o->barriers, &s->path))
         return -1;

@@ -61,7 +61,7 @@ void jit_bounds_plan(lower_ctx *c)
         c->item_epoch = c->item_size;
         c->item_size += 8;
     }
-    if (c->memory == JIT_MEMORY_ROBUST && c->ls_known && c->ep) {
+    if (c->memory == JIT_MEMORY_ROBUST && c->ls_known && c->ep && !c->quick) {
         c->item_fast = c->item_size;
         c->item_size += 8;
     }

@@ -186,6 +186,8 @@ struct lower_ctx {
     unsigned simd_width;
     bool simd_narrow;
     bool simd_observed_only; /* the quick tier: lanes only where the code observes them */
+    bool quick;              /* the quick tier: no per-group proof of the bounds checks (its
+                                second copy of the code doubles the compile time) */
     char simd_why[256];
 
     /* entry-point facts */
