@@ -139,17 +139,57 @@ static bool word_in(int64_t j, int64_t first_byte, int64_t bytes)
     return lo >= 0 && lo + 4 <= bytes;
 }
 
+/* What both kernels (oob_buffers.comp, oob.cl) do besides their reads: item
+ * i of n stores w[j] = i + 1, old[i] = the atomic add of 1 to a[j], reads the
+ * 4-word vector v[j] into rv[i] and stores it back plus 1, where j = jj[i]
+ * (a initially 100 + k, v 5000 + k); compared with robustBufferAccess2's
+ * results, then every window's canaries (`unit`: "binding" or "argument"). */
+static void expect_writes(const window *w, const window *a, const window *old, const window *v, const window *rv,
+                          uint32_t v_bytes, const int64_t *jj, uint32_t n, const window *const *all, size_t nall,
+                          const char *unit, int32_t off, const char *what)
+{
+    uint32_t want_w[64] = { 0 }, want_a[64], want_v[64 * 4];
+    for (uint32_t i = 0; i < n; i++)
+        want_a[i] = 100 + i;
+    for (uint32_t i = 0; i < n * 4; i++)
+        want_v[i] = 5000 + i;
+    int bad = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t j = jj[i];
+        uint32_t want_old = 0;
+        if (j >= 0 && j < n) {
+            want_w[j] = i + 1;
+            want_old = want_a[j]++;
+        }
+        if (old->p[i] != want_old)
+            MISMATCH("%s: off %d: item %u's atomic add returned %u, want %u", what, off, i, old->p[i], want_old);
+        for (int c = 0; c < 4; c++) {
+            bool in = j >= 0 && word_in(4 * j + c, 0, v_bytes);
+            uint32_t want = in ? 5000 + 4 * (uint32_t)j + (uint32_t)c : 0;
+            if (rv->p[4 * i + c] != want)
+                MISMATCH("%s: off %d: item %u read component %d of v[j]: %u, want %u", what, off, i, c,
+                         rv->p[4 * i + c], want);
+            if (in)
+                want_v[4 * j + c]++;
+        }
+    }
+    CHECK(!memcmp(w->p, want_w, n * 4), "%s: off %d: the stores w[j] differ", what, off);
+    CHECK(!memcmp(a->p, want_a, n * 4), "%s: off %d: the atomics on a[j] differ", what, off);
+    CHECK(!memcmp(v->p, want_v, n * 16), "%s: off %d: the vector stores v[j] differ", what, off);
+    for (size_t i = 0; i < nall; i++) {
+        long t = window_touched(all[i]);
+        CHECK(t < 0, "%s: off %d: %s %zu: word %ld outside the bound range was written", what, off, unit, i, t);
+    }
+}
+
 /* Compares one run with robustBufferAccess2's results. */
 static void shader_expect(const shader_bufs *b, int32_t off, const char *what)
 {
-    uint32_t w[SN] = { 0 }, a[SN], v[SN * 4];
-    for (uint32_t i = 0; i < SN; i++)
-        a[i] = 100 + i;
-    for (uint32_t i = 0; i < SN * 4; i++)
-        v[i] = 5000 + i;
+    int64_t jj[SN];
     int bad = 0;
     for (uint32_t i = 0; i < SN; i++) {
         int32_t j = (int32_t)(i + (uint32_t)off), ju = (int32_t)((i & 3) + (uint32_t)off);
+        jj[i] = j;
         int32_t jp = (int32_t)(i % 3 + (uint32_t)off);
         const uint32_t push[4] = { (uint32_t)off, 9001, 9002, 9003 };
         uint32_t want[3] = {
@@ -164,30 +204,10 @@ static void shader_expect(const shader_bufs *b, int32_t off, const char *what)
                          : c == 1 ? "u[(i & 3) + off].y"
                                   : "p.pv[(i % 3) + off]",
                          b->r.p[3 * i + c], want[c]);
-        uint32_t want_old = 0;
-        if (j >= 0 && j < SN) {
-            w[j] = i + 1;
-            want_old = a[j]++;
-        }
-        if (b->old.p[i] != want_old)
-            MISMATCH("%s: off %d: item %u atomicAdd returned %u, want %u", what, off, i, b->old.p[i], want_old);
-        for (int c = 0; c < 4; c++) {
-            bool in = j >= 0 && word_in(4 * (int64_t)j + c, 0, b->v_bytes);
-            uint32_t want_v = in ? 5000 + 4 * (uint32_t)j + (uint32_t)c : 0;
-            if (b->rv.p[4 * i + c] != want_v)
-                MISMATCH("%s: off %d: item %u v[j][%d] read %u, want %u", what, off, i, c, b->rv.p[4 * i + c], want_v);
-            if (in)
-                v[4 * j + c]++;
-        }
     }
-    CHECK(!memcmp(b->w.p, w, sizeof w), "%s: off %d: the stores w[j] differ", what, off);
-    CHECK(!memcmp(b->a.p, a, sizeof a), "%s: off %d: the atomics on a[j] differ", what, off);
-    CHECK(!memcmp(b->v.p, v, sizeof v), "%s: off %d: the uvec4 stores v[j] differ", what, off);
     const window *all[] = { &b->s, &b->r, &b->w, &b->a, &b->old, &b->v, &b->rv, &b->u };
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        long t = window_touched(all[i]);
-        CHECK(t < 0, "%s: off %d: binding %zu: word %ld outside the bound range was written", what, off, i, t);
-    }
+    expect_writes(&b->w, &b->a, &b->old, &b->v, &b->rv, b->v_bytes, jj, SN, all, sizeof all / sizeof all[0], "binding",
+                  off, what);
 }
 
 /* check: in-bounds runs give the plain results; any out-of-bounds access
@@ -418,14 +438,10 @@ static spvjit_status kernel_run(spvjit_kernel *k, kernel_bufs *b, int32_t off)
 
 static void kernel_expect(const kernel_bufs *b, int32_t off, const char *what)
 {
-    uint32_t w[KN] = { 0 }, a[KN], v[KN * 4];
-    for (uint32_t i = 0; i < KN; i++)
-        a[i] = 100 + i;
-    for (uint32_t i = 0; i < KN * 4; i++)
-        v[i] = 5000 + i;
+    int64_t jj[KN];
     int bad = 0;
     for (uint32_t i = 0; i < KN; i++) {
-        int64_t j = (int64_t)i + off; /* (long)i + off: no wrapping */
+        int64_t j = jj[i] = (int64_t)i + off; /* (long)i + off: no wrapping */
         bool in = j >= 0 && j < KN;
         /* q = s + 4j lands in no other bound range: the windows' canaries
          * (PAD words) are wider than the offsets that stay near s */
@@ -437,30 +453,10 @@ static void kernel_expect(const kernel_bufs *b, int32_t off, const char *what)
                          : c == 1 ? "c[j] (constant)"
                                   : "*q (a pointer made from an integer)",
                          b->r.p[3 * i + c], want[c]);
-        uint32_t want_old = 0;
-        if (in) {
-            w[j] = i + 1;
-            want_old = a[j]++;
-        }
-        if (b->old.p[i] != want_old)
-            MISMATCH("%s: off %d: item %u atomic_add returned %u, want %u", what, off, i, b->old.p[i], want_old);
-        for (int c = 0; c < 4; c++) {
-            bool cin = j >= 0 && word_in(4 * j + c, 0, b->v_bytes);
-            uint32_t want_v = cin ? 5000 + 4 * (uint32_t)j + (uint32_t)c : 0;
-            if (b->rv.p[4 * i + c] != want_v)
-                MISMATCH("%s: off %d: item %u v[j].s%d read %u, want %u", what, off, i, c, b->rv.p[4 * i + c], want_v);
-            if (cin)
-                v[4 * j + c]++;
-        }
     }
-    CHECK(!memcmp(b->w.p, w, sizeof w), "%s: off %d: the stores w[j] differ", what, off);
-    CHECK(!memcmp(b->a.p, a, sizeof a), "%s: off %d: the atomics on a[j] differ", what, off);
-    CHECK(!memcmp(b->v.p, v, sizeof v), "%s: off %d: the uint4 stores v[j] differ", what, off);
     const window *all[] = { &b->s, &b->r, &b->w, &b->a, &b->old, &b->v, &b->rv, &b->c };
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        long t = window_touched(all[i]);
-        CHECK(t < 0, "%s: off %d: argument %zu: word %ld outside the bound range was written", what, off, i, t);
-    }
+    expect_writes(&b->w, &b->a, &b->old, &b->v, &b->rv, b->v_bytes, jj, KN, all, sizeof all / sizeof all[0], "argument",
+                  off, what);
 }
 
 TEST(memory_check_and_unchecked_kernel_pointers)
