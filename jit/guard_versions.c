@@ -474,9 +474,12 @@ static range follow(analysis *a, LLVMValueRef v)
         }
         r = instruction(a, v);
     }
-    range *keep = jit_alloc(a->c, 1, sizeof *keep);
-    *keep = r;
-    if (!util_ptrmap_put(&a->memo, v, keep))
+    /* from the compile's arena, but no jump out on failure (jit_alloc's): the
+     * analysis holds heap memory (the CFG, the memo) it must free */
+    range *keep = util_arena_array(&a->c->arena, 1, sizeof *keep);
+    if (keep)
+        *keep = r;
+    if (!keep || !util_ptrmap_put(&a->memo, v, keep))
         a->oom = true;
     return r;
 }

@@ -334,12 +334,10 @@ void jit_bounds_phi_incoming(lower_ctx *c, uint32_t phi_id, uint32_t from, LLVMB
     if (!jit_checks_on(c) || !b || !b->size || !LLVMIsAPHINode(b->off))
         return;
     LLVMBuilderRef saved = c->b;
-    LLVMBuilderRef at = LLVMCreateBuilderInContext(c->llc);
-    LLVMPositionBuilderBefore(at, LLVMGetBasicBlockTerminator(pred));
-    c->b = at; /* a value found at run time is found at the end of the predecessor */
+    LLVMPositionBuilderBefore(c->xb, LLVMGetBasicBlockTerminator(pred));
+    c->b = c->xb; /* a value found at run time is found at the end of the predecessor */
     const jit_bounds *f = jit_bounds_of(c, from);
     c->b = saved;
-    LLVMDisposeBuilder(at);
     for (unsigned e = 0; e < edges; e++) {
         LLVMAddIncoming(b->off, (LLVMValueRef *)&f->off, &pred, 1);
         LLVMAddIncoming(b->size, (LLVMValueRef *)&f->size, &pred, 1);

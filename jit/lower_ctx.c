@@ -92,6 +92,7 @@ int jit_ctx_init(lower_ctx *c, LLVMContextRef llc)
         c->t_ptr = LLVMPointerTypeInContext(llc, 0);
         c->fb = LLVMCreateBuilderInContext(llc);
         c->pb = LLVMCreateBuilderInContext(llc);
+        c->xb = LLVMCreateBuilderInContext(llc);
         c->b = c->fb;
     }
     return jit_run_guarded(c, alloc_tables, NULL);
@@ -103,7 +104,9 @@ void jit_ctx_free(lower_ctx *c)
         LLVMDisposeBuilder(c->fb);
     if (c->pb)
         LLVMDisposeBuilder(c->pb);
-    c->fb = c->pb = c->b = NULL;
+    if (c->xb)
+        LLVMDisposeBuilder(c->xb);
+    c->fb = c->pb = c->xb = c->b = NULL;
     util_array_fini(&c->phis);
     free(c->used_globals);
     c->used_globals = NULL;

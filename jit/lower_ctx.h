@@ -156,6 +156,8 @@ struct lower_ctx {
     LLVMBuilderRef b;  /* where instructions go now */
     LLVMBuilderRef fb; /* the function body */
     LLVMBuilderRef pb; /* the current function's prologue */
+    LLVMBuilderRef xb; /* scratch: for a moment elsewhere (freed with the ctx, so no leak
+                          when a step runs out of memory) */
     LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_ptr;
 
     /* per id, [m->bound] */

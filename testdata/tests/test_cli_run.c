@@ -279,7 +279,7 @@ TEST(run_bad_inputs_end_cleanly)
     /* runtime arrays shorter than the kernel indexes: robust reads zeros, drops the stores */
     snprintf(cases[n].args, 1024, "%s -D 0=16 --groups 4,4,1 %s --print 0:2", mm, bufs);
     cases[n].status = 0, cases[n++].want = "binding 0:2 (16 x f32):\n  0 0 0 0 0 0 0 0\n  0 0 0 0 0 0 0 0\n";
-    snprintf(cases[n].args, 1024, "%s -D 0=16 --groups 4,4,1 %s --memory check", mm, bufs);
+    snprintf(cases[n].args, 1024, "%s -D 0=16 --groups 4,4,1 %s --memory check --threads 1", mm, bufs);
     cases[n].status = 1, cases[n++].want = "out-of-bounds load in work-group (0,0,0), work-item (0,";
     /* the last work-item writes one past the end: dropped */
     snprintf(cases[n].args, 1024, "%s --groups 4 --buffer 0:0=zero:256 --print 0:0:u32", oob);
