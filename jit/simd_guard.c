@@ -14,10 +14,21 @@
 
 enum { GUARD_DEPTH = 16, MAX_STRIDE = 1 << 20 };
 
-/* An integer (or pointer) whose lane l is v0 + l * stride. */
+/* An integer (or pointer) whose lane l is v0 + l * stride.  When `exact`,
+ * lane l's value is also congruent, modulo 2^bits of its type, to the
+ * integer e0 + ek + l * stride (e0 an i64, NULL for zero; |e0| < 2^ebits):
+ * adds, multiplies and clamps keep that form without conditions, and an
+ * extension (or a GEP's) then needs one range test of it, where the same
+ * form in the type's own arithmetic needs a test at every step that might
+ * wrap.  The taps of a stencil share e0 (their constant offsets differ), so
+ * they share the test and their addresses differ by a displacement. */
 typedef struct lanes {
     LLVMValueRef v0;
     int64_t stride;
+    bool exact;
+    LLVMValueRef e0;
+    int64_t ek;
+    unsigned ebits;
 } lanes;
 
 /* Conditions, each once. */
@@ -40,8 +51,13 @@ typedef struct built_op {
     LLVMValueRef a, b, r;
 } built_op;
 
-/* op(): the binary operations by opcode (LLVMAdd...), the comparisons by predicate after them */
+/* op(): the binary operations by opcode (LLVMAdd...), LLVMSExt to i64 (b
+ * NULL), the comparisons by predicate after OP_CMP */
 enum { OP_CMP = 1000 };
+
+/* The range tests of the exact form leave this much room either side of the
+ * signed 32-bit range, so that the taps' offsets (up to it) share one test. */
+#define EXACT_SLACK ((int64_t)1 << 24)
 
 void simd_guard_forget(simd_fn *s)
 {
@@ -59,8 +75,9 @@ static LLVMValueRef op(simd_fn *s, int opcode, LLVMValueRef a, LLVMValueRef b)
         if (e->op == opcode && e->a == a && e->b == b)
             return e->r;
     }
-    LLVMValueRef r = opcode >= OP_CMP ? LLVMBuildICmp(s->b, (LLVMIntPredicate)(opcode - OP_CMP), a, b, "")
-                                      : LLVMBuildBinOp(s->b, (LLVMOpcode)opcode, a, b, "");
+    LLVMValueRef r = opcode >= OP_CMP     ? LLVMBuildICmp(s->b, (LLVMIntPredicate)(opcode - OP_CMP), a, b, "")
+                     : opcode == LLVMSExt ? LLVMBuildSExt(s->b, a, s->t_i64, "")
+                                          : LLVMBuildBinOp(s->b, (LLVMOpcode)opcode, a, b, "");
     if (!UTIL_ARRAY_PUSH(&s->built, built_op, ((built_op){ opcode, a, b, r })))
         simd_fail(s, "out of memory");
     return r;
@@ -123,6 +140,114 @@ static void no_wrap(simd_fn *s, lanes l, bool is_signed, conds *g)
     add_cond(g, op(s, OP_CMP + p, l.v0, LLVMConstInt(t, limit, 0)));
 }
 
+/* --- the exact form --- */
+
+static unsigned bit_length(uint64_t x)
+{
+    return x ? 64 - (unsigned)__builtin_clzll(x) : 0;
+}
+
+/* Lanes v0 + l * stride of an integer with nothing known about v0. */
+static lanes leaf(simd_fn *s, LLVMValueRef v0, int64_t stride)
+{
+    lanes l = { .v0 = v0, .stride = stride };
+    LLVMTypeRef t = LLVMTypeOf(v0);
+    if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) > 64)
+        return l;
+    unsigned bits = LLVMGetIntTypeWidth(t);
+    l.exact = true;
+    if (LLVMIsAConstantInt(v0)) {
+        l.ek = LLVMConstIntGetSExtValue(v0);
+    } else {
+        l.e0 = bits < 64 ? op(s, LLVMSExt, v0, NULL) : v0;
+        l.ebits = bits;
+    }
+    return l;
+}
+
+/* r (an i64 built for e0) cannot overflow when its result stays below 2^bits. */
+static LLVMValueRef no_overflow(LLVMValueRef r, unsigned bits)
+{
+    if (bits <= 62 && LLVMIsAInstruction(r))
+        LLVMSetNSW(r, 1);
+    return r;
+}
+
+/* The exact form of a + b (sub: a - b) into *out. */
+static void exact_add(simd_fn *s, lanes a, lanes b, bool sub, lanes *out)
+{
+    out->exact = a.exact && b.exact &&
+                 !(sub ? __builtin_sub_overflow(a.ek, b.ek, &out->ek) : __builtin_add_overflow(a.ek, b.ek, &out->ek));
+    if (!out->exact)
+        return;
+    unsigned bits = (a.ebits > b.ebits ? a.ebits : b.ebits) + 1;
+    if (a.e0 && b.e0)
+        out->e0 = no_overflow(op(s, sub ? LLVMSub : LLVMAdd, a.e0, b.e0), bits);
+    else if (b.e0 && sub)
+        out->e0 = no_overflow(op(s, LLVMSub, LLVMConstInt(s->t_i64, 0, 0), b.e0), bits);
+    else
+        out->e0 = a.e0 ? a.e0 : b.e0;
+    out->ebits = out->e0 ? bits : 0;
+}
+
+/* The exact form of a * c into *out. */
+static void exact_mul(simd_fn *s, lanes a, int64_t c, lanes *out)
+{
+    out->exact = a.exact && !__builtin_mul_overflow(a.ek, c, &out->ek);
+    if (!out->exact)
+        return;
+    unsigned bits = a.ebits + bit_length(c < 0 ? -(uint64_t)c : (uint64_t)c);
+    out->e0 = a.e0 ? no_overflow(op(s, LLVMMul, a.e0, LLVMConstInt(s->t_i64, (uint64_t)c, 1)), bits) : NULL;
+    out->ebits = out->e0 ? bits : 0;
+}
+
+/* The conditions for lanes l (exact, of `bits` <= 32 bits) to lie in that
+ * type's signed or unsigned range: then the extension of lane j is
+ * e0 + ek + j * stride.  The signed 32-bit range (indices) is tested with
+ * EXACT_SLACK to spare. */
+static void exact_in_range(simd_fn *s, lanes l, bool is_signed, unsigned bits, conds *g)
+{
+    int64_t span = l.stride * (int64_t)(s->W - 1);
+    int64_t lo = is_signed ? -((int64_t)1 << (bits - 1)) : 0;
+    int64_t hi = is_signed ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
+    lo -= span < 0 ? span : 0; /* the bounds of lane 0's value */
+    hi -= span > 0 ? span : 0;
+    if (!l.e0) {
+        add_cond(g, LLVMConstInt(s->t_i1, l.ek >= lo && l.ek <= hi, 0));
+        return;
+    }
+    if (is_signed && bits == 32 && l.ek >= -EXACT_SLACK && l.ek <= EXACT_SLACK) {
+        lo += EXACT_SLACK;
+        hi -= EXACT_SLACK;
+    } else {
+        lo -= l.ek;
+        hi -= l.ek;
+    }
+    if (hi < lo) {
+        add_cond(g, LLVMConstInt(s->t_i1, 0, 0));
+        return;
+    }
+    /* lo <= e0 <= hi as one unsigned comparison */
+    LLVMValueRef t = op(s, LLVMAdd, l.e0, LLVMConstInt(s->t_i64, (uint64_t)-lo, 1));
+    add_cond(g, op(s, OP_CMP + LLVMIntULE, t, LLVMConstInt(s->t_i64, (uint64_t)(hi - lo), 0)));
+}
+
+/* l's lane-0 value times size, an i64 from the exact form. */
+static LLVMValueRef exact_offset(simd_fn *s, lanes l, int64_t size, LLVMValueRef addr)
+{
+    if (l.e0) {
+        LLVMValueRef off = size == 1
+                               ? l.e0
+                               : no_overflow(LLVMBuildMul(s->b, l.e0, LLVMConstInt(s->t_i64, (uint64_t)size, 1), ""),
+                                             l.ebits + bit_length((uint64_t)size));
+        addr = LLVMBuildGEP2(s->b, s->t_i8, addr, &off, 1, "");
+    }
+    if (l.ek)
+        addr = LLVMBuildGEP2(s->b, s->t_i8, addr,
+                             (LLVMValueRef[]){ LLVMConstInt(s->t_i64, (uint64_t)(l.ek * size), 1) }, 1, "");
+    return addr;
+}
+
 static bool eval_lanes(simd_fn *s, LLVMValueRef v, lanes *out, conds *g, int depth);
 
 /* smax / smin / umax / umin (x, u) with u the same in every lane: x itself
@@ -137,8 +262,7 @@ static bool eval_clamp(simd_fn *s, LLVMValueRef call, const char *name, lanes *o
         return false;
     if (!a.stride && !b.stride) {
         LLVMTypeRef t = LLVMTypeOf(a.v0);
-        out->v0 = simd_intrinsic(s, name, &t, 1, (LLVMValueRef[]){ a.v0, b.v0 }, 2);
-        out->stride = 0;
+        *out = leaf(s, simd_intrinsic(s, name, &t, 1, (LLVMValueRef[]){ a.v0, b.v0 }, 2), 0);
         return true;
     }
     lanes x = a.stride ? a : b, u = a.stride ? b : a;
@@ -169,6 +293,7 @@ static bool eval_inst(simd_fn *s, LLVMValueRef v, lanes *out, conds *g, int dept
         bool sub = opc == LLVMSub;
         out->stride = sub ? a.stride - b.stride : a.stride + b.stride;
         out->v0 = op(s, sub ? LLVMSub : LLVMAdd, a.v0, b.v0);
+        exact_add(s, a, b, sub, out);
         return out->stride > -MAX_STRIDE && out->stride < MAX_STRIDE;
     }
     case LLVMMul:
@@ -181,6 +306,7 @@ static bool eval_inst(simd_fn *s, LLVMValueRef v, lanes *out, conds *g, int dept
                 return false;
             out->stride = a.stride * ((int64_t)1 << LLVMConstIntGetZExtValue(b.v0));
             out->v0 = op(s, LLVMShl, a.v0, b.v0);
+            exact_mul(s, a, (int64_t)1 << LLVMConstIntGetZExtValue(b.v0), out);
         } else {
             if (a.stride && b.stride)
                 return false;
@@ -196,20 +322,32 @@ static bool eval_inst(simd_fn *s, LLVMValueRef v, lanes *out, conds *g, int dept
                 out->stride = 0;
             }
             out->v0 = op(s, LLVMMul, a.v0, b.v0);
+            if (LLVMIsAConstantInt(k.v0))
+                exact_mul(s, x, LLVMConstIntGetSExtValue(k.v0), out);
+            else /* two uniform values: their product is what it is */
+                *out = leaf(s, out->v0, 0);
         }
         return out->stride > -MAX_STRIDE && out->stride < MAX_STRIDE;
     }
     case LLVMSExt:
-    case LLVMZExt:
+    case LLVMZExt: {
         if (!eval_lanes(s, LLVMGetOperand(v, 0), &a, g, depth + 1))
             return false;
-        no_wrap(s, a, opc == LLVMSExt, g);
-        *out = (lanes){ LLVMBuildCast(s->b, opc, a.v0, LLVMTypeOf(v), ""), a.stride };
+        unsigned bits = LLVMGetIntTypeWidth(LLVMTypeOf(a.v0));
+        if (a.exact && bits <= 32) /* the lanes are the exact values: the form carries over */
+            exact_in_range(s, a, opc == LLVMSExt, bits, g);
+        else
+            no_wrap(s, a, opc == LLVMSExt, g);
+        *out = a;
+        out->v0 = LLVMBuildCast(s->b, opc, a.v0, LLVMTypeOf(v), "");
+        out->exact = a.exact && bits <= 32;
         return true;
-    case LLVMTrunc:
+    }
+    case LLVMTrunc: /* congruent modulo 2^bits of the source, so of the result's */
         if (!eval_lanes(s, LLVMGetOperand(v, 0), &a, g, depth + 1))
             return false;
-        *out = (lanes){ LLVMBuildTrunc(s->b, a.v0, LLVMTypeOf(v), ""), a.stride };
+        *out = a;
+        out->v0 = LLVMBuildTrunc(s->b, a.v0, LLVMTypeOf(v), "");
         return true;
     case LLVMCall: {
         LLVMValueRef f = LLVMGetCalledValue(v);
@@ -228,6 +366,36 @@ static bool eval_inst(simd_fn *s, LLVMValueRef v, lanes *out, conds *g, int dept
     }
 }
 
+/* The exact form of v, available as *out, where v is a value plus a
+ * constant: that value's form moved by the constant (x - 1, x and x + 1 then
+ * share one e0). */
+static void offset_form(simd_fn *s, LLVMValueRef v, lanes *out, int depth)
+{
+    if (!LLVMIsAInstruction(v) || !out->exact || depth >= GUARD_DEPTH)
+        return;
+    LLVMOpcode opc = LLVMGetInstructionOpcode(v);
+    if ((opc != LLVMAdd && opc != LLVMSub && !(opc == LLVMOr && LLVMGetIsDisjoint(v))) ||
+        !LLVMIsAConstantInt(LLVMGetOperand(v, 1)))
+        return;
+    LLVMValueRef x = LLVMGetOperand(v, 0);
+    if (!simd_available(s, x) || LLVMTypeOf(x) != LLVMTypeOf(v))
+        return;
+    simd_val xv = simd_get(s, x);
+    if (xv.sh.kind != SIMD_UNIFORM &&
+        (xv.sh.kind != SIMD_AFFINE || LLVMGetTypeKind(LLVMTypeOf(xv.v)) == LLVMVectorTypeKind))
+        return;
+    lanes a = leaf(s, xv.v, xv.sh.kind == SIMD_AFFINE ? xv.sh.stride : 0), r;
+    if (a.stride != out->stride)
+        return;
+    offset_form(s, x, &a, depth + 1);
+    exact_add(s, a, leaf(s, LLVMGetOperand(v, 1), 0), opc == LLVMSub, &r);
+    if (r.exact) {
+        out->e0 = r.e0;
+        out->ek = r.ek;
+        out->ebits = r.ebits;
+    }
+}
+
 /* v's lanes as lane 0 and a stride, from the affine and uniform values it is
  * computed from, the conditions for it added to *g; false when it is not so. */
 static bool eval_lanes(simd_fn *s, LLVMValueRef v, lanes *out, conds *g, int depth)
@@ -238,7 +406,8 @@ static bool eval_lanes(simd_fn *s, LLVMValueRef v, lanes *out, conds *g, int dep
         simd_val x = simd_get(s, v);
         if (x.sh.kind == SIMD_UNIFORM ||
             (x.sh.kind == SIMD_AFFINE && LLVMGetTypeKind(LLVMTypeOf(x.v)) != LLVMVectorTypeKind)) {
-            *out = (lanes){ x.v, x.sh.kind == SIMD_AFFINE ? x.sh.stride : 0 };
+            *out = leaf(s, x.v, x.sh.kind == SIMD_AFFINE ? x.sh.stride : 0);
+            offset_form(s, v, out, depth);
             return true;
         }
     }
@@ -295,12 +464,20 @@ bool simd_guarded_address(simd_fn *s, LLVMValueRef p, simd_guarded *g)
         if (!eval_lanes(s, idx, &l, &when, 0) || LLVMGetTypeKind(LLVMTypeOf(l.v0)) != LLVMIntegerTypeKind)
             return false;
         int64_t size = (int64_t)LLVMABISizeOfType(s->td, t);
-        if (LLVMGetIntTypeWidth(LLVMTypeOf(l.v0)) < 64) { /* a GEP sign-extends its indices */
-            no_wrap(s, l, true, &when);
-            l.v0 = LLVMBuildSExt(s->b, l.v0, s->t_i64, "");
+        unsigned bits = LLVMGetIntTypeWidth(LLVMTypeOf(l.v0));
+        if (l.exact && (bits <= 32 || bits == 64) && size < MAX_STRIDE) {
+            if (bits < 64) /* a GEP sign-extends its indices */
+                exact_in_range(s, l, true, bits, &when);
+            addr = exact_offset(s, l, size, addr);
+        } else {
+            if (bits < 64) {
+                no_wrap(s, l, true, &when);
+                l.v0 = LLVMBuildSExt(s->b, l.v0, s->t_i64, "");
+            }
+            LLVMValueRef off =
+                size == 1 ? l.v0 : LLVMBuildMul(s->b, l.v0, LLVMConstInt(s->t_i64, (uint64_t)size, 1), "");
+            addr = LLVMBuildGEP2(s->b, s->t_i8, addr, &off, 1, "");
         }
-        LLVMValueRef off = size == 1 ? l.v0 : LLVMBuildMul(s->b, l.v0, LLVMConstInt(s->t_i64, (uint64_t)size, 1), "");
-        addr = LLVMBuildGEP2(s->b, s->t_i8, addr, &off, 1, "");
         stride += l.stride * size;
         if (stride <= -MAX_STRIDE || stride >= MAX_STRIDE)
             return false;

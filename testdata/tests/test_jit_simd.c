@@ -613,6 +613,35 @@ TEST(simd_gather_extended_index)
                          0x7ffffff1u, 0xffff);
 }
 
+/* Taps at constant offsets from one index (x - 1, x, x + 1: one range test,
+ * addresses a displacement apart), in i8 arithmetic from the buffer's middle
+ * so that the index wraps within the lanes, at their edges and not at all;
+ * and an i32 index extended to i64 before its offsets are added. */
+TEST(simd_offset_taps)
+{
+    static const char i8_taps[] =
+        "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+        "  %mid = getelementptr inbounds i8, ptr %in, i64 512\n"
+        "  %t = trunc i32 %i to i8\n  %n8 = trunc i32 %n to i8\n  %r = mul i8 %n8, 3\n  %j = add i8 %t, %r\n"
+        "  %jl = add i8 %j, -1\n  %jr = add i8 %j, 1\n"
+        "  %xl = sext i8 %jl to i64\n  %pl = getelementptr inbounds i32, ptr %mid, i64 %xl\n  %a = load i32, ptr %pl\n"
+        "  %xc = sext i8 %j to i64\n  %pc = getelementptr inbounds i32, ptr %mid, i64 %xc\n  %b = load i32, ptr %pc\n"
+        "  %pr = getelementptr inbounds i32, ptr %mid, i8 %jr\n  %c = load i32, ptr %pr\n"
+        "  %b2 = mul i32 %b, 3\n  %ab = sub i32 %a, %b2\n  %v = xor i32 %ab, %c\n" STORE_OUT("%v");
+    check_against_scalar("i8 taps, no wrap", i8_taps, 5, 0xffffffff);
+    check_against_scalar("i8 taps, the right tap wrapping", i8_taps, 37, 0xffffffff);
+    check_against_scalar("i8 taps wrapping within the lanes", i8_taps, 40, 0xffffffff);
+    check_against_scalar("i8 taps, negative", i8_taps, 80, 0xffffffff);
+    check_against_scalar("i32 index extended, then offsets",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+                         "  %r = mul i32 %n, 7\n  %j = add i32 %i, %r\n  %jx = sext i32 %j to i64\n"
+                         "  %jl = add i64 %jx, -1\n  %jr = add nsw i64 %jx, 2\n"
+                         "  %pl = getelementptr inbounds i32, ptr %in, i64 %jl\n  %a = load i32, ptr %pl\n"
+                         "  %pr = getelementptr inbounds i32, ptr %in, i64 %jr\n  %b = load i32, ptr %pr\n"
+                         "  %v = sub i32 %a, %b\n" STORE_OUT("%v"),
+                         11, 0xffff);
+}
+
 TEST(simd_private_array)
 {
     check_against_scalar("private array",
