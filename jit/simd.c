@@ -1142,9 +1142,13 @@ int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, const unsigned
      * common values computed once (a stencil's row offsets: the vector
      * function widens what it is given, and the passes after it pay for
      * every copy).  One instruction combining, after the unrolling: before
-     * it, it changed nothing the vectorizer sees. */
+     * it, it changed nothing the vectorizer sees.  SROA's last run leaves
+     * extracts from constant vectors (a specialized row of coefficients):
+     * simplified, a zero coefficient's term (x * 0.0 where the flavour
+     * ignores NaN and the sign of zero) and its load go before the
+     * vectorizer widens them. */
     static const char pipeline[] = "function(sroa,early-cse,simplifycfg,loop(loop-unroll-full),scalarizer,early-cse,"
-                                   "instcombine<no-verify-fixpoint>,simplifycfg,sroa)";
+                                   "instcombine<no-verify-fixpoint>,simplifycfg,sroa,instsimplify)";
     if (only ? inline_into(mod, only, nonly, msg) : run_passes(mod, "always-inline", msg))
         return -1;
     for (unsigned k = 0; only && widths && k < nonly; k++)

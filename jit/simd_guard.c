@@ -58,6 +58,8 @@ enum { OP_CMP = 1000 };
 /* The range tests of the exact form leave this much room either side of the
  * signed 32-bit range, so that the taps' offsets (up to it) share one test. */
 #define EXACT_SLACK ((int64_t)1 << 24)
+/* The clamps' tests take offsets up to this far as if at it (exact_clamp). */
+#define CLAMP_SLACK 2
 
 void simd_guard_forget(simd_fn *s)
 {
@@ -250,6 +252,27 @@ static LLVMValueRef exact_offset(simd_fn *s, lanes l, int64_t size, LLVMValueRef
 
 static bool eval_lanes(simd_fn *s, LLVMValueRef v, lanes *out, conds *g, int depth);
 
+/* The conditions for smax(x, u) (is_max) or smin(x, u) to be x, on the
+ * exact forms of 32-bit x and uniform u: the lanes in range, the smallest
+ * (largest) lane at least (most) u.  Offsets of x within CLAMP_SLACK are
+ * tested as if they were that far out, so that the taps x - 1, x, x + 1
+ * share one test (the sub-groups within CLAMP_SLACK of an edge gather).
+ * False when the forms are not there. */
+static bool exact_clamp(simd_fn *s, lanes x, lanes u, bool is_max, conds *g)
+{
+    if (!x.exact || !u.exact || !x.e0 || LLVMGetIntTypeWidth(LLVMTypeOf(x.v0)) != 32 || x.ek < -CLAMP_SLACK ||
+        x.ek > CLAMP_SLACK)
+        return false;
+    exact_in_range(s, x, true, 32, g);
+    int64_t span = x.stride * (int64_t)(s->W - 1);
+    /* smallest lane: e0 + ek + min(0, span) >= e0 + min(0, span) - slack, the largest likewise */
+    int64_t off = is_max ? (span < 0 ? span : 0) - CLAMP_SLACK : (span > 0 ? span : 0) + CLAMP_SLACK;
+    LLVMValueRef lhs = op(s, LLVMAdd, x.e0, LLVMConstInt(s->t_i64, (uint64_t)(off - u.ek), 1));
+    LLVMValueRef rhs = u.e0 ? u.e0 : LLVMConstInt(s->t_i64, 0, 0);
+    add_cond(g, op(s, OP_CMP + (is_max ? LLVMIntSGE : LLVMIntSLE), lhs, rhs));
+    return true;
+}
+
 /* smax / smin / umax / umin (x, u) with u the same in every lane: x itself
  * when the clamp does nothing to any lane. */
 static bool eval_clamp(simd_fn *s, LLVMValueRef call, const char *name, lanes *out, conds *g, int depth)
@@ -266,6 +289,10 @@ static bool eval_clamp(simd_fn *s, LLVMValueRef call, const char *name, lanes *o
         return true;
     }
     lanes x = a.stride ? a : b, u = a.stride ? b : a;
+    if (is_signed && exact_clamp(s, x, u, is_max, g)) {
+        *out = x;
+        return true;
+    }
     no_wrap(s, x, is_signed, g);
     /* max(x, u) = x when the smallest lane is >= u; min(x, u) = x when the largest is <= u */
     bool lane0_smallest = x.stride > 0;

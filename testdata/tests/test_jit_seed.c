@@ -325,14 +325,29 @@ TEST(jit_reduce_cl)
     BOTH_PATHS(reduce_run("kernels/reduce.cl.spv", false, 64));
 }
 
+/* One conv3x3 case: a w x h image, the .cl at local size lx x ly. */
+typedef struct conv_case {
+    uint32_t w, h, lx, ly;
+    jit_memory memory;
+    float kv[9];
+} conv_case;
+
+static void conv_run_case(const char *file, bool unspec, const conv_case *c);
+
 /* conv3x3: spec composites with dynamic vector indexing (.comp), a Function
  * array and OpenCL.std s_clamp (.cl). */
 static void conv_run(const char *file, bool unspec)
 {
+    conv_case c = { 37, 21, 8, 8, JIT_MEMORY_ROBUST, { 0.5f, 0, -1.0f, 0.25f, 2.0f, 0, 0, 0.125f, -0.75f } };
+    conv_run_case(file, unspec, &c);
+}
+
+static void conv_run_case(const char *file, bool unspec, const conv_case *c)
+{
     spv_module *m = tj_load(file);
     REQUIRE(m, "load");
     bool cl = strstr(file, ".cl") != NULL;
-    float kv[9] = { 0.5f, 0, -1.0f, 0.25f, 2.0f, 0, 0, 0.125f, -0.75f };
+    const float *kv = c->kv;
     uint32_t ids[9];
     uint64_t bits[9];
     for (int i = 0; i < 9; i++) {
@@ -341,13 +356,14 @@ static void conv_run(const char *file, bool unspec)
     }
     spv_module *sm = unspec ? m : tj_specialize(m, ids, bits, 9);
     REQUIRE(sm, "specialize");
-    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .simd = g_simd, .tier = g_tier };
+    spvjit_options o = { .unspecialized = unspec, .opt_level = 3, .simd = g_simd, .tier = g_tier, .memory = c->memory };
     if (cl)
-        o.local_size[0] = 8, o.local_size[1] = 8, o.local_size[2] = 1;
+        o.local_size[0] = c->lx, o.local_size[1] = c->ly, o.local_size[2] = 1;
     jit_kernel *k = tj_compile(sm, cl ? "conv3x3" : NULL, &o);
     REQUIRE(k, "compile: %s", tj_last_error);
-    uint64_t s = 11;
-    uint32_t w = 37, h = 21, wh[2] = { 37, 21 };
+    uint64_t s = 11 + c->w * 131 + c->h;
+    uint32_t w = c->w, h = c->h, wh[2] = { c->w, c->h };
+    uint32_t lx = cl ? c->lx : 16, ly = cl ? c->ly : 16;
     float *src = rand_floats(&s, w * h), *dst = calloc(w * h, 4), *ref = malloc(w * h * 4);
     ref_conv3x3(src, ref, w, h, kv);
     uint64_t *spec = unspec ? tj_spec_slots(m, k, ids, bits, 9) : NULL;
@@ -356,14 +372,15 @@ static void conv_run(const char *file, bool unspec)
     tj_dispatch d = { .args = cl ? kargs : sargs,
                       .push = wh,
                       .spec_values = spec,
-                      .groups = { (w + 15) / 16, (h + 15) / 16, 1 },
+                      .groups = { (w + lx - 1) / lx, (h + ly - 1) / ly, 1 },
                       .work_dim = 2,
                       .global_size = { w, h, 1 } };
     REQUIRE(tj_run(k, &d) == 0, "run");
     int bad = 0;
     for (uint32_t i = 0; i < w * h; i++)
         bad += !tj_close(dst[i], ref[i], 1e-5f);
-    CHECK(bad == 0, "%s: %d of %u wrong (%g vs %g)", file, bad, w * h, dst[0], ref[0]);
+    CHECK(bad == 0, "%s %ux%u (local %ux%u, memory %d): %d of %u wrong (%g vs %g)", file, w, h, lx, ly, (int)c->memory,
+          bad, w * h, dst[0], ref[0]);
     same_on_both_paths(file, k, dst, w * h);
     free(src);
     free(dst);
@@ -390,6 +407,27 @@ TEST(jit_conv3x3_cl_specialized)
 TEST(jit_conv3x3_cl_unspecialized)
 {
     BOTH_PATHS(conv_run("kernels/conv3x3.cl.spv", true));
+}
+
+/* Clamped stencils at the image's edges: images narrower than a sub-group,
+ * one pixel, odd sizes, rows that end inside a sub-group (the .cl at local
+ * sizes whose rows are not a multiple of the sub-group, or span several rows
+ * in one), random data and coefficients with zeros, unchecked and robust,
+ * the SIMD path bit for bit as the scalar one and both against C. */
+TEST(jit_conv3x3_image_edges)
+{
+    static const uint32_t sizes[][2] = { { 1, 1 }, { 2, 3 }, { 15, 2 }, { 16, 16 }, { 17, 5 }, { 33, 17 }, { 50, 3 } };
+    static const uint32_t locals[][2] = { { 16, 2 }, { 5, 3 }, { 32, 1 } };
+    static const jit_memory modes[2] = { JIT_MEMORY_UNCHECKED, JIT_MEMORY_ROBUST };
+    uint64_t rng = 77;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0] && !test_failed_now(); si++)
+        for (int mi = 0; mi < 2 && !test_failed_now(); mi++) {
+            conv_case c = { sizes[si][0], sizes[si][1], locals[si % 3][0], locals[si % 3][1], modes[mi], { 0 } };
+            for (int t = 0; t < 9; t++) /* about a third of the taps zero */
+                c.kv[t] = test_rand_u64(&rng) % 3 == 0 ? 0.0f : (float)(int)(test_rand_u64(&rng) % 17 - 8) / 8.0f;
+            BOTH_PATHS(conv_run_case("kernels/conv3x3.comp.spv", false, &c));
+            BOTH_PATHS(conv_run_case("kernels/conv3x3.cl.spv", false, &c));
+        }
 }
 
 /* The other JIT tests, their kernels compiled on the scalar path (the
