@@ -570,6 +570,12 @@ TEST(simd_clamped_stencil_3x3)
     check_against_scalar("3x3 stencil, lower", ir, 6, 0xffff);
 }
 
+/* f's start for i8 indices from the middle of `in` (%mid): %t the lane's, %n8 n's */
+#define I8_PROLOGUE                                                                                                    \
+    "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"                                                    \
+    "  %mid = getelementptr inbounds i8, ptr %in, i64 512\n"                                                           \
+    "  %t = trunc i32 %i to i8\n  %n8 = trunc i32 %n to i8\n"
+
 /* Gathers and scatters by 32-bit indices, sign-extended (negative ones
  * from a pointer into the middle of the buffer) and scaled by a GEP's type,
  * a shift or a multiply; an i8 index that wraps within the lanes. */
@@ -595,11 +601,10 @@ TEST(simd_gather_extended_index)
                          "  ret void\n}\n",
                          0, 0xffff);
     /* i16 elements at an i8 index from the buffer's middle: wrapped and not, they differ */
-    static const char i8_index[] = "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
-                                   "  %mid = getelementptr inbounds i8, ptr %in, i64 512\n"
-                                   "  %t = trunc i32 %i to i8\n  %n8 = trunc i32 %n to i8\n  %j = add i8 %t, %n8\n"
-                                   "  %jx = sext i8 %j to i64\n  %p = getelementptr inbounds i16, ptr %mid, i64 %jx\n"
-                                   "  %b = load i16, ptr %p\n  %v = zext i16 %b to i32\n" STORE_OUT("%v");
+    static const char i8_index[] =
+        I8_PROLOGUE "  %j = add i8 %t, %n8\n"
+                    "  %jx = sext i8 %j to i64\n  %p = getelementptr inbounds i16, ptr %mid, i64 %jx\n"
+                    "  %b = load i16, ptr %p\n  %v = zext i16 %b to i32\n" STORE_OUT("%v");
     check_against_scalar("i8 index wrapping within the lanes", i8_index, 120, 0xffffffff);
     check_against_scalar("i8 index wrapping in the last lane", i8_index, 113, 0xffffffff);
     /* a clamp of an index that wraps in the last of 16 lanes: not one vector access */
@@ -619,19 +624,20 @@ TEST(simd_gather_extended_index)
  * and an i32 index extended to i64 before its offsets are added. */
 TEST(simd_offset_taps)
 {
-    static const char i8_taps[] =
-        "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
-        "  %mid = getelementptr inbounds i8, ptr %in, i64 512\n"
-        "  %t = trunc i32 %i to i8\n  %n8 = trunc i32 %n to i8\n  %r = mul i8 %n8, 3\n  %j = add i8 %t, %r\n"
+    static const char i8_taps[] = I8_PROLOGUE
+        "  %r = mul i8 %n8, 3\n  %j = add i8 %t, %r\n"
         "  %jl = add i8 %j, -1\n  %jr = add i8 %j, 1\n"
         "  %xl = sext i8 %jl to i64\n  %pl = getelementptr inbounds i32, ptr %mid, i64 %xl\n  %a = load i32, ptr %pl\n"
         "  %xc = sext i8 %j to i64\n  %pc = getelementptr inbounds i32, ptr %mid, i64 %xc\n  %b = load i32, ptr %pc\n"
         "  %pr = getelementptr inbounds i32, ptr %mid, i8 %jr\n  %c = load i32, ptr %pr\n"
         "  %b2 = mul i32 %b, 3\n  %ab = sub i32 %a, %b2\n  %v = xor i32 %ab, %c\n" STORE_OUT("%v");
-    check_against_scalar("i8 taps, no wrap", i8_taps, 5, 0xffffffff);
-    check_against_scalar("i8 taps, the right tap wrapping", i8_taps, 37, 0xffffffff);
-    check_against_scalar("i8 taps wrapping within the lanes", i8_taps, 40, 0xffffffff);
-    check_against_scalar("i8 taps, negative", i8_taps, 80, 0xffffffff);
+    /* n: no wrap, the right tap wrapping, wrapping within the lanes, negative */
+    static const uint32_t ns[4] = { 5, 37, 40, 80 };
+    for (unsigned k = 0; k < 4 && !test_failed_now(); k++) {
+        char what[32];
+        snprintf(what, sizeof what, "i8 taps, n = %u", ns[k]);
+        check_against_scalar(what, i8_taps, ns[k], 0xffffffff);
+    }
     check_against_scalar("i32 index extended, then offsets",
                          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
                          "  %r = mul i32 %n, 7\n  %j = add i32 %i, %r\n  %jx = sext i32 %j to i64\n"
