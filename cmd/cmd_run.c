@@ -360,6 +360,7 @@ static json_object *json_result(const run_options *o, spvjit_module *m, const sp
     json_object_object_add(d, "first_tier", json_object_new_string(tier_name(t->at_first.dispatch_tier)));
     json_object_object_add(d, "min_ms", json_object_new_double(t->min));
     json_object_object_add(d, "max_ms", json_object_new_double(t->max));
+    json_object_object_add(d, "fallback_groups", json_object_new_uint64(ks->fallback_groups));
     json_object_object_add(j, "dispatches", d);
     json_object_object_add(j, "outputs", json_object_new_array());
     return j;
@@ -473,6 +474,9 @@ int cmd_run(int argc, char **argv)
         printf("dispatch: median %.3f ms over %u run%s on the %s tier (min %.3f, max %.3f)\n",
                median_of(timing.times, timing.n), timing.n, timing.n == 1 ? "" : "s", tier_name(ks.dispatch_tier),
                timing.times[0], timing.times[timing.n - 1]);
+        if (ks.fallback_groups)
+            printf("memory=robust: %llu work-groups, not proven in bounds, ran on the quick tier's checked code\n",
+                   (unsigned long long)ks.fallback_groups);
     }
     json_object *result = o.json ? json_result(&o, m, &ks, &timing) : NULL;
     for (unsigned i = 0; i < o.noutputs; i++) {

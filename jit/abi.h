@@ -22,6 +22,9 @@
  *   `wg_init` before its first work-item); at every OpControlBarrier the code
  *   calls ctx->barrier(ctx, site), which returns once every work-item of the
  *   group reached that same site.
+ * memory=robust kernels of the optimized tier may hand a work-group back to
+ *   the executor (see spvjit_wg_range_fn), which runs it with the quick
+ *   tier's code of the same kernel: the same facts, every check in place.
  * memory=check kernels: the executor calls wg_range_fn one work-group at a
  *   time, with ctx->group_id, ctx->local_size and ctx->check set for it (the
  *   reports and the race detector read them).
@@ -147,8 +150,14 @@ struct spvjit_wg_ctx {
 };
 
 /* Runs work-groups first, first + 1, ..., first + count - 1 (linear indices,
- * first + count <= the dispatch's group count), every work-item of each. */
-typedef void (*spvjit_wg_range_fn)(const spvjit_wg_ctx *ctx, uint64_t first, uint64_t count);
+ * first + count <= the dispatch's group count), every work-item of each, and
+ * returns count.  memory=robust, optimized tier: a group for which it cannot
+ * prove every analyzable bounds check (jit/guard_versions.h) it does not run;
+ * it returns the number of groups it ran before that one, and the caller runs
+ * that group with the kernel's fully checked code (the quick tier's) and calls
+ * again for the rest.  A call that stopped (*ctx->stop) or reported barrier
+ * divergence returns any number: the caller looks at those first. */
+typedef uint64_t (*spvjit_wg_range_fn)(const spvjit_wg_ctx *ctx, uint64_t first, uint64_t count);
 /* The fiber path's work-group memory initializer: call it with the group's
  * ctx before the group's first work-item. */
 typedef void (*spvjit_wg_fn)(const spvjit_wg_ctx *ctx);

@@ -8,6 +8,7 @@
 
 #include "barrier_intrinsic.h"
 #include "kernel_internal.h"
+#include "llvm_facts.h"
 #include "region_loops.h"
 #include "regions.h"
 #include "sg_marker.h"
@@ -40,11 +41,14 @@ static void say_simd(jit_barrier_path *path, unsigned asked, unsigned width, con
 
 /* Sub-group markers across the work-group: the size is the same in every
  * sub-group (a value computed from it alone needs one slot per group, not
- * one per item); every other marker may differ between sub-groups. */
+ * one per item); every other marker may differ between sub-groups.  The
+ * proof's flag (JIT_GROUP_PROVEN) is the group's. */
 static int group_uniform_marker(void *user, const jit_uniformity *u, LLVMValueRef call)
 {
     (void)user;
     (void)u;
+    if (jit_is_group_proven(call))
+        return 0; /* the proof's flag: one value for the group */
     jit_sg_kind k = jit_sg_decode(call).kind;
     return k == JIT_SG_NONE ? -1 : k != JIT_SG_SIZE;
 }
@@ -101,22 +105,6 @@ static int try_regions(lower_ctx *c, uint32_t nitems, char *msg, jit_barrier_pat
     return rc;
 }
 
-/* Fibers run the checks: the flag that would skip them is false (its
- * computation goes, rather than running once per work-item). */
-static void drop_group_proof(lower_ctx *c)
-{
-    LLVMValueRef item = LLVMGetNamedFunction(c->mod, JIT_SYM_ITEM_IN_GROUP);
-    for (LLVMBasicBlockRef bb = item ? LLVMGetFirstBasicBlock(item) : NULL; bb; bb = LLVMGetNextBasicBlock(bb))
-        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-            size_t len;
-            const char *name = LLVMGetValueName2(i, &len);
-            if (len == strlen(JIT_GROUP_PROVEN) && !memcmp(name, JIT_GROUP_PROVEN, len)) {
-                LLVMReplaceAllUsesWith(i, LLVMConstInt(c->t_i1, 0, 0));
-                return;
-            }
-        }
-}
-
 static int choose(lower_ctx *c, jit_barrier_mode mode, jit_barrier_path *path)
 {
     if (!c->uses_barriers) { /* the range is built: c->simd_width is what it got */
@@ -149,7 +137,7 @@ static int choose(lower_ctx *c, jit_barrier_mode mode, jit_barrier_path *path)
                         c->ep ? c->ep->name : "(none)", why);
     say(path, JIT_BARRIERS_FIBERS, "barriers on fibers: %s", why);
     jit_barriers_to_fibers(c);
-    drop_group_proof(c);
+    jit_group_proven_is(c, false); /* the fibers run every check (the range loop proves nothing for them) */
     jit_build_fiber_item(c);
     return jit_verify(c);
 }
@@ -157,7 +145,8 @@ static int choose(lower_ctx *c, jit_barrier_mode mode, jit_barrier_path *path)
 int jit_choose_barrier_path(lower_ctx *c, jit_barrier_mode mode, jit_barrier_path *path)
 {
     int rc = choose(c, mode, path);
-    jit_sg_lower_scalar(c->mod); /* what the vectorizer did not take: sub-groups of one */
+    jit_sg_lower_scalar(c->mod);   /* what the vectorizer did not take: sub-groups of one */
+    jit_group_proven_is(c, false); /* a flag the regions did not give a value keeps its checks */
     return rc;
 }
 

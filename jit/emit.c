@@ -13,6 +13,7 @@
  * the same host CPU name and features as the optimizer's.
  */
 #include "jit_internal.h"
+#include "proof.h"
 #include "rt_check.h"
 #include "rt_printf.h"
 
@@ -65,6 +66,7 @@ static const struct {
     { "spvjit_rt_printf", (void *)&spvjit_rt_printf },
     { JIT_RT_OOB, (void *)&spvjit_rt_oob },
     { JIT_RT_WG_ACCESS, (void *)&spvjit_rt_wg_access },
+    { JIT_RT_PROVE, (void *)&spvjit_rt_prove },
 };
 
 static LLVMErrorRef define_runtime_symbols(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)

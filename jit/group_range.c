@@ -9,7 +9,7 @@
 LLVMValueRef jit_range_function(lower_ctx *c)
 {
     LLVMTypeRef p[3] = { c->t_ptr, c->t_i64, c->t_i64 };
-    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_WG_RANGE, LLVMFunctionType(c->t_void, p, 3, 0));
+    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_WG_RANGE, LLVMFunctionType(c->t_i64, p, 3, 0));
     jit_add_attr(c, fn, 1, "noalias");
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
     /* the whole ctx may be read anywhere: LLVM may then load its fields before
@@ -32,6 +32,8 @@ typedef struct range_facts {
     bool varies[3];            /* Kernel flavour: the last group of dimension d may be smaller
                                   (not when the local size there is 1) */
     bool two_kinds;            /* ... and the local size is known: full groups get constant sizes */
+    LLVMValueRef proof;        /* JIT_SYM_PROOF, or NULL */
+    LLVMValueRef first;        /* i64 the range's first group */
     jit_group_emit_fn emit;
     void *user;
     LLVMBasicBlockRef exit;
@@ -133,14 +135,41 @@ static void no_unroll(lower_ctx *c, LLVMValueRef br)
  * body is the stop test, the group's ids and size, its Workgroup
  * initializers and emit().  `full`: every one has the compile-time size
  * (constant sizes).  Leaves c->b after the loop. */
+/* The proof (JIT_SYM_PROOF) for the box of WorkgroupIds [lo, hi]. */
+static LLVMValueRef prove(lower_ctx *c, const range_facts *f, LLVMValueRef const *lo, LLVMValueRef const *hi)
+{
+    LLVMValueRef a[7] = { f->ctx, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2] };
+    return LLVMBuildCall2(c->b, LLVMGlobalGetValueType(f->proof), f->proof, a, 7, "proven");
+}
+
 static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const jit_group *row, LLVMValueRef begin,
                       LLVMValueRef end, LLVMValueRef gx_begin, bool full)
 {
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
     LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(c->llc, fn, full ? "group.full" : "group");
     LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, fn, "group.run");
     LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->llc, fn, "groups.done");
-    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, begin, end, ""), head, after);
+    /* the groups' sizes are the constant compile-time ones: the proof decides
+     * which run here, once for the row's groups, else per group */
+    bool proved = f->proof;
+    for (unsigned d = 0; d < 3; d++)
+        proved &= (full || !f->varies[d]) && LLVMIsAConstantInt(f->enq[d]);
+    LLVMValueRef row_ok = NULL;
+    if (proved) {
+        LLVMBasicBlockRef box = LLVMAppendBasicBlockInContext(c->llc, fn, "row.proof");
+        LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, begin, end, ""), box, after);
+        LLVMPositionBuilderAtEnd(c->b, box);
+        LLVMValueRef last =
+            LLVMBuildTrunc(c->b,
+                           LLVMBuildSub(c->b, LLVMBuildSub(c->b, end, begin, ""), LLVMConstInt(c->t_i64, 1, 0), ""),
+                           c->t_i32, "");
+        LLVMValueRef lo[3] = { LLVMBuildAdd(c->b, gx_begin, f->base[0], ""), row->id[1], row->id[2] };
+        LLVMValueRef hi[3] = { LLVMBuildAdd(c->b, lo[0], last, ""), row->id[1], row->id[2] };
+        row_ok = prove(c, f, lo, hi);
+        LLVMBuildBr(c->b, head);
+    } else {
+        LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, begin, end, ""), head, after);
+    }
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
 
     LLVMPositionBuilderAtEnd(c->b, head);
     LLVMValueRef gi = phi(c, c->t_i64, begin, pre, "g");
@@ -153,6 +182,18 @@ static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const
     if (full)
         for (unsigned d = 1; d < 3; d++)
             g.size[d] = f->enq[d];
+    if (row_ok) {
+        /* a group whose checks cannot be proven goes back to the executor (jit/abi.h) */
+        LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(c->llc, fn, "group.proof");
+        LLVMBasicBlockRef back = LLVMAppendBasicBlockInContext(c->llc, fn, "group.unproven");
+        LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(c->llc, fn, "group.proven");
+        LLVMBuildCondBr(c->b, row_ok, go, one);
+        LLVMPositionBuilderAtEnd(c->b, one);
+        LLVMBuildCondBr(c->b, prove(c, f, g.id, g.id), go, back);
+        LLVMPositionBuilderAtEnd(c->b, back);
+        LLVMBuildRet(c->b, LLVMBuildSub(c->b, gi, f->first, "handed"));
+        LLVMPositionBuilderAtEnd(c->b, go);
+    }
     if (c->has_wg_init) {
         /* always-inline from now on: the barrier regions' inlining (which would
          * have deleted it once inlined into spvjit_wg_init) is over */
@@ -172,7 +213,7 @@ static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const
     return 0;
 }
 
-int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user)
+int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user, LLVMValueRef proof)
 {
     LLVMValueRef ctx = LLVMGetParam(fn, 0), first = LLVMGetParam(fn, 1), count = LLVMGetParam(fn, 2);
     LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(c->llc, fn, "range");
@@ -181,7 +222,7 @@ int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, 
     LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->llc, fn, "range.exit");
     LLVMValueRef zero32 = k32(c, 0);
 
-    range_facts f = { .emit = emit, .user = user, .exit = exit };
+    range_facts f = { .emit = emit, .user = user, .exit = exit, .proof = proof, .first = first };
     load_facts(c, ctx, &f);
     LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, count, LLVMConstInt(c->t_i64, 0, 0), ""), exit, start);
 
@@ -248,5 +289,6 @@ int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, 
     no_unroll(c, LLVMBuildBr(c->b, row));
 
     LLVMPositionBuilderAtEnd(c->b, exit);
+    LLVMBuildRet(c->b, count);
     return 0;
 }

@@ -6,8 +6,11 @@
  *     the caller's code that runs once per call (environment, frame)
  *     x, y, z of group `first` (two divisions per call)
  *     for each row of the grid the range touches (y, z fixed):
+ *       memory=robust: the proof of the checks for the row's groups (JIT_SYM_PROOF)
  *       for each of the row's groups in the range (x):
  *         return if *ctx->stop (a relaxed atomic load)
+ *         the row's proof failed: the group's own; unproven: return (the
+ *           executor runs the group on the quick tier's checked code)
  *         the group's WorkgroupId (base_group included) and local size
  *         its Workgroup initializers (JIT_SYM_WG_INIT_BODY, inlined)
  *         the caller's code for one group: its work-items
@@ -46,13 +49,17 @@ typedef int (*jit_group_emit_fn)(void *user, const jit_group *g);
  * run-time sizes. */
 bool jit_group_sizes_vary(lower_ctx *c);
 
-/* Adds spvjit_wg_range(ptr noalias ctx, i64 first, i64 count) to c->mod and
- * positions c->b in its entry block. */
+/* Adds i64 spvjit_wg_range(ptr noalias ctx, i64 first, i64 count) to c->mod
+ * and positions c->b in its entry block. */
 LLVMValueRef jit_range_function(lower_ctx *c);
 
 /* Emits the loop over the range of fn (made by jit_range_function) at c->b,
- * emit() giving the code of one group; leaves c->b in the block after the
- * loop (no terminator).  0, or emit's -1. */
-int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user);
+ * emit() giving the code of one group, and its return (`count`: jit/abi.h).
+ * `proof` (JIT_SYM_PROOF, or NULL): the groups of the compile-time size run
+ * only where it holds — it is asked once for each row's box of them, and
+ * for every group of a row it fails for — and the first group it fails for
+ * ends the call, which returns how many groups ran before it.  0, or emit's
+ * -1. */
+int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user, LLVMValueRef proof);
 
 #endif

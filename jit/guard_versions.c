@@ -1,4 +1,4 @@
-/* jit/guard_versions.c — bounds checks proven once per work-group (see guard_versions.h). */
+/* jit/guard_versions.c — bounds checks proven once for many work-groups (see guard_versions.h). */
 #include "guard_versions.h"
 
 #include <stddef.h>
@@ -6,56 +6,113 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "cfg.h"
+#include "proof.h"
 #include "util/hashmap.h"
 
 /* the body's ctx, local ids, local size and WorkgroupId parameters (workgroup.c) */
 enum { GROUP_ID = 7, NFIXED = 10 };
 
-/* The range of a body value over the group: i128 bounds built in spvjit_wg,
- * `ok` (i1) when no step of the body's arithmetic could have wrapped. */
+/* The range of a body value over the groups proven together: its lowest and
+ * highest value as values of the proof's program (proof.h), `ok` (1 or 0)
+ * when no step of the body's arithmetic could have wrapped. */
 typedef struct range {
     bool known; /* false: the value cannot be followed */
-    LLVMValueRef lo, hi, ok;
+    jit_pv lo, hi, ok;
     unsigned inside; /* a loop counter's range holds inside its loop: in blocks this block
                         dominates (JIT_CFG_NONE: everywhere) */
+    unsigned mag;    /* lo and hi are signed numbers of at most this many bits (where ok): a
+                        step that stays within its type needs no test (128: unknown) */
 } range;
+
+/* What a branch on the way to a check says: `v pred bound` holds there. */
+typedef struct constraint {
+    LLVMValueRef v, bound;
+    LLVMIntPredicate pred;
+    /* what was compared: v itself (or its sign extension: the same value),
+     * or v's zero extension or truncation, equal to v only where v's range says */
+    enum { AS_IS, ZEXT_OF_V, TRUNC_OF_V } via;
+    unsigned bits; /* ZEXT_OF_V, TRUNC_OF_V: the width of v, of the truncation */
+} constraint;
+
+enum { MAX_CONSTRAINTS = 32 };
 
 typedef struct analysis {
     lower_ctx *c;
     LLVMValueRef body, item; /* the body and its item-state alloca */
     LLVMValueRef const *args;
+    LLVMValueRef const *group_hi; /* [3] the highest WorkgroupId of the groups proven together */
     const uint32_t *ls;
-    LLVMTypeRef i128;
-    util_hashmap memo; /* body value → range (arena), or &busy while being followed */
-    jit_cfg cfg;       /* of the body */
+    jit_proof prog;                   /* the proof being written */
+    util_hashmap memo;                /* body value → range (arena), or &busy while being followed */
+    util_hashmap local;               /* the same for ranges that use the constraints of the check being proven */
+    unsigned narrowed;                /* counts the uses of constraints: a range followed across a change used them */
+    jit_cfg cfg;                      /* of the body */
+    constraint cons[MAX_CONSTRAINTS]; /* the branches dominating the check being proven */
+    unsigned ncons;
     bool oom;
 } analysis;
 
 static range busy;
 
-static LLVMValueRef k128(analysis *a, int64_t v)
+static jit_pv k128(analysis *a, int64_t v)
 {
-    return LLVMConstInt(a->i128, (uint64_t)v, 1);
+    return jit_proof_const(&a->prog, v);
 }
 
-static LLVMValueRef lt(analysis *a, LLVMValueRef x, LLVMValueRef y)
+static jit_pv op2(analysis *a, jit_proof_opcode op, jit_pv x, jit_pv y)
 {
-    return LLVMBuildICmp(a->c->b, LLVMIntSLT, x, y, "");
+    return jit_proof_op(&a->prog, op, x, y, 0);
 }
 
-static LLVMValueRef min2(analysis *a, LLVMValueRef x, LLVMValueRef y)
+static jit_pv lt(analysis *a, jit_pv x, jit_pv y)
 {
-    return LLVMBuildSelect(a->c->b, lt(a, x, y), x, y, "");
+    return op2(a, JIT_PROOF_LT, x, y);
 }
 
-static LLVMValueRef max2(analysis *a, LLVMValueRef x, LLVMValueRef y)
+static jit_pv le(analysis *a, jit_pv x, jit_pv y)
 {
-    return LLVMBuildSelect(a->c->b, lt(a, x, y), y, x, "");
+    return op2(a, JIT_PROOF_LE, x, y);
 }
 
-static LLVMValueRef both(analysis *a, LLVMValueRef x, LLVMValueRef y)
+static jit_pv min2(analysis *a, jit_pv x, jit_pv y)
 {
-    return LLVMBuildAnd(a->c->b, x, y, "");
+    return op2(a, JIT_PROOF_MIN, x, y);
+}
+
+static jit_pv max2(analysis *a, jit_pv x, jit_pv y)
+{
+    return op2(a, JIT_PROOF_MAX, x, y);
+}
+
+static jit_pv add(analysis *a, jit_pv x, jit_pv y)
+{
+    return op2(a, JIT_PROOF_ADD, x, y);
+}
+
+static jit_pv sub(analysis *a, jit_pv x, jit_pv y)
+{
+    return op2(a, JIT_PROOF_SUB, x, y);
+}
+
+static jit_pv mul(analysis *a, jit_pv x, jit_pv y)
+{
+    return op2(a, JIT_PROOF_MUL, x, y);
+}
+
+static jit_pv both(analysis *a, jit_pv x, jit_pv y)
+{
+    return op2(a, JIT_PROOF_AND, x, y);
+}
+
+/* cond ? x : y */
+static jit_pv pick(analysis *a, jit_pv cond, jit_pv x, jit_pv y)
+{
+    return jit_proof_op(&a->prog, JIT_PROOF_SELECT, cond, x, y);
+}
+
+static jit_pv yes(analysis *a)
+{
+    return k128(a, 1);
 }
 
 static range unknown(void)
@@ -63,10 +120,35 @@ static range unknown(void)
     return (range){ .inside = JIT_CFG_NONE };
 }
 
-static range make(analysis *a, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef ok)
+static range make(analysis *a, jit_pv lo, jit_pv hi, jit_pv ok)
 {
     (void)a;
-    return (range){ true, lo, hi, ok, JIT_CFG_NONE };
+    return (range){ true, lo, hi, ok, JIT_CFG_NONE, 128 };
+}
+
+/* r, known to be numbers of `mag` bits */
+static range sized(range r, unsigned mag)
+{
+    r.mag = mag < 128 ? mag : 128;
+    return r;
+}
+
+static unsigned wider(range x, range y)
+{
+    return x.mag > y.mag ? x.mag : y.mag;
+}
+
+/* The bits of k as a signed number. */
+static unsigned sbits(int64_t k)
+{
+    uint64_t u = k < 0 ? ~(uint64_t)k : (uint64_t)k;
+    return u ? 65 - (unsigned)__builtin_clzll(u) : 1;
+}
+
+/* A constant's range. */
+static range constant(analysis *a, int64_t k)
+{
+    return sized(make(a, k128(a, k), k128(a, k), yes(a)), sbits(k));
 }
 
 /* r with where x and y hold: the deeper of two nested loops, unknown for unrelated ones. */
@@ -86,20 +168,17 @@ static range inside(analysis *a, range r, range x, range y)
 
 /* ok of r, and its bounds within the signed range of `bits` (the body's
  * arithmetic did not wrap). */
-static LLVMValueRef fits(analysis *a, range r, unsigned bits)
+static jit_pv fits(analysis *a, range r, unsigned bits)
 {
-    if (bits >= 128)
+    if (bits >= 128 || r.mag <= bits)
         return r.ok;
     int64_t top = bits >= 64 ? INT64_MAX : (int64_t)((1ull << (bits - 1)) - 1);
-    int64_t bottom = -top - 1;
-    LLVMValueRef in = both(a, LLVMBuildICmp(a->c->b, LLVMIntSGE, r.lo, k128(a, bottom), ""),
-                           LLVMBuildICmp(a->c->b, LLVMIntSLE, r.hi, k128(a, top), ""));
-    return both(a, r.ok, in);
+    return both(a, r.ok, both(a, le(a, k128(a, -top - 1), r.lo), le(a, r.hi, k128(a, top))));
 }
 
-static LLVMValueRef nonnegative(analysis *a, range r)
+static jit_pv nonnegative(analysis *a, range r)
 {
-    return both(a, r.ok, LLVMBuildICmp(a->c->b, LLVMIntSGE, r.lo, k128(a, 0), ""));
+    return both(a, r.ok, le(a, k128(a, 0), r.lo));
 }
 
 static range follow(analysis *a, LLVMValueRef v);
@@ -188,6 +267,17 @@ static bool invariant_memory(analysis *a, int param, int64_t off)
            c->params[k].storage == SpvStorageClassFunction;
 }
 
+/* Body parameter p >= GROUP_ID: WorkgroupId over the groups proven together,
+ * environment values the same for all of them. */
+static range group_param(analysis *a, int p)
+{
+    LLVMBuilderRef b = a->c->b;
+    jit_pv lo = jit_proof_leaf(&a->prog, LLVMBuildSExt(b, a->args[p], a->c->t_i64, "")), hi = lo;
+    if (p < GROUP_ID + 3 && a->group_hi)
+        hi = jit_proof_leaf(&a->prog, LLVMBuildSExt(b, a->group_hi[p - GROUP_ID], a->c->t_i64, ""));
+    return sized(make(a, lo, hi, yes(a)), LLVMGetIntTypeWidth(LLVMTypeOf(a->args[p])));
+}
+
 /* A load of memory the whole group shares, made again in spvjit_wg. */
 static range leaf_load(analysis *a, LLVMValueRef ld)
 {
@@ -201,8 +291,7 @@ static range leaf_load(analysis *a, LLVMValueRef ld)
         int p = item_field(a, off);
         if (p < GROUP_ID || !a->args[p] || LLVMTypeOf(a->args[p]) != t)
             return unknown();
-        LLVMValueRef x = LLVMBuildSExt(a->c->b, a->args[p], a->i128, "");
-        return make(a, x, x, LLVMConstInt(a->c->t_i1, 1, 0));
+        return group_param(a, p);
     }
     if (param < 0 || !a->args[param] || !invariant_memory(a, param, off))
         return unknown();
@@ -210,8 +299,8 @@ static range leaf_load(analysis *a, LLVMValueRef ld)
     LLVMValueRef v =
         LLVMBuildLoad2(c->b, t, jit_byte_gep(c, a->args[param], LLVMConstInt(c->t_i64, (uint64_t)off, 0), true), "");
     LLVMSetAlignment(v, LLVMGetAlignment(ld));
-    LLVMValueRef x = LLVMBuildSExt(c->b, v, a->i128, "");
-    return make(a, x, x, LLVMConstInt(c->t_i1, 1, 0));
+    jit_pv x = jit_proof_leaf(&a->prog, LLVMBuildSExt(c->b, v, c->t_i64, ""));
+    return sized(make(a, x, x, yes(a)), LLVMGetIntTypeWidth(t));
 }
 
 /* --- following the body's arithmetic ------------------------------------------------------------ */
@@ -230,13 +319,30 @@ static bool const_of(LLVMValueRef v, int64_t *k)
     return true;
 }
 
+/* The constant a range is, if it is one. */
+static bool point_of(analysis *a, range r, jit_proof_int *k)
+{
+    return r.lo == r.hi && jit_proof_const_of(&a->prog, r.lo, k);
+}
+
 static range product(analysis *a, range x, range y, unsigned bits)
 {
-    LLVMBuilderRef b = a->c->b;
-    LLVMValueRef p[4] = { LLVMBuildMul(b, x.lo, y.lo, ""), LLVMBuildMul(b, x.lo, y.hi, ""),
-                          LLVMBuildMul(b, x.hi, y.lo, ""), LLVMBuildMul(b, x.hi, y.hi, "") };
-    range r = make(a, min2(a, min2(a, p[0], p[1]), min2(a, p[2], p[3])),
-                   max2(a, max2(a, p[0], p[1]), max2(a, p[2], p[3])), both(a, x.ok, y.ok));
+    jit_proof_int k;
+    range r;
+    if (point_of(a, x, &k) || point_of(a, y, &k)) { /* scaled by a constant: the ends stay ends */
+        range v = point_of(a, y, &k) ? x : y;
+        jit_pv lo = mul(a, v.lo, jit_proof_const(&a->prog, k)), hi = mul(a, v.hi, jit_proof_const(&a->prog, k));
+        r = make(a, k < 0 ? hi : lo, k < 0 ? lo : hi, both(a, x.ok, y.ok));
+    } else if (x.lo == x.hi || y.lo == y.hi) { /* scaled by one value: its sign picks the ends */
+        range v = y.lo == y.hi ? x : y, s = y.lo == y.hi ? y : x;
+        jit_pv p0 = mul(a, v.lo, s.lo), p1 = mul(a, v.hi, s.lo);
+        r = make(a, min2(a, p0, p1), max2(a, p0, p1), both(a, x.ok, y.ok));
+    } else {
+        jit_pv p[4] = { mul(a, x.lo, y.lo), mul(a, x.lo, y.hi), mul(a, x.hi, y.lo), mul(a, x.hi, y.hi) };
+        r = make(a, min2(a, min2(a, p[0], p[1]), min2(a, p[2], p[3])),
+                 max2(a, max2(a, p[0], p[1]), max2(a, p[2], p[3])), both(a, x.ok, y.ok));
+    }
+    r = sized(r, x.mag + y.mag);
     r.ok = fits(a, r, bits);
     return inside(a, r, x, y);
 }
@@ -245,9 +351,9 @@ static range intrinsic(analysis *a, LLVMValueRef call, unsigned bits)
 {
     LLVMValueRef f = LLVMGetCalledValue(call);
     size_t len;
-    const char *name = LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : "";
-    if (LLVMGetNumArgOperands(call) != 2)
+    if (!LLVMIsAFunction(f) || LLVMGetNumArgOperands(call) != 2)
         return unknown();
+    const char *name = LLVMGetValueName2(f, &len);
     bool smin = !strncmp(name, "llvm.smin.", 10), smax = !strncmp(name, "llvm.smax.", 10);
     bool umin = !strncmp(name, "llvm.umin.", 10), umax = !strncmp(name, "llvm.umax.", 10);
     bool usub = !strncmp(name, "llvm.usub.sat.", 14);
@@ -256,17 +362,50 @@ static range intrinsic(analysis *a, LLVMValueRef call, unsigned bits)
     range x = follow(a, LLVMGetOperand(call, 0)), y = follow(a, LLVMGetOperand(call, 1));
     if (!x.known || !y.known)
         return unknown();
-    LLVMValueRef ok = both(a, x.ok, y.ok);
+    jit_pv ok = both(a, x.ok, y.ok);
     if (umin || umax || usub) /* unsigned: the signed bounds hold only for non-negative operands */
         ok = both(a, nonnegative(a, x), nonnegative(a, y));
     (void)bits;
-    LLVMValueRef zero = k128(a, 0);
-    LLVMBuilderRef b = a->c->b;
-    range r = usub           ? make(a, max2(a, LLVMBuildSub(b, x.lo, y.hi, ""), zero),
-                                    max2(a, LLVMBuildSub(b, x.hi, y.lo, ""), zero), ok)
+    jit_pv zero = k128(a, 0);
+    range r = usub           ? make(a, max2(a, sub(a, x.lo, y.hi), zero), max2(a, sub(a, x.hi, y.lo), zero), ok)
               : smin || umin ? make(a, min2(a, x.lo, y.lo), min2(a, x.hi, y.hi), ok)
                              : make(a, max2(a, x.lo, y.lo), max2(a, x.hi, y.hi), ok);
-    return inside(a, r, x, y);
+    return inside(a, sized(r, wider(x, y) + usub), x, y);
+}
+
+/* Whether v is phi made no larger: phi >> k, phi / k, phi & k (k >= 0 constants). */
+static bool shrinks(LLVMValueRef v, LLVMValueRef phi)
+{
+    if (!LLVMIsAInstruction(v) || LLVMGetOperand(v, 0) != phi)
+        return false;
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    int64_t k;
+    return (op == LLVMLShr || op == LLVMUDiv || op == LLVMAnd) && const_of(LLVMGetOperand(v, 1), &k) && k >= 0 &&
+           (op != LLVMUDiv || k > 0);
+}
+
+/* A shrinking loop variable: phi [init, ...], [phi >> k, ...]... (every value
+ * not from outside made no larger from the phi itself, unsigned): within
+ * [0, init] when init is not negative (a halving stride).  Unknown otherwise. */
+static range shrinking(analysis *a, LLVMValueRef phi)
+{
+    LLVMValueRef init = NULL;
+    for (unsigned i = 0, n = LLVMCountIncoming(phi); i < n; i++) {
+        LLVMValueRef v = LLVMGetIncomingValue(phi, i);
+        if (v == phi || shrinks(v, phi))
+            continue;
+        if (init && init != v)
+            return unknown();
+        init = v;
+    }
+    if (!init)
+        return unknown();
+    range x = follow(a, init);
+    if (!x.known)
+        return unknown();
+    range r = sized(make(a, k128(a, 0), x.hi, nonnegative(a, x)), x.mag);
+    r.inside = x.inside;
+    return r;
 }
 
 /* A loop counter: phi [init, outside], [phi + step, latch] (step > 0), whose
@@ -274,8 +413,9 @@ static range intrinsic(analysis *a, LLVMValueRef call, unsigned bits)
  * in the blocks the loop's side of that branch dominates. */
 static range counter(analysis *a, LLVMValueRef phi)
 {
-    if (LLVMCountIncoming(phi) != 2)
-        return unknown();
+    range down = shrinking(a, phi);
+    if (down.known || LLVMCountIncoming(phi) != 2)
+        return down;
     LLVMValueRef init = NULL;
     int64_t step = 0, k;
     for (unsigned i = 0; i < 2; i++) {
@@ -306,37 +446,139 @@ static range counter(analysis *a, LLVMValueRef phi)
     unsigned body = jit_cfg_index(&a->cfg, LLVMGetSuccessor(br, 0));
     if (body == JIT_CFG_NONE || jit_cfg_npred(&a->cfg, body) != 1)
         return unknown(); /* the loop's side must be entered from the test only */
-    LLVMBuilderRef b = a->c->b;
-    LLVMValueRef top = strict ? LLVMBuildSub(b, hi.hi, k128(a, 1), "") : hi.hi;
+    jit_pv top = strict ? sub(a, hi.hi, k128(a, 1)) : hi.hi;
     /* from one start the counter stops at the last step at or below the bound */
-    LLVMValueRef span = max2(a, LLVMBuildSub(b, top, lo.lo, ""), k128(a, 0));
-    LLVMValueRef last =
-        LLVMBuildAdd(b, lo.lo, LLVMBuildMul(b, LLVMBuildSDiv(b, span, k128(a, step), ""), k128(a, step), ""), "");
-    top = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, lo.lo, lo.hi, ""), last, top, "");
-    LLVMValueRef ok = both(a, lo.ok, hi.ok);
+    jit_pv span = max2(a, sub(a, top, lo.lo), k128(a, 0));
+    jit_pv last = add(a, lo.lo, mul(a, op2(a, JIT_PROOF_DIV, span, k128(a, step)), k128(a, step)));
+    top = pick(a, op2(a, JIT_PROOF_EQ, lo.lo, lo.hi), last, top);
+    jit_pv ok = both(a, lo.ok, hi.ok);
     if (pred == LLVMIntULT || pred == LLVMIntULE)
         ok = both(a, ok, both(a, nonnegative(a, lo), nonnegative(a, hi)));
-    range r = inside(a, make(a, lo.lo, max2(a, lo.lo, top), ok), lo, hi);
-    range at = make(a, r.lo, r.hi, r.ok);
+    range r = inside(a, sized(make(a, lo.lo, max2(a, lo.lo, top), ok), wider(lo, hi) + 1), lo, hi);
+    range at = sized(make(a, r.lo, r.hi, r.ok), r.mag);
     at.inside = body;
     return r.known ? inside(a, at, r, at) : r;
 }
 
+/* Whether a and b are the same value: the same instruction, or the same
+ * arithmetic on the same operands (a guard's i + 1 and the access's own
+ * i + 1, in blocks neither dominating the other, which CSE leaves apart). */
+static bool same_value(LLVMValueRef a, LLVMValueRef b)
+{
+    if (a == b)
+        return true;
+    if (!a || !b || !LLVMIsAInstruction(a) || !LLVMIsAInstruction(b) || LLVMTypeOf(a) != LLVMTypeOf(b))
+        return false;
+    LLVMOpcode op = LLVMGetInstructionOpcode(a);
+    if (op != LLVMGetInstructionOpcode(b))
+        return false;
+    switch (op) {
+    case LLVMAdd:
+    case LLVMSub:
+    case LLVMMul:
+    case LLVMShl:
+    case LLVMLShr:
+    case LLVMAShr:
+    case LLVMAnd:
+    case LLVMOr:
+    case LLVMUDiv:
+    case LLVMSDiv:
+    case LLVMURem:
+    case LLVMSRem:
+    case LLVMZExt:
+    case LLVMSExt:
+    case LLVMTrunc:
+        break;
+    default:
+        return false;
+    }
+    for (int i = 0, n = LLVMGetNumOperands(a); i < n; i++)
+        if (LLVMGetOperand(a, (unsigned)i) != LLVMGetOperand(b, (unsigned)i))
+            return false;
+    return true;
+}
+
+/* --- sums a guard bounds in part ------------------------------------------------------------------ */
+
+enum { MAX_TERMS = 8 };
+
+/* The terms of v as a sum of adds of its type (at most MAX_TERMS; *n 0: too many). */
+static void terms_of(LLVMValueRef v, LLVMValueRef *t, unsigned *n)
+{
+    if (*n >= MAX_TERMS) {
+        *n = 0;
+        return;
+    }
+    if (LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == LLVMAdd) {
+        terms_of(LLVMGetOperand(v, 0), t, n);
+        if (*n)
+            terms_of(LLVMGetOperand(v, 1), t, n);
+    } else {
+        t[(*n)++] = v;
+    }
+}
+
+/* A sum whose part a constraint bounds: the index (row*n + t) + tx under
+ * `t + tx < n`.  The range of v as the constrained part plus the rest: sums
+ * wrap alike in any order, so only the whole is tested against its type.
+ * Unknown when no constraint covers part of v's terms. */
+static range partial_sum(analysis *a, LLVMValueRef v, unsigned bits)
+{
+    LLVMValueRef t[MAX_TERMS], ct[MAX_TERMS];
+    unsigned n = 0;
+    terms_of(v, t, &n);
+    for (unsigned i = 0; i < a->ncons && n > 2; i++) {
+        LLVMValueRef cv = a->cons[i].v;
+        if (same_value(cv, v) || LLVMTypeOf(cv) != LLVMTypeOf(v) || !LLVMIsAInstruction(cv) ||
+            LLVMGetInstructionOpcode(cv) != LLVMAdd)
+            continue;
+        unsigned m = 0;
+        terms_of(cv, ct, &m);
+        bool used[MAX_TERMS] = { false }, all = m > 1 && m < n;
+        for (unsigned j = 0; j < m && all; j++) {
+            unsigned q = 0;
+            while (q < n && (used[q] || !same_value(t[q], ct[j])))
+                q++;
+            all = q < n;
+            if (all)
+                used[q] = true;
+        }
+        if (!all)
+            continue;
+        range r = follow(a, cv);
+        for (unsigned q = 0; q < n && r.known; q++) {
+            if (used[q])
+                continue;
+            range x = follow(a, t[q]);
+            if (!x.known)
+                return unknown();
+            r = inside(a, sized(make(a, add(a, r.lo, x.lo), add(a, r.hi, x.hi), both(a, r.ok, x.ok)), wider(r, x) + 1),
+                       r, x);
+        }
+        if (r.known)
+            r.ok = fits(a, r, bits);
+        return r;
+    }
+    return unknown();
+}
+
 static range instruction(analysis *a, LLVMValueRef v)
 {
-    LLVMBuilderRef b = a->c->b;
     unsigned bits = bits_of(v);
     LLVMOpcode op = LLVMGetInstructionOpcode(v);
     int64_t k;
     switch (op) {
     case LLVMAdd:
     case LLVMSub: {
+        range part = op == LLVMAdd && a->ncons ? partial_sum(a, v, bits) : unknown();
+        if (part.known)
+            return part;
         range x = follow(a, LLVMGetOperand(v, 0)), y = follow(a, LLVMGetOperand(v, 1));
         if (!x.known || !y.known)
             return unknown();
-        range r = op == LLVMAdd
-                      ? make(a, LLVMBuildAdd(b, x.lo, y.lo, ""), LLVMBuildAdd(b, x.hi, y.hi, ""), both(a, x.ok, y.ok))
-                      : make(a, LLVMBuildSub(b, x.lo, y.hi, ""), LLVMBuildSub(b, x.hi, y.lo, ""), both(a, x.ok, y.ok));
+        range r = op == LLVMAdd ? make(a, add(a, x.lo, y.lo), add(a, x.hi, y.hi), both(a, x.ok, y.ok))
+                                : make(a, sub(a, x.lo, y.hi), sub(a, x.hi, y.lo), both(a, x.ok, y.ok));
+        r = sized(r, wider(x, y) + 1);
         r.ok = fits(a, r, bits);
         return inside(a, r, x, y);
     }
@@ -348,35 +590,47 @@ static range instruction(analysis *a, LLVMValueRef v)
         range x = follow(a, LLVMGetOperand(v, 0));
         if (!x.known || !const_of(LLVMGetOperand(v, 1), &k) || k < 0 || k >= (int64_t)bits || k > 62)
             return unknown();
-        range s = make(a, k128(a, (int64_t)1 << k), k128(a, (int64_t)1 << k), LLVMConstInt(a->c->t_i1, 1, 0));
-        return product(a, x, s, bits);
+        return product(a, x, constant(a, (int64_t)1 << k), bits);
     }
     case LLVMLShr:
     case LLVMAShr: {
         range x = follow(a, LLVMGetOperand(v, 0));
         if (!x.known || !const_of(LLVMGetOperand(v, 1), &k) || k < 0 || k >= (int64_t)bits)
             return unknown();
-        LLVMValueRef s = k128(a, k);
-        range r = make(a, LLVMBuildAShr(b, x.lo, s, ""), LLVMBuildAShr(b, x.hi, s, ""),
-                       op == LLVMLShr ? nonnegative(a, x) : x.ok);
+        jit_pv s = k128(a, k);
+        range r = sized(make(a, op2(a, JIT_PROOF_SHR, x.lo, s), op2(a, JIT_PROOF_SHR, x.hi, s),
+                             op == LLVMLShr ? nonnegative(a, x) : x.ok),
+                        x.mag);
         r.inside = x.inside;
         return r;
     }
-    case LLVMAnd: /* with a non-negative constant c: within [0, c] whatever the other is */
+    case LLVMAnd: /* with a non-negative constant c: within [0, c] whatever the other is, and
+                     x itself for a non-negative x within a mask of low bits (gid & 0xffffffff) */
         for (unsigned i = 0; i < 2; i++)
-            if (const_of(LLVMGetOperand(v, i), &k) && k >= 0)
-                return make(a, k128(a, 0), k128(a, k), LLVMConstInt(a->c->t_i1, 1, 0));
+            if (const_of(LLVMGetOperand(v, i), &k) && k >= 0) {
+                range x = follow(a, LLVMGetOperand(v, 1 - i));
+                jit_pv top = k128(a, k), x_nonneg = x.known ? nonnegative(a, x) : k128(a, 0);
+                if (!x.known)
+                    return sized(make(a, k128(a, 0), top, yes(a)), sbits(k));
+                bool mask = (k & (k + 1)) == 0;
+                jit_pv kept = both(a, x_nonneg, le(a, x.hi, top));
+                range r = mask ? make(a, pick(a, kept, x.lo, k128(a, 0)), pick(a, kept, x.hi, top), yes(a))
+                               : make(a, k128(a, 0), pick(a, x_nonneg, min2(a, x.hi, top), top), yes(a));
+                r.inside = x.inside;
+                return sized(r, sbits(k));
+            }
         return unknown();
     case LLVMURem:
         if (const_of(LLVMGetOperand(v, 1), &k) && k > 0)
-            return make(a, k128(a, 0), k128(a, k - 1), LLVMConstInt(a->c->t_i1, 1, 0));
+            return sized(make(a, k128(a, 0), k128(a, k - 1), yes(a)), sbits(k));
         return unknown();
     case LLVMUDiv: {
         range x = follow(a, LLVMGetOperand(v, 0));
         if (!x.known || !const_of(LLVMGetOperand(v, 1), &k) || k <= 0)
             return unknown();
-        LLVMValueRef d = k128(a, k);
-        range r = make(a, LLVMBuildSDiv(b, x.lo, d, ""), LLVMBuildSDiv(b, x.hi, d, ""), nonnegative(a, x));
+        jit_pv d = k128(a, k);
+        range r =
+            sized(make(a, op2(a, JIT_PROOF_DIV, x.lo, d), op2(a, JIT_PROOF_DIV, x.hi, d), nonnegative(a, x)), x.mag);
         r.inside = x.inside;
         return r;
     }
@@ -385,7 +639,7 @@ static range instruction(analysis *a, LLVMValueRef v)
         return follow(a, LLVMGetOperand(v, 0));
     case LLVMZExt: {
         if (bits_of(LLVMGetOperand(v, 0)) == 1)
-            return make(a, k128(a, 0), k128(a, 1), LLVMConstInt(a->c->t_i1, 1, 0));
+            return sized(make(a, k128(a, 0), k128(a, 1), yes(a)), 2);
         range x = follow(a, LLVMGetOperand(v, 0));
         if (x.known)
             x.ok = nonnegative(a, x);
@@ -401,7 +655,8 @@ static range instruction(analysis *a, LLVMValueRef v)
         range x = follow(a, LLVMGetOperand(v, 1)), y = follow(a, LLVMGetOperand(v, 2));
         if (!x.known || !y.known)
             return unknown();
-        return inside(a, make(a, min2(a, x.lo, y.lo), max2(a, x.hi, y.hi), both(a, x.ok, y.ok)), x, y);
+        return inside(a, sized(make(a, min2(a, x.lo, y.lo), max2(a, x.hi, y.hi), both(a, x.ok, y.ok)), wider(x, y)), x,
+                      y);
     }
     case LLVMPHI: {
         range r = counter(a, v);
@@ -411,7 +666,11 @@ static range instruction(analysis *a, LLVMValueRef v)
             range x = follow(a, LLVMGetIncomingValue(v, i));
             if (!x.known)
                 return unknown();
-            r = r.known ? inside(a, make(a, min2(a, r.lo, x.lo), max2(a, r.hi, x.hi), both(a, r.ok, x.ok)), r, x) : x;
+            r = r.known
+                    ? inside(a,
+                             sized(make(a, min2(a, r.lo, x.lo), max2(a, r.hi, x.hi), both(a, r.ok, x.ok)), wider(r, x)),
+                             r, x)
+                    : x;
         }
         return r;
     }
@@ -441,6 +700,247 @@ static range instruction(analysis *a, LLVMValueRef v)
     }
 }
 
+/* --- what the branches on the way to a check say ------------------------------------------------ */
+
+static LLVMIntPredicate inverse(LLVMIntPredicate p)
+{
+    switch (p) {
+    case LLVMIntEQ:
+        return LLVMIntNE;
+    case LLVMIntNE:
+        return LLVMIntEQ;
+    case LLVMIntSLT:
+        return LLVMIntSGE;
+    case LLVMIntSLE:
+        return LLVMIntSGT;
+    case LLVMIntSGT:
+        return LLVMIntSLE;
+    case LLVMIntSGE:
+        return LLVMIntSLT;
+    case LLVMIntULT:
+        return LLVMIntUGE;
+    case LLVMIntULE:
+        return LLVMIntUGT;
+    case LLVMIntUGT:
+        return LLVMIntULE;
+    default:
+        return LLVMIntULT; /* UGE */
+    }
+}
+
+/* p with its operands swapped: x p y is y swapped(p) x. */
+static LLVMIntPredicate swapped(LLVMIntPredicate p)
+{
+    switch (p) {
+    case LLVMIntSLT:
+        return LLVMIntSGT;
+    case LLVMIntSLE:
+        return LLVMIntSGE;
+    case LLVMIntSGT:
+        return LLVMIntSLT;
+    case LLVMIntSGE:
+        return LLVMIntSLE;
+    case LLVMIntULT:
+        return LLVMIntUGT;
+    case LLVMIntULE:
+        return LLVMIntUGE;
+    case LLVMIntUGT:
+        return LLVMIntULT;
+    case LLVMIntUGE:
+        return LLVMIntULE;
+    default:
+        return p; /* EQ, NE */
+    }
+}
+
+static void add_dominating(analysis *a, unsigned b, int depth);
+
+static void push_constraint(analysis *a, constraint k)
+{
+    for (unsigned i = 0; i < a->ncons; i++)
+        if (a->cons[i].v == k.v && a->cons[i].bound == k.bound && a->cons[i].pred == k.pred && a->cons[i].via == k.via)
+            return;
+    if (a->ncons < MAX_CONSTRAINTS)
+        a->cons[a->ncons++] = k;
+}
+
+/* `v pred bound`, and what it says of the values v extends or truncates. */
+static void add_constraint(analysis *a, LLVMValueRef v, LLVMIntPredicate pred, LLVMValueRef bound)
+{
+    for (; !LLVMIsAConstant(v); v = LLVMGetOperand(v, 0)) {
+        push_constraint(a, (constraint){ v, bound, pred, AS_IS, 0 });
+        LLVMOpcode op = LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : LLVMRet;
+        if (op == LLVMZExt || op == LLVMTrunc) { /* get_global_id's i64 compared as a uint, an index zero-extended */
+            LLVMValueRef x = LLVMGetOperand(v, 0);
+            unsigned bits = bits_of(op == LLVMZExt ? x : v);
+            if (bits > 1 && !LLVMIsAConstant(x))
+                push_constraint(a, (constraint){ x, bound, pred, op == LLVMZExt ? ZEXT_OF_V : TRUNC_OF_V, bits });
+        }
+        if (op != LLVMSExt) /* a sign extension has the value it extends */
+            break;
+    }
+}
+
+/* What `cond` being `holds` says: compares, and the halves of an and that
+ * holds or an or that does not. */
+static void add_condition(analysis *a, LLVMValueRef cond, bool holds, int depth)
+{
+    if (depth <= 0 || !LLVMIsAInstruction(cond))
+        return;
+    LLVMOpcode op = LLVMGetInstructionOpcode(cond);
+    int64_t k;
+    if ((op == LLVMAnd && holds) || (op == LLVMOr && !holds)) {
+        add_condition(a, LLVMGetOperand(cond, 0), holds, depth - 1);
+        add_condition(a, LLVMGetOperand(cond, 1), holds, depth - 1);
+    } else if (op == LLVMSelect && LLVMIsAConstantInt(LLVMGetOperand(cond, holds ? 2 : 1)) &&
+               LLVMConstIntGetZExtValue(LLVMGetOperand(cond, holds ? 2 : 1)) == !holds) {
+        /* select c, x, false (a logical and) holds: both; select c, true, x (or) fails: neither */
+        add_condition(a, LLVMGetOperand(cond, 0), holds, depth - 1);
+        add_condition(a, LLVMGetOperand(cond, holds ? 1 : 2), holds, depth - 1);
+    } else if (op == LLVMXor && const_of(LLVMGetOperand(cond, 1), &k) && k == -1) {
+        add_condition(a, LLVMGetOperand(cond, 0), !holds, depth - 1);
+    } else if (op == LLVMPHI) {
+        /* a short-circuit && (|| when it fails): phi [c1, p1], [c2, p2] where
+         * p1 branches to the phi on !c1 holds only coming from p2 with c2: then
+         * c2, and what brought control to p2 */
+        LLVMValueRef only = NULL;
+        unsigned from = JIT_CFG_NONE;
+        for (unsigned i = 0, n = LLVMCountIncoming(cond); i < n; i++) {
+            LLVMValueRef v = LLVMGetIncomingValue(cond, i);
+            LLVMBasicBlockRef p = LLVMGetIncomingBlock(cond, i);
+            LLVMValueRef br = LLVMGetBasicBlockTerminator(p);
+            if (const_of(v, &k) && (k != 0) != holds)
+                continue; /* the value it would have */
+            if (br && LLVMGetInstructionOpcode(br) == LLVMBr && LLVMIsConditional(br) && LLVMGetCondition(br) == v &&
+                LLVMGetSuccessor(br, 0) != LLVMGetSuccessor(br, 1) &&
+                (LLVMGetSuccessor(br, 0) == LLVMGetInstructionParent(cond)) != holds)
+                continue; /* the edge from p is taken when v is not what the phi needs */
+            if (only)
+                return;
+            only = v;
+            from = jit_cfg_index(&a->cfg, p);
+        }
+        if (only && from != JIT_CFG_NONE) {
+            add_condition(a, only, holds, depth - 1);
+            add_dominating(a, from, depth - 1);
+        }
+    } else if (op == LLVMICmp) {
+        LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+        if (!holds)
+            p = inverse(p);
+        add_constraint(a, LLVMGetOperand(cond, 0), p, LLVMGetOperand(cond, 1));
+        add_constraint(a, LLVMGetOperand(cond, 1), swapped(p), LLVMGetOperand(cond, 0));
+    }
+}
+
+/* The conditions every path to block b has passed: the branch into each
+ * dominator of b that has one predecessor. */
+static void add_dominating(analysis *a, unsigned b, int depth)
+{
+    for (unsigned d = b; depth > 0 && d != JIT_CFG_NONE && d < a->cfg.nreachable; d = a->cfg.idom[d]) {
+        if (jit_cfg_npred(&a->cfg, d) != 1)
+            continue;
+        unsigned p = a->cfg.pred[a->cfg.pred_off[d]];
+        LLVMValueRef br = LLVMGetBasicBlockTerminator(a->cfg.blocks[p]);
+        if (!br || LLVMGetInstructionOpcode(br) != LLVMBr || !LLVMIsConditional(br) ||
+            LLVMGetSuccessor(br, 0) == LLVMGetSuccessor(br, 1))
+            continue;
+        add_condition(a, LLVMGetCondition(br), LLVMGetSuccessor(br, 0) == a->cfg.blocks[d], depth);
+    }
+}
+
+static void collect_constraints(analysis *a, unsigned b)
+{
+    a->ncons = 0;
+    add_dominating(a, b, 8);
+}
+
+/* r (unknown: nothing known yet) within what the constraints on v say.  A
+ * value known only through them needs both a lowest and a highest value. */
+static range constrained(analysis *a, LLVMValueRef v, range r)
+{
+    unsigned bits = bits_of(v);
+    bool base = r.known, lo_set = base, hi_set = base;
+    if (base && r.lo == r.hi)
+        return r; /* one value (a push constant bounding an id): nothing to narrow */
+    if (!base) {
+        int64_t top = bits >= 64 ? INT64_MAX : (int64_t)((1ull << (bits - 1)) - 1);
+        r = sized(make(a, k128(a, -top - 1), k128(a, top), yes(a)), bits);
+    }
+    jit_pv zero = k128(a, 0), one = k128(a, 1);
+    for (unsigned i = 0; i < a->ncons; i++) {
+        const constraint *k = &a->cons[i];
+        if (!same_value(k->v, v))
+            continue;
+        /* the bound as the group has it, not narrowed by v in turn (x < y makes y > x) */
+        unsigned ncons = a->ncons;
+        a->ncons = 0;
+        range y = follow(a, k->bound);
+        a->ncons = ncons;
+        if (!y.known)
+            continue;
+        jit_pv lo = r.lo, hi = r.hi, valid = y.ok, y_nonneg = le(a, zero, y.lo);
+        if (k->via != AS_IS) { /* the value compared is v where v's range fits k->bits */
+            if (!base)
+                continue;
+            int64_t top = k->bits >= 64 ? INT64_MAX : (int64_t)((1ull << (k->bits - 1)) - 1);
+            jit_pv low = k->via == ZEXT_OF_V ? zero : k128(a, -top - 1);
+            valid = both(a, valid, both(a, r.ok, both(a, le(a, low, r.lo), le(a, r.hi, k128(a, top)))));
+        }
+        int64_t c;
+        switch (k->pred) {
+        case LLVMIntSLT:
+        case LLVMIntSLE:
+            hi = min2(a, hi, k->pred == LLVMIntSLT ? sub(a, y.hi, one) : y.hi);
+            hi_set = true;
+            break;
+        case LLVMIntSGT:
+        case LLVMIntSGE:
+            lo = max2(a, lo, k->pred == LLVMIntSGT ? add(a, y.lo, one) : y.lo);
+            lo_set = true;
+            break;
+        case LLVMIntULT:
+        case LLVMIntULE: /* below a non-negative bound, unsigned: in [0, bound) signed too */
+            valid = both(a, valid, y_nonneg);
+            lo = max2(a, lo, zero);
+            hi = min2(a, hi, k->pred == LLVMIntULT ? sub(a, y.hi, one) : y.hi);
+            lo_set = hi_set = true;
+            break;
+        case LLVMIntUGT:
+        case LLVMIntUGE: /* both non-negative: the signed order */
+            valid = both(a, both(a, valid, y_nonneg), nonnegative(a, r));
+            lo = max2(a, lo, k->pred == LLVMIntUGT ? add(a, y.lo, one) : y.lo);
+            lo_set = true;
+            break;
+        case LLVMIntEQ:
+            lo = max2(a, lo, y.lo);
+            hi = min2(a, hi, y.hi);
+            lo_set = hi_set = true;
+            break;
+        default: /* NE: a constant at either end moves it */
+            if (!base || !const_of(k->bound, &c))
+                continue;
+            valid = yes(a);
+            lo = pick(a, op2(a, JIT_PROOF_EQ, lo, k128(a, c)), add(a, lo, one), lo);
+            hi = pick(a, op2(a, JIT_PROOF_EQ, hi, k128(a, c)), sub(a, hi, one), hi);
+            break;
+        }
+        range n = r;
+        if (base) { /* what was known stands where the constraint cannot be used */
+            n.lo = pick(a, valid, lo, r.lo);
+            n.hi = pick(a, valid, hi, r.hi);
+        } else {
+            n.lo = lo;
+            n.hi = hi;
+            n.ok = both(a, r.ok, valid);
+        }
+        r = inside(a, sized(n, wider(r, y) + 1), r, y);
+        if (!r.known)
+            return r;
+    }
+    return lo_set && hi_set ? r : unknown();
+}
+
 static range follow(analysis *a, LLVMValueRef v)
 {
     unsigned bits = bits_of(v);
@@ -448,59 +948,83 @@ static range follow(analysis *a, LLVMValueRef v)
         return unknown();
     int64_t k;
     if (const_of(v, &k))
-        return make(a, k128(a, k), k128(a, k), LLVMConstInt(a->c->t_i1, 1, 0));
-    range *m = util_ptrmap_get(&a->memo, v);
+        return constant(a, k);
+    bool constrained_here = false; /* then what the memo has from other checks is not v's range here */
+    for (unsigned i = 0; i < a->ncons && !constrained_here; i++)
+        constrained_here = same_value(a->cons[i].v, v);
+    range *m = constrained_here ? NULL : util_ptrmap_get(&a->memo, v);
+    if (!m && (m = util_ptrmap_get(&a->local, v)) && m != &busy)
+        a->narrowed++; /* what the caller makes of it depends on the constraints too */
     if (m == &busy)
         return unknown(); /* a cycle (a loop's phi): not followed */
     if (m)
         return *m;
+    /* followed in `local` (busy there), kept in the memo of what it turns out to use */
+    unsigned narrowed = a->narrowed;
+    if (!util_ptrmap_put(&a->local, v, &busy)) {
+        a->oom = true;
+        return unknown();
+    }
     range r = unknown();
     if (LLVMIsAArgument(v)) {
         int p = param_index_of(a, v);
         if (p >= 1 && p <= 3) { /* local ids: [0, size - 1] */
             uint32_t n = a->ls[p - 1];
-            r = make(a, k128(a, 0), k128(a, (int64_t)n - 1), LLVMConstInt(a->c->t_i1, 1, 0));
+            r = sized(make(a, k128(a, 0), k128(a, (int64_t)n - 1), yes(a)), sbits(n));
         } else if (p >= 4 && p <= 6) {
-            r = make(a, k128(a, a->ls[p - 4]), k128(a, a->ls[p - 4]), LLVMConstInt(a->c->t_i1, 1, 0));
+            r = constant(a, a->ls[p - 4]);
         } else if (p >= GROUP_ID && a->args[p] && LLVMTypeOf(a->args[p]) == LLVMTypeOf(v)) {
-            LLVMValueRef x = LLVMBuildSExt(a->c->b, a->args[p], a->i128, "");
-            r = make(a, x, x, LLVMConstInt(a->c->t_i1, 1, 0));
+            r = group_param(a, p);
         }
     } else if (LLVMIsAInstruction(v) && LLVMGetInstructionParent(v) &&
                LLVMGetBasicBlockParent(LLVMGetInstructionParent(v)) == a->body) {
-        if (!util_ptrmap_put(&a->memo, v, &busy)) {
-            a->oom = true;
-            return unknown();
-        }
         r = instruction(a, v);
+    }
+    if (constrained_here) {
+        r = constrained(a, v, r);
+        a->narrowed++;
     }
     /* from the compile's arena, but no jump out on failure (jit_alloc's): the
      * analysis holds heap memory (the CFG, the memo) it must free */
     range *keep = util_arena_array(&a->c->arena, 1, sizeof *keep);
     if (keep)
         *keep = r;
-    if (!keep || !util_ptrmap_put(&a->memo, v, keep))
+    util_hashmap_remove(&a->local, util_hash_ptr(v), v);
+    if (!keep || !util_ptrmap_put(a->narrowed != narrowed ? &a->local : &a->memo, v, keep))
         a->oom = true;
     return r;
 }
 
 /* --- the checks ---------------------------------------------------------------------------------------- */
 
-/* Whether `inb` (icmp ult off, limit) holds for the whole group: i1, or NULL when it cannot be proven. */
-static LLVMValueRef proven(analysis *a, LLVMValueRef inb)
+/* Whether `inb` (icmp ult off, limit), checked at `check`, holds for every
+ * group proven together (1 or 0); *ok false when it cannot be proven. */
+static jit_pv proven(analysis *a, LLVMValueRef check, LLVMValueRef inb, bool *ok)
 {
+    *ok = false;
     if (!LLVMIsAICmpInst(inb) || LLVMGetICmpPredicate(inb) != LLVMIntULT)
-        return NULL;
+        return 0;
+    unsigned at = jit_cfg_index(&a->cfg, LLVMGetInstructionParent(check));
+    /* what holds on the way to this check: ranges followed under other
+     * conditions are not its own */
+    constraint before[MAX_CONSTRAINTS];
+    unsigned nbefore = a->ncons;
+    memcpy(before, a->cons, nbefore * sizeof *before);
+    collect_constraints(a, at);
+    bool same = a->ncons == nbefore;
+    for (unsigned i = 0; i < nbefore && same; i++)
+        same = before[i].v == a->cons[i].v && before[i].bound == a->cons[i].bound &&
+               before[i].pred == a->cons[i].pred && before[i].via == a->cons[i].via;
+    if (!same)
+        util_hashmap_clear(&a->local);
     range off = follow(a, LLVMGetOperand(inb, 0)), lim = follow(a, LLVMGetOperand(inb, 1));
     if (!off.known || !lim.known)
-        return NULL;
+        return 0;
     off = inside(a, off, off, lim);
-    unsigned at = jit_cfg_index(&a->cfg, LLVMGetInstructionParent(inb));
     if (!off.known || (off.inside != JIT_CFG_NONE && !jit_cfg_dominates(&a->cfg, off.inside, at)))
-        return NULL; /* a loop counter's range, used outside its loop */
-    LLVMBuilderRef b = a->c->b;
-    LLVMValueRef ok = both(a, both(a, off.ok, lim.ok), nonnegative(a, off));
-    return both(a, ok, LLVMBuildICmp(b, LLVMIntSLT, off.hi, lim.lo, ""));
+        return 0; /* a loop counter's range, used outside its loop */
+    *ok = true;
+    return both(a, both(a, both(a, off.ok, lim.ok), nonnegative(a, off)), lt(a, off.hi, lim.lo));
 }
 
 int jit_guard_versions_inline(lower_ctx *c, LLVMValueRef body)
@@ -511,8 +1035,10 @@ int jit_guard_versions_inline(lower_ctx *c, LLVMValueRef body)
     unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
     LLVMRemoveEnumAttributeAtIndex(body, LLVMAttributeFunctionIndex, always);
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    /* SROA: the values of Function variables and the item state's fields as SSA values, to follow */
-    LLVMErrorRef e = LLVMRunPasses(c->mod, "always-inline,function(sroa)", NULL, po);
+    /* SROA: the values of Function variables and the item state's fields as
+     * SSA values, to follow; early CSE: one value for an index a guard
+     * compares and the access computes again (glslang's a ? b[i] : 0) */
+    LLVMErrorRef e = LLVMRunPasses(c->mod, "always-inline,function(sroa,early-cse)", NULL, po);
     LLVMDisposePassBuilderOptions(po);
     jit_add_attr(c, body, LLVMAttributeFunctionIndex, "alwaysinline");
     if (!e)
@@ -523,11 +1049,13 @@ int jit_guard_versions_inline(lower_ctx *c, LLVMValueRef body)
     return -1;
 }
 
-LLVMValueRef jit_guard_versions(lower_ctx *c, LLVMValueRef body, LLVMValueRef const *args, const uint32_t ls[3])
+LLVMValueRef jit_guard_versions(lower_ctx *c, LLVMValueRef body, LLVMValueRef const *args, LLVMValueRef const *group_hi,
+                                const uint32_t ls[3])
 {
     if (!c->item_fast)
         return NULL;
-    analysis a = { .c = c, .body = body, .args = args, .ls = ls, .i128 = LLVMIntTypeInContext(c->llc, 128) };
+    analysis a = { .c = c, .body = body, .args = args, .group_hi = group_hi, .ls = ls };
+    jit_proof_init(&a.prog);
     for (LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(body)); i && !a.item;
          i = LLVMGetNextInstruction(i)) {
         size_t len;
@@ -536,26 +1064,40 @@ LLVMValueRef jit_guard_versions(lower_ctx *c, LLVMValueRef body, LLVMValueRef co
             a.item = i; /* (SROA may have taken it apart: the fields are then the parameters) */
     }
     util_hashmap_init(&a.memo, NULL);
+    util_hashmap_init(&a.local, NULL);
     if (jit_cfg_build(&a.cfg, body)) {
         util_hashmap_fini(&a.memo);
+        util_hashmap_fini(&a.local);
+        jit_proof_fini(&a.prog);
         return NULL;
     }
     unsigned kind = LLVMGetMDKindIDInContext(c->llc, JIT_GUARD_MD, strlen(JIT_GUARD_MD));
-    LLVMValueRef all = NULL;
+    bool any = false;
+    jit_pv all = yes(&a);
+    jit_proof_int k;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(body); bb; bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
             next = LLVMGetNextInstruction(i);
             if (!LLVMGetMetadata(i, kind))
                 continue;
-            LLVMValueRef inb = LLVMGetOperand(i, 1), ok = proven(&a, inb);
-            if (ok) {
-                all = all ? both(&a, all, ok) : ok;
+            LLVMValueRef inb = LLVMGetOperand(i, 1);
+            bool known;
+            jit_pv ok = proven(&a, i, inb, &known);
+            if (known && jit_proof_const_of(&a.prog, ok, &k) && !k)
+                known = false; /* out of range whatever the group (an unguarded s[lid - 1]): a compare */
+            if (known) {
+                any = true;
+                all = both(&a, all, ok);
             } else { /* not provable for the group: the compare alone */
                 LLVMReplaceAllUsesWith(i, inb);
                 LLVMInstructionEraseFromParent(i);
             }
         }
+    /* out of memory: the flag stays clear, the group's checks all run */
+    LLVMValueRef proof = any && !a.oom ? jit_proof_emit(&a.prog, c->mod, c->b, all) : NULL;
     util_hashmap_fini(&a.memo);
+    util_hashmap_fini(&a.local);
     jit_cfg_free(&a.cfg);
-    return a.oom ? NULL : all; /* out of memory: every group takes the checks (the flag stays clear) */
+    jit_proof_fini(&a.prog);
+    return proof;
 }

@@ -160,3 +160,11 @@ int jit_run_passes(LLVMModuleRef mod, const char *pipeline, char *msg, size_t le
     LLVMDisposeErrorMessage(err);
     return -1;
 }
+
+bool jit_is_group_proven(LLVMValueRef v)
+{
+    LLVMValueRef f = LLVMIsACallInst(v) ? LLVMGetCalledValue(v) : NULL;
+    size_t len;
+    const char *name = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : NULL;
+    return name && len == strlen(JIT_GROUP_PROVEN) && !memcmp(name, JIT_GROUP_PROVEN, len);
+}

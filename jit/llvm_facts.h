@@ -36,6 +36,16 @@ bool jit_call_harmless(LLVMValueRef call);
  * fence, an atomic read-modify-write or compare-exchange. */
 bool jit_inst_may_write_shared(LLVMValueRef in);
 
+/* i1 spvjit.group.proven(): memory=robust's flag in kernels with barriers
+ * (spvjit.item.in.group's body call, workgroup.c): whether the group's
+ * bounds checks were proven, a call no pass can fold until the barrier path
+ * gives it its value (true in the regions' full machine, whose groups the
+ * range loop proves; false elsewhere).  The group's value: hoisted, never a
+ * per-item slot. */
+#define JIT_GROUP_PROVEN "spvjit.group.proven"
+/* Whether v is a call of JIT_GROUP_PROVEN. */
+bool jit_is_group_proven(LLVMValueRef v);
+
 /* p without its GEPs: the pointer they are computed from. */
 LLVMValueRef jit_strip_geps(LLVMValueRef p);
 

@@ -64,8 +64,23 @@ static uint32_t access_align(lower_ctx *c, uint32_t type_id, uint32_t align)
     return l ? l->align : 1;
 }
 
+/* A boolean in memory (bool, bvecN) is a byte per component, 0 or 1; as i8s
+ * the lowering's stack slots are promoted like any other (an i1 access of an
+ * i8 slot keeps SROA off it). */
+static LLVMTypeRef memory_type(lower_ctx *c, LLVMTypeRef lt)
+{
+    if (lt == c->t_i1)
+        return c->t_i8;
+    if (LLVMGetTypeKind(lt) == LLVMVectorTypeKind && LLVMGetElementType(lt) == c->t_i1)
+        return LLVMVectorType(c->t_i8, LLVMGetVectorSize(lt));
+    return lt;
+}
+
 static LLVMValueRef plain_load(lower_ctx *c, LLVMTypeRef lt, LLVMValueRef p, uint32_t align, bool vol)
 {
+    LLVMTypeRef mt = memory_type(c, lt);
+    if (mt != lt)
+        return LLVMBuildTrunc(c->b, plain_load(c, mt, p, align, vol), lt, "");
     LLVMValueRef l = LLVMBuildLoad2(c->b, lt, p, "");
     LLVMSetAlignment(l, align);
     if (vol)
@@ -79,6 +94,9 @@ static LLVMValueRef plain_load(lower_ctx *c, LLVMTypeRef lt, LLVMValueRef p, uin
 
 static void plain_store(lower_ctx *c, LLVMValueRef v, LLVMValueRef p, uint32_t align, bool vol)
 {
+    LLVMTypeRef mt = memory_type(c, LLVMTypeOf(v));
+    if (mt != LLVMTypeOf(v))
+        v = LLVMBuildZExt(c->b, v, mt, "");
     LLVMValueRef s = LLVMBuildStore(c->b, v, p);
     LLVMSetAlignment(s, align);
     if (vol)

@@ -121,10 +121,11 @@ typedef struct jit_leaf_guard {
  * passes after the optimizer recognize one (jit/unbranch.h). */
 #define JIT_GUARD_WEIGHT (1u << 20)
 /* Metadata on a check's `or` of the proven-for-the-group flag and its
- * compare (c->item_fast; jit/guard_versions.h), and the name of the flag's
- * value in spvjit_item (kernels with barriers: jit/region_loops.c). */
+ * compare (c->item_fast; jit/guard_versions.h). */
 #define JIT_GUARD_MD "spvjit.guard"
-#define JIT_GROUP_PROVEN "spvjit.group.proven"
+/* Replaces every call of JIT_GROUP_PROVEN (llvm_facts.h) left in the module
+ * with `value` and deletes the declaration. */
+void jit_group_proven_is(lower_ctx *c, bool value);
 
 /* An open bounds check (jit_guard_open .. jit_guard_close). */
 typedef struct jit_guard {
@@ -431,5 +432,9 @@ unsigned jit_simd_width(lower_ctx *c, unsigned asked, char *why);
 #define JIT_SYM_ITEM_IN_GROUP "spvjit.item.in.group"
 /* Internal, always-inline: the Workgroup initializers, (ctx); run per group. */
 #define JIT_SYM_WG_INIT_BODY "spvjit.wg.init"
+/* Internal: i1 (ctx, first WorkgroupId x,y,z, last x,y,z), whether the
+ * body's analyzable bounds checks hold in every group of that box (memory=
+ * robust, optimized tier: jit/guard_versions.h); run by the range loop. */
+#define JIT_SYM_PROOF "spvjit.proof"
 
 #endif

@@ -2,6 +2,7 @@
 #include "region_loops.h"
 
 #include "group_range.h"
+#include "llvm_facts.h"
 #include "poll.h"
 
 #include <stddef.h>
@@ -22,15 +23,13 @@ typedef struct machine {
     LLVMValueRef *slot_wg; /* [nslots]: the per-item array or the group slot */
     LLVMValueRef next, next_uniform, rounds, diff;
     LLVMValueRef env; /* the values the region functions read */
-    /* The regions come in nsets versions: [0] with the bounds checks; [1]
-     * (memory=robust, a full machine whose item proves its checks once per
-     * group, jit/guard_versions.h) without them, run when `proven` holds. */
-    unsigned nsets;
-    LLVMValueRef proven;
-    LLVMValueRef *rfn[2], *vfn[2]; /* [nresume + 1]: the region functions, their vector forms */
-    uint64_t **at_start[2];        /* [nresume + 1][nslots]: environment offset + 1 of the value an
-                                      item restores into a group slot (group_slots_at_start), 0 for none */
-    bool *uniform;                 /* [nresume + 1]: every item leaves the region the same way */
+    /* memory=robust: the full machine runs only groups whose checks the range
+     * loop proved (jit/guard_versions.h), so its regions have none of them */
+    bool proven;
+    LLVMValueRef *rfn, *vfn; /* [nresume + 1]: the region functions, their vector forms */
+    uint64_t **at_start;     /* [nresume + 1][nslots]: environment offset + 1 of the value an
+                                item restores into a group slot (group_slots_at_start), 0 for none */
+    bool *uniform;           /* [nresume + 1]: every item leaves the region the same way */
 } machine;
 
 typedef struct emitter {
@@ -55,8 +54,7 @@ typedef struct emitter {
     LLVMBuilderRef eb;      /* ... its entry block */
     util_hashmap outer;     /* machine value → its load in the region function being built */
     unsigned width;         /* sub-groups (simd.h), 1: work-item by work-item */
-    unsigned set;           /* the version of the regions being built or emitted (machine.nsets) */
-    LLVMValueRef proven;    /* the item's JIT_GROUP_PROVEN, or NULL */
+    bool proven;            /* the item's checks have JIT_GROUP_PROVEN's flag (lower_ctx.h) */
     unsigned guard_md;      /* JIT_GUARD_MD */
     char *msg;
     bool oom;
@@ -270,6 +268,12 @@ static int hoist(emitter *e)
             put(e, &e->hoisted, in, m);
             continue;
         }
+        if (jit_is_group_proven(in)) { /* the proof's flag: the machine's (region_loops.c's clones) */
+            LLVMValueRef flag = LLVMConstInt(e->c->t_i1, e->m->proven, 0);
+            put(e, &map, in, flag);
+            put(e, &e->hoisted, in, flag);
+            continue;
+        }
         LLVMValueRef cl = LLVMInstructionClone(in);
         LLVMInsertIntoBuilder(e->b, cl);
         put(e, &map, in, cl);
@@ -363,9 +367,11 @@ static int clone_region(emitter *e, const unsigned *list, unsigned nlist, util_h
             } else if (v) {
                 put(e, map, in, v);
             } else if (e->proven && LLVMGetMetadata(in, e->guard_md)) {
-                /* "proven or in bounds": true where the group's start proved it (the
-                 * full machine's second version), else the compare */
-                put(e, map, in, e->set ? LLVMConstInt(c->t_i1, 1, 0) : mapped(e, map, LLVMGetOperand(in, 1)));
+                /* "proven or in bounds": true in the full machine (the range loop
+                 * proved it), else the compare */
+                put(e, map, in, e->m->proven ? LLVMConstInt(c->t_i1, 1, 0) : mapped(e, map, LLVMGetOperand(in, 1)));
+            } else if (jit_is_group_proven(in)) {
+                put(e, map, in, LLVMConstInt(c->t_i1, e->m->proven, 0));
             } else if (op == LLVMRet || (rg->barrier[b] && op == LLVMBr)) {
                 LLVMBuildRet(e->b, LLVMConstInt(c->t_i32, op == LLVMRet ? 0 : rg->resume[b], 0));
             } else {
@@ -398,7 +404,7 @@ static int build_region_fn(emitter *e, unsigned k)
     unsigned *list = calloc(nb + 1, sizeof *list);
     bool *in_region = calloc(nb + 1, sizeof *in_region);
     bool *restore = calloc(p->nslots + 1, sizeof *restore);
-    uint64_t *at_start = e->m->at_start[e->set][k] = calloc(p->nslots + 1, sizeof *at_start);
+    uint64_t *at_start = e->m->at_start[k] = calloc(p->nslots + 1, sizeof *at_start);
     if (!list || !in_region || !restore || !at_start) {
         free(list);
         free(in_region);
@@ -412,12 +418,12 @@ static int build_region_fn(emitter *e, unsigned k)
 
     LLVMTypeRef pt[RF_NPARAMS] = { c->t_ptr, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_ptr, c->t_i32, c->t_i32 };
     char name[32];
-    snprintf(name, sizeof name, "spvjit.region.%u%s%s", k, e->m->full ? "" : ".partial", e->set ? ".proven" : "");
+    snprintf(name, sizeof name, "spvjit.region.%u%s", k, e->m->full ? "" : ".partial");
     LLVMValueRef fn = LLVMAddFunction(c->mod, name, LLVMFunctionType(c->t_i32, pt, RF_NPARAMS, 0));
     LLVMSetLinkage(fn, LLVMInternalLinkage);
     unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c->llc, nounwind, 0));
-    e->m->rfn[e->set][k] = fn;
+    e->m->rfn[k] = fn;
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c->llc, fn, "entry");
     LLVMPositionBuilderAtEnd(e->eb, entry);
     e->env_param = LLVMGetParam(fn, RF_ENV);
@@ -470,7 +476,7 @@ static int build_region_fn(emitter *e, unsigned k)
 static void save_at_start(emitter *e, unsigned k)
 {
     for (unsigned s = 0; s < e->p->nslots; s++) {
-        uint64_t at = e->m->at_start[e->set][k][s];
+        uint64_t at = e->m->at_start[k][s];
         if (!at)
             continue;
         uint64_t off = at - 1;
@@ -530,7 +536,7 @@ static void emit_items(emitter *e, unsigned k, LLVMValueRef *bound)
     LLVMValueRef args[RF_NPARAMS] = {
         LLVMGetParam(e->m->fn, 0), ns.iv[2], ns.iv[1], ns.iv[0], ns.idx, e->m->env, bound[0], bound[1]
     };
-    LLVMValueRef rf = e->m->rfn[e->set][k];
+    LLVMValueRef rf = e->m->rfn[k];
     LLVMValueRef r = LLVMBuildCall2(e->b, LLVMGlobalGetValueType(rf), rf, args, RF_NPARAMS, "next");
     LLVMBuildStore(e->b, r, e->m->uniform[k] ? e->m->next_uniform : item_ptr(e, e->b, e->m->next, c->t_i32, ns.idx));
     close_nest(e, &ns);
@@ -583,7 +589,7 @@ static void emit_subgroups(emitter *e, unsigned k, LLVMValueRef *bound, bool dyn
                              : LLVMConstInt(c->t_i32, e->ls[0] * e->ls[1] * e->ls[2], 0);
     LLVMValueRef args[3] = { e->m->env, bound[0], bound[1] };
     sg_store st = { e, k, dyn ? bound : NULL };
-    jit_simd_loop l = { .vf = e->m->vfn[e->set][k],
+    jit_simd_loop l = { .vf = e->m->vfn[k],
                         .ctx = LLVMGetParam(e->m->fn, 0),
                         .args = args,
                         .nargs = 3,
@@ -668,25 +674,19 @@ static bool alloc_machine(emitter *e, machine *m)
     unsigned nr = e->rg->nresume + 1;
     m->slot_wg = calloc(e->p->nslots + 1, sizeof *m->slot_wg);
     m->uniform = calloc(nr, sizeof *m->uniform);
-    bool ok = m->slot_wg && m->uniform;
-    for (unsigned v = 0; v < 2; v++) {
-        m->rfn[v] = calloc(nr, sizeof *m->rfn[v]);
-        m->vfn[v] = calloc(nr, sizeof *m->vfn[v]);
-        m->at_start[v] = calloc(nr, sizeof *m->at_start[v]);
-        ok = ok && m->rfn[v] && m->vfn[v] && m->at_start[v];
-    }
-    return ok;
+    m->rfn = calloc(nr, sizeof *m->rfn);
+    m->vfn = calloc(nr, sizeof *m->vfn);
+    m->at_start = calloc(nr, sizeof *m->at_start);
+    return m->slot_wg && m->uniform && m->rfn && m->vfn && m->at_start;
 }
 
 static void free_machine(emitter *e, machine *m)
 {
-    for (unsigned v = 0; v < 2; v++) {
-        for (unsigned k = 0; k <= e->rg->nresume && m->at_start[v]; k++)
-            free(m->at_start[v][k]);
-        free(m->at_start[v]);
-        free(m->rfn[v]);
-        free(m->vfn[v]);
-    }
+    for (unsigned k = 0; k <= e->rg->nresume && m->at_start; k++)
+        free(m->at_start[k]);
+    free(m->at_start);
+    free(m->rfn);
+    free(m->vfn);
     free(m->slot_wg);
     free(m->uniform);
 }
@@ -722,18 +722,15 @@ static int begin_machine(emitter *e, machine *m, bool full)
     util_hashmap_clear(&e->hoisted);
     if (hoist(e))
         return -1;
-    m->proven = full && e->proven ? util_ptrmap_get(&e->hoisted, e->proven) : NULL;
-    m->nsets = m->proven ? 2 : 1;
+    m->proven = full && e->proven;
     m->top = LLVMGetInsertBlock(e->b);
     util_array_fini(&e->env_vals);
     util_array_fini(&e->env_offsets);
     e->env_size = 0;
     e->env_align = 8;
-    for (e->set = 0; e->set < m->nsets; e->set++)
-        for (unsigned k = 0; k <= e->rg->nresume; k++)
-            if (build_region_fn(e, k))
-                return -1;
-    e->set = 0;
+    for (unsigned k = 0; k <= e->rg->nresume; k++)
+        if (build_region_fn(e, k))
+            return -1;
     LLVMPositionBuilderAtEnd(e->b, m->top);
     fill_env(e);
     m->top = LLVMGetInsertBlock(e->b);
@@ -746,9 +743,9 @@ static int vectorize_regions(emitter *e, char *simd_why)
 {
     lower_ctx *c = e->c;
     unsigned nr = e->rg->nresume + 1, n = 0;
-    jit_simd_items_req *req = calloc(4 * nr, sizeof *req);
-    LLVMValueRef *out = calloc(4 * nr, sizeof *out);
-    char(*names)[48] = calloc(4 * nr, sizeof *names);
+    jit_simd_items_req *req = calloc(2 * nr, sizeof *req);
+    LLVMValueRef *out = calloc(2 * nr, sizeof *out);
+    char(*names)[48] = calloc(2 * nr, sizeof *names);
     if (!req || !out || !names) {
         free(req);
         free(out);
@@ -757,19 +754,17 @@ static int vectorize_regions(emitter *e, char *simd_why)
         return -1;
     }
     for (unsigned i = 0; i < e->nmach; i++)
-        for (unsigned v = 0; v < e->mach[i].nsets; v++)
-            for (unsigned k = 0; k < nr; k++, n++) {
-                machine *m = &e->mach[i];
-                snprintf(names[n], sizeof names[n], "spvjit.region.%u%s%s.simd", k, m->full ? "" : ".partial",
-                         v ? ".proven" : "");
-                req[n] = (jit_simd_items_req){ .item = m->rfn[v][k],
-                                               .width = e->width,
-                                               .size = m->full ? e->ls : NULL,
-                                               .size_param = RF_SX,
-                                               .layout = e->ls,
-                                               .name = names[n],
-                                               .td = c->td };
-            }
+        for (unsigned k = 0; k < nr; k++, n++) {
+            machine *m = &e->mach[i];
+            snprintf(names[n], sizeof names[n], "spvjit.region.%u%s.simd", k, m->full ? "" : ".partial");
+            req[n] = (jit_simd_items_req){ .item = m->rfn[k],
+                                           .width = e->width,
+                                           .size = m->full ? e->ls : NULL,
+                                           .size_param = RF_SX,
+                                           .layout = e->ls,
+                                           .name = names[n],
+                                           .td = c->td };
+        }
     char msg[JIT_SIMD_MSG];
     LLVMValueRef as_is[3] = { e->item, e->mach[0].fn, e->mach[1].fn };
     int rc = jit_simd_items(req, n, as_is, 1 + e->nmach, out, msg);
@@ -780,10 +775,8 @@ static int vectorize_regions(emitter *e, char *simd_why)
     } else if (rc < 0) {
         snprintf(e->msg, JIT_REGIONS_MSG, "%s", msg);
     } else {
-        n = 0;
         for (unsigned i = 0; i < e->nmach; i++)
-            for (unsigned v = 0; v < e->mach[i].nsets; v++, n += nr)
-                memcpy(e->mach[i].vfn[v], out + n, nr * sizeof *out);
+            memcpy(e->mach[i].vfn, out + i * nr, nr * sizeof *out);
     }
     free(req);
     free(out);
@@ -798,23 +791,11 @@ static int finish_machine(emitter *e, machine *m)
     e->m = m;
     /* the region functions run inlined; their vector forms are already always-inline */
     unsigned inl = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
-    for (unsigned v = 0; v < m->nsets; v++)
-        for (unsigned k = 0; k <= e->rg->nresume; k++)
-            LLVMAddAttributeAtIndex(m->rfn[v][k], LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c->llc, inl, 0));
+    for (unsigned k = 0; k <= e->rg->nresume; k++)
+        LLVMAddAttributeAtIndex(m->rfn[k], LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c->llc, inl, 0));
     LLVMPositionBuilderAtEnd(e->b, m->top);
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->llc, m->fn, "done");
-    LLVMBasicBlockRef version[2] = { LLVMGetInsertBlock(e->b), NULL };
-    if (m->nsets > 1) { /* the group's checks hold: the version without them */
-        version[0] = LLVMAppendBasicBlockInContext(c->llc, m->fn, "checked");
-        version[1] = LLVMAppendBasicBlockInContext(c->llc, m->fn, "checked.at.start");
-        LLVMBuildCondBr(e->b, m->proven, version[1], version[0]);
-    }
-    int rc = 0;
-    for (e->set = 0; e->set < m->nsets && !rc; e->set++) {
-        LLVMPositionBuilderAtEnd(e->b, version[e->set]);
-        rc = emit_machine(e, m->g.size, !m->full, done);
-    }
-    e->set = 0;
+    int rc = emit_machine(e, m->g.size, !m->full, done);
     LLVMPositionBuilderAtEnd(e->b, done);
     LLVMBuildRet(e->b, LLVMConstInt(c->t_i1, 0, 0));
     return rc;
@@ -844,7 +825,7 @@ static int emit_group(void *user, const jit_group *g)
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c->llc, r->range, "group.done");
     LLVMBuildCondBr(c->b, diverged, stop, next);
     LLVMPositionBuilderAtEnd(c->b, stop);
-    LLVMBuildRetVoid(c->b);
+    LLVMBuildRet(c->b, LLVMGetParam(r->range, 2)); /* the executor reads the divergence (jit/abi.h) */
     LLVMPositionBuilderAtEnd(c->b, next);
     return 0;
 }
@@ -882,10 +863,7 @@ static int build_range(emitter *e, char *simd_why)
             return -1;
     range_emitter r = { .e = e, .full = e->mach[0].fn, .partial = e->nmach > 1 ? e->mach[1].fn : NULL };
     r.range = jit_range_function(e->c);
-    if (jit_emit_group_range(e->c, r.range, emit_group, &r))
-        return -1;
-    LLVMBuildRetVoid(e->b);
-    return 0;
+    return jit_emit_group_range(e->c, r.range, emit_group, &r, LLVMGetNamedFunction(e->c->mod, JIT_SYM_PROOF));
 }
 
 int jit_region_loops_emit(lower_ctx *c, const jit_regions *rg, const jit_uniformity *u, const jit_slot_plan *p,
@@ -893,12 +871,8 @@ int jit_region_loops_emit(lower_ctx *c, const jit_regions *rg, const jit_uniform
 {
     emitter e = { .c = c, .rg = rg, .u = u, .p = p, .item = rg->item, .msg = msg, .width = *width };
     e.guard_md = LLVMGetMDKindIDInContext(c->llc, JIT_GUARD_MD, strlen(JIT_GUARD_MD));
-    for (LLVMValueRef i = LLVMGetFirstInstruction(rg->cfg.blocks[0]); i && !e.proven; i = LLVMGetNextInstruction(i)) {
-        size_t len;
-        const char *name = LLVMGetValueName2(i, &len);
-        if (len == strlen(JIT_GROUP_PROVEN) && !memcmp(name, JIT_GROUP_PROVEN, len))
-            e.proven = i;
-    }
+    for (LLVMValueRef i = LLVMGetFirstInstruction(rg->cfg.blocks[0]); i && !e.proven; i = LLVMGetNextInstruction(i))
+        e.proven = jit_is_group_proven(i);
     uint32_t n = c->local_size[0] * c->local_size[1] * c->local_size[2];
     e.n = (n + e.width - 1) / e.width * e.width; /* whole sub-groups */
     e.env_align = 8;

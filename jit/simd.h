@@ -92,6 +92,10 @@ typedef struct jit_simd_items_req {
     const uint32_t *layout; /* with size NULL: the compile-time sizes idx is computed with (NULL: the run-time ones) */
     const char *name;
     LLVMTargetDataRef td;
+    /* fixed_value (NULL: none) for item's parameter fixed_param in every call:
+     * what it decides folds before the vectorizer sees it */
+    unsigned fixed_param;
+    LLVMValueRef fixed_value;
 } jit_simd_items_req;
 
 /* For each of the n requests, the vector function running a sub-group of the

@@ -72,7 +72,7 @@ static LLVMValueRef build_wrapper(const jit_simd_items_req *r)
     if (!r->no_index)
         args[4] = slot;
     for (unsigned i = rest; i < np; i++)
-        args[i] = LLVMGetParam(w, 2 + i - rest);
+        args[i] = r->fixed_value && i == r->fixed_param ? r->fixed_value : LLVMGetParam(w, 2 + i - rest);
     LLVMValueRef call = LLVMBuildCall2(b, ft, item, args, np, "");
     /* inlined here (the item function itself stays for the scalar path) */
     unsigned kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);

@@ -84,7 +84,9 @@ static bool find_hoisted(jit_slot_plan *p, LLVMBasicBlockRef entry, const jit_un
     for (LLVMValueRef in = LLVMGetFirstInstruction(entry); in; in = LLVMGetNextInstruction(in)) {
         LLVMOpcode op = LLVMGetInstructionOpcode(in);
         bool h = false;
-        if (jit_inst_may_write_shared(in)) {
+        if (jit_is_group_proven(in)) {
+            h = true; /* the proof's flag: the group's, set per machine (lower_ctx.h) */
+        } else if (jit_inst_may_write_shared(in)) {
             written = true;
         } else if (op == LLVMLoad && jit_slot_stored_once(p, in)) {
             h = available(p, u, jit_slot_stored_once(p, in));

@@ -33,6 +33,7 @@
  */
 #include "group_range.h"
 #include "guard_versions.h"
+#include "llvm_facts.h"
 #include "poll.h"
 #include "lower_ctx.h"
 #include "sg_marker.h"
@@ -336,18 +337,20 @@ static void loop_nest(lower_ctx *c, const items *it, LLVMValueRef *size, LLVMVal
 /* The vector functions of the body: for the compile-time local size, and for
  * a group of run-time size (no compile-time size, or a smaller OpenCL group).
  * 0; 1 declined (why); -1 failed (c->diag). */
-static int vectorize_body(lower_ctx *c, LLVMValueRef body, unsigned width, LLVMValueRef *full, LLVMValueRef *sized,
-                          char *why)
+static int vectorize_body(lower_ctx *c, LLVMValueRef body, unsigned width, bool proven, LLVMValueRef *full,
+                          LLVMValueRef *sized, char *why)
 {
     jit_simd_items_req req[2];
     unsigned n = 0;
-    if (c->ls_known)
+    if (c->ls_known) /* full groups: run only when proven, the checks gone before vectorizing */
         req[n++] = (jit_simd_items_req){ .item = body,
                                          .no_index = true,
                                          .width = width,
                                          .size = c->local_size,
                                          .name = "spvjit.simd.body",
-                                         .td = c->td };
+                                         .td = c->td,
+                                         .fixed_param = body_fast_at(c),
+                                         .fixed_value = proven ? LLVMConstInt(c->t_i8, 1, 0) : NULL };
     if (!c->ls_known || jit_group_sizes_vary(c))
         req[n++] = (jit_simd_items_req){ .item = body,
                                          .no_index = true,
@@ -420,32 +423,18 @@ static void emit_group_items(lower_ctx *c, const items *it, const jit_group *g)
     for (unsigned d = 0; d < 3; d++)
         full &= LLVMIsAConstantInt(size[d]) != NULL;
     LLVMValueRef vf = full && it->vf ? it->vf : it->vf_sized;
+    /* a group of the compile-time size runs only when the range loop proved
+     * its checks (group_range.h): the version without them */
     items fast = *it;
     group_env fast_env = *it->env;
-    const items *version[2] = { it, NULL };
-    LLVMBasicBlockRef at[2] = { NULL, NULL };
-    if (full && it->proof) { /* the group's checks hold all through: the items without them */
-        unsigned n = 4 + it->env->n;
-        LLVMValueRef *a = jit_alloc(c, n, sizeof *a);
-        a[0] = it->ctx;
-        memcpy(a + 1, id, sizeof id);
-        memcpy(a + 4, it->env->v, it->env->n * sizeof *a);
-        LLVMValueRef ok = LLVMBuildCall2(c->b, LLVMGlobalGetValueType(it->proof), it->proof, a, n, "proven");
-        at[0] = LLVMAppendBasicBlockInContext(c->llc, it->fn, "checked");
-        at[1] = LLVMAppendBasicBlockInContext(c->llc, it->fn, "checked.at.start");
-        LLVMBuildCondBr(c->b, ok, at[1], at[0]);
+    if (full && it->proof) {
         fast_env.fast = LLVMConstInt(c->t_i8, 1, 0);
         fast.env = &fast_env;
-        version[1] = &fast;
     }
-    for (unsigned v = 0; v < 2 && version[v]; v++) {
-        if (at[v])
-            LLVMPositionBuilderAtEnd(c->b, at[v]);
-        if (vf)
-            sg_loop(c, version[v], vf, size, id, done);
-        else
-            loop_nest(c, version[v], size, id, done);
-    }
+    if (vf)
+        sg_loop(c, &fast, vf, size, id, done);
+    else
+        loop_nest(c, &fast, size, id, done);
     LLVMPositionBuilderAtEnd(c->b, done);
 }
 
@@ -495,36 +484,35 @@ static int emit_group(void *user, const jit_group *g)
     return 0;
 }
 
-/* i1 spvjit.proof(ctx, gx,gy,gz, env...): whether every check of the
- * body that guard_versions.h can follow holds for the whole group of the
- * compile-time size with WorkgroupId (gx, gy, gz); NULL when there is no
- * such check (the body's other checks lose the flag).  Before the body is
- * vectorized: the vector forms see the checks as the proof leaves them. */
+/* i1 spvjit.proof(ctx, lo x,y,z, hi x,y,z) (JIT_SYM_PROOF): whether every
+ * check of the body that guard_versions.h can follow holds for the whole
+ * groups of the compile-time size with WorkgroupIds in [lo, hi]; NULL when
+ * there is no such check (the body's other checks lose the flag).  Out of
+ * line: the range loop calls it once per row of groups, and per group in a
+ * row it fails for.  Before the body is vectorized: the vector forms see the
+ * checks as the proof leaves them. */
 static LLVMValueRef build_proof(lower_ctx *c, LLVMValueRef body)
 {
     if (!c->item_fast || !c->ls_known)
         return NULL;
-    unsigned ne = nenv(c) + c->nparams + jit_bounds_env_count(c);
-    LLVMTypeRef *pt = jit_alloc(c, 4 + ne, sizeof *pt), *bp = jit_alloc(c, NFIXED + ne + 1, sizeof *bp);
-    LLVMGetParamTypes(LLVMGlobalGetValueType(body), bp);
-    pt[0] = c->t_ptr;
-    for (unsigned i = 1; i < 4; i++)
-        pt[i] = c->t_i32;
-    memcpy(pt + 4, bp + NFIXED, ne * sizeof *pt);
-    LLVMValueRef fn = LLVMAddFunction(c->mod, "spvjit.proof", LLVMFunctionType(c->t_i1, pt, 4 + ne, 0));
+    LLVMTypeRef pt[7] = { c->t_ptr, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32 };
+    LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_PROOF, LLVMFunctionType(c->t_i1, pt, 7, 0));
     LLVMSetLinkage(fn, LLVMInternalLinkage);
-    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "alwaysinline");
+    jit_add_attr(c, fn, 1, "noalias");
+    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "noinline");
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
     LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
-    LLVMValueRef *args = jit_alloc(c, NFIXED + ne + 1, sizeof *args);
-    args[0] = LLVMGetParam(fn, 0);
+    LLVMValueRef ctx = LLVMGetParam(fn, 0);
+    group_env e = load_env(c, ctx);
+    LLVMValueRef *args = jit_alloc(c, NFIXED + e.n + 1, sizeof *args), hi[3];
+    args[0] = ctx;
     for (unsigned d = 0; d < 3; d++) {
         args[4 + d] = LLVMConstInt(c->t_i32, c->local_size[d], 0);
         args[7 + d] = LLVMGetParam(fn, 1 + d);
+        hi[d] = LLVMGetParam(fn, 4 + d);
     }
-    for (unsigned i = 0; i < ne; i++)
-        args[NFIXED + i] = LLVMGetParam(fn, 4 + i);
-    LLVMValueRef proven = jit_guard_versions(c, body, args, c->local_size);
+    memcpy(args + NFIXED, e.v, e.n * sizeof *e.v);
+    LLVMValueRef proven = jit_guard_versions(c, body, args, hi, c->local_size);
     if (!proven) {
         LLVMDeleteFunction(fn);
         return NULL;
@@ -543,7 +531,7 @@ static int build_range(lower_ctx *c, LLVMValueRef body)
     c->simd_why[0] = 0;
     unsigned width = c->simd_narrow ? jit_simd_width(c, c->simd_width, c->simd_why) : c->simd_width;
     if (width > 1) {
-        int rc = vectorize_body(c, body, width, &vf, &vf_sized, c->simd_why);
+        int rc = vectorize_body(c, body, width, proof != NULL, &vf, &vf_sized, c->simd_why);
         if (rc < 0)
             return -1;
         if (rc)
@@ -564,10 +552,7 @@ static int build_range(lower_ctx *c, LLVMValueRef body)
                  .vf = vf,
                  .vf_sized = vf_sized,
                  .width = width };
-    if (jit_emit_group_range(c, fn, emit_group, &it))
-        return -1;
-    LLVMBuildRetVoid(c->b);
-    return 0;
+    return jit_emit_group_range(c, fn, emit_group, &it, proof);
 }
 
 /* spvjit.item.in.group: the body's fixed parameters, the environment loaded from ctx. */
@@ -576,6 +561,10 @@ static void build_item_in_group(lower_ctx *c, LLVMValueRef body)
     LLVMTypeRef p[NFIXED] = { c->t_ptr };
     for (unsigned i = 1; i < NFIXED; i++)
         p[i] = c->t_i32;
+    /* the checks proven by the range loop for groups of the compile-time
+     * size (the regions' full machine, region_loops.c): the flag is a marker
+     * the barrier path gives its value (lower_ctx.h) */
+    bool proof = build_proof(c, body) != NULL;
     LLVMValueRef fn = LLVMAddFunction(c->mod, JIT_SYM_ITEM_IN_GROUP, LLVMFunctionType(c->t_void, p, NFIXED, 0));
     LLVMSetLinkage(fn, LLVMInternalLinkage);
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
@@ -588,25 +577,28 @@ static void build_item_in_group(lower_ctx *c, LLVMValueRef body)
         size[i] = LLVMGetParam(fn, 4 + i);
         group[i] = LLVMGetParam(fn, 7 + i);
     }
-    if (c->item_fast) {
-        /* the checks proven for a group of the compile-time size: the barrier
-         * regions' full machine runs a version without them (region_loops.c;
-         * the fibers drop the proof, barrier_path.c) */
-        LLVMValueRef *args = jit_alloc(c, NFIXED + e.n + 1, sizeof *args);
-        args[0] = ctx;
-        for (unsigned i = 0; i < 3; i++) {
-            args[4 + i] = LLVMConstInt(c->t_i32, c->local_size[i], 0);
-            args[7 + i] = group[i];
-        }
-        memcpy(args + NFIXED, e.v, e.n * sizeof *e.v);
-        LLVMValueRef proven = jit_guard_versions(c, body, args, c->local_size);
-        if (proven && !LLVMIsAConstant(proven))
-            LLVMSetValueName2(proven, JIT_GROUP_PROVEN, strlen(JIT_GROUP_PROVEN));
-        if (proven)
-            e.fast = LLVMBuildZExt(c->b, proven, c->t_i8, "");
+    if (proof) {
+        LLVMTypeRef mt = LLVMFunctionType(c->t_i1, NULL, 0, 0);
+        LLVMValueRef marker = LLVMGetNamedFunction(c->mod, JIT_GROUP_PROVEN);
+        if (!marker)
+            marker = LLVMAddFunction(c->mod, JIT_GROUP_PROVEN, mt);
+        e.fast = LLVMBuildZExt(c->b, LLVMBuildCall2(c->b, mt, marker, NULL, 0, ""), c->t_i8, "");
     }
     call_body(c, body, ctx, id, size, group, &e);
     LLVMBuildRetVoid(c->b);
+}
+
+void jit_group_proven_is(lower_ctx *c, bool value)
+{
+    LLVMValueRef marker = LLVMGetNamedFunction(c->mod, JIT_GROUP_PROVEN);
+    if (!marker)
+        return;
+    for (LLVMUseRef use; (use = LLVMGetFirstUse(marker));) {
+        LLVMValueRef call = LLVMGetUser(use);
+        LLVMReplaceAllUsesWith(call, LLVMConstInt(c->t_i1, value, 0));
+        LLVMInstructionEraseFromParent(call);
+    }
+    LLVMDeleteFunction(marker);
 }
 
 void jit_build_fiber_item(lower_ctx *c)

@@ -335,7 +335,7 @@ static spvjit_status prepare(spvjit_kernel *k, const spvjit_dispatch_info *d, di
 
     const spvjit_kernel_facts *f = r->c->facts;
     r->code = api_compiled_code(r->c, dispatch_items(d, r->c->facts->local_size));
-    r->exec = r->code->exec;
+    api_compiled_exec(r->c, r->code, &r->exec);
     atomic_fetch_add(&k->dispatches[r->code->tier == JIT_TIER_OPT], 1);
     atomic_store(&k->last_tier, (int)r->code->tier + 1);
     if (!(d->timeout_seconds >= 0) || d->timeout_seconds > 1e9) {
@@ -428,6 +428,7 @@ static spvjit_status run(dispatch_rec *r, char *err, size_t errlen)
     }
     int rc = spvjit_exec_dispatch(&r->exec, &r->range, &r->data, &diag);
     hub_enter(r, false);
+    atomic_fetch_add(&r->c->fallback_groups, atomic_load(&r->control.groups_fallback));
     if (rc == 0)
         return SPVJIT_OK;
     const spvjit_exec_control *c = &r->control;

@@ -128,30 +128,6 @@ typedef struct api_code {
     spvjit_exec_kernel exec; /* work-group memory: static part only */
 } api_code;
 
-typedef enum api_opt_state {
-    API_OPT_FINAL = 0, /* the code is the tier the build asked for: nothing more comes */
-    API_OPT_PENDING,   /* auto: the optimized compile is queued or running */
-    API_OPT_READY,     /* auto: the optimized code replaced the quick code */
-    API_OPT_FAILED,    /* auto: the optimized compile failed or was cancelled (opt_error); quick stays */
-} api_opt_state;
-
-typedef struct api_compiled {
-    atomic_uint refs;
-    spv_module *module;               /* what the JIT compiled (facts point into it) */
-    jit_kernel *jk;                   /* the first code's: owns the facts, the same for every tier */
-    const spvjit_kernel_facts *facts; /* jk's */
-    spvjit_native_fn fn;              /* an exported function (spvjit_call_exported), else NULL */
-    double total_ms;                  /* specialize + the first compile, or + load from disk */
-    double t_start;                   /* util_now_ms() when the build began */
-    pthread_mutex_t lock;             /* guards what follows */
-    pthread_cond_t changed;           /* opt left API_OPT_PENDING */
-    api_code *code;                   /* what a dispatch starting now runs */
-    api_opt_state opt;
-    api_opt_job *job;    /* while API_OPT_PENDING */
-    double opt_ready_ms; /* ms after t_start at which optimized code was in place; 0: not */
-    char *opt_error;     /* API_OPT_FAILED: why (malloc'd) */
-} api_compiled;
-
 /* Everything one compile of a kernel needs besides its module, owned (copies),
  * so that the optimized tier can be compiled later on a pool thread. */
 typedef struct api_build_plan {
@@ -162,6 +138,39 @@ typedef struct api_build_plan {
     unsigned char *key;         /* the disk cache's key: alen bytes of part a, then blen of part b */
     size_t alen, blen;
 } api_build_plan;
+
+typedef enum api_opt_state {
+    API_OPT_FINAL = 0, /* the code is the tier the build asked for: nothing more comes */
+    API_OPT_PENDING,   /* auto: the optimized compile is queued or running */
+    API_OPT_READY,     /* auto: the optimized code replaced the quick code */
+    API_OPT_FAILED,    /* auto: the optimized compile failed or was cancelled (opt_error); quick stays */
+} api_opt_state;
+
+typedef struct api_compiled {
+    atomic_uint refs;
+    spv_module *module;                   /* what the JIT compiled (facts point into it) */
+    jit_kernel *jk;                       /* the first code's: owns the facts, the same for every tier */
+    const spvjit_kernel_facts *facts;     /* jk's */
+    const spvjit_kernel_facts *opt_facts; /* the optimized code's, once it is in place */
+    spvjit_native_fn fn;                  /* an exported function (spvjit_call_exported), else NULL */
+    double total_ms;                      /* specialize + the first compile, or + load from disk */
+    double t_start;                       /* util_now_ms() when the build began */
+    pthread_mutex_t lock;                 /* guards what follows */
+    pthread_cond_t changed;               /* opt left API_OPT_PENDING */
+    api_code *code;                       /* what a dispatch starting now runs */
+    api_opt_state opt;
+    api_opt_job *job;    /* while API_OPT_PENDING */
+    double opt_ready_ms; /* ms after t_start at which optimized code was in place; 0: not */
+    char *opt_error;     /* API_OPT_FAILED: why (malloc'd) */
+    api_build_plan plan; /* how it is compiled: the optimized tier in the background, the fallback */
+    /* The quick tier's code, every bounds check in place, for the work-groups
+     * the optimized code hands back (jit/abi.h): an auto build's first code,
+     * else compiled on first need (api_compiled_fallback). */
+    pthread_mutex_t fallback_lock;
+    _Atomic(api_code *) fallback;
+    char *fallback_error;             /* why it could not be made (malloc'd) */
+    _Atomic uint64_t fallback_groups; /* work-groups dispatches ran on it */
+} api_compiled;
 
 /* Compiles the plan's kernel at `tier` (QUICK or OPT) from sm; optimized code
  * is stored in the disk cache.  `cancel` may stop it (api_kernel.c).  NULL
@@ -183,9 +192,13 @@ spv_module *api_module_for_values(const spvjit_module *mod, const uint64_t *valu
 /* The check api_module_for_values left out, on its module sm (specialized). */
 spvjit_status api_module_validate_specialized(const spvjit_module *mod, const spv_module *sm);
 
-/* A compiled object taking over sm and jk (code of `tier`: QUICK or OPT),
- * with one reference; NULL (nothing taken) when out of memory. */
-api_compiled *api_compiled_new(spv_module *sm, jit_kernel *jk, jit_tier tier);
+/* A compiled object taking over sm, jk (code of `tier`: QUICK or OPT) and
+ * the plan (NULL: none; it is then zeroed), with one reference; NULL
+ * (nothing taken) when out of memory. */
+api_compiled *api_compiled_new(spv_module *sm, jit_kernel *jk, jit_tier tier, api_build_plan *plan);
+/* The executor's view of `code`, one of c's: the groups it hands back run on
+ * c's fallback code. */
+void api_compiled_exec(api_compiled *c, const api_code *code, spvjit_exec_kernel *out);
 void api_compiled_retain(void *c);
 void api_compiled_release(void *c);
 
@@ -206,9 +219,9 @@ void api_compiled_release(void *c);
  * dispatch above API_QUICK_MAX_ITEMS the optimized code still compiling. */
 api_code *api_compiled_code(api_compiled *c, uint64_t items);
 void api_code_release(api_code *code);
-/* Compiles c's optimized tier in the background (c runs its quick code
- * meanwhile), taking over the plan.  On failure to start, c stays quick. */
-void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx, api_build_plan *plan);
+/* Compiles c's optimized tier in the background from its plan (c runs its
+ * quick code meanwhile).  On failure to start, c stays quick. */
+void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx);
 /* Waits until c's optimized tier is no longer pending (running its compile on
  * this thread if no worker has started it): SPVJIT_OK, or the error of a
  * failed optimized compile (set). */

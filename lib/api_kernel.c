@@ -151,7 +151,7 @@ static void *build_compiled(void *user, size_t *est)
         return NULL;
     }
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(jk);
-    api_compiled *c = f->local_size_known ? api_compiled_new(sm, jk, tier) : NULL;
+    api_compiled *c = f->local_size_known ? api_compiled_new(sm, jk, tier, &plan) : NULL;
     if (!c) {
         r->st = f->local_size_known ? api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory")
                                     : api_fail(SPVJIT_ERROR_UNSUPPORTED,
@@ -164,13 +164,10 @@ static void *build_compiled(void *user, size_t *est)
     }
     c->t_start = t0;
     c->total_ms = util_now_ms() - t0;
-    if (tier == JIT_TIER_QUICK && k->opts.tier == JIT_TIER_AUTO) {
-        api_compiled_start_opt(c, mod->ctx, &plan);
-    } else {
-        api_plan_free(&plan);
-        if (tier == JIT_TIER_OPT)
-            c->opt_ready_ms = c->total_ms;
-    }
+    if (tier == JIT_TIER_QUICK && k->opts.tier == JIT_TIER_AUTO)
+        api_compiled_start_opt(c, mod->ctx);
+    else if (tier == JIT_TIER_OPT)
+        c->opt_ready_ms = c->total_ms;
     *est = estimate_bytes(sm);
     return c;
 }
@@ -507,6 +504,7 @@ SPVJIT_API spvjit_status spvjit_kernel_stats_get(const spvjit_kernel *k, spvjit_
     pthread_mutex_unlock(&c->lock);
     out->total_ms = c->total_ms;
     out->wg_memory_bytes = c->facts->wg_mem_size;
+    out->fallback_groups = atomic_load(&c->fallback_groups);
     out->uses_barriers = c->facts->uses_barriers;
     api_compiled_release(c);
     return SPVJIT_OK;

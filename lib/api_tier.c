@@ -26,10 +26,9 @@
 
 struct api_opt_job {
     spvjit_pool_task task; /* first: the pool hands this back */
-    api_compiled *c;       /* a reference */
+    api_compiled *c;       /* a reference; its plan is compiled */
     spvjit_context *ctx;   /* whose list it is on (the context waits for it) */
     api_opt_job *prev, *next;
-    api_build_plan plan;
     atomic_bool cancel;
 };
 
@@ -71,7 +70,7 @@ void api_code_release(api_code *code)
 
 /* --- compiled objects --------------------------------------------------------------- */
 
-api_compiled *api_compiled_new(spv_module *sm, jit_kernel *jk, jit_tier tier)
+api_compiled *api_compiled_new(spv_module *sm, jit_kernel *jk, jit_tier tier, api_build_plan *plan)
 {
     api_compiled *c = calloc(1, sizeof *c);
     if (!c || !(c->code = code_new(jk, tier, true))) {
@@ -82,8 +81,16 @@ api_compiled *api_compiled_new(spv_module *sm, jit_kernel *jk, jit_tier tier)
     c->module = sm;
     c->jk = jk;
     c->facts = spvjit_kernel_facts_of(jk);
+    c->opt_facts = tier == JIT_TIER_OPT ? c->facts : NULL;
+    if (plan) {
+        c->plan = *plan;
+        memset(plan, 0, sizeof *plan);
+    }
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->changed, NULL);
+    pthread_mutex_init(&c->fallback_lock, NULL);
+    atomic_init(&c->fallback, NULL);
+    atomic_init(&c->fallback_groups, 0);
     return c;
 }
 
@@ -102,11 +109,15 @@ void api_compiled_release(void *p)
      * holds one too), so the current code has no other holder.  The first
      * code's kernel, its code freed now or at the switch, goes with the facts. */
     api_code_release(c->code);
+    api_code_release(atomic_load(&c->fallback));
     spvjit_kernel_free(c->jk);
     spv_module_free(c->module);
+    api_plan_free(&c->plan);
     pthread_cond_destroy(&c->changed);
     pthread_mutex_destroy(&c->lock);
+    pthread_mutex_destroy(&c->fallback_lock);
     free(c->opt_error);
+    free(c->fallback_error);
     free(c);
 }
 
@@ -119,6 +130,64 @@ api_code *api_compiled_code(api_compiled *c, uint64_t items)
     atomic_fetch_add(&code->refs, 1);
     pthread_mutex_unlock(&c->lock);
     return code;
+}
+
+/* --- the fallback: checked code for the groups the optimized code hands back -------------- */
+
+/* Whether quick code of facts q may run groups for the optimized code of
+ * facts o: what both share of a dispatch (the barrier path, work-group
+ * memory and its layout for local arguments, barrier sites, bindings, the
+ * sub-group size where the quick code has lanes) is the same.  (The stack
+ * estimates may differ by the optimized code's proof flag.) */
+static bool same_dispatch_facts(const spvjit_kernel_facts *q, const spvjit_kernel_facts *o)
+{
+    return q->barrier_regions == o->barrier_regions && q->uses_barriers == o->uses_barriers &&
+           q->nbarrier_sites == o->nbarrier_sites && q->wg_mem_size == o->wg_mem_size &&
+           q->wg_mem_align == o->wg_mem_align && q->nparams == o->nparams && q->nslots == o->nslots &&
+           (q->subgroup_size <= 1 || q->subgroup_size == o->subgroup_size);
+}
+
+/* The executor's spvjit_exec_kernel.fallback: c's quick code, compiled on
+ * the first call (the others wait for it). */
+static spvjit_wg_range_fn compiled_fallback(void *user, spv_diag *diag)
+{
+    api_compiled *c = user;
+    api_code *fb = atomic_load_explicit(&c->fallback, memory_order_acquire);
+    if (fb)
+        return fb->exec.wg_range;
+    pthread_mutex_lock(&c->fallback_lock);
+    if (!(fb = atomic_load(&c->fallback)) && !c->fallback_error) {
+        spv_diag d;
+        d.msg[0] = 0;
+        jit_kernel *jk = api_plan_compile(&c->plan, c->module, JIT_TIER_QUICK, NULL, &d);
+        fb = jk ? code_new(jk, JIT_TIER_QUICK, false) : NULL;
+        if (fb && !same_dispatch_facts(spvjit_kernel_facts_of(jk), c->opt_facts)) {
+            api_code_release(fb);
+            fb = NULL;
+            snprintf(d.msg, sizeof d.msg, "internal error: the quick tier's facts differ (a JIT bug)");
+        } else if (jk && !fb) {
+            spvjit_kernel_free(jk);
+            snprintf(d.msg, sizeof d.msg, "out of memory");
+        }
+        if (fb)
+            atomic_store_explicit(&c->fallback, fb, memory_order_release);
+        else
+            c->fallback_error = strdup(d.msg[0] ? d.msg : "the compile failed");
+    }
+    if (!fb)
+        spv_fail(diag, "the checked code for work-groups whose bounds could not be proven: %s",
+                 c->fallback_error ? c->fallback_error : "out of memory");
+    pthread_mutex_unlock(&c->fallback_lock);
+    return fb ? fb->exec.wg_range : NULL;
+}
+
+void api_compiled_exec(api_compiled *c, const api_code *code, spvjit_exec_kernel *out)
+{
+    *out = code->exec;
+    if (code->tier == JIT_TIER_OPT && c->plan.entry) {
+        out->fallback = compiled_fallback;
+        out->fallback_user = c;
+    }
 }
 
 /* --- the optimized tier in the background -------------------------------------------- */
@@ -149,7 +218,16 @@ static void finish(api_opt_job *j, jit_kernel *jk, const char *why)
     api_code *old = NULL;
     pthread_mutex_lock(&c->lock);
     if (code) {
-        old = c->code;
+        /* the quick code stays as the optimized code's fallback */
+        c->opt_facts = spvjit_kernel_facts_of(jk);
+        pthread_mutex_lock(&c->fallback_lock);
+        if (same_dispatch_facts(c->facts, c->opt_facts))
+            atomic_store_explicit(&c->fallback, c->code, memory_order_release);
+        else
+            c->fallback_error = strdup("internal error: the quick tier's facts differ (a JIT bug)");
+        if (!atomic_load(&c->fallback))
+            old = c->code;
+        pthread_mutex_unlock(&c->fallback_lock);
         c->code = code;
         c->opt = API_OPT_READY;
         c->opt_ready_ms = util_now_ms() - c->t_start;
@@ -162,7 +240,6 @@ static void finish(api_opt_job *j, jit_kernel *jk, const char *why)
     pthread_mutex_unlock(&c->lock);
     api_code_release(old); /* the quick code lives on in the dispatches still running it */
     unlist(j);
-    api_plan_free(&j->plan);
     api_compiled_release(c);
     free(j);
 }
@@ -183,7 +260,7 @@ static void run_job(spvjit_pool_task *t)
         usleep(1000);
     jit_kernel *jk = NULL;
     if (!atomic_load(&j->cancel))
-        jk = api_plan_compile(&j->plan, j->c->module, JIT_TIER_OPT, &j->cancel, &d);
+        jk = api_plan_compile(&j->c->plan, j->c->module, JIT_TIER_OPT, &j->cancel, &d);
     else
         snprintf(d.msg, sizeof d.msg, "cancelled");
     const spvjit_kernel_facts *f = jk ? spvjit_kernel_facts_of(jk) : NULL, *q = j->c->facts;
@@ -201,18 +278,15 @@ static void run_job(spvjit_pool_task *t)
     finish(j, jk, d.msg);
 }
 
-void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx, api_build_plan *plan)
+void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx)
 {
     api_opt_job *j = calloc(1, sizeof *j);
     if (!j) {
-        api_plan_free(plan);
         c->opt = API_OPT_FAILED; /* not shared yet: no lock needed */
         c->opt_error = strdup("out of memory");
         return;
     }
     j->task.run = run_job;
-    j->plan = *plan;
-    memset(plan, 0, sizeof *plan);
     j->ctx = ctx;
     atomic_init(&j->cancel, false);
     api_compiled_retain(c);

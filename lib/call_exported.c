@@ -317,7 +317,8 @@ static void *build_export(void *user, size_t *est)
     spvjit_options o = { 0 };
     api_build_options_to_jit(&b->mod->ctx->options.build, &o);
     spvjit_native_fn fn = fid ? spvjit_compile_function(sm, fid, &o, &owner, &d) : NULL;
-    api_compiled *c = fn ? api_compiled_new(sm, owner, o.tier == JIT_TIER_QUICK ? JIT_TIER_QUICK : JIT_TIER_OPT) : NULL;
+    api_compiled *c =
+        fn ? api_compiled_new(sm, owner, o.tier == JIT_TIER_QUICK ? JIT_TIER_QUICK : JIT_TIER_OPT, NULL) : NULL;
     if (!c) {
         b->st = !fid  ? api_fail(SPVJIT_ERROR_INVALID_MODULE,
                                  "%s: \"%s\" is no longer exported after "

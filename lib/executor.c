@@ -114,23 +114,24 @@ static void *thread_wg_memory(exec_thread *t, size_t size, size_t align, spv_dia
 typedef struct deep_call {
     spvjit_wg_range_fn fn;
     const spvjit_wg_ctx *ctx;
-    uint64_t first, count;
+    uint64_t first, count, ran;
     exec_thread *t;
 } deep_call;
 
 static void deep_entry(void *arg)
 {
     deep_call *dc = arg;
-    dc->fn(dc->ctx, dc->first, dc->count);
+    dc->ran = dc->fn(dc->ctx, dc->first, dc->count);
     spvjit_fiber_switch_final(&dc->t->deep_fiber, &dc->t->sched.host);
 }
 
-/* fn(ctx, first, count), on a deep stack when the kernel needs one. */
-static int run_range(exec_thread *t, const spvjit_exec_kernel *k, const spvjit_wg_ctx *ctx, uint64_t first,
-                     uint64_t count, spv_diag *diag)
+/* *ran = fn(ctx, first, count) (fn: the kernel's wg_range or its fallback),
+ * on a deep stack when the kernel needs one. */
+static int run_range(exec_thread *t, const spvjit_exec_kernel *k, spvjit_wg_range_fn fn, const spvjit_wg_ctx *ctx,
+                     uint64_t first, uint64_t count, uint64_t *ran, spv_diag *diag)
 {
     if (k->stack_size <= THREAD_STACK_BUDGET) {
-        k->wg_range(ctx, first, count);
+        *ran = fn(ctx, first, count);
         return 0;
     }
     size_t want = (size_t)(2 * k->stack_size) + ((size_t)2 << 20);
@@ -143,9 +144,10 @@ static int run_range(exec_thread *t, const spvjit_exec_kernel *k, const spvjit_w
             return spv_fail(diag, "executor: cannot map a stack of %zu bytes for the work-items' private state: %s",
                             want, strerror(err));
     }
-    deep_call dc = { k->wg_range, ctx, first, count, t };
+    deep_call dc = { fn, ctx, first, count, 0, t };
     spvjit_fiber_init(&t->deep_fiber, &t->deep, deep_entry, &dc);
     spvjit_fiber_switch(&t->sched.host, &t->deep_fiber);
+    *ran = dc.ran;
     return 0;
 }
 
@@ -169,6 +171,7 @@ void spvjit_exec_control_init(spvjit_exec_control *c)
     memset(c, 0, sizeof *c);
     atomic_init(&c->stop, SPVJIT_STOP_NONE);
     atomic_init(&c->groups_done, 0);
+    atomic_init(&c->groups_fallback, 0);
     atomic_flag_clear(&c->fault_claimed);
 }
 
@@ -288,6 +291,22 @@ static void report_region_divergence(const spvjit_wg_ctx *c, uint64_t group, con
         list_region_items(c, size, resume, resume_site, true, 0, diag);
 }
 
+/* The code for group g, which the kernel's code handed back (jit/abi.h). */
+static spvjit_wg_range_fn fallback_code(const spvjit_exec_kernel *k, uint64_t g, spv_diag *diag)
+{
+    if (!k->fallback) {
+        spv_fail(diag,
+                 "executor: internal error: the kernel's code handed back work-group %llu, and it has no "
+                 "checked code to run it",
+                 (unsigned long long)g);
+        return NULL;
+    }
+    spvjit_wg_range_fn fn = k->fallback(k->fallback_user, diag);
+    if (!fn && !diag->msg[0])
+        spv_fail(diag, "executor: no checked code for work-group %llu", (unsigned long long)g);
+    return fn;
+}
+
 /* Runs work-groups [begin, end) (linear, x fastest) on this thread. */
 static bool run_groups(void *user, uint64_t begin, uint64_t end)
 {
@@ -320,12 +339,21 @@ static bool run_groups(void *user, uint64_t begin, uint64_t end)
     ctx.rt = &regions;
     ctx.report_divergence = report_region_divergence;
     if (k->wg_range && !k->memory_check) {
-        if (run_range(t, k, &ctx, begin, end - begin, &diag)) {
-            fail_dispatch(d, &diag);
-            return false;
+        /* the groups the code hands back run one by one on the fallback code */
+        for (uint64_t g = begin; g < end;) {
+            uint64_t ran, one;
+            if (run_range(t, k, k->wg_range, &ctx, g, end - g, &ran, &diag))
+                break;
+            if (regions.failed || stopped(d) || ran >= end - g)
+                break;
+            spvjit_wg_range_fn fb = fallback_code(k, g + ran, &diag);
+            if (!fb || run_range(t, k, fb, &ctx, g + ran, 1, &one, &diag) || regions.failed || stopped(d))
+                break;
+            atomic_fetch_add_explicit(&d->ctl->groups_fallback, 1, memory_order_relaxed);
+            g += ran + 1;
         }
-        if (regions.failed) {
-            fail_dispatch(d, &regions.diag);
+        if (diag.msg[0] || regions.failed) {
+            fail_dispatch(d, diag.msg[0] ? &diag : &regions.diag);
             return false;
         }
         return count_done(d, end - begin);
@@ -345,8 +373,9 @@ static bool run_groups(void *user, uint64_t begin, uint64_t end)
             }
             ctx.check = &check;
         }
+        uint64_t ran;
         if (k->wg_range) {
-            if (run_range(t, k, &ctx, g, 1, &diag)) {
+            if (run_range(t, k, k->wg_range, &ctx, g, 1, &ran, &diag)) {
                 fail_dispatch(d, &diag);
                 return false;
             }

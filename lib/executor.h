@@ -54,6 +54,12 @@ typedef struct spvjit_exec_kernel {
                                     raised to a safe minimum, larger under ASan */
     uint32_t nbarrier_sites;     /* barrier sites numbered 0..n-1 (0: not checked) */
     bool memory_check;           /* compiled with memory=check: keep the race detector's shadow */
+    /* The code for the work-groups wg_range hands back (jit/abi.h): the same
+     * kernel with every bounds check in place (the same work-group memory,
+     * stack and barrier sites), given on first need by fallback(fallback_user),
+     * or NULL with diag filled when it cannot be had.  NULL: none is handed back. */
+    spvjit_wg_range_fn (*fallback)(void *user, spv_diag *diag);
+    void *fallback_user;
 } spvjit_exec_kernel;
 
 typedef enum spvjit_exec_range_kind {
@@ -102,8 +108,9 @@ typedef struct spvjit_exec_control {
     uint64_t timeout_ns;   /* 0: none; else the dispatch stops this long after it starts */
     /* --- filled by the dispatch --- */
     uint64_t groups_total;
-    _Atomic uint64_t groups_done; /* work-groups that ran to their end (of a range the stop
+    _Atomic uint64_t groups_done;     /* work-groups that ran to their end (of a range the stop
                                      cut short, none is counted) */
+    _Atomic uint64_t groups_fallback; /* of them, those run on spvjit_exec_kernel.fallback's code */
     double elapsed_ms;
     atomic_flag fault_claimed;
     spvjit_exec_fault fault;

@@ -380,6 +380,10 @@ typedef struct spvjit_kernel_stats {
     spvjit_tier dispatch_tier; /* the code this kernel's latest dispatch ran (DEFAULT: none) */
     uint64_t quick_dispatches; /* this kernel's dispatches on the quick code */
     uint64_t opt_dispatches;   /* and on the optimized code */
+    uint64_t fallback_groups;  /* memory=robust: work-groups the optimized code could not prove in
+                                  bounds, which ran on the quick code, every check in place
+                                  (dispatches of the compiled code: kernels with the same
+                                  module, entry, values and options share it) */
 } spvjit_kernel_stats;
 
 /* The sub-group size of kernels built with subgroup_size native: the host's

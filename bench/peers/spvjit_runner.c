@@ -29,7 +29,10 @@
  *              larger than the quick tier takes, waits for the optimized code;
  *   first_ms   the first dispatch of the optimized build (checked against the
  *              C reference);
- *   median_ms  the median of --reps dispatches, inputs restored untimed.
+ *   median_ms  the median of --reps dispatches, inputs restored untimed;
+ *   fallback_groups  work-groups of those dispatches (the first included) the
+ *              optimized code could not prove in bounds (memory=robust), run on
+ *              the quick tier's checked code (spvjit_kernel_stats).
  * The modes share the case's buffers (rebound before each run).
  * Threads: spvjit_context_options.threads = --threads (the caller included).
  */
@@ -359,9 +362,14 @@ static void print_and_free(const bench_opts *o, const bench_case *c, mode_run *r
     snprintf(disk, sizeof(disk), r->bt.disk_ms >= 0 ? "%.3f" : "n/a", r->bt.disk_ms);
     snprintf(quick, sizeof(quick), r->bt.quick_ms >= 0 ? "%.2f" : "n/a", r->bt.quick_ms);
     snprintf(first, sizeof(first), r->bt.auto_first_ms >= 0 ? "%.2f" : "n/a", r->bt.auto_first_ms);
+    spvjit_kernel_stats ks = { 0 };
+    if (r->k)
+        spvjit_kernel_stats_get(r->k, &ks);
     snprintf(extra, sizeof(extra),
-             " lower_ms=%.1f passes_ms=%.1f codegen_ms=%.1f quick_ms=%s hit_us=%.3f disk_ms=%s auto_first_ms=%s",
-             r->bt.lower_ms, r->bt.passes_ms, r->bt.codegen_ms, quick, r->bt.hit_us, disk, first);
+             " lower_ms=%.1f passes_ms=%.1f codegen_ms=%.1f quick_ms=%s hit_us=%.3f disk_ms=%s auto_first_ms=%s"
+             " fallback_groups=%llu",
+             r->bt.lower_ms, r->bt.passes_ms, r->bt.codegen_ms, quick, r->bt.hit_us, disk, first,
+             (unsigned long long)ks.fallback_groups);
     bench_print_result_extra(o, c, mode_runner[r->mode], stats, r->bt.build_ms, r->first_ms, r->ok, extra);
     free(r->ms);
     spvjit_kernel_destroy(r->k);

@@ -174,7 +174,8 @@ KernelStats = _structs.dataclass_for(
     passes_ms, codegen_ms, total_ms, wg_memory_bytes, uses_barriers, local_size,
     subgroup_size (the SIMD lanes a sub-group runs on; 1: one work-item at a time),
     and its tiers: tier, opt_pending, opt_ready_ms, dispatch_tier,
-    quick_dispatches, opt_dispatches.""",
+    quick_dispatches, opt_dispatches; fallback_groups (memory robust: work-groups
+    the optimized code could not prove in bounds, run on the checked quick code).""",
 )
 
 

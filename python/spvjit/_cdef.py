@@ -210,6 +210,7 @@ typedef struct spvjit_kernel_stats {
     spvjit_tier dispatch_tier;
     uint64_t quick_dispatches;
     uint64_t opt_dispatches;
+    uint64_t fallback_groups;
 } spvjit_kernel_stats;
 uint32_t spvjit_native_subgroup_size(void);
 uint32_t spvjit_context_subgroup_size(const spvjit_context *ctx);

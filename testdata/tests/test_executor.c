@@ -50,9 +50,10 @@ static void run_range(const spvjit_wg_ctx *c, uint64_t first, uint64_t count, gr
 }
 
 #define RANGE_OF(fn)                                                                                                   \
-    static void fn##_range(const spvjit_wg_ctx *c, uint64_t first, uint64_t count)                                     \
+    static uint64_t fn##_range(const spvjit_wg_ctx *c, uint64_t first, uint64_t count)                                 \
     {                                                                                                                  \
         run_range(c, first, count, fn);                                                                                \
+        return count;                                                                                                  \
     }
 
 static int dispatch_groups(const spvjit_exec_kernel *k, uint32_t gx, uint32_t gy, uint32_t gz, void *const *args,
@@ -653,7 +654,7 @@ typedef struct range_log {
 
 static range_log *ranges_seen;
 
-static void logging_range(const spvjit_wg_ctx *c, uint64_t first, uint64_t count)
+static uint64_t logging_range(const spvjit_wg_ctx *c, uint64_t first, uint64_t count)
 {
     (void)c;
     uint32_t i = atomic_fetch_add(&ranges_seen->n, 1);
@@ -661,6 +662,7 @@ static void logging_range(const spvjit_wg_ctx *c, uint64_t first, uint64_t count
         ranges_seen->first[i] = first;
         ranges_seen->count[i] = count;
     }
+    return count;
 }
 
 /* Every group in exactly one range; with one thread one range, with several
@@ -703,6 +705,93 @@ TEST(executor_ranges_cover_the_grid)
                       gc[2], threads, n, mid_row ? "" : ", none inside a row");
             free(hit);
         }
+}
+
+/* --- groups handed back to the fallback code (jit/abi.h) ------------------------------------ */
+
+/* Group g is one the "optimized" code cannot prove: every 7th, and the last. */
+static bool unproven(const spvjit_wg_ctx *c, uint64_t g)
+{
+    return g % 7 == 3 || g + 1 == (uint64_t)c->num_groups[0] * c->num_groups[1] * c->num_groups[2];
+}
+
+/* args: 0 uint32_t *ran (per group: 1 fast code, 2 fallback, counts added) */
+static uint64_t fast_range(const spvjit_wg_ctx *c, uint64_t first, uint64_t count)
+{
+    uint32_t *ran = ARG_PTR(c, 0, uint32_t);
+    for (uint64_t i = 0; i < count; i++) {
+        if (unproven(c, first + i))
+            return i;
+        __atomic_fetch_add(&ran[first + i], 1, __ATOMIC_RELAXED);
+    }
+    return count;
+}
+
+static uint64_t checked_range(const spvjit_wg_ctx *c, uint64_t first, uint64_t count)
+{
+    uint32_t *ran = ARG_PTR(c, 0, uint32_t);
+    for (uint64_t g = first; g < first + count; g++)
+        __atomic_fetch_add(&ran[g], unproven(c, g) ? 2 : 100, __ATOMIC_RELAXED);
+    return count;
+}
+
+static _Atomic unsigned fallback_asked;
+
+static spvjit_wg_range_fn give_checked(void *user, spv_diag *diag)
+{
+    (void)diag;
+    atomic_fetch_add(&fallback_asked, 1);
+    return user ? checked_range : NULL;
+}
+
+/* Every group runs once, the handed-back ones (and only they) on the
+ * fallback, whatever the threads; the control counts them; a kernel that
+ * hands back a group without fallback code fails the dispatch, saying so. */
+TEST(executor_runs_handed_back_groups_on_the_fallback)
+{
+    const uint32_t grids[][3] = { { 1000, 3, 1 }, { 1, 1, 1 }, { 13, 1, 4 } };
+    for (int gi = 0; gi < 3; gi++)
+        for (uint32_t threads = 1; threads <= 4; threads *= 2) {
+            const uint32_t *gc = grids[gi];
+            uint64_t total = (uint64_t)gc[0] * gc[1] * gc[2], want = 0;
+            uint32_t *ran = calloc(total, sizeof *ran);
+            REQUIRE(ran, "out of memory");
+            void *args[] = { &ran };
+            spvjit_exec_kernel k = {
+                .wg_range = fast_range, .local_size = { 1, 1, 1 }, .fallback = give_checked, .fallback_user = &k
+            };
+            spvjit_exec_control ctl;
+            spvjit_exec_control_init(&ctl);
+            spvjit_exec_range r = { .kind = SPVJIT_RANGE_GROUPS, .group_count = { gc[0], gc[1], gc[2] } };
+            spvjit_exec_data data = { .args = args, .nthreads = threads, .control = &ctl };
+            spv_diag diag;
+            REQUIRE(spvjit_exec_dispatch(&k, &r, &data, &diag) == 0, "dispatch: %s", diag.msg);
+            spvjit_wg_ctx probe = { .num_groups = { gc[0], gc[1], gc[2] } };
+            uint64_t wrong = 0;
+            for (uint64_t g = 0; g < total; g++) {
+                want += unproven(&probe, g);
+                wrong += ran[g] != (unproven(&probe, g) ? 2u : 1u);
+            }
+            CHECK(wrong == 0, "grid %ux%ux%u, %u threads: %llu groups ran other than once on their code", gc[0], gc[1],
+                  gc[2], threads, (unsigned long long)wrong);
+            CHECK(atomic_load(&ctl.groups_fallback) == want && atomic_load(&ctl.groups_done) == total,
+                  "grid %ux%ux%u: %llu on the fallback, %llu done (want %llu of %llu)", gc[0], gc[1], gc[2],
+                  (unsigned long long)atomic_load(&ctl.groups_fallback),
+                  (unsigned long long)atomic_load(&ctl.groups_done), (unsigned long long)want,
+                  (unsigned long long)total);
+            free(ran);
+        }
+    uint32_t *ran = calloc(14, sizeof *ran);
+    REQUIRE(ran, "out of memory");
+    void *args[] = { &ran };
+    spvjit_exec_kernel none = { .wg_range = fast_range, .local_size = { 1, 1, 1 } };
+    spv_diag diag;
+    CHECK(dispatch_groups(&none, 14, 1, 1, args, 1, &diag) != 0 && strstr(diag.msg, "handed back work-group 3"),
+          "no fallback code: %s", diag.msg);
+    spvjit_exec_kernel refused = { .wg_range = fast_range, .local_size = { 1, 1, 1 }, .fallback = give_checked };
+    CHECK(dispatch_groups(&refused, 14, 1, 1, args, 1, &diag) != 0 && strstr(diag.msg, "no checked code"),
+          "a fallback that cannot be had: %s", diag.msg);
+    free(ran);
 }
 
 /* --- ctx fields, work-group memory, FP state ---------------------------------------------- */

@@ -148,7 +148,11 @@ static void run_range(const jit_kernel *k, const grid *g, void **args, const uin
     memset(mem, 0x5A, f->wg_mem_size + 64); /* garbage: each group's initializer must replace it */
     spvjit_wg_ctx c;
     fill_ctx(&c, g, args, sizes, push, mem);
-    spvjit_kernel_wg_range_fn(k)(&c, first, count);
+    tj_fallback fb;
+    (void)tj_exec_kernel(k, 0, &fb);
+    CHECK(tj_run_range(k, &fb, &c, first, count) == 0, "groups %llu + %llu", (unsigned long long)first,
+          (unsigned long long)count);
+    tj_fallback_free(&fb);
     free(mem);
 }
 
@@ -167,14 +171,8 @@ static void run_partition(const jit_kernel *k, const grid *g, void **args, const
 static int run_executor(const jit_kernel *k, const grid *g, void **args, const uint64_t *sizes, const void *push,
                         uint32_t nthreads, spv_diag *diag)
 {
-    const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
-    spvjit_exec_kernel ek = { .wg_range = spvjit_kernel_wg_range_fn(k),
-                              .item_fn = spvjit_kernel_item_fn(k),
-                              .wg_memory_size = f->wg_mem_size,
-                              .wg_memory_align = f->wg_mem_align,
-                              .wg_memory_init = spvjit_kernel_wg_init_fn(k),
-                              .stack_size = f->stack_estimate,
-                              .nbarrier_sites = f->nbarrier_sites };
+    tj_fallback fb;
+    spvjit_exec_kernel ek = tj_exec_kernel(k, 0, &fb);
     memcpy(ek.local_size, g->local, sizeof ek.local_size);
     spvjit_exec_range r = { .kind = g->kernel ? SPVJIT_RANGE_NDRANGE : SPVJIT_RANGE_GROUPS, .work_dim = g->work_dim };
     for (int d = 0; d < 3; d++) {
@@ -185,7 +183,9 @@ static int run_executor(const jit_kernel *k, const grid *g, void **args, const u
     }
     spvjit_exec_data data = { .args = args, .arg_sizes = sizes, .push_constants = push, .nthreads = nthreads };
     diag->msg[0] = 0;
-    return spvjit_exec_dispatch(&ek, &r, &data, diag);
+    int rc = spvjit_exec_dispatch(&ek, &r, &data, diag);
+    tj_fallback_free(&fb);
+    return rc;
 }
 
 /* --- groups_ids.comp / groups_barrier.comp: the five words of every item ------------------------------------ */
@@ -478,7 +478,10 @@ TEST(groups_stop_flag)
         spvjit_wg_ctx c;
         fill_ctx(&c, &g, args, sizes, push, mem);
         c.stop = &stop;
-        spvjit_kernel_wg_range_fn(k)(&c, 3, 17);
+        tj_fallback fb;
+        (void)tj_exec_kernel(k, 0, &fb);
+        CHECK(tj_run_range(k, &fb, &c, 3, 17) == 0, "groups 3 + 17");
+        tj_fallback_free(&fb);
         uint64_t wrong = ids_check(&out, &g, 3, stop ? 3 : 20, false);
         CHECK(wrong == 0, "stop %u: %llu wrong words (%s)", stop, (unsigned long long)wrong,
               stop ? "groups ran though stopped" : "groups missing");

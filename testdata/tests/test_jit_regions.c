@@ -76,16 +76,8 @@ static jit_kernel *compile_path(const spv_module *m, const char *entry, spvjit_o
 static int run(const jit_kernel *k, const tj_dispatch *d, spv_diag *diag)
 {
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
-    spvjit_exec_kernel ek = {
-        .wg_range = spvjit_kernel_wg_range_fn(k),
-        .item_fn = spvjit_kernel_item_fn(k),
-        .wg_memory_size = f->wg_mem_size + d->extra_wg_mem,
-        .wg_memory_align = f->wg_mem_align,
-        .wg_memory_init = spvjit_kernel_wg_init_fn(k),
-        .stack_size = f->stack_estimate,
-        .nbarrier_sites = f->nbarrier_sites,
-    };
-    memcpy(ek.local_size, f->local_size, sizeof ek.local_size);
+    tj_fallback fb;
+    spvjit_exec_kernel ek = tj_exec_kernel(k, d->extra_wg_mem, &fb);
     spvjit_exec_range r = { 0 };
     if (f->is_kernel) {
         r.kind = SPVJIT_RANGE_NDRANGE;
@@ -102,7 +94,9 @@ static int run(const jit_kernel *k, const tj_dispatch *d, spv_diag *diag)
                               .spec_values = d->spec_values,
                               .nthreads = 1 };
     diag->msg[0] = 0;
-    return spvjit_exec_dispatch(&ek, &r, &data, diag);
+    int rc = spvjit_exec_dispatch(&ek, &r, &data, diag);
+    tj_fallback_free(&fb);
+    return rc;
 }
 
 /* The definition of the machine of a full group in optimized IR (jit/region_loops.c), or NULL. */

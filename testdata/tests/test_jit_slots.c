@@ -239,8 +239,6 @@ TEST(slots_and_regions_decline)
                           "  %l = load i32, ptr %a\n  store i32 %l, ptr %wg\n"
                           "  call void @spvjit.barrier(ptr %ctx, i32 0)\n  ret void\n}\n",
                    16, 1, "an alloca outside the entry block");
-    /* no barrier */
-    expect_decline(HEADER "  store i32 1, ptr %wg\n  ret void\n}\n", 16, 1, "no barrier call left after inlining");
     /* a per-item array of 4 KiB in groups of 512: 2 MiB */
     expect_decline(HEADER "  %arr = alloca [1024 x float]\n"
                           "  %e = getelementptr inbounds [1024 x float], ptr %arr, i32 0, i32 %lx\n"
@@ -248,4 +246,17 @@ TEST(slots_and_regions_decline)
                           "  call void @spvjit.barrier(ptr %ctx, i32 0)\n"
                           "  %l = load float, ptr %e\n  store float %l, ptr %wg\n  ret void\n}\n",
                    512, 2, "bytes per group (more than 1048576)");
+}
+
+/* An item with no barrier left (specialization made them dead) is one
+ * region: the whole work-item, no slots, run as sub-groups like a
+ * barrier-free kernel rather than on fibers. */
+TEST(slots_item_without_barriers_is_one_region)
+{
+    st t;
+    int rc = st_open(&t, HEADER "  %v = add i32 %lx, 1\n  store i32 %v, ptr %wg\n  ret void\n}\n", 16);
+    CHECK(rc == 0 && t.stage == 3, "rc %d at stage %d: '%s'", rc, t.stage, t.msg);
+    CHECK(rc || (t.rg.nresume == 0 && t.plan.item_slots == 0), "%u regions after the first, %u per-item slots",
+          t.rg.nresume, t.plan.item_slots);
+    st_close(&t);
 }

@@ -58,10 +58,114 @@ bool tj_simd_forced_off(void)
 static jit_memory test_memory(void)
 {
     const char *v = getenv("SPVJIT_TEST_MEMORY");
-    return !v ? JIT_MEMORY_ROBUST
+    return !v                        ? JIT_MEMORY_ROBUST
            : !strcmp(v, "check")     ? JIT_MEMORY_CHECK
            : !strcmp(v, "unchecked") ? JIT_MEMORY_UNCHECKED
                                      : JIT_MEMORY_ROBUST;
+}
+
+/* --- the fallback code for groups a kernel hands back (jit/abi.h) ---------------------------------
+ * What tj_compile compiled each recent kernel from, so that tj_run can
+ * compile the quick tier's checked code for the groups the optimized code
+ * hands back, as lib/api_tier.c does. */
+
+static struct made {
+    const jit_kernel *k;
+    const spv_module *m;
+    char entry[256];
+    bool has_entry;
+    spvjit_options o; /* without hooks; its shape values: */
+    spvjit_shape_value shapes[64];
+} made[64];
+static unsigned made_next;
+
+static void remember(const jit_kernel *k, const spv_module *m, const char *entry, const spvjit_options *o)
+{
+    struct made *r = &made[made_next++ % 64];
+    *r = (struct made){ .k = k, .m = m, .has_entry = entry != NULL, .o = *o };
+    snprintf(r->entry, sizeof r->entry, "%s", entry ? entry : "");
+    r->o.cancel = NULL;
+    r->o.emit = NULL;
+    r->o.keep_object = false;
+    if (r->o.nshape_values > 64)
+        r->k = NULL; /* (no test has so many) */
+    else if (r->o.nshape_values)
+        memcpy(r->shapes, o->shape_values, r->o.nshape_values * sizeof *r->shapes);
+    r->o.shape_values = r->shapes;
+}
+
+/* The quick tier's code of k (the caller frees it), or NULL with a message. */
+static jit_kernel *fallback_of(const jit_kernel *k, spv_diag *d)
+{
+    for (unsigned n = 0; n < 64; n++) { /* the newest record: an address freed kernels had is reused */
+        struct made *r = &made[(made_next - 1 - n) % 64];
+        if (r->k == k) {
+            spvjit_options o = r->o;
+            o.tier = JIT_TIER_QUICK;
+            return spvjit_compile(r->m, r->has_entry ? r->entry : NULL, &o, d);
+        }
+    }
+    snprintf(d->msg, sizeof d->msg, "tj_run: a handed-back group, and no record of the kernel's compile");
+    return NULL;
+}
+
+static spvjit_wg_range_fn fallback_range(void *user, spv_diag *d)
+{
+    tj_fallback *fb = user;
+    pthread_mutex_lock(&fb->lock);
+    if (!fb->quick && !fb->failed)
+        fb->failed = !(fb->quick = fallback_of(fb->k, d));
+    spvjit_wg_range_fn fn = fb->quick ? spvjit_kernel_wg_range_fn(fb->quick) : NULL;
+    pthread_mutex_unlock(&fb->lock);
+    return fn;
+}
+
+spvjit_exec_kernel tj_exec_kernel(const jit_kernel *k, uint64_t extra_wg_mem, tj_fallback *fb)
+{
+    const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
+    *fb = (tj_fallback){ .k = k };
+    pthread_mutex_init(&fb->lock, NULL);
+    spvjit_exec_kernel ek = {
+        .wg_range = spvjit_kernel_wg_range_fn(k),
+        .item_fn = spvjit_kernel_item_fn(k),
+        .wg_memory_size = f->wg_mem_size + extra_wg_mem,
+        .wg_memory_align = f->wg_mem_align,
+        .wg_memory_init = spvjit_kernel_wg_init_fn(k),
+        .stack_size = f->stack_estimate,
+        .nbarrier_sites = f->nbarrier_sites,
+        .memory_check = f->memory_check,
+        .fallback = fallback_range,
+        .fallback_user = fb,
+    };
+    memcpy(ek.local_size, f->local_size, sizeof ek.local_size);
+    return ek;
+}
+
+void tj_fallback_free(tj_fallback *fb)
+{
+    spvjit_kernel_free(fb->quick);
+    pthread_mutex_destroy(&fb->lock);
+    memset(fb, 0, sizeof *fb);
+}
+
+int tj_run_range(const jit_kernel *k, tj_fallback *fb, const spvjit_wg_ctx *c, uint64_t first, uint64_t count)
+{
+    spvjit_wg_range_fn fn = spvjit_kernel_wg_range_fn(k);
+    spv_diag diag = { { 0 } };
+    while (count) {
+        uint64_t ran = fn(c, first, count);
+        if (ran >= count || (c->stop && *c->stop))
+            return 0;
+        spvjit_wg_range_fn quick = fallback_range(fb, &diag);
+        if (!quick) {
+            fprintf(stderr, "tj_run_range: %s\n", diag.msg);
+            return -1;
+        }
+        quick(c, first + ran, 1);
+        first += ran + 1;
+        count -= ran + 1;
+    }
+    return 0;
 }
 
 jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_options *o)
@@ -79,6 +183,8 @@ jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_opti
     snprintf(tj_last_error, sizeof tj_last_error, "%s", k ? "" : d.msg);
     if (!k)
         fprintf(stderr, "tj_compile: %s\n", d.msg);
+    else
+        remember(k, m, entry, &t);
     return k;
 }
 
@@ -135,34 +241,28 @@ static int run_direct(const jit_kernel *k, const tj_dispatch *d)
     fill_ctx(&c, f, d);
     void *wg = aligned_block(f->wg_mem_size + d->extra_wg_mem, f->wg_mem_align);
     c.wg_memory = wg;
-    spvjit_wg_range_fn fn = spvjit_kernel_wg_range_fn(k);
+    tj_fallback fb;
+    (void)tj_exec_kernel(k, 0, &fb);
+    int rc = 0;
     /* ranges of 1, 2, 3, 5, 8, 13, 1, 2, ... groups: most start and end
      * inside a row or slice of the grid, some hold one group */
     static const uint64_t lengths[] = { 1, 2, 3, 5, 8, 13 };
     uint64_t total = (uint64_t)c.num_groups[0] * c.num_groups[1] * c.num_groups[2];
-    for (uint64_t first = 0, i = 0; first < total; i++) {
+    for (uint64_t first = 0, i = 0; first < total && !rc; i++) {
         uint64_t n = lengths[i % 6] < total - first ? lengths[i % 6] : total - first;
-        fn(&c, first, n);
+        rc = tj_run_range(k, &fb, &c, first, n);
         first += n;
     }
+    tj_fallback_free(&fb);
     free(wg);
-    return 0;
+    return rc;
 }
 
 static int run_executor(const jit_kernel *k, const tj_dispatch *d)
 {
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
-    spvjit_exec_kernel ek = {
-        .wg_range = spvjit_kernel_wg_range_fn(k),
-        .item_fn = spvjit_kernel_item_fn(k),
-        .wg_memory_size = f->wg_mem_size + d->extra_wg_mem,
-        .wg_memory_align = f->wg_mem_align,
-        .wg_memory_init = spvjit_kernel_wg_init_fn(k),
-        .stack_size = f->stack_estimate,
-        .nbarrier_sites = f->nbarrier_sites,
-        .memory_check = test_memory() == JIT_MEMORY_CHECK,
-    };
-    memcpy(ek.local_size, f->local_size, sizeof ek.local_size);
+    tj_fallback fb;
+    spvjit_exec_kernel ek = tj_exec_kernel(k, d->extra_wg_mem, &fb);
     spvjit_exec_range r = { 0 };
     if (f->is_kernel) {
         r.kind = SPVJIT_RANGE_NDRANGE;
@@ -182,11 +282,11 @@ static int run_executor(const jit_kernel *k, const tj_dispatch *d)
                               .printf_stream = d->printf_stream,
                               .nthreads = 2 };
     spv_diag diag = { { 0 } };
-    if (spvjit_exec_dispatch(&ek, &r, &data, &diag)) {
+    int rc = spvjit_exec_dispatch(&ek, &r, &data, &diag);
+    if (rc)
         fprintf(stderr, "tj_run: %s\n", diag.msg);
-        return -1;
-    }
-    return 0;
+    tj_fallback_free(&fb);
+    return rc ? -1 : 0;
 }
 
 int tj_run(const jit_kernel *k, const tj_dispatch *d)

@@ -10,7 +10,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <pthread.h>
+
 #include "jit/jit.h"
+#include "lib/executor.h"
 #include "spirv/module.h"
 #include "spirv/specialize.h"
 
@@ -48,6 +51,24 @@ const uint64_t *tj_arg_sizes(const tj_dispatch *d);
 
 /* Runs the whole dispatch; returns 0 or -1 (message printed). */
 int tj_run(const jit_kernel *k, const tj_dispatch *d);
+
+/* The code for the work-groups a kernel of tj_compile hands back (memory=
+ * robust, optimized tier: jit/abi.h): the quick tier's compile of the same
+ * module and options, made on first need, as lib/ does. */
+typedef struct tj_fallback {
+    const jit_kernel *k;
+    pthread_mutex_t lock; /* the executor's threads may ask at once */
+    jit_kernel *quick;
+    bool failed;
+} tj_fallback;
+
+/* The executor's view of k (work-group memory: the static block plus
+ * extra_wg_mem), handed-back groups going to fb, which tj_fallback_free ends. */
+spvjit_exec_kernel tj_exec_kernel(const jit_kernel *k, uint64_t extra_wg_mem, tj_fallback *fb);
+void tj_fallback_free(tj_fallback *fb);
+/* k's range function on groups [first, first + count) of ctx c, a group it
+ * hands back run on fb's code; 0, or -1 with the message printed. */
+int tj_run_range(const jit_kernel *k, tj_fallback *fb, const spvjit_wg_ctx *c, uint64_t first, uint64_t count);
 
 /* Spec values in the unspecialized slot order for the given (SpecId, bits) pairs
  * (defaults elsewhere); malloc'd, 8 bytes per slot. */
