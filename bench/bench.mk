@@ -10,7 +10,7 @@
 #   BENCH_THREADS=1,2,4     thread counts of the scaling table (spvjit and C);
 #                           default 1, 2, 4, ... and all cores
 #   BENCH_REPS=5            timed repetitions per case (median reported)
-#   BENCH_RUNNERS="spvjit spvjit-unspec c lavapipe pocl"
+#   BENCH_RUNNERS="spvjit spvjit-unspec spvjit-unchecked c lavapipe pocl"
 #   BENCH_OUT=bench/results/latest   where latest.{txt,csv,json,png} go (full size)
 #
 # Can be included from another makefile (all names are BENCH_* / bench-*).

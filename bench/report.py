@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/report.py — runs the benchmark runners and reports (`make bench`).
 
-Runs every runner (spvjit, spvjit-unspec, c, lavapipe, pocl) on every kernel
+Runs every runner (spvjit, spvjit-unspec, spvjit-unchecked, c, lavapipe,
+pocl) on every kernel
 at all cores, then spvjit and c at the other thread counts of the scaling
 table; collects their result lines (key=value, see bench/README.md); prints
 the main table (median, spread, throughput, build time, the ratio of spvjit to
@@ -30,7 +31,10 @@ import subprocess
 import sys
 
 KERNELS = ["mm", "conv3x3", "reduce", "saxpy", "scan", "sgreduce"]
-RUNNERS = ["spvjit", "spvjit-unspec", "c", "lavapipe", "pocl"]
+RUNNERS = ["spvjit", "spvjit-unspec", "spvjit-unchecked", "c", "lavapipe", "pocl"]
+# spvjit's own variants, run in one process (their repetitions taking turns):
+# what specializing buys, what the default memory mode robust costs.
+SPVJIT_RUNNERS = ["spvjit", "spvjit-unspec", "spvjit-unchecked"]
 SCALING_RUNNERS = ["spvjit", "c"]
 # The peers the headline ratios compare spvjit with, in the table's order.
 PEERS = ["lavapipe", "pocl", "c"]
@@ -52,9 +56,7 @@ def runner_command(build, runner, kernel, threads, reps, size):
     """The command line of one runner process (one kernel, one thread count)."""
     bench = os.path.join(build, "bench")
     spv = ["--spv-dir", os.path.join(bench, "spv")]
-    if runner == "spvjit+unspec":  # both in one process, repetitions alternating
-        cmd = [os.path.join(bench, "spvjit_runner")] + spv
-    elif runner in ("spvjit", "spvjit-unspec"):
+    if runner in SPVJIT_RUNNERS or "," in runner:  # one or several in one process
         cmd = [os.path.join(bench, "spvjit_runner"), "--runner", runner] + spv
     elif runner == "c":
         cmd = [os.path.join(bench, "c_runner")]
@@ -143,11 +145,12 @@ def run_all(args, runners, kernels, scaling_threads, all_cores):
     }
     plan = []  # (runner, kernel, threads)
     main_runners = list(runners)
-    if "spvjit" in runners and "spvjit-unspec" in runners:
-        # measured side by side, so their ratio (the headline) sees the same load
-        i = main_runners.index("spvjit")
-        main_runners = [r for r in main_runners if r not in ("spvjit", "spvjit-unspec")]
-        main_runners.insert(i, "spvjit+unspec")
+    together = [r for r in SPVJIT_RUNNERS if r in runners]
+    if len(together) > 1:
+        # measured side by side, so their ratios (headlines) see the same load
+        i = min(main_runners.index(r) for r in together)
+        main_runners = [r for r in main_runners if r not in together]
+        main_runners.insert(i, ",".join(together))
     for r in main_runners:
         for k in kernels:
             plan.append((r, k, all_cores))
@@ -177,19 +180,19 @@ def run_all(args, runners, kernels, scaling_threads, all_cores):
         elif p.returncode != 0:
             ok = False
             lines.append("#! %s %s threads=%d: exit status %d" % (r, k, t, p.returncode))
-    if args.size == "full" and ("spvjit" in runners or "spvjit-unspec" in runners):
-        ok = add_small_first_results(args, env, kernels, all_cores, lines) and ok
+    if args.size == "full" and together:
+        ok = add_small_first_results(args, env, kernels, all_cores, lines, ",".join(together)) and ok
     header["load_end"] = loadavg()
     return header, lines, ok
 
 
-def add_small_first_results(args, env, kernels, all_cores, lines):
+def add_small_first_results(args, env, kernels, all_cores, lines, spvjit_runners):
     """The time to a first result with the auto tier at the small sizes (a
     first dispatch the quick code runs at once), added to the full-size lines
     of the spvjit runners as auto_first_small_ms."""
     ok = True
     for k in kernels:
-        cmd = runner_command(args.build, "spvjit+unspec", k, all_cores, 1, "small")
+        cmd = runner_command(args.build, spvjit_runners, k, all_cores, 1, "small")
         log("latency: %s at the small size" % k)
         p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, check=False)
         ok = ok and p.returncode == 0
@@ -327,6 +330,8 @@ def main_table(results, all_cores):
                 rv, what = None, ""
             elif runner == "spvjit-unspec":
                 rv, what = ratio(spv, r), "spec/unspec"
+            elif runner == "spvjit-unchecked":
+                rv, what = ratio(spv, r), "robust/unchecked"
             else:
                 rv, what = ratio(spv, r), "spvjit/" + runner
             if rv:
@@ -356,7 +361,7 @@ def compile_table(results, all_cores):
     by = index_results(results)
     rows = []
     for kernel, variant in case_order(results):
-        for runner in ("spvjit", "spvjit-unspec"):
+        for runner in SPVJIT_RUNNERS:
             r = by.get((kernel, variant, runner, all_cores))
             if not r:
                 continue
@@ -416,7 +421,8 @@ def markdown_table(results, all_cores):
     """The README's compact table: throughput per runner, then the ratios."""
     by = index_results(results)
     present = [r for r in RUNNERS if any(x["runner"] == r and x["threads"] == all_cores for x in results)]
-    head = ["kernel", "unit"] + present + ["spec / unspec"] + ["spvjit / " + p for p in PEERS if p in present]
+    head = ["kernel", "unit"] + present + ["spec / unspec", "robust / unchecked"] + \
+        ["spvjit / " + p for p in PEERS if p in present]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * 2 + "---:|" * (len(head) - 2)]
     for kernel, variant in case_order(results):
         spv = by.get((kernel, variant, "spvjit", all_cores))
@@ -427,6 +433,7 @@ def markdown_table(results, all_cores):
             cells.append(fmt_num(x.get("throughput")) if ok else
                          ("n/a" if x and x.get("check") == "skip" else "FAIL" if x else "-"))
         cells.append(fmt_ratio(ratio(spv, by.get((kernel, variant, "spvjit-unspec", all_cores)))))
+        cells.append(fmt_ratio(ratio(spv, by.get((kernel, variant, "spvjit-unchecked", all_cores)))))
         for p in PEERS:
             if p in present:
                 cells.append(fmt_ratio(ratio(spv, by.get((kernel, variant, p, all_cores)))))

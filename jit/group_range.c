@@ -153,7 +153,7 @@ static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const
     bool proved = f->proof;
     for (unsigned d = 0; d < 3; d++)
         proved &= (full || !f->varies[d]) && LLVMIsAConstantInt(f->enq[d]);
-    LLVMValueRef row_ok = NULL;
+    LLVMValueRef row_ok = NULL; /* i64 proven_end */
     if (proved) {
         LLVMBasicBlockRef box = LLVMAppendBasicBlockInContext(c->llc, fn, "row.proof");
         LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, begin, end, ""), box, after);
@@ -164,7 +164,10 @@ static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const
                            c->t_i32, "");
         LLVMValueRef lo[3] = { LLVMBuildAdd(c->b, gx_begin, f->base[0], ""), row->id[1], row->id[2] };
         LLVMValueRef hi[3] = { LLVMBuildAdd(c->b, lo[0], last, ""), row->id[1], row->id[2] };
-        row_ok = prove(c, f, lo, hi);
+        /* the groups before proven_end need no proof of their own: a bound,
+         * not a flag, which LLVM would unswitch the loop on (a second copy of
+         * the group's code) */
+        row_ok = LLVMBuildSelect(c->b, prove(c, f, lo, hi), end, begin, "proven.end");
         LLVMBuildBr(c->b, head);
     } else {
         LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, begin, end, ""), head, after);
@@ -187,7 +190,7 @@ static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const
         LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(c->llc, fn, "group.proof");
         LLVMBasicBlockRef back = LLVMAppendBasicBlockInContext(c->llc, fn, "group.unproven");
         LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(c->llc, fn, "group.proven");
-        LLVMBuildCondBr(c->b, row_ok, go, one);
+        LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, gi, row_ok, ""), go, one);
         LLVMPositionBuilderAtEnd(c->b, one);
         LLVMBuildCondBr(c->b, prove(c, f, g.id, g.id), go, back);
         LLVMPositionBuilderAtEnd(c->b, back);

@@ -418,16 +418,20 @@ static range counter(analysis *a, LLVMValueRef phi)
         return down;
     LLVMValueRef init = NULL;
     int64_t step = 0, k;
+    bool grows = false; /* phi << k, phi * k: a doubling offset */
     for (unsigned i = 0; i < 2; i++) {
         LLVMValueRef v = LLVMGetIncomingValue(phi, i);
-        if (LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == LLVMAdd &&
-            (LLVMGetOperand(v, 0) == phi || LLVMGetOperand(v, 1) == phi) &&
+        LLVMOpcode op = LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : LLVMRet;
+        if (op == LLVMAdd && (LLVMGetOperand(v, 0) == phi || LLVMGetOperand(v, 1) == phi) &&
             const_of(LLVMGetOperand(v, LLVMGetOperand(v, 0) == phi ? 1 : 0), &k) && k > 0)
             step = k;
+        else if ((op == LLVMShl || op == LLVMMul) && LLVMGetOperand(v, 0) == phi &&
+                 const_of(LLVMGetOperand(v, 1), &k) && k >= (op == LLVMShl ? 1 : 2))
+            grows = true;
         else
             init = v;
     }
-    if (!init || !step)
+    if (!init || (!step && !grows))
         return unknown();
     LLVMBasicBlockRef bb = LLVMGetInstructionParent(phi);
     LLVMValueRef br = LLVMGetBasicBlockTerminator(bb);
@@ -440,6 +444,9 @@ static range counter(analysis *a, LLVMValueRef phi)
     bool strict = pred == LLVMIntSLT || pred == LLVMIntULT;
     if (!strict && pred != LLVMIntSLE && pred != LLVMIntULE)
         return unknown();
+    bool unsigned_test = pred == LLVMIntULT || pred == LLVMIntULE;
+    if (grows && !unsigned_test)
+        return unknown(); /* a product past the type wraps, negative, below a signed bound */
     range lo = follow(a, init), hi = follow(a, LLVMGetOperand(cmp, 1));
     if (!lo.known || !hi.known)
         return unknown();
@@ -447,12 +454,23 @@ static range counter(analysis *a, LLVMValueRef phi)
     if (body == JIT_CFG_NONE || jit_cfg_npred(&a->cfg, body) != 1)
         return unknown(); /* the loop's side must be entered from the test only */
     jit_pv top = strict ? sub(a, hi.hi, k128(a, 1)) : hi.hi;
+    if (grows) { /* in the loop every value passed the unsigned test: [0, bound) */
+        range g = sized(make(a, k128(a, 0), top, both(a, hi.ok, nonnegative(a, hi))), hi.mag + 1);
+        g = inside(a, g, hi, hi);
+        g.inside = body;
+        return g;
+    }
+    /* the step past the highest value tested must not wrap: it would pass a
+     * signed test again (or, past 2^bits, an unsigned one) */
+    unsigned bits = bits_of(phi);
+    int64_t most = bits >= 64 ? INT64_MAX : (int64_t)((1ull << (bits - (unsigned_test ? 0 : 1))) - 1);
+    jit_pv no_wrap = le(a, add(a, top, k128(a, step)), k128(a, most));
     /* from one start the counter stops at the last step at or below the bound */
     jit_pv span = max2(a, sub(a, top, lo.lo), k128(a, 0));
     jit_pv last = add(a, lo.lo, mul(a, op2(a, JIT_PROOF_DIV, span, k128(a, step)), k128(a, step)));
     top = pick(a, op2(a, JIT_PROOF_EQ, lo.lo, lo.hi), last, top);
-    jit_pv ok = both(a, lo.ok, hi.ok);
-    if (pred == LLVMIntULT || pred == LLVMIntULE)
+    jit_pv ok = both(a, both(a, lo.ok, hi.ok), no_wrap);
+    if (unsigned_test)
         ok = both(a, ok, both(a, nonnegative(a, lo), nonnegative(a, hi)));
     range r = inside(a, sized(make(a, lo.lo, max2(a, lo.lo, top), ok), wider(lo, hi) + 1), lo, hi);
     range at = sized(make(a, r.lo, r.hi, r.ok), r.mag);
@@ -562,6 +580,24 @@ static range partial_sum(analysis *a, LLVMValueRef v, unsigned bits)
     return unknown();
 }
 
+/* The lowest value of x - y (v) where a branch on the way said x >= y (or
+ * x > y): 0 (1) rather than what the intervals give (s[lid - off] under
+ * lid >= off).  Unsigned compares need both non-negative. */
+static jit_pv difference_floor(analysis *a, LLVMValueRef v, range x, range y, jit_pv lo)
+{
+    for (unsigned i = 0; i < a->ncons; i++) {
+        const constraint *k = &a->cons[i];
+        LLVMIntPredicate p = k->pred;
+        if (k->via != AS_IS || !same_value(k->v, LLVMGetOperand(v, 0)) || !same_value(k->bound, LLVMGetOperand(v, 1)) ||
+            (p != LLVMIntSGE && p != LLVMIntSGT && p != LLVMIntUGE && p != LLVMIntUGT))
+            continue;
+        a->narrowed++;
+        jit_pv valid = p == LLVMIntSGE || p == LLVMIntSGT ? yes(a) : both(a, nonnegative(a, x), nonnegative(a, y));
+        return pick(a, valid, max2(a, lo, k128(a, p == LLVMIntSGT || p == LLVMIntUGT)), lo);
+    }
+    return lo;
+}
+
 static range instruction(analysis *a, LLVMValueRef v)
 {
     unsigned bits = bits_of(v);
@@ -578,6 +614,8 @@ static range instruction(analysis *a, LLVMValueRef v)
             return unknown();
         range r = op == LLVMAdd ? make(a, add(a, x.lo, y.lo), add(a, x.hi, y.hi), both(a, x.ok, y.ok))
                                 : make(a, sub(a, x.lo, y.hi), sub(a, x.hi, y.lo), both(a, x.ok, y.ok));
+        if (op == LLVMSub)
+            r.lo = difference_floor(a, v, x, y, r.lo);
         r = sized(r, wider(x, y) + 1);
         r.ok = fits(a, r, bits);
         return inside(a, r, x, y);

@@ -2,12 +2,15 @@
  * public API (lib/spvjit.h), with the same options and result lines as the
  * peer runners (bench_util, problems).
  *
- * Two runners in one program: `spvjit` (spec constants folded in) and
- * `spvjit-unspec` (spvjit_build_options.unspecialized: spec values read at
- * run time; only the ones that size the work-group stay compiled in).  Their
- * ratio is what specializing buys.  `--runner spvjit|spvjit-unspec` picks one;
- * by default each case is run both ways, their timed repetitions alternating
- * so that the machine's load hits both alike.
+ * Three runners in one program: `spvjit` (spec constants folded in, the
+ * default memory mode robust), `spvjit-unspec` (spvjit_build_options.
+ * unspecialized: spec values read at run time; only the ones that size the
+ * work-group stay compiled in) and `spvjit-unchecked` (specialized, memory
+ * mode unchecked: no bounds checks).  spvjit / spvjit-unspec is what
+ * specializing buys, spvjit / spvjit-unchecked what the safe default costs.
+ * `--runner spvjit,spvjit-unchecked` picks some; by default each case is run
+ * every way, their timed repetitions taking turns so that the machine's load
+ * hits them alike.
  *
  * It loads the same Shader-flavour module lavapipe loads (the launch
  * description's binding i = set 0 binding i, scalars as push constants).
@@ -46,8 +49,16 @@
 #include "bench/peers/bench_util.h"
 #include "lib/spvjit.h"
 
-typedef enum run_mode { MODE_SPECIALIZED, MODE_UNSPECIALIZED } run_mode;
-static const char *const mode_runner[] = { "spvjit", "spvjit-unspec" };
+typedef enum run_mode { MODE_SPECIALIZED, MODE_UNSPECIALIZED, MODE_UNCHECKED, NMODES } run_mode;
+static const char *const mode_runner[NMODES] = { "spvjit", "spvjit-unspec", "spvjit-unchecked" };
+
+/* The build options of mode m at `tier`. */
+static spvjit_build_options mode_options(run_mode m, spvjit_tier tier)
+{
+    return (spvjit_build_options){ .unspecialized = m == MODE_UNSPECIALIZED,
+                                   .memory = m == MODE_UNCHECKED ? SPVJIT_MEMORY_UNCHECKED : SPVJIT_MEMORY_DEFAULT,
+                                   .tier = tier };
+}
 
 static void api_error(const bench_case *c, const char *what)
 {
@@ -208,12 +219,12 @@ typedef struct mode_run {
 
 /* A cold build at the quick tier: a fresh context without disk cache, module
  * load + build (ms), or < 0. */
-static double quick_build_ms(const bench_opts *o, const char *path, const spvjit_specs *specs, bool unspecialized)
+static double quick_build_ms(const bench_opts *o, const char *path, const spvjit_specs *specs, run_mode mode)
 {
     spvjit_context *ctx = NULL;
     spvjit_module *m = NULL;
     spvjit_kernel *k = NULL;
-    const spvjit_build_options bo = { .unspecialized = unspecialized, .tier = SPVJIT_TIER_QUICK };
+    const spvjit_build_options bo = mode_options(mode, SPVJIT_TIER_QUICK);
     spvjit_context_options co = { .threads = (unsigned)o->threads, .disk_cache_dir = "" };
     double ms = -1.0;
     if (spvjit_context_create(&co, &ctx) == SPVJIT_OK) {
@@ -233,7 +244,7 @@ static double quick_build_ms(const bench_opts *o, const char *path, const spvjit
 static bool build_cold(const bench_opts *o, const bench_case *c, const char *path, const spvjit_specs *specs,
                        mode_run *r)
 {
-    const spvjit_build_options bo = { .unspecialized = r->mode == MODE_UNSPECIALIZED, .tier = SPVJIT_TIER_OPT };
+    const spvjit_build_options bo = mode_options(r->mode, SPVJIT_TIER_OPT);
     if (!(r->have_dir = make_cache_dir(r->cache_dir, sizeof(r->cache_dir))))
         return false;
     spvjit_context_options co = { .threads = (unsigned)o->threads, .disk_cache_dir = r->cache_dir };
@@ -270,7 +281,7 @@ static bool build_cold(const bench_opts *o, const bench_case *c, const char *pat
     qsort(hit, HIT_SAMPLES, sizeof hit[0], cmp_double);
     r->bt.hit_us = hit[HIT_SAMPLES / 2];
     r->bt.disk_ms = disk_load_ms(o, r->cache_dir, path, specs, &bo);
-    r->bt.quick_ms = quick_build_ms(o, path, specs, r->mode == MODE_UNSPECIALIZED);
+    r->bt.quick_ms = quick_build_ms(o, path, specs, r->mode);
     return true;
 }
 
@@ -278,7 +289,7 @@ static bool build_cold(const bench_opts *o, const bench_case *c, const char *pat
  * disk folder, module load + build + bind + the first dispatch, checked. */
 static double auto_first_ms(const bench_opts *o, const bench_case *c, const bench_data *d, const bench_launch *L,
                             const char *path, const spvjit_specs *specs, float *buf[3], const spvjit_dispatch_info *di,
-                            bool unspecialized)
+                            run_mode mode)
 {
     char dir[512];
     if (!make_cache_dir(dir, sizeof dir))
@@ -286,7 +297,7 @@ static double auto_first_ms(const bench_opts *o, const bench_case *c, const benc
     spvjit_context *ctx = NULL;
     spvjit_module *m = NULL;
     spvjit_kernel *k = NULL;
-    const spvjit_build_options bo = { .unspecialized = unspecialized, .tier = SPVJIT_TIER_AUTO };
+    const spvjit_build_options bo = mode_options(mode, SPVJIT_TIER_AUTO);
     spvjit_context_options co = { .threads = (unsigned)o->threads, .disk_cache_dir = dir };
     double ms = -1.0;
     reset_buffers(L, buf);
@@ -379,18 +390,19 @@ static void print_and_free(const bench_opts *o, const bench_case *c, mode_run *r
         remove_cache_dir(r->cache_dir);
 }
 
-/* Runs case c in the selected modes.  With both, their repetitions alternate
- * (spec, unspec, unspec, spec, ...), so a change in the machine's load hits
- * both alike and their ratio, the headline, stays fair. */
-static bool run_case(const bench_opts *o, const bench_case *c, const bool run[2])
+/* Runs case c in the selected modes.  Their repetitions take turns, the
+ * order reversed every other round (spec, unspec, unchecked, unchecked,
+ * unspec, spec, ...), so a change in the machine's load hits them alike and
+ * their ratios, the headlines, stay fair. */
+static bool run_case(const bench_opts *o, const bench_case *c, const bool run[NMODES])
 {
     const bench_data *d = bench_data_for(c, &o->sizes);
     bench_launch L;
     bench_launch_for(c, &o->sizes, d, &L);
     const spvjit_dispatch_info di = { .groups = { L.groups[0], L.groups[1], 1 } };
-    mode_run runs[2];
+    mode_run runs[NMODES];
     int nrun = 0;
-    for (int m = 0; m < 2; ++m)
+    for (int m = 0; m < NMODES; ++m)
         if (run[m])
             runs[nrun++] =
                 (mode_run){ .mode = (run_mode)m, .bt = { .disk_ms = -1.0, .quick_ms = -1.0, .auto_first_ms = -1.0 } };
@@ -415,7 +427,7 @@ static bool run_case(const bench_opts *o, const bench_case *c, const bool run[2]
         mode_run *r = &runs[i];
         r->ok = ready && build_cold(o, c, path, specs, r) && first_run(c, d, &L, buf, &di, r);
         if (r->ok)
-            r->bt.auto_first_ms = auto_first_ms(o, c, d, &L, path, specs, buf, &di, r->mode == MODE_UNSPECIALIZED);
+            r->bt.auto_first_ms = auto_first_ms(o, c, d, &L, path, specs, buf, &di, r->mode);
         if (r->ok && !(r->ms = malloc(sizeof(double) * (size_t)o->reps)))
             exit(2);
     }
@@ -439,27 +451,38 @@ static bool run_case(const bench_opts *o, const bench_case *c, const bool run[2]
 
 /* --- command line ------------------------------------------------------------ */
 
-/* Takes `--runner spvjit|spvjit-unspec` out of argv (bench_parse_args knows
- * only the common options); returns the modes to run. */
-static int take_runner_option(int *argc, char **argv, bool run[2])
+/* Takes `--runner NAME[,NAME...]` out of argv (bench_parse_args knows only
+ * the common options); returns the modes to run (default: all). */
+static int take_runner_option(int *argc, char **argv, bool run[NMODES])
 {
-    run[0] = run[1] = true;
+    for (int m = 0; m < NMODES; ++m)
+        run[m] = true;
     int out = 1;
     for (int i = 1; i < *argc; ++i) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-            printf("spvjit_runner: also --runner spvjit|spvjit-unspec (default: both, repetitions alternating)\n");
+            printf("spvjit_runner: also --runner spvjit,spvjit-unspec,spvjit-unchecked (default: all, repetitions "
+                   "taking turns)\n");
         if (strcmp(argv[i], "--runner") != 0) {
             argv[out++] = argv[i];
             continue;
         }
         const char *v = i + 1 < *argc ? argv[++i] : "";
-        if (strcmp(v, mode_runner[0]) == 0)
-            run[1] = false;
-        else if (strcmp(v, mode_runner[1]) == 0)
-            run[0] = false;
-        else {
-            fprintf(stderr, "spvjit_runner: --runner expects spvjit or spvjit-unspec, got '%s'\n", v);
-            return 2;
+        for (int m = 0; m < NMODES; ++m)
+            run[m] = false;
+        for (const char *p = v; *p;) {
+            size_t len = strcspn(p, ",");
+            int m = 0;
+            while (m < NMODES && (strlen(mode_runner[m]) != len || strncmp(p, mode_runner[m], len) != 0))
+                m++;
+            if (m == NMODES || len == 0) {
+                fprintf(stderr,
+                        "spvjit_runner: --runner expects spvjit, spvjit-unspec or spvjit-unchecked, comma-separated, "
+                        "got '%s'\n",
+                        v);
+                return 2;
+            }
+            run[m] = true;
+            p += len + (p[len] == ',');
         }
     }
     *argc = out;
@@ -469,11 +492,11 @@ static int take_runner_option(int *argc, char **argv, bool run[2])
 
 int main(int argc, char **argv)
 {
-    bool run[2];
+    bool run[NMODES];
     if (take_runner_option(&argc, argv, run))
         return 2;
     bench_opts o;
-    bench_parse_args(argc, argv, "spvjit (specialized and unspecialized)", &o);
+    bench_parse_args(argc, argv, "spvjit (specialized, unspecialized, unchecked)", &o);
     bool all_ok = true;
     const bench_case *first = bench_first_selected(&o);
     if (first) { /* LLVM's one-time initialisation, outside the measurements */
