@@ -7,6 +7,8 @@
 
 #include "cfg.h"
 #include "proof.h"
+#include "sg_marker.h"
+#include "simd.h"
 #include "util/hashmap.h"
 
 /* the body's ctx, local ids, local size and WorkgroupId parameters (workgroup.c) */
@@ -347,6 +349,38 @@ static range product(analysis *a, range x, range y, unsigned bits)
     return inside(a, r, x, y);
 }
 
+static range intrinsic(analysis *a, LLVMValueRef call, unsigned bits);
+
+/* The sub-group builtins (sg_marker.h), whatever width the vectorizer gives
+ * the sub-groups (1 to JIT_SIMD_MAX_WIDTH): size and live in [1, max], lane
+ * and first in [0, max - 1], id(i) = i / W in [0, i] (s[gl_SubgroupID]);
+ * NumSubgroups follows from the size by a division.  Other calls: the
+ * intrinsics. */
+static range sub_group_marker(analysis *a, LLVMValueRef call)
+{
+    jit_sg_kind kind = jit_sg_decode(call).kind;
+    switch (kind) {
+    case JIT_SG_SIZE:
+    case JIT_SG_LIVE:
+        return sized(make(a, k128(a, 1), k128(a, JIT_SIMD_MAX_WIDTH), yes(a)), sbits(JIT_SIMD_MAX_WIDTH));
+    case JIT_SG_LANE:
+    case JIT_SG_FIRST:
+        return sized(make(a, k128(a, 0), k128(a, JIT_SIMD_MAX_WIDTH - 1), yes(a)), sbits(JIT_SIMD_MAX_WIDTH));
+    case JIT_SG_ID: {
+        range i = follow(a, LLVMGetOperand(call, 0));
+        if (!i.known)
+            return unknown();
+        range r = sized(make(a, k128(a, 0), max2(a, i.hi, k128(a, 0)), nonnegative(a, i)), i.mag);
+        r.inside = i.inside;
+        return r;
+    }
+    case JIT_SG_NONE:
+        return intrinsic(a, call, bits_of(call));
+    default:
+        return unknown();
+    }
+}
+
 static range intrinsic(analysis *a, LLVMValueRef call, unsigned bits)
 {
     LLVMValueRef f = LLVMGetCalledValue(call);
@@ -664,6 +698,17 @@ static range instruction(analysis *a, LLVMValueRef v)
         return unknown();
     case LLVMUDiv: {
         range x = follow(a, LLVMGetOperand(v, 0));
+        if (x.known && !const_of(LLVMGetOperand(v, 1), &k)) { /* by a positive range: [lo / hi, hi / lo] */
+            range y = follow(a, LLVMGetOperand(v, 1));
+            if (!y.known)
+                return unknown();
+            jit_pv valid = both(a, nonnegative(a, x), both(a, y.ok, le(a, k128(a, 1), y.lo)));
+            jit_pv ylo = max2(a, y.lo, k128(a, 1)); /* (no division by zero where not valid) */
+            range r = sized(make(a, op2(a, JIT_PROOF_DIV, x.lo, max2(a, y.hi, k128(a, 1))),
+                                 op2(a, JIT_PROOF_DIV, x.hi, ylo), valid),
+                            x.mag);
+            return inside(a, r, x, y);
+        }
         if (!x.known || !const_of(LLVMGetOperand(v, 1), &k) || k <= 0)
             return unknown();
         jit_pv d = k128(a, k);
@@ -730,7 +775,7 @@ static range instruction(analysis *a, LLVMValueRef v)
         }
         return unknown();
     case LLVMCall:
-        return intrinsic(a, v, bits);
+        return sub_group_marker(a, v);
     case LLVMLoad:
         return leaf_load(a, v);
     default:

@@ -36,7 +36,7 @@ typedef enum jit_proof_opcode {
     JIT_PROOF_ADD,
     JIT_PROOF_SUB,
     JIT_PROOF_MUL,
-    JIT_PROOF_DIV, /* a / b, rounded to zero; b a positive constant */
+    JIT_PROOF_DIV, /* a / b, rounded to zero (0 for a b not positive) */
     JIT_PROOF_SHR, /* a >> b, arithmetic; b a constant in [0, 127] */
     JIT_PROOF_MIN,
     JIT_PROOF_MAX,

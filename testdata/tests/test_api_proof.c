@@ -201,3 +201,49 @@ TEST(proof_patterns_kernel)
     }
     spvjit_context_destroy(ctx);
 }
+
+/* The work-group kernels of the benchmarks on an element count no multiple of
+ * their 256-item groups: reduce's halving stride and the reduction through
+ * sub-group operations (s[gl_SubgroupID], a loop to gl_NumSubgroups), the
+ * scan's doubling offsets (s[lid - off] under lid >= off): their work-group
+ * memory accesses and their buffers' all proven, nothing handed back. */
+TEST(proof_work_group_kernels)
+{
+    static const char *const files[] = { "kernels/reduce.comp.spv", "../bench/kernels/sgreduce.comp.spv",
+                                         "../bench/kernels/scan.comp.spv" };
+    spvjit_context *ctx = api_ctx(0);
+    REQUIRE(ctx, "context");
+    for (int f = 0; f < 3; f++) {
+        spvjit_kernel *k = build(ctx, files[f], NULL, -1);
+        REQUIRE(k, "%s", files[f]);
+        uint32_t n = 256 * 37 + 101, groups = (n + 255) / 256;
+        uint64_t seed = 4242 + f;
+        float *in = api_rand_floats(&seed, n, -1.0f, 1.0f), *out = calloc(n, 4), *sums = calloc(groups, 4);
+        REQUIRE(in && out && sums, "out of memory");
+        bool scan = f == 2;
+        REQUIRE(spvjit_bind_buffer(k, 0, 0, in, 4ull * n) == SPVJIT_OK &&
+                    spvjit_bind_buffer(k, 0, 1, scan ? out : sums, scan ? 4ull * n : 4ull * groups) == SPVJIT_OK &&
+                    (!scan || spvjit_bind_buffer(k, 0, 2, sums, 4ull * groups) == SPVJIT_OK) &&
+                    spvjit_set_push_constants(k, &n, 4) == SPVJIT_OK,
+                "bind %s: %s", files[f], spvjit_last_error());
+        REQUIRE(spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { groups, 1, 1 } }) == SPVJIT_OK, "%s: %s",
+                files[f], spvjit_last_error());
+        uint32_t bad = 0;
+        for (uint32_t g = 0; g < groups; g++) {
+            double run = 0.0; /* each group's (prefix) sums, in double: the kernels add in tree order */
+            for (uint32_t i = g * 256; i < (g + 1) * 256 && i < n; i++) {
+                run += in[i];
+                bad += scan && fabs(out[i] - run) > 1e-4 * (1 + fabs(run));
+            }
+            bad += fabs(sums[g] - run) > 1e-4 * (1 + fabs(run));
+        }
+        CHECK(bad == 0, "%s: %u sums wrong", files[f], bad);
+        CHECK(fallback_groups(k) == 0, "%s: %llu work-groups handed back, want none", files[f],
+              (unsigned long long)fallback_groups(k));
+        free(in);
+        free(out);
+        free(sums);
+        spvjit_kernel_destroy(k);
+    }
+    spvjit_context_destroy(ctx);
+}
