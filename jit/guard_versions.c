@@ -3,7 +3,6 @@
 
 #include <stddef.h>
 #include <string.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 
 #include "cfg.h"
 #include "proof.h"
@@ -1114,22 +1113,16 @@ int jit_guard_versions_inline(lower_ctx *c, LLVMValueRef body)
 {
     if (!c->item_fast)
         return 0;
-    /* the body has no caller yet: without its alwaysinline the inliner keeps it */
+    /* the body alone (the passes cost per function): its calls inlined; SROA:
+     * the values of Function variables and the item state's fields as SSA
+     * values, to follow; early CSE: one value for an index a guard compares
+     * and the access computes again (glslang's a ? b[i] : 0) */
+    char msg[JIT_SIMD_MSG];
     unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
-    LLVMRemoveEnumAttributeAtIndex(body, LLVMAttributeFunctionIndex, always);
-    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    /* SROA: the values of Function variables and the item state's fields as
-     * SSA values, to follow; early CSE: one value for an index a guard
-     * compares and the access computes again (glslang's a ? b[i] : 0) */
-    LLVMErrorRef e = LLVMRunPasses(c->mod, "always-inline,function(sroa,early-cse)", NULL, po);
-    LLVMDisposePassBuilderOptions(po);
+    LLVMRemoveEnumAttributeAtIndex(body, LLVMAttributeFunctionIndex, always); /* no caller yet: it would go */
+    int rc = jit_passes_on(c->mod, &body, 1, "function(sroa,early-cse)", msg);
     jit_add_attr(c, body, LLVMAttributeFunctionIndex, "alwaysinline");
-    if (!e)
-        return 0;
-    char *msg = LLVMGetErrorMessage(e);
-    jit_fail(c, "internal error: inlining the item body: %s", msg);
-    LLVMDisposeErrorMessage(msg);
-    return -1;
+    return rc ? jit_fail(c, "internal error: inlining the item body: %s", msg) : 0;
 }
 
 LLVMValueRef jit_guard_versions(lower_ctx *c, LLVMValueRef body, LLVMValueRef const *args, LLVMValueRef const *group_hi,

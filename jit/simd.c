@@ -1134,6 +1134,40 @@ static void constant_size(LLVMValueRef f, unsigned w)
         }
 }
 
+/* The function passes `pipeline` on only[0..n) alone (their cost is per
+ * function); the passes may add declarations, so the others are listed. */
+static int passes_on(LLVMModuleRef mod, const LLVMValueRef *only, unsigned n, const char *pipeline, char *msg)
+{
+    unsigned nfn = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        nfn++;
+    LLVMValueRef *skipped = calloc((size_t)nfn + 1, sizeof *skipped);
+    unsigned char *bits = calloc(3 * (size_t)nfn + 1, 1);
+    if (!skipped || !bits) {
+        free(skipped);
+        free(bits);
+        snprintf(msg, JIT_SIMD_MSG, "out of memory");
+        return -1;
+    }
+    unsigned ns = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        if (LLVMCountBasicBlocks(f) && !listed(f, only, n)) {
+            skip_function(f, true, &bits[3 * ns]);
+            skipped[ns++] = f;
+        }
+    int rc = run_passes(mod, pipeline, msg);
+    for (unsigned i = 0; i < ns; i++)
+        skip_function(skipped[i], false, &bits[3 * i]);
+    free(skipped);
+    free(bits);
+    return rc;
+}
+
+int jit_passes_on(LLVMModuleRef mod, const LLVMValueRef *only, unsigned n, const char *pipeline, char *msg)
+{
+    return inline_into(mod, only, n, msg) ? -1 : passes_on(mod, only, n, pipeline, msg);
+}
+
 int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, const unsigned *widths, unsigned nonly, char *msg)
 {
     /* everything inlined; variables in registers; small constant loops gone
@@ -1149,39 +1183,11 @@ int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, const unsigned
      * vectorizer widens them. */
     static const char pipeline[] = "function(sroa,early-cse,simplifycfg,loop(loop-unroll-full),scalarizer,early-cse,"
                                    "instcombine<no-verify-fixpoint>,simplifycfg,sroa,instsimplify)";
-    if (only ? inline_into(mod, only, nonly, msg) : run_passes(mod, "always-inline", msg))
-        return -1;
-    for (unsigned k = 0; only && widths && k < nonly; k++)
-        constant_size(only[k], widths[k]);
     if (!only)
-        return run_passes(mod, pipeline, msg);
-    /* the function passes on the functions asked for only (their cost is per
-     * function); the passes may add declarations, so the others are listed */
-    unsigned n = 0;
-    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
-        n++;
-    LLVMValueRef *skipped = calloc((size_t)n + 1, sizeof *skipped);
-    unsigned char *bits = calloc(3 * (size_t)n + 1, 1);
-    if (!skipped || !bits) {
-        free(skipped);
-        free(bits);
-        snprintf(msg, JIT_SIMD_MSG, "out of memory");
+        return run_passes(mod, "always-inline", msg) ? -1 : run_passes(mod, pipeline, msg);
+    if (inline_into(mod, only, nonly, msg))
         return -1;
-    }
-    unsigned ns = 0;
-    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
-        bool keep = !LLVMCountBasicBlocks(f);
-        for (unsigned k = 0; k < nonly && !keep; k++)
-            keep = only[k] == f;
-        if (!keep) {
-            skip_function(f, true, &bits[3 * ns]);
-            skipped[ns++] = f;
-        }
-    }
-    int rc = run_passes(mod, pipeline, msg);
-    for (unsigned i = 0; i < ns; i++)
-        skip_function(skipped[i], false, &bits[3 * i]);
-    free(skipped);
-    free(bits);
-    return rc;
+    for (unsigned k = 0; widths && k < nonly; k++)
+        constant_size(only[k], widths[k]);
+    return passes_on(mod, only, nonly, pipeline, msg);
 }

@@ -66,6 +66,10 @@ typedef struct jit_simd_request {
  * markers (after inlining) replaced by widths[k] when widths is not NULL.
  * 0, or -1 with msg. */
 int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, const unsigned *widths, unsigned nonly, char *msg);
+/* The same restriction for any function pipeline: the always-inline calls of
+ * only[0..n) inlined to the last level (nothing into the other functions),
+ * then `pipeline` run on only[0..n) alone.  0, or -1 with msg. */
+int jit_passes_on(LLVMModuleRef mod, const LLVMValueRef *only, unsigned n, const char *pipeline, char *msg);
 
 /* Builds the vector function of r->fn: its parameters are r->fn's, each as
  * r->args says, then the mask of the lanes that run (<W x i1>); it returns
