@@ -4,7 +4,6 @@
 #include "poll.h"
 
 #include <stddef.h>
-#include <llvm-c/DebugInfo.h>
 
 LLVMValueRef jit_range_function(lower_ctx *c)
 {
@@ -117,30 +116,17 @@ static void incoming(LLVMValueRef p, LLVMValueRef v, LLVMBasicBlockRef from)
     LLVMAddIncoming(p, &v, &from, 1);
 }
 
-/* Marks the loop whose back edge is `br` not to be unrolled: its body is the
- * work-items of a group, large, and the unroller's analysis of it is paid
- * at every compile. */
-static void no_unroll(lower_ctx *c, LLVMValueRef br)
-{
-    LLVMMetadataRef disable =
-        LLVMMDNodeInContext2(c->llc,
-                             (LLVMMetadataRef[]){ LLVMMDStringInContext2(c->llc, "llvm.loop.unroll.disable", 24) }, 1);
-    LLVMMetadataRef self = LLVMTemporaryMDNode(c->llc, NULL, 0);
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){ self, disable }, 2);
-    LLVMMetadataReplaceAllUsesWith(self, loop); /* the loop id refers to itself */
-    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(c->llc, "llvm.loop", 9), LLVMMetadataAsValue(c->llc, loop));
-}
-
-/* The groups [begin, end) of a row (y, z in row), x from gx: a loop whose
- * body is the stop test, the group's ids and size, its Workgroup
- * initializers and emit().  `full`: every one has the compile-time size
- * (constant sizes).  Leaves c->b after the loop. */
 /* The proof (JIT_SYM_PROOF) for the box of WorkgroupIds [lo, hi]. */
 static LLVMValueRef prove(lower_ctx *c, const range_facts *f, LLVMValueRef const *lo, LLVMValueRef const *hi)
 {
     LLVMValueRef a[7] = { f->ctx, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2] };
     return LLVMBuildCall2(c->b, LLVMGlobalGetValueType(f->proof), f->proof, a, 7, "proven");
 }
+
+/* The groups [begin, end) of a row (y, z in row), x from gx: a loop whose
+ * body is the stop test, the group's ids and size, its Workgroup
+ * initializers and emit().  `full`: every one has the compile-time size
+ * (constant sizes).  Leaves c->b after the loop. */
 
 static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const jit_group *row, LLVMValueRef begin,
                       LLVMValueRef end, LLVMValueRef gx_begin, bool full)
@@ -211,7 +197,7 @@ static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const
     LLVMValueRef gi_next = LLVMBuildAdd(c->b, gi, LLVMConstInt(c->t_i64, 1, 0), "");
     incoming(gi, gi_next, latch);
     incoming(gx, LLVMBuildAdd(c->b, gx, k32(c, 1), ""), latch);
-    no_unroll(c, LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, gi_next, end, ""), after, head));
+    jit_no_unroll(c, LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, gi_next, end, ""), after, head));
     LLVMPositionBuilderAtEnd(c->b, after);
     return 0;
 }
@@ -289,7 +275,7 @@ int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, 
     incoming(gx_row, zero32, next_row);
     incoming(gy, LLVMBuildSelect(c->b, wrap, zero32, gy1, ""), next_row);
     incoming(gz, LLVMBuildAdd(c->b, gz, LLVMBuildZExt(c->b, wrap, c->t_i32, ""), ""), next_row);
-    no_unroll(c, LLVMBuildBr(c->b, row));
+    jit_no_unroll(c, LLVMBuildBr(c->b, row));
 
     LLVMPositionBuilderAtEnd(c->b, exit);
     LLVMBuildRet(c->b, count);

@@ -4,11 +4,23 @@
 #include "lower_ctx.h"
 
 #include <string.h>
+#include <llvm-c/DebugInfo.h>
 
 void jit_add_attr(lower_ctx *c, LLVMValueRef fn, unsigned idx, const char *name)
 {
     unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
     LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(c->llc, kind, 0));
+}
+
+void jit_no_unroll(lower_ctx *c, LLVMValueRef br)
+{
+    LLVMMetadataRef disable =
+        LLVMMDNodeInContext2(c->llc,
+                             (LLVMMetadataRef[]){ LLVMMDStringInContext2(c->llc, "llvm.loop.unroll.disable", 24) }, 1);
+    LLVMMetadataRef self = LLVMTemporaryMDNode(c->llc, NULL, 0);
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){ self, disable }, 2);
+    LLVMMetadataReplaceAllUsesWith(self, loop); /* the loop id refers to itself */
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(c->llc, "llvm.loop", 9), LLVMMetadataAsValue(c->llc, loop));
 }
 
 int jit_operands(lower_ctx *c, const spv_inst *in, LLVMValueRef *v, uint32_t n)

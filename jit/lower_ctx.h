@@ -275,6 +275,9 @@ int jit_const_bytes(lower_ctx *c, uint32_t id, uint32_t type_id, uint8_t *buf, u
 /* --- IR helpers (lower_build.c) --- */
 /* An enum attribute (LLVMAttributeFunctionIndex, or 1 + parameter index). */
 void jit_add_attr(lower_ctx *c, LLVMValueRef fn, unsigned idx, const char *name);
+/* Marks the loop whose back edge is `br` "do not unroll" (a large body, or
+ * one inside another loop over work-items: unrolling costs compile time). */
+void jit_no_unroll(lower_ctx *c, LLVMValueRef br);
 int jit_operands(lower_ctx *c, const spv_inst *in, LLVMValueRef *v, uint32_t n);
 LLVMValueRef jit_intrinsic(lower_ctx *c, const char *name, LLVMTypeRef *types, unsigned ntypes, LLVMValueRef *args,
                            unsigned nargs);

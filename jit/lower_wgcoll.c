@@ -19,7 +19,6 @@
  */
 #include "barrier_intrinsic.h"
 
-#include <llvm-c/DebugInfo.h>
 
 static LLVMValueRef k64(lower_ctx *c, uint64_t v)
 {
@@ -145,21 +144,10 @@ static LLVMValueRef combine(lower_ctx *c, uint32_t op, LLVMValueRef a, LLVMValue
     return jit_sg_combine(c->b, c->mod, jit_group_arith(op), a, b);
 }
 
-/* Marks a loop back edge "do not unroll": the fold and copy loops run once per
- * work-item, and when the barrier regions (jit/region_loops.c) put them inside the
- * loop over the work-items, unrolling both makes code quadratic in the group size. */
-static void no_unroll(lower_ctx *c, LLVMValueRef br)
-{
-    LLVMMetadataRef prop =
-        LLVMMDNodeInContext2(c->llc,
-                             (LLVMMetadataRef[]){ LLVMMDStringInContext2(c->llc, "llvm.loop.unroll.disable", 24) }, 1);
-    LLVMMetadataRef self = LLVMTemporaryMDNode(c->llc, NULL, 0);
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){ self, prop }, 2);
-    LLVMMetadataReplaceAllUsesWith(self, loop);
-    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(c->llc, "llvm.loop", 9), LLVMMetadataAsValue(c->llc, loop));
-}
-
-/* Folds slots [0, end) with op, starting from the identity. */
+/* Folds slots [0, end) with op, starting from the identity.  The fold and
+ * copy loops are not unrolled: they run once per work-item, and inside the
+ * barrier regions' loop over the work-items (jit/region_loops.c) unrolling
+ * both makes code quadratic in the group size. */
 static LLVMValueRef fold_slots(lower_ctx *c, uint32_t op, LLVMTypeRef t, LLVMValueRef end)
 {
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
@@ -176,7 +164,7 @@ static LLVMValueRef fold_slots(lower_ctx *c, uint32_t op, LLVMTypeRef t, LLVMVal
     LLVMValueRef next_acc = combine(c, op, acc, load_slot(c, i, t));
     LLVMValueRef next_i = LLVMBuildAdd(c->b, i, k64(c, 1), "");
     LLVMBasicBlockRef body_end = LLVMGetInsertBlock(c->b);
-    no_unroll(c, LLVMBuildBr(c->b, head));
+    jit_no_unroll(c, LLVMBuildBr(c->b, head));
     LLVMAddIncoming(i, (LLVMValueRef[]){ k64(c, 0), next_i }, (LLVMBasicBlockRef[]){ pre, body_end }, 2);
     LLVMAddIncoming(acc, (LLVMValueRef[]){ init, next_acc }, (LLVMBasicBlockRef[]){ pre, body_end }, 2);
     LLVMPositionBuilderAtEnd(c->b, done);
@@ -289,7 +277,7 @@ static int lower_async_copy(lower_ctx *c, const spv_inst *in)
         return -1;
     LLVMValueRef next = LLVMBuildAdd(c->b, i, n, "");
     LLVMBasicBlockRef body_end = LLVMGetInsertBlock(c->b);
-    no_unroll(c, LLVMBuildBr(c->b, head));
+    jit_no_unroll(c, LLVMBuildBr(c->b, head));
     LLVMAddIncoming(i, (LLVMValueRef[]){ li, next }, (LLVMBasicBlockRef[]){ pre, body_end }, 2);
     LLVMPositionBuilderAtEnd(c->b, done);
     jit_set(c, in->result_id, ev);
