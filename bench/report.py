@@ -2,13 +2,13 @@
 """bench/report.py — runs the benchmark runners and reports (`make bench`).
 
 Runs every runner (spvjit, spvjit-unspec, spvjit-unchecked, c, lavapipe,
-pocl) on every kernel
-at all cores, then spvjit and c at the other thread counts of the scaling
-table; collects their result lines (key=value, see bench/README.md); prints
-the main table (median, spread, throughput, build time, the ratio of spvjit to
-each runner with noise marked), the compile-latency table and the thread
-scaling table; writes OUT.txt (the raw lines after '#' lines describing the
-machine), OUT.csv, OUT.json and the chart OUT.png (gnuplot).
+pocl) on every kernel at all cores, then spvjit and c at the other thread
+counts of the scaling table; collects their result lines (key=value, see
+bench/README.md); prints the main table (median, spread, throughput, build
+time, the ratio of spvjit to each runner with noise marked), the
+compile-latency table and the thread scaling table; writes OUT.txt (the raw
+lines after '#' lines describing the machine), OUT.csv, OUT.json and the
+chart OUT.png (gnuplot).
 
     bench/report.py [--build DIR] [--size full|small] [--threads 1,2,4]
                     [--reps R] [--runners "spvjit c ..."] [--kernel K]

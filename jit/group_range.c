@@ -127,7 +127,6 @@ static LLVMValueRef prove(lower_ctx *c, const range_facts *f, LLVMValueRef const
  * body is the stop test, the group's ids and size, its Workgroup
  * initializers and emit().  `full`: every one has the compile-time size
  * (constant sizes).  Leaves c->b after the loop. */
-
 static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const jit_group *row, LLVMValueRef begin,
                       LLVMValueRef end, LLVMValueRef gx_begin, bool full)
 {

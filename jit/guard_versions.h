@@ -8,14 +8,14 @@
  * (whose ranges the local size gives), through integer arithmetic,
  * extensions, min/max (GLSL clamp), selects, shifts and loop counters, each
  * value narrowed by the branches every path to the check passes; its lowest
- * and highest value become i128 interval arithmetic in spvjit.proof
- * (workgroup.c), with a check that no step of the body's own arithmetic
- * could have wrapped.  The range loop (group_range.h) runs the proof once per
- * row of groups, and for a row it fails per group; a group whose checks hold
- * runs the code with the flag set (the analyzable checks fold away: the only
- * version of the code the optimized tier has), any other is handed back to
- * the executor, which runs it on the quick tier's fully checked code
- * (jit/abi.h).  A check whose offset cannot be followed keeps its compare.
+ * and highest value become a program of 128-bit interval arithmetic
+ * (proof.h) that spvjit.proof (workgroup.c) runs, with a check that no step
+ * of the body's own arithmetic could have wrapped.  The range loop
+ * (group_range.h) runs the proof once per row of groups, and for a row it
+ * fails per group; a group whose checks hold runs the code with the flag set
+ * (the analyzable checks fold away: the only version of the code the
+ * optimized tier has), any other is handed back to the executor, which runs
+ * it on the quick tier's fully checked code (jit/abi.h).  A check whose offset cannot be followed keeps its compare.
  * This is the loop versioning a range check elimination would do, for
  * offsets no affine analysis describes (clamped stencils), with the
  * unversioned loop compiled only when a group needs it.

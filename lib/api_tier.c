@@ -147,6 +147,13 @@ static bool same_dispatch_facts(const spvjit_kernel_facts *q, const spvjit_kerne
            (q->subgroup_size <= 1 || q->subgroup_size == o->subgroup_size);
 }
 
+/* Whether c's optimized code may hand groups back: only memory=robust's
+ * proves its groups (jit/abi.h); the others need no fallback code. */
+static bool hands_back(const api_compiled *c)
+{
+    return c->plan.entry && c->plan.o.memory == JIT_MEMORY_ROBUST;
+}
+
 /* The executor's spvjit_exec_kernel.fallback: c's quick code, compiled on
  * the first call (the others wait for it). */
 static spvjit_wg_range_fn compiled_fallback(void *user, spv_diag *diag)
@@ -184,7 +191,7 @@ static spvjit_wg_range_fn compiled_fallback(void *user, spv_diag *diag)
 void api_compiled_exec(api_compiled *c, const api_code *code, spvjit_exec_kernel *out)
 {
     *out = code->exec;
-    if (code->tier == JIT_TIER_OPT && c->plan.entry) {
+    if (code->tier == JIT_TIER_OPT && hands_back(c)) {
         out->fallback = compiled_fallback;
         out->fallback_user = c;
     }
@@ -218,12 +225,13 @@ static void finish(api_opt_job *j, jit_kernel *jk, const char *why)
     api_code *old = NULL;
     pthread_mutex_lock(&c->lock);
     if (code) {
-        /* the quick code stays as the optimized code's fallback */
+        /* the quick code stays as the optimized code's fallback, where it may need one */
         c->opt_facts = spvjit_kernel_facts_of(jk);
         pthread_mutex_lock(&c->fallback_lock);
-        if (same_dispatch_facts(c->facts, c->opt_facts))
+        bool same = same_dispatch_facts(c->facts, c->opt_facts);
+        if (hands_back(c) && same)
             atomic_store_explicit(&c->fallback, c->code, memory_order_release);
-        else
+        else if (hands_back(c))
             c->fallback_error = strdup("internal error: the quick tier's facts differ (a JIT bug)");
         if (!atomic_load(&c->fallback))
             old = c->code;
