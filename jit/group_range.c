@@ -32,6 +32,7 @@ typedef struct range_facts {
                                   (not when the local size there is 1) */
     bool two_kinds;            /* ... and the local size is known: full groups get constant sizes */
     LLVMValueRef proof;        /* JIT_SYM_PROOF, or NULL */
+    LLVMValueRef all_proven;   /* i1: the proof holds for a box holding every group of the call */
     LLVMValueRef first;        /* i64 the range's first group */
     jit_group_emit_fn emit;
     void *user;
@@ -123,6 +124,44 @@ static LLVMValueRef prove(lower_ctx *c, const range_facts *f, LLVMValueRef const
     return LLVMBuildCall2(c->b, LLVMGlobalGetValueType(f->proof), f->proof, a, 7, "proven");
 }
 
+/* Whether the proof holds for a box of WorkgroupIds holding the groups
+ * [first, end) of the grid (nx, ny groups in x, y), the first at y gy0, z
+ * gz0: asked once, where the call spans more than one row (else the row's
+ * own proof is the same question); false otherwise or where it fails, and
+ * each row is asked then.  A row costs a proof as much as it costs a few of
+ * its groups when groups are small (a 16 x 16 stencil tile). */
+static LLVMValueRef prove_call_box(lower_ctx *c, range_facts *f, LLVMValueRef first, LLVMValueRef end, LLVMValueRef nx,
+                                   LLVMValueRef ny, LLVMValueRef gy0, LLVMValueRef gz0)
+{
+    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(c->b));
+    LLVMValueRef last = LLVMBuildSub(c->b, end, LLVMConstInt(c->t_i64, 1, 0), "");
+    LLVMValueRef q_last = LLVMBuildUDiv(c->b, last, nx, "");
+    LLVMValueRef rows = LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildUDiv(c->b, first, nx, ""), q_last, "");
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
+    LLVMBasicBlockRef ask = LLVMAppendBasicBlockInContext(c->llc, fn, "call.proof");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->llc, fn, "call.proven");
+    LLVMBuildCondBr(c->b, rows, ask, done);
+    LLVMPositionBuilderAtEnd(c->b, ask);
+    /* x: the whole row; y: the rows between, all of them where z changes too */
+    LLVMValueRef gy_last = LLVMBuildTrunc(c->b, LLVMBuildURem(c->b, q_last, ny, ""), c->t_i32, "");
+    LLVMValueRef gz_last = LLVMBuildTrunc(c->b, LLVMBuildUDiv(c->b, q_last, ny, ""), c->t_i32, "");
+    LLVMValueRef one_z = LLVMBuildICmp(c->b, LLVMIntEQ, gz0, gz_last, "");
+    LLVMValueRef y_lo = LLVMBuildSelect(c->b, one_z, gy0, k32(c, 0), "");
+    LLVMValueRef y_hi = LLVMBuildSelect(c->b, one_z, gy_last,
+                                        LLVMBuildSub(c->b, LLVMBuildTrunc(c->b, ny, c->t_i32, ""), k32(c, 1), ""), "");
+    LLVMValueRef lo[3] = { f->base[0], LLVMBuildAdd(c->b, y_lo, f->base[1], ""),
+                           LLVMBuildAdd(c->b, gz0, f->base[2], "") };
+    LLVMValueRef hi[3] = { LLVMBuildAdd(c->b, LLVMBuildSub(c->b, LLVMBuildTrunc(c->b, nx, c->t_i32, ""), k32(c, 1), ""),
+                                        f->base[0], ""),
+                           LLVMBuildAdd(c->b, y_hi, f->base[1], ""), LLVMBuildAdd(c->b, gz_last, f->base[2], "") };
+    LLVMValueRef held = prove(c, f, lo, hi);
+    LLVMBuildBr(c->b, done);
+    LLVMPositionBuilderAtEnd(c->b, done);
+    LLVMValueRef r = LLVMBuildPhi(c->b, c->t_i1, "call.proven");
+    LLVMAddIncoming(r, (LLVMValueRef[]){ LLVMConstInt(c->t_i1, 0, 0), held }, (LLVMBasicBlockRef[]){ pre, ask }, 2);
+    return r;
+}
+
 /* The groups [begin, end) of a row (y, z in row), x from gx: a loop whose
  * body is the stop test, the group's ids and size, its Workgroup
  * initializers and emit().  `full`: every one has the compile-time size
@@ -151,8 +190,16 @@ static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const
         LLVMValueRef hi[3] = { LLVMBuildAdd(c->b, lo[0], last, ""), row->id[1], row->id[2] };
         /* the groups before proven_end need no proof of their own: a bound,
          * not a flag, which LLVM would unswitch the loop on (a second copy of
-         * the group's code) */
-        row_ok = LLVMBuildSelect(c->b, prove(c, f, lo, hi), end, begin, "proven.end");
+         * the group's code); none when the call's box was proven */
+        LLVMBasicBlockRef ask = LLVMAppendBasicBlockInContext(c->llc, fn, "row.ask");
+        LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(c->llc, fn, "row.go");
+        LLVMBuildCondBr(c->b, f->all_proven, go, ask);
+        LLVMPositionBuilderAtEnd(c->b, ask);
+        LLVMValueRef asked = LLVMBuildSelect(c->b, prove(c, f, lo, hi), end, begin, "");
+        LLVMBuildBr(c->b, go);
+        LLVMPositionBuilderAtEnd(c->b, go);
+        row_ok = LLVMBuildPhi(c->b, c->t_i64, "proven.end");
+        LLVMAddIncoming(row_ok, (LLVMValueRef[]){ end, asked }, (LLVMBasicBlockRef[]){ box, ask }, 2);
         LLVMBuildBr(c->b, head);
     } else {
         LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, begin, end, ""), head, after);
@@ -224,14 +271,17 @@ int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, 
     LLVMValueRef gy0 = LLVMBuildTrunc(c->b, LLVMBuildURem(c->b, q, ny, ""), c->t_i32, "");
     LLVMValueRef gz0 = LLVMBuildTrunc(c->b, LLVMBuildUDiv(c->b, q, ny, ""), c->t_i32, "");
     LLVMValueRef end = LLVMBuildAdd(c->b, first, count, "end");
+    if (proof)
+        f.all_proven = prove_call_box(c, &f, first, end, nx, ny, gy0, gz0);
+    LLVMBasicBlockRef entered = LLVMGetInsertBlock(c->b);
     LLVMBuildBr(c->b, row);
 
     /* a row: the groups of the range with this y and z */
     LLVMPositionBuilderAtEnd(c->b, row);
-    LLVMValueRef g_row = phi(c, c->t_i64, first, start, "g.row");
-    LLVMValueRef gx_row = phi(c, c->t_i32, gx0, start, "gx.row");
-    LLVMValueRef gy = phi(c, c->t_i32, gy0, start, "gy");
-    LLVMValueRef gz = phi(c, c->t_i32, gz0, start, "gz");
+    LLVMValueRef g_row = phi(c, c->t_i64, first, entered, "g.row");
+    LLVMValueRef gx_row = phi(c, c->t_i32, gx0, entered, "gx.row");
+    LLVMValueRef gy = phi(c, c->t_i32, gy0, entered, "gy");
+    LLVMValueRef gz = phi(c, c->t_i32, gz0, entered, "gz");
     LLVMValueRef row_end = LLVMBuildAdd(c->b, g_row,
                                         umin(c, LLVMBuildSub(c->b, nx, LLVMBuildZExt(c->b, gx_row, c->t_i64, ""), ""),
                                              LLVMBuildSub(c->b, end, g_row, "")),

@@ -5,8 +5,10 @@
  *   spvjit_wg_range(ctx, first, count):
  *     the caller's code that runs once per call (environment, frame)
  *     x, y, z of group `first` (two divisions per call)
+ *     memory=robust, a range over several rows: the proof of the checks
+ *       (JIT_SYM_PROOF) for a box of groups holding all of them, once
  *     for each row of the grid the range touches (y, z fixed):
- *       memory=robust: the proof of the checks for the row's groups (JIT_SYM_PROOF)
+ *       memory=robust, the call's box not proven: the proof for the row's groups
  *       for each of the row's groups in the range (x):
  *         return if *ctx->stop (a relaxed atomic load)
  *         the row's proof failed: the group's own; unproven: return (the
@@ -56,8 +58,9 @@ LLVMValueRef jit_range_function(lower_ctx *c);
 /* Emits the loop over the range of fn (made by jit_range_function) at c->b,
  * emit() giving the code of one group, and its return (`count`: jit/abi.h).
  * `proof` (JIT_SYM_PROOF, or NULL): the groups of the compile-time size run
- * only where it holds — it is asked once for each row's box of them, and
- * for every group of a row it fails for — and the first group it fails for
+ * only where it holds — it is asked once for a box of all the call's groups,
+ * where that fails once for each row's box of them, and for every group of a
+ * row it fails for — and the first group it fails for
  * ends the call, which returns how many groups ran before it.  0, or emit's
  * -1. */
 int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user, LLVMValueRef proof);

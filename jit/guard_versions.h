@@ -11,12 +11,13 @@
  * and highest value become a program of 128-bit interval arithmetic
  * (proof.h) that spvjit.proof (workgroup.c) runs, with a check that no step
  * of the body's own arithmetic could have wrapped.  The range loop
- * (group_range.h) runs the proof once per row of groups, and for a row it
+ * (group_range.h) runs the proof once per call (a box of groups holding all
+ * of the call's), or where that fails per row of groups, and for a row it
  * fails per group; a group whose checks hold runs the code with the flag set
  * (the analyzable checks fold away: the only version of the code the
  * optimized tier has), any other is handed back to the executor, which runs
- * it on the quick tier's fully checked code (jit/abi.h).  A check whose offset cannot be followed keeps its compare.
- * This is the loop versioning a range check elimination would do, for
+ * it on the quick tier's fully checked code (jit/abi.h).  A check whose
+ * offset cannot be followed keeps its compare.  This is the loop versioning a range check elimination would do, for
  * offsets no affine analysis describes (clamped stencils), with the
  * unversioned loop compiled only when a group needs it.
  */
@@ -31,8 +32,8 @@ int jit_guard_versions_inline(lower_ctx *c, LLVMValueRef body);
 
 /* The condition (i1, built at c->b) under which every analyzable check of
  * `body` holds for every work-item of every group whose WorkgroupId lies
- * between the ids in `args` and group_hi[3] (the groups of a row of a range
- * at once, or one), or NULL when no check can be proven that way.  `args` are
+ * between the ids in `args` and group_hi[3] (a box of groups: those of a
+ * call, of a row of it, or one), or NULL when no check can be proven that way.  `args` are
  * the values the body is called with (the local ids and the fast flag
  * excepted; the local size: the compile-time one, ls); the code built reads
  * them.  A check is followed with what the branches on the way to it say (an

@@ -112,11 +112,17 @@ static uint64_t groups_reaching_n(uint32_t w, uint32_t h, uint32_t gx, uint32_t 
     return count;
 }
 
-/* Every pattern on sizes the group does not divide (and one it does), twice:
- * the count of handed-back groups adds up. */
+/* Every pattern on sizes the group does not divide (and one it does), twice,
+ * in three layers of groups in z from base group z 1 (the kernel ignores z:
+ * each layer does the same): the count of handed-back groups adds up.  A call
+ * of the range function spanning rows asks the proof once for a box holding
+ * all its groups (jit/group_range.c); the layers make those boxes span z, and
+ * a box that missed a group reaching past the end would let its store
+ * through (the guard values past the end would change). */
 TEST(proof_patterns_shader)
 {
     static const uint32_t sizes[][2] = { { 67, 45 }, { 64, 16 }, { 15, 3 }, { 200, 7 } };
+    const uint32_t layers = 3;
     spvjit_context *ctx = api_ctx(0);
     REQUIRE(ctx, "context");
     bool opt = suite_tier() == SPVJIT_TIER_OPT;
@@ -138,14 +144,15 @@ TEST(proof_patterns_shader)
                         spvjit_set_push_constants(k, push, sizeof push) == SPVJIT_OK,
                     "bind: %s", spvjit_last_error());
             for (int rep = 0; rep < 2; rep++)
-                REQUIRE(spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { gx, gy, 1 } }) == SPVJIT_OK,
+                REQUIRE(spvjit_dispatch(k, &(spvjit_dispatch_info){ .groups = { gx, gy, layers },
+                                                                    .base_group = { 0, 0, 1 } }) == SPVJIT_OK,
                         "pattern %d %ux%u: %s", p, w, h, spvjit_last_error());
             long bad = api_first_mismatch(out, want, n + 64, 1e-5f, 1e-5f);
             CHECK(bad < 0, "pattern %d %ux%u: element %ld: %g, want %g", p, w, h, bad, bad < 0 ? 0.0 : out[bad],
                   bad < 0 ? 0.0 : want[bad]);
             uint64_t boxed = 0, reaching = groups_reaching_n(w, h, gx, gy, &boxed);
-            want_fallback += opt && p == 4 ? 2 * reaching : 0;
-            at_most += opt && p == 4 ? 2 * boxed : 0;
+            want_fallback += opt && p == 4 ? 2 * layers * reaching : 0;
+            at_most += opt && p == 4 ? 2 * layers * boxed : 0;
             uint64_t got = fallback_groups(k);
             CHECK(got >= want_fallback && got <= (at_most > want_fallback ? at_most : want_fallback),
                   "pattern %d %ux%u (%s tier): %llu work-groups handed back, want %llu (at most %llu)", p, w, h,
