@@ -143,14 +143,20 @@ SPVJIT_API spvjit_status spvjit_spec_set_define(spvjit_specs *s, const char *def
 spvjit_status api_resolve_specs(const spvjit_module *m, const spvjit_specs *s, uint64_t **out)
 {
     size_t nv = s ? UTIL_ARRAY_COUNT(&s->values, api_spec_value) : 0;
+    /* a cache hit comes here: no allocations but the result's for the usual few values */
+    enum { SMALL = 32 };
+    uint64_t all_small[SMALL];
+    spv_spec_value vals_small[SMALL];
     *out = calloc(m->nspecs ? m->nspecs : 1, sizeof **out);
-    uint64_t *all = calloc(m->nslots ? m->nslots : 1, sizeof *all);
-    spv_spec_value *vals = calloc(nv ? nv : 1, sizeof *vals);
+    uint64_t *all = m->nslots <= SMALL ? all_small : calloc(m->nslots, sizeof *all);
+    spv_spec_value *vals = nv <= SMALL ? vals_small : calloc(nv, sizeof *vals);
     if (!*out || !all || !vals) {
         free(*out);
         *out = NULL;
-        free(all);
-        free(vals);
+        if (all != all_small)
+            free(all);
+        if (vals != vals_small)
+            free(vals);
         return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     for (size_t j = 0; j < nv; j++) {
@@ -170,8 +176,10 @@ spvjit_status api_resolve_specs(const spvjit_module *m, const spvjit_specs *s, u
             k++;
         (*out)[i] = all[k];
     }
-    free(all);
-    free(vals);
+    if (all != all_small)
+        free(all);
+    if (vals != vals_small)
+        free(vals);
     if (st != SPVJIT_OK) {
         free(*out);
         *out = NULL;

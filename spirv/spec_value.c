@@ -20,11 +20,13 @@
 
 #include "fold.h"
 
-static const struct {
+typedef struct value_type_info {
     const char *name, *with_article;
     spv_value_type type;
     unsigned bits;
-} types[] = {
+} value_type_info;
+
+static const value_type_info types[] = {
     { "bool", "a bool", SPV_VALUE_BOOL, 1 }, { "i8", "an i8", SPV_VALUE_I8, 8 },
     { "i16", "an i16", SPV_VALUE_I16, 16 },  { "i32", "an i32", SPV_VALUE_I32, 32 },
     { "i64", "an i64", SPV_VALUE_I64, 64 },  { "u8", "a u8", SPV_VALUE_U8, 8 },
@@ -34,29 +36,30 @@ static const struct {
 };
 #define NTYPES (sizeof types / sizeof types[0])
 
+/* t's entry of types[] (in the enum's order: a cache hit resolves every
+ * value through here), or NULL. */
+static const value_type_info *type_entry(spv_value_type t)
+{
+    size_t i = (size_t)t - SPV_VALUE_BOOL;
+    return i < NTYPES && types[i].type == t ? &types[i] : NULL;
+}
+
 const char *spv_value_type_name(spv_value_type t)
 {
-    for (size_t i = 0; i < NTYPES; i++)
-        if (types[i].type == t)
-            return types[i].name;
+    if (type_entry(t))
+        return type_entry(t)->name;
     return t == SPV_VALUE_AUTO ? "auto" : t == SPV_VALUE_BYTES ? "bytes" : "?";
 }
 
 /* "a u32", "an f16": for messages. */
 static const char *a_type(spv_value_type t)
 {
-    for (size_t i = 0; i < NTYPES; i++)
-        if (types[i].type == t)
-            return types[i].with_article;
-    return "a value of no known type";
+    return type_entry(t) ? type_entry(t)->with_article : "a value of no known type";
 }
 
 unsigned spv_value_type_bits(spv_value_type t)
 {
-    for (size_t i = 0; i < NTYPES; i++)
-        if (types[i].type == t)
-            return types[i].bits;
-    return 0;
+    return type_entry(t) ? type_entry(t)->bits : 0;
 }
 
 static bool is_sint(spv_value_type t)
@@ -499,28 +502,56 @@ static int unknown_id_error(const spv_module *m, const spv_spec_constant *list, 
     return -1;
 }
 
+/* The first entry of `list` (sorted by SpecId) with SpecId id or a larger
+ * one (a binary search without branches to mispredict). */
+static size_t first_with(const spv_spec_constant *list, size_t n, uint32_t id)
+{
+    if (!n)
+        return 0;
+    const spv_spec_constant *base = list;
+    for (size_t len = n; len > 1;) {
+        size_t half = len / 2;
+        base = base[half - 1].spec_id < id ? base + half : base;
+        len -= half;
+    }
+    return (size_t)(base - list) + (base->spec_id < id);
+}
+
 int spv_spec_resolve(const spv_module *m, const spv_spec_constant *list, size_t n, const spv_spec_value *values,
                      size_t nvalues, uint64_t *out, spv_diag *diag)
 {
     for (size_t i = 0; i < n; i++)
         out[i] = list[i].default_bits;
-    for (size_t j = 0; j < nvalues; j++) {
-        const spv_spec_value *v = &values[j];
-        bool overridden = false; /* a later value for the same id wins */
-        for (size_t k = j + 1; k < nvalues && !overridden; k++)
-            overridden = values[k].spec_id == v->spec_id;
-        if (overridden)
-            continue;
-        bool found = false;
-        for (size_t i = 0; i < n; i++) {
-            if (list[i].spec_id != v->spec_id)
-                continue;
-            found = true;
-            if (spv_spec_value_bits(m, &list[i], v, &out[i], diag))
-                return -1;
-        }
-        if (!found)
-            return unknown_id_error(m, list, n, v->spec_id, diag);
+    /* which value sets each entry: the last with its SpecId (a cache hit
+     * comes here; the list is sorted by SpecId, spv_spec_constants) */
+    enum { SMALL = 64 };
+    size_t owner_small[SMALL], first_small[SMALL];
+    size_t *owner = n <= SMALL ? owner_small : malloc(n * sizeof *owner);
+    size_t *first = nvalues <= SMALL ? first_small : malloc(nvalues * sizeof *first);
+    int rc = owner && first ? 0 : spv_fail(diag, "out of memory");
+    for (size_t i = 0; i < n && !rc; i++)
+        owner[i] = SIZE_MAX;
+    for (size_t j = nvalues; j-- > 0 && !rc;) {
+        size_t i = first[j] = first_with(list, n, values[j].spec_id);
+        for (; i < n && list[i].spec_id == values[j].spec_id && owner[i] == SIZE_MAX; i++)
+            owner[i] = j;
     }
-    return 0;
+    for (size_t j = 0; j < nvalues && !rc; j++) {
+        const spv_spec_value *v = &values[j];
+        size_t i = first[j];
+        if (i == n || list[i].spec_id != v->spec_id) {
+            bool overridden = false; /* by a later value for the same (unknown) id: that one fails */
+            for (size_t k = j + 1; k < nvalues && !overridden; k++)
+                overridden = values[k].spec_id == v->spec_id;
+            rc = overridden ? 0 : unknown_id_error(m, list, n, v->spec_id, diag);
+            continue;
+        }
+        for (; i < n && list[i].spec_id == v->spec_id && owner[i] == j && !rc; i++)
+            rc = spv_spec_value_bits(m, &list[i], v, &out[i], diag);
+    }
+    if (owner != owner_small)
+        free(owner);
+    if (first != first_small)
+        free(first);
+    return rc;
 }

@@ -106,8 +106,8 @@ int spv_parse_value_as(const char *text, spv_value_type t, uint64_t *bits, spv_d
 int spv_spec_value_bits(const spv_module *m, const spv_spec_constant *c, const spv_spec_value *v, uint64_t *bits,
                         spv_diag *diag);
 
-/* The value of every constant of `list` (n of them, from spv_spec_constants,
- * possibly with several entries per SpecId): out[i] is list[i]'s default,
+/* The value of every constant of `list` (n of them, from spv_spec_constants:
+ * sorted by SpecId, possibly with several entries per SpecId): out[i] is list[i]'s default,
  * replaced by the last of `values` with its SpecId, fitted by
  * spv_spec_value_bits.  Returns 0, or -1 with the error (an unknown SpecId:
  * "<source>: SpecId N is not in the module; it has SpecIds 0 (BS u32), ..."). */

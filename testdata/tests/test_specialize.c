@@ -1227,3 +1227,75 @@ TEST(specialize_lists_spec_constants)
     free(l);
     spv_module_free(m);
 }
+
+/* The first entry of a sorted list with SpecId id. */
+static size_t first_entry(const spv_spec_constant *list, size_t n, uint32_t id)
+{
+    size_t i = 0;
+    while (i < n && list[i].spec_id != id)
+        i++;
+    return i;
+}
+
+/* spv_spec_resolve on lists longer than its stack buffers: 150 constants
+ * over 90 SpecIds (several on one id, ids with gaps) and 100 values in a
+ * random order, ids repeated (the later value wins; an earlier one out of
+ * range for its constant is not looked at), checked against the rule done
+ * the plain way here; then an unknown id, overridden and not. */
+TEST(specialize_resolve_many)
+{
+    spv_module *m = load_text(small_src);
+    REQUIRE(m, "load");
+    enum { N = 150, NV = 100 };
+    static spv_spec_constant list[N];
+    static spv_spec_value values[NV];
+    static uint64_t got[N], want[N];
+    uint64_t seed = 20261128;
+    for (size_t i = 0; i < N; i++) /* sorted by SpecId, as spv_spec_constants gives them */
+        list[i] = (spv_spec_constant){ .spec_id = (uint32_t)(2 * (i * 90 / N)),
+                                       .id = (uint32_t)(100 + i),
+                                       .type = SPV_VALUE_U8,
+                                       .default_bits = i % 256 };
+    for (size_t j = 0; j < NV; j++) {
+        uint32_t id = 2 * (uint32_t)(test_rand_u64(&seed) % 90);
+        /* an out-of-range value, always followed by a valid one for the same id */
+        bool bad = j + 1 < NV && j % 7 == 3;
+        values[j] = (spv_spec_value){ .spec_id = id, .type = SPV_VALUE_U32, .bits = bad ? 1000 : j };
+        if (bad) {
+            values[j + 1] = (spv_spec_value){ .spec_id = id, .type = SPV_VALUE_U32, .bits = 255 - j };
+            j++;
+        }
+    }
+    for (size_t i = 0; i < N; i++) {
+        want[i] = list[i].default_bits;
+        for (size_t j = 0; j < NV; j++) /* the last value with the id */
+            if (values[j].spec_id == list[i].spec_id)
+                want[i] = values[j].bits;
+    }
+    spv_diag d;
+    d.msg[0] = 0;
+    REQUIRE(spv_spec_resolve(m, list, N, values, NV, got, &d) == 0, "%s", d.msg);
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++)
+        bad += got[i] != want[i];
+    CHECK(bad == 0, "%zu of %d constants differ from the rule", bad, N);
+
+    values[0].spec_id = values[1].spec_id = 7; /* an odd id: not in the list */
+    values[1].bits = 3;
+    CHECK(spv_spec_resolve(m, list, N, values, NV, got, &d) == -1 && strstr(d.msg, "SpecId 7 is not in the module"),
+          "unknown id: %s", d.msg);
+    values[1].spec_id = 8;
+    values[0].bits = 300; /* out of range for u8, overridden by the later value for SpecId 7 */
+    values[NV - 1] = (spv_spec_value){ .spec_id = 7, .type = SPV_VALUE_U32, .bits = 1 };
+    CHECK(spv_spec_resolve(m, list, N, values, NV, got, &d) == -1 && strstr(d.msg, "SpecId 7 is not in the module"),
+          "unknown id, overridden: %s", d.msg);
+    values[0].spec_id = values[NV - 1].spec_id = 8;
+    values[0].bits = 300; /* overridden: not looked at */
+    REQUIRE(spv_spec_resolve(m, list, N, values, NV, got, &d) == 0, "overridden out-of-range value: %s", d.msg);
+    CHECK(got[first_entry(list, N, 8)] == 1, "SpecId 8: %llu, want the last value 1",
+          (unsigned long long)got[first_entry(list, N, 8)]);
+    values[NV - 1].bits = 256; /* the last value out of range: the error */
+    CHECK(spv_spec_resolve(m, list, N, values, NV, got, &d) == -1 && strstr(d.msg, "out of range for u8"),
+          "out of range: %s", d.msg);
+    spv_module_free(m);
+}
