@@ -34,6 +34,7 @@ typedef struct range_facts {
     LLVMValueRef proof;        /* JIT_SYM_PROOF, or NULL */
     LLVMValueRef all_proven;   /* i1: the proof holds for a box holding every group of the call */
     LLVMValueRef first;        /* i64 the range's first group */
+    unsigned parts;            /* > 0: groups of constant sizes run in bands (jit_emit_group_range) */
     jit_group_emit_fn emit;
     void *user;
     LLVMBasicBlockRef exit;
@@ -162,6 +163,83 @@ static LLVMValueRef prove_call_box(lower_ctx *c, range_facts *f, LLVMValueRef fi
     return r;
 }
 
+/* group_loop's groups in bands (f->parts > 0, constant sizes): segments
+ * [s, e) of the row's groups, each run part by part — part 0 of every group
+ * of the segment, then part 1, ... — with the stop test before each part.
+ * A segment is the rest of the row where the row's (or the call's) proof
+ * holds, else one group, proven on its own or handed back; a one-group
+ * segment runs its parts in the order of the whole-group loop.  The code of
+ * a part is emitted once.  `head` and `after` are group_loop's blocks, c->b
+ * the block that branches to `head` (row_ok: its proven_end, or NULL). */
+static int band_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const jit_group *row, LLVMValueRef begin,
+                     LLVMValueRef end, LLVMValueRef gx_begin, LLVMValueRef row_ok, LLVMBasicBlockRef head,
+                     LLVMBasicBlockRef after)
+{
+    LLVMValueRef one64 = LLVMConstInt(c->t_i64, 1, 0);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
+    LLVMPositionBuilderAtEnd(c->b, head); /* a segment from s */
+    LLVMValueRef s = phi(c, c->t_i64, begin, pre, "seg");
+    LLVMValueRef gx_s = phi(c, c->t_i32, gx_begin, pre, "seg.gx");
+    LLVMValueRef seg_end = end;
+    if (row_ok) {
+        LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(c->llc, fn, "seg.rest");
+        LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(c->llc, fn, "group.proof");
+        LLVMBasicBlockRef back = LLVMAppendBasicBlockInContext(c->llc, fn, "group.unproven");
+        LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(c->llc, fn, "seg.go");
+        LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, s, row_ok, ""), rest, one);
+        LLVMPositionBuilderAtEnd(c->b, rest);
+        LLVMBuildBr(c->b, go);
+        LLVMPositionBuilderAtEnd(c->b, one);
+        jit_group g = *row;
+        place(c, f, 0, gx_s, true, &g);
+        LLVMValueRef next = LLVMBuildAdd(c->b, s, one64, "");
+        LLVMBuildCondBr(c->b, prove(c, f, g.id, g.id), go, back);
+        LLVMPositionBuilderAtEnd(c->b, back);
+        LLVMBuildRet(c->b, LLVMBuildSub(c->b, s, f->first, "handed"));
+        LLVMPositionBuilderAtEnd(c->b, go);
+        seg_end = LLVMBuildPhi(c->b, c->t_i64, "seg.end");
+        LLVMAddIncoming(seg_end, (LLVMValueRef[]){ end, next }, (LLVMBasicBlockRef[]){ rest, one }, 2);
+    }
+    /* for each part: the stop test, then the part of every group of the segment */
+    LLVMBasicBlockRef part_head = LLVMAppendBasicBlockInContext(c->llc, fn, "band.part");
+    LLVMBasicBlockRef part_run = LLVMAppendBasicBlockInContext(c->llc, fn, "band");
+    LLVMBasicBlockRef seg_next = LLVMAppendBasicBlockInContext(c->llc, fn, "seg.next");
+    LLVMBasicBlockRef seg_pre = LLVMGetInsertBlock(c->b);
+    LLVMBuildBr(c->b, part_head);
+    LLVMPositionBuilderAtEnd(c->b, part_head);
+    LLVMValueRef part = phi(c, c->t_i32, k32(c, 0), seg_pre, "part");
+    LLVMBuildCondBr(c->b, jit_stop_requested(c->b, f->stop), f->exit, part_run);
+    LLVMPositionBuilderAtEnd(c->b, part_run);
+    LLVMValueRef gi = phi(c, c->t_i64, s, part_head, "g");
+    LLVMValueRef gx = phi(c, c->t_i32, gx_s, part_head, "gx");
+    jit_group g = *row;
+    g.index = gi;
+    g.part = part;
+    place(c, f, 0, gx, true, &g);
+    for (unsigned d = 1; d < 3; d++)
+        g.size[d] = f->enq[d];
+    if (f->emit(f->user, &g))
+        return -1;
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
+    LLVMValueRef gi_next = LLVMBuildAdd(c->b, gi, one64, "");
+    incoming(gi, gi_next, latch);
+    incoming(gx, LLVMBuildAdd(c->b, gx, k32(c, 1), ""), latch);
+    LLVMBasicBlockRef part_done = LLVMAppendBasicBlockInContext(c->llc, fn, "band.done");
+    jit_no_unroll(c, LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, gi_next, seg_end, ""), part_done, part_run));
+    LLVMPositionBuilderAtEnd(c->b, part_done);
+    LLVMValueRef part_next = LLVMBuildAdd(c->b, part, k32(c, 1), "");
+    incoming(part, part_next, part_done);
+    jit_no_unroll(c, LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, part_next, k32(c, f->parts), ""), seg_next,
+                                     part_head));
+    LLVMPositionBuilderAtEnd(c->b, seg_next);
+    incoming(s, seg_end, seg_next);
+    incoming(gx_s, LLVMBuildAdd(c->b, gx_s, LLVMBuildTrunc(c->b, LLVMBuildSub(c->b, seg_end, s, ""), c->t_i32, ""), ""),
+             seg_next);
+    jit_no_unroll(c, LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, seg_end, end, ""), after, head));
+    LLVMPositionBuilderAtEnd(c->b, after);
+    return 0;
+}
+
 /* The groups [begin, end) of a row (y, z in row), x from gx: a loop whose
  * body is the stop test, the group's ids and size, its Workgroup
  * initializers and emit().  `full`: every one has the compile-time size
@@ -203,6 +281,13 @@ static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const
         LLVMBuildBr(c->b, head);
     } else {
         LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, begin, end, ""), head, after);
+    }
+    bool constant = true;
+    for (unsigned d = 0; d < 3; d++)
+        constant &= (full || !f->varies[d]) && LLVMIsAConstantInt(f->enq[d]);
+    if (f->parts && constant && !c->has_wg_init) {
+        LLVMDeleteBasicBlock(run);
+        return band_loop(c, fn, f, row, begin, end, gx_begin, row_ok, head, after);
     }
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
 
@@ -248,7 +333,8 @@ static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const
     return 0;
 }
 
-int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user, LLVMValueRef proof)
+int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user, LLVMValueRef proof,
+                         unsigned parts)
 {
     LLVMValueRef ctx = LLVMGetParam(fn, 0), first = LLVMGetParam(fn, 1), count = LLVMGetParam(fn, 2);
     LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(c->llc, fn, "range");
@@ -257,7 +343,7 @@ int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, 
     LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->llc, fn, "range.exit");
     LLVMValueRef zero32 = k32(c, 0);
 
-    range_facts f = { .emit = emit, .user = user, .exit = exit, .proof = proof, .first = first };
+    range_facts f = { .emit = emit, .user = user, .exit = exit, .proof = proof, .first = first, .parts = parts };
     load_facts(c, ctx, &f);
     LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, count, LLVMConstInt(c->t_i64, 0, 0), ""), exit, start);
 

@@ -16,6 +16,9 @@
  *         the group's WorkgroupId (base_group included) and local size
  *         its Workgroup initializers (JIT_SYM_WG_INIT_BODY, inlined)
  *         the caller's code for one group: its work-items
+ *       or, the work-items in `parts` (bands): for each proven segment of
+ *       the row (the rest of it, or one group), for each part, for each
+ *       group of the segment: that part of the group
  * Group ids are loop variables; the rows make the inner loop a counted one.
  * Kernel flavour (a dimension whose local size is not 1): a row runs its
  * full groups in one loop (constant sizes), then the rest (the smaller last
@@ -39,6 +42,8 @@ typedef struct jit_group {
     LLVMValueRef size[3]; /* i32: its local size, >= 1: constants where the group has
                              the compile-time size (a Shader group; a Kernel group of
                              a known local size other than the last of a dimension) */
+    LLVMValueRef part;    /* i32: in bands (jit_emit_group_range's `parts`), the one part
+                             of the group's work-items to run; NULL: all of them */
 } jit_group;
 
 /* Emits the code of one group at c->b and leaves c->b in a block without a
@@ -61,8 +66,14 @@ LLVMValueRef jit_range_function(lower_ctx *c);
  * only where it holds — it is asked once for a box of all the call's groups,
  * where that fails once for each row's box of them, and for every group of a
  * row it fails for — and the first group it fails for
- * ends the call, which returns how many groups ran before it.  0, or emit's
- * -1. */
-int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user, LLVMValueRef proof);
+ * ends the call, which returns how many groups ran before it.  `parts` > 0:
+ * the caller's work-items do not depend on running group by group (no
+ * barriers, Workgroup memory or initializers) and split into that many
+ * parts; the groups of constant sizes of a row then run in bands, part 0 of
+ * each, then part 1, ... (emit() with g->part): for rows of work-items, the
+ * memory order of a row-major image, and the code that depends on the row
+ * alone runs once for the band.  0, or emit's -1. */
+int jit_emit_group_range(lower_ctx *c, LLVMValueRef fn, jit_group_emit_fn emit, void *user, LLVMValueRef proof,
+                         unsigned parts);
 
 #endif

@@ -863,7 +863,7 @@ static int build_range(emitter *e, char *simd_why)
             return -1;
     range_emitter r = { .e = e, .full = e->mach[0].fn, .partial = e->nmach > 1 ? e->mach[1].fn : NULL };
     r.range = jit_range_function(e->c);
-    return jit_emit_group_range(e->c, r.range, emit_group, &r, LLVMGetNamedFunction(e->c->mod, JIT_SYM_PROOF));
+    return jit_emit_group_range(e->c, r.range, emit_group, &r, LLVMGetNamedFunction(e->c->mod, JIT_SYM_PROOF), 0);
 }
 
 int jit_region_loops_emit(lower_ctx *c, const jit_regions *rg, const jit_uniformity *u, const jit_slot_plan *p,

@@ -126,6 +126,9 @@ typedef struct jit_simd_loop {
 } jit_simd_loop;
 /* Emits the loop at b; b is left after it. */
 void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b);
+/* Emits the calls for n full sub-groups, the first at item index `first`
+ * (l->count unused): a loop unless n is 1. */
+void jit_simd_emit_run(const jit_simd_loop *l, LLVMBuilderRef b, LLVMValueRef first, unsigned n);
 
 /* Known trailing zero bits of integer value v (from constants, multiplies,
  * shifts, masks...); 0 when nothing is known. */

@@ -226,6 +226,29 @@ static void call_sg(const jit_simd_loop *l, LLVMBuilderRef b, LLVMValueRef base,
         l->each(l->user, b, base, live, r);
 }
 
+void jit_simd_emit_run(const jit_simd_loop *l, LLVMBuilderRef b, LLVMValueRef first, unsigned n)
+{
+    LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(first));
+    LLVMValueRef live = LLVMConstAllOnes(LLVMVectorType(LLVMInt1TypeInContext(llc), l->width));
+    if (n == 1) {
+        call_sg(l, b, first, live);
+        return;
+    }
+    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(llc, fn, "sg.run");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(llc, fn, "sg.run.done");
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, head);
+    LLVMValueRef k = LLVMBuildPhi(b, LLVMInt32TypeInContext(llc), "sg.k");
+    call_sg(l, b, LLVMBuildAdd(b, first, LLVMBuildMul(b, k, k32(llc, l->width), ""), "sg.base"), live);
+    LLVMValueRef next = LLVMBuildAdd(b, k, k32(llc, 1), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, k32(llc, n), ""), head, done);
+    LLVMAddIncoming(k, (LLVMValueRef[]){ k32(llc, 0), next }, (LLVMBasicBlockRef[]){ pre, latch }, 2);
+    LLVMPositionBuilderAtEnd(b, done);
+}
+
 void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b)
 {
     LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));

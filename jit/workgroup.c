@@ -369,9 +369,11 @@ static int vectorize_body(lower_ctx *c, LLVMValueRef body, unsigned width, bool 
     return 0;
 }
 
-/* The loop over the sub-groups of a group of size[3] items, WorkgroupId id[3]. */
+/* The loop over the sub-groups of a group of size[3] items, WorkgroupId id[3];
+ * in bands (part not NULL), those of the group's row of items `part` (y, z:
+ * band_parts). */
 static void sg_loop(lower_ctx *c, const items *it, LLVMValueRef vf, LLVMValueRef *size, LLVMValueRef *id,
-                    LLVMBasicBlockRef exit)
+                    LLVMValueRef part, LLVMBasicBlockRef exit)
 {
     group_env *e = it->env;
     LLVMValueRef *args = jit_alloc(c, 7 + e->n, sizeof *args);
@@ -381,7 +383,11 @@ static void sg_loop(lower_ctx *c, const items *it, LLVMValueRef vf, LLVMValueRef
     args[6 + e->n] = e->fast;
     LLVMValueRef count = LLVMBuildMul(c->b, LLVMBuildMul(c->b, size[0], size[1], ""), size[2], "items");
     jit_simd_loop l = { .vf = vf, .ctx = it->ctx, .args = args, .nargs = 7 + e->n, .count = count, .width = it->width };
-    jit_simd_emit_loop(&l, c->b);
+    if (part)
+        jit_simd_emit_run(&l, c->b, LLVMBuildMul(c->b, part, LLVMConstInt(c->t_i32, c->local_size[0], 0), "row"),
+                          c->local_size[0] / it->width);
+    else
+        jit_simd_emit_loop(&l, c->b);
     LLVMBuildBr(c->b, exit);
 }
 
@@ -432,7 +438,7 @@ static void emit_group_items(lower_ctx *c, const items *it, const jit_group *g)
         fast.env = &fast_env;
     }
     if (vf)
-        sg_loop(c, &fast, vf, size, id, done);
+        sg_loop(c, &fast, vf, size, id, g->part, done);
     else
         loop_nest(c, &fast, size, id, done);
     LLVMPositionBuilderAtEnd(c->b, done);
@@ -523,6 +529,29 @@ static LLVMValueRef build_proof(lower_ctx *c, LLVMValueRef body)
 
 /* --- the exported functions ------------------------------------------------------------------------- */
 
+/* The parts a group's work-items run in when the range loop runs groups in
+ * bands (group_range.h), or 0: its rows of items (y, z), each whole sub-groups
+ * of the vector function vf, so that a band sweeps rows of items across the
+ * row of groups (a 16 x 16 stencil tile's rows: the image's rows, in memory
+ * order; the row's clamps and offsets once per band).  Only where no
+ * work-item depends on its group running as a whole — no Workgroup memory
+ * (variables, initializers, local-pointer arguments: a band has several
+ * groups under way, which would share it), not memory=check (whose first
+ * report names the first bad access in group order); barriers do not come
+ * here.  A 1-D group (one row) keeps group order: its sub-groups are already
+ * consecutive in memory. */
+static unsigned band_parts(lower_ctx *c, LLVMValueRef vf, unsigned width)
+{
+    uint64_t rows = (uint64_t)c->local_size[1] * c->local_size[2];
+    if (!vf || !c->ls_known || width <= 1 || c->local_size[0] % width || rows < 2 || c->wg_size || c->has_wg_init ||
+        c->memory == JIT_MEMORY_CHECK)
+        return 0;
+    for (uint32_t i = 0; i < c->nparams; i++)
+        if (c->params[i].kind == SPVJIT_PARAM_LOCAL_PTR)
+            return 0;
+    return (unsigned)rows;
+}
+
 static int build_range(lower_ctx *c, LLVMValueRef body)
 {
     LLVMValueRef proof = build_proof(c, body);
@@ -552,7 +581,7 @@ static int build_range(lower_ctx *c, LLVMValueRef body)
                  .vf = vf,
                  .vf_sized = vf_sized,
                  .width = width };
-    return jit_emit_group_range(c, fn, emit_group, &it, proof);
+    return jit_emit_group_range(c, fn, emit_group, &it, proof, band_parts(c, vf, width));
 }
 
 /* spvjit.item.in.group: the body's fixed parameters, the environment loaded from ctx. */
