@@ -27,6 +27,7 @@ int jit_build_begin(jit_build *b, const spv_module *m, const spv_entry_point *ep
     c->unspec = o->unspecialized;
     c->kernel = spv_layout_is_opencl(m, ep);
     c->fp_relaxed = jit_fp_relaxed_widths(ep, c->kernel);
+    c->fp_contract = jit_fp_contract_allowed(ep, c->kernel);
     c->memory = o->memory;
     c->shape = o->shape_values;
     c->nshape = o->nshape_values;

@@ -11,6 +11,7 @@
 #include "kernel_internal.h"
 #include "util/timer.h"
 #include "barrier_path.h"
+#include "contract.h"
 
 #include <stdlib.h>
 
@@ -22,6 +23,7 @@ static int lower_module(lower_ctx *c, uint32_t entry)
         if (c->reach[f] && !c->m->funcs[f].is_declaration && jit_lower_function(c, f))
             return -1;
     c->fn = NULL;
+    jit_contract(c->mod); /* before any pass: the same pairs on both tiers */
     return jit_build_entry_functions(c, entry);
 }
 

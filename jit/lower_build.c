@@ -86,6 +86,20 @@ uint8_t jit_fp_relaxed_widths(const spv_entry_point *ep, bool kernel)
     return r;
 }
 
+bool jit_fp_contract_allowed(const spv_entry_point *ep, bool kernel)
+{
+    if (kernel) /* OpenCL C's front end contracted what the source let it (fmuladd: OpenCL's mad) */
+        return false;
+    for (uint32_t i = 0; ep && i < ep->nmodes; i++) {
+        uint32_t mode = ep->modes[i].mode;
+        /* FPFastMathDefault (SPV_KHR_float_controls2, 6028): the defaults it
+         * names would say; not read, so nothing contracts */
+        if (mode == SpvExecutionModeContractionOff || mode == 6028)
+            return false;
+    }
+    return true;
+}
+
 /* Whether v is float arithmetic of a width c relaxes. */
 static bool relaxed_arith(lower_ctx *c, LLVMValueRef v)
 {
@@ -104,6 +118,18 @@ static bool relaxed_arith(lower_ctx *c, LLVMValueRef v)
     return c->fp_relaxed & (bits == 16 ? 1 : bits == 32 ? 2 : bits == 64 ? 4 : 0);
 }
 
+/* Marks v, a multiply, add or subtract, for contract.h when `allowed` and
+ * no NoContraction decorates it. */
+static void mark_contract(lower_ctx *c, uint32_t result_id, LLVMValueRef v, bool allowed)
+{
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    if (!allowed || (op != LLVMFAdd && op != LLVMFSub && op != LLVMFMul) ||
+        spv_find_decoration(c->m, result_id, -1, SpvDecorationNoContraction))
+        return;
+    LLVMSetMetadata(v, LLVMGetMDKindIDInContext(c->llc, JIT_CONTRACT_MD, strlen(JIT_CONTRACT_MD)),
+                    LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, NULL, 0)));
+}
+
 void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v)
 {
     if (!LLVMIsAInstruction(v) || !LLVMCanValueUseFastMathFlags(v))
@@ -112,6 +138,7 @@ void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v)
     if (!d || !d->nargs) {
         if (relaxed_arith(c, v))
             LLVMSetFastMathFlags(v, LLVMFastMathNoNaNs | LLVMFastMathNoInfs | LLVMFastMathNoSignedZeros);
+        mark_contract(c, result_id, v, c->fp_contract);
         return;
     }
     uint32_t m = d->args[0];
@@ -132,7 +159,10 @@ void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v)
         f |= LLVMFastMathApproxFunc; /* AllowTransform */
     if (m & SpvFPFastMathModeFastMask)
         f = LLVMFastMathAll;
+    if (spv_find_decoration(c->m, result_id, -1, SpvDecorationNoContraction))
+        f &= ~LLVMFastMathAllowContract;
     LLVMSetFastMathFlags(v, f);
+    mark_contract(c, result_id, v, f & LLVMFastMathAllowContract);
 }
 
 jit_sg_arith jit_group_arith(uint32_t op)

@@ -123,6 +123,8 @@ typedef struct jit_leaf_guard {
 /* Metadata on a check's `or` of the proven-for-the-group flag and its
  * compare (c->item_fast; jit/guard_versions.h). */
 #define JIT_GUARD_MD "spvjit.guard"
+/* Metadata on a multiply, add or subtract that may contract (contract.h). */
+#define JIT_CONTRACT_MD "spvjit.contract"
 /* Replaces every call of JIT_GROUP_PROVEN (llvm_facts.h) left in the module
  * with `value` and deletes the declaration. */
 void jit_group_proven_is(lower_ctx *c, bool value);
@@ -145,6 +147,7 @@ struct lower_ctx {
     bool failed;          /* c->diag holds the compile's first failure */
     uint8_t fp_relaxed;   /* float widths (bit 0: 16, 1: 32, 2: 64) whose arithmetic may ignore
                              the sign of zero and assume no NaN or Inf (jit_fp_relaxed_widths) */
+    bool fp_contract;     /* multiplies and adds may fuse (jit_fp_contract_allowed, contract.h) */
 
     util_arena arena;      /* everything of this compile (see the contract above) */
     jmp_buf *oom_exit;     /* armed by jit_run_guarded */
@@ -295,6 +298,10 @@ void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v);
  * unless SignedZeroInfNanPreserve names the width, so those widths are
  * relaxed; OpenCL (Kernel) keeps IEEE unless FPFastMathMode says otherwise. */
 uint8_t jit_fp_relaxed_widths(const spv_entry_point *ep, bool kernel);
+/* Whether entry point ep of a Shader module lets multiplies and adds
+ * contract (no FPFastMathDefault that would say otherwise); Kernel modules
+ * contract only where FPFastMathMode allows it (contract.h). */
+bool jit_fp_contract_allowed(const spv_entry_point *ep, bool kernel);
 /* The operation of a group instruction (sub-group and work-group alike):
  * its identity and combination are jit_sg_identity / jit_sg_combine. */
 jit_sg_arith jit_group_arith(uint32_t opcode);

@@ -2,19 +2,23 @@
  *
  * Each function computes what the kernel of the same name (mm, conv3x3,
  * reduce, saxpy; .comp and .cl alike) computes, in the same order of
- * floating-point operations, so a JIT that neither reassociates nor fuses a
- * multiply and an add reproduces them bit for bit.  Products and sums are
- * separate statements so that C's own contraction (`-ffp-contract=on`, clang's
- * default) cannot turn them into an fma; compile with -ffp-contract=off (GCC's
- * default with -std=c17) to be sure.  Tests should still compare with a small
- * tolerance: a JIT may contract a*b+c where the module allows it (the .comp
- * modules carry no NoContraction decoration).
+ * floating-point operations.  `fused`: each multiply and the add that uses
+ * it round once (fmaf), as spvjit contracts them in Shader modules (the
+ * .comp kernels carry no NoContraction: jit/contract.h); else they round
+ * twice, as in the Kernel modules (.cl, built without contraction), so a JIT
+ * that neither reassociates nor fuses reproduces them bit for bit.  Products
+ * and sums are separate statements so that C's own contraction
+ * (`-ffp-contract=on`, clang's default) cannot turn them into an fma; compile
+ * with -ffp-contract=off (GCC's default with -std=c17) to be sure.  Tests
+ * should still compare with a small tolerance (another JIT, another order).
  *
  * Layouts are row-major, sizes are element counts.  See testdata/README.md.
  */
 #ifndef SPVJIT_TESTDATA_REFERENCE_H
 #define SPVJIT_TESTDATA_REFERENCE_H
 
+#include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,19 +33,26 @@
         0.0625f, 0.125f, 0.0625f, 0.125f, 0.25f, 0.125f, 0.0625f, 0.125f, 0.0625f                                      \
     }
 
+/* a * b + c: rounded once (fused) or twice. */
+static inline float ref_madd(float a, float b, float c, bool fused)
+{
+    if (fused)
+        return fmaf(a, b, c);
+    float p = a * b;
+    return p + c;
+}
+
 /* C = A * B, all n x n.  c[r*n+col] = sum over k = 0..n-1, in increasing k,
  * of a[r*n+k] * b[k*n+col], starting from 0.0f.  The tiled kernel adds the
  * same products in the same order (its zero padding past n adds +0.0f), so
  * the block size does not change the result. */
-static inline void ref_mm(const float *a, const float *b, float *c, uint32_t n)
+static inline void ref_mm(const float *a, const float *b, float *c, uint32_t n, bool fused)
 {
     for (size_t r = 0; r < n; ++r) {
         for (size_t col = 0; col < n; ++col) {
             float acc = 0.0f;
-            for (size_t k = 0; k < n; ++k) {
-                float p = a[r * n + k] * b[k * n + col];
-                acc = acc + p;
-            }
+            for (size_t k = 0; k < n; ++k)
+                acc = ref_madd(a[r * n + k], b[k * n + col], acc, fused);
             c[r * n + col] = acc;
         }
     }
@@ -56,7 +67,7 @@ static inline size_t ref_clamp_index(long v, long hi)
  * dst[y*w+x] = sum over j = 0..2 (outer), i = 0..2 (inner) of
  *   k[j*3+i] * src[clamp(y+j-1, 0, h-1) * w + clamp(x+i-1, 0, w-1)],
  * accumulated in that order from 0.0f. */
-static inline void ref_conv3x3(const float *src, float *dst, uint32_t w, uint32_t h, const float k[9])
+static inline void ref_conv3x3(const float *src, float *dst, uint32_t w, uint32_t h, const float k[9], bool fused)
 {
     for (long y = 0; y < (long)h; ++y) {
         for (long x = 0; x < (long)w; ++x) {
@@ -65,8 +76,7 @@ static inline void ref_conv3x3(const float *src, float *dst, uint32_t w, uint32_
                 size_t sy = ref_clamp_index(y + j - 1, (long)h - 1);
                 for (long i = 0; i < 3; ++i) {
                     size_t sx = ref_clamp_index(x + i - 1, (long)w - 1);
-                    float p = k[j * 3 + i] * src[sy * w + sx];
-                    acc = acc + p;
+                    acc = ref_madd(k[j * 3 + i], src[sy * w + sx], acc, fused);
                 }
             }
             dst[(size_t)y * w + (size_t)x] = acc;
@@ -107,13 +117,11 @@ static inline int ref_reduce(const float *src, uint32_t n, uint32_t wg, float *p
     return 0;
 }
 
-/* y[i] = a * x[i] + y[i] for i < n (a multiply, then an add). */
-static inline void ref_saxpy(float a, const float *x, float *y, uint32_t n)
+/* y[i] = a * x[i] + y[i] for i < n. */
+static inline void ref_saxpy(float a, const float *x, float *y, uint32_t n, bool fused)
 {
-    for (size_t i = 0; i < n; ++i) {
-        float p = a * x[i];
-        y[i] = p + y[i];
-    }
+    for (size_t i = 0; i < n; ++i)
+        y[i] = ref_madd(a, x[i], y[i], fused);
 }
 
 #endif

@@ -94,7 +94,7 @@ static bool run_case(spvjit_context *ctx, kernel_case kc, uint32_t v, uint64_t s
         r->out = calloc(nn, 4);
         r->n = nn;
         want = calloc(nn, 4);
-        ref_mm(a, b, want, n);
+        ref_mm(a, b, want, n, true); /* mm.comp */
         spvjit_bind_buffer(k, 0, 0, a, nn * 4);
         spvjit_bind_buffer(k, 0, 1, b, nn * 4);
         spvjit_bind_buffer(k, 0, 2, r->out, nn * 4);
@@ -127,7 +127,7 @@ static bool run_case(spvjit_context *ctx, kernel_case kc, uint32_t v, uint64_t s
         r->n = n;
         want = malloc(n * 4);
         memcpy(want, r->out, n * 4);
-        ref_saxpy(a, x, want, n);
+        ref_saxpy(a, x, want, n, kc == K_SAXPY_COMP);
         if (kc == K_SAXPY_COMP) {
             spvjit_bind_buffer(k, 0, 0, x, n * 4);
             spvjit_bind_buffer(k, 0, 1, r->out, n * 4);

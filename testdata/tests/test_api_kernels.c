@@ -24,7 +24,7 @@ static void run_saxpy(spvjit_context *ctx, const char *file, bool unspecialized,
     float *x = api_rand_floats(&seed, n, -4, 4), *y = api_rand_floats(&seed, n, -4, 4);
     float *want = malloc(n * sizeof *want);
     memcpy(want, y, n * sizeof *y);
-    ref_saxpy(a, x, want, n);
+    ref_saxpy(a, x, want, n, strstr(file, ".comp") != NULL);
     if (k) {
         if (spvjit_module_flavour(m) == SPVJIT_FLAVOUR_SHADER) {
             spvjit_bind_buffer(k, 0, 0, x, n * 4);
@@ -80,7 +80,7 @@ static void run_mm(spvjit_context *ctx, const char *file, uint32_t bs, uint32_t 
     size_t nn = (size_t)n * n;
     float *a = api_rand_floats(&seed, nn, -1, 1), *b = api_rand_floats(&seed, nn, -1, 1);
     float *c = calloc(nn, 4), *want = calloc(nn, 4);
-    ref_mm(a, b, want, n);
+    ref_mm(a, b, want, n, strstr(file, ".comp") != NULL);
     if (k) {
         uint32_t groups = (n + bs - 1) / bs;
         if (spvjit_module_flavour(m) == SPVJIT_FLAVOUR_SHADER) {
@@ -162,7 +162,7 @@ static void run_conv(spvjit_context *ctx, const char *file, uint32_t w, uint32_t
     CHECK(st == SPVJIT_OK, "%s: build: %s", file, spvjit_last_error());
     size_t np = (size_t)w * h;
     float *src = api_rand_floats(&seed, np, -2, 2), *dst = calloc(np, 4), *want = calloc(np, 4);
-    ref_conv3x3(src, want, w, h, kc);
+    ref_conv3x3(src, want, w, h, kc, strstr(file, ".comp") != NULL);
     if (k) {
         uint32_t wh[2] = { w, h };
         if (spvjit_module_flavour(m) == SPVJIT_FLAVOUR_SHADER) {
@@ -323,7 +323,7 @@ static void *thread_main(void *p)
         float *x = api_rand_floats(&seed, n, -3, 3), *y = api_rand_floats(&seed, n, -3, 3);
         float *want = malloc(n * 4);
         memcpy(want, y, n * 4);
-        ref_saxpy(a, x, want, n);
+        ref_saxpy(a, x, want, n, true); /* saxpy.comp */
         spvjit_bind_buffer(k, 0, 0, x, n * 4);
         spvjit_bind_buffer(k, 0, 1, y, n * 4);
         spvjit_set_push_constants(k, &n, 4);
@@ -380,8 +380,8 @@ TEST(api_async_dispatch_and_rebind)
     float *w1 = malloc(n1 * 4), *w2 = malloc(n2 * 4);
     memcpy(w1, y1, n1 * 4);
     memcpy(w2, y2, n2 * 4);
-    ref_saxpy(REF_SAXPY_A_DEFAULT, x1, w1, n1);
-    ref_saxpy(REF_SAXPY_A_DEFAULT, x2, w2, n2);
+    ref_saxpy(REF_SAXPY_A_DEFAULT, x1, w1, n1, false); /* saxpy.cl */
+    ref_saxpy(REF_SAXPY_A_DEFAULT, x2, w2, n2, false);
 
     spvjit_set_arg_buffer(k, 0, x1, n1 * 4);
     spvjit_set_arg_buffer(k, 1, y1, n1 * 4);

@@ -168,7 +168,7 @@ static void mm_data_init(mm_data *d, uint32_t n, uint64_t seed)
     d->a = api_rand_floats(&seed, (size_t)n * n, -1, 1);
     d->b = api_rand_floats(&seed, (size_t)n * n, -1, 1);
     d->want = malloc(sizeof(float) * n * n);
-    ref_mm(d->a, d->b, d->want, n);
+    ref_mm(d->a, d->b, d->want, n, true); /* mm.comp: contracted */
 }
 
 static void mm_data_free(mm_data *d)
@@ -560,7 +560,7 @@ TEST(api_tiers_async_builds_of_a_family)
         float y[LEN], want[LEN];
         for (int j = 0; j < LEN; j++)
             y[j] = want[j] = (float)j * 0.5f;
-        ref_saxpy(0.25f * (float)(i + 1), x, want, LEN);
+        ref_saxpy(0.25f * (float)(i + 1), x, want, LEN, true);
         spvjit_bind_buffer(k, 0, 0, x, sizeof(float) * LEN);
         spvjit_bind_buffer(k, 0, 1, y, sizeof y);
         spvjit_set_push_constants(k, &n, 4);
@@ -619,7 +619,7 @@ TEST(api_tiers_code_reuses_jit_dylibs)
             float y[LEN], want[LEN];
             for (int j = 0; j < LEN; j++)
                 y[j] = want[j] = (float)j;
-            ref_saxpy((float)(round * K + i) + 0.5f, x, want, LEN);
+            ref_saxpy((float)(round * K + i) + 0.5f, x, want, LEN, true);
             spvjit_bind_buffer(ks[i], 0, 0, x, sizeof(float) * LEN);
             spvjit_bind_buffer(ks[i], 0, 1, y, sizeof y);
             spvjit_set_push_constants(ks[i], &n, 4);

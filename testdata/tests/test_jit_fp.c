@@ -77,17 +77,17 @@ static uint32_t bits(float f)
     return u;
 }
 
-/* Runs the module at path on x; out gets x * 0 and x + -0 per item. */
-static void run(const char *path, bool kernel, const float *x, float *out)
+/* Runs the module at path (4 work-items) on in[in_bytes / 4], out[out_bytes / 4]. */
+static void run_on(const char *path, bool kernel, const float *in, uint64_t in_bytes, float *out, uint64_t out_bytes)
 {
     spv_diag d;
     spv_module *m = spv_module_load_file(path, NULL, &d);
     REQUIRE(m, "load %s: %s", path, d.msg);
     jit_kernel *k = tj_compile(m, NULL, &(spvjit_options){ .opt_level = 2 });
     REQUIRE(k, "compile %s: %s", path, tj_last_error);
-    float *in = (float *)x;
-    void *sargs[2] = { in, out }, *kargs[2] = { &in, &out };
-    uint64_t sizes[2] = { 16, 32 };
+    float *pin = (float *)in;
+    void *sargs[2] = { pin, out }, *kargs[2] = { &pin, &out };
+    uint64_t sizes[2] = { in_bytes, out_bytes };
     tj_dispatch dd = { .args = kernel ? kargs : sargs,
                        .arg_sizes = sizes,
                        .groups = { 1, 1, 1 },
@@ -96,6 +96,12 @@ static void run(const char *path, bool kernel, const float *x, float *out)
     REQUIRE(tj_run(k, &dd) == 0, "run %s", path);
     spvjit_kernel_free(k);
     spv_module_free(m);
+}
+
+/* Runs the module at path on x; out gets x * 0 and x + -0 per item. */
+static void run(const char *path, bool kernel, const float *x, float *out)
+{
+    run_on(path, kernel, x, 16, out, 32);
 }
 
 TEST(jit_fp_environment_by_flavour)
@@ -132,6 +138,129 @@ TEST(jit_fp_environment_by_flavour)
         CHECK(bits(o[2 * i]) == 0, "relaxed shader: x * 0 for x = %g gives %g (%#x), not the folded +0", x[i], o[2 * i],
               bits(o[2 * i]));
     CHECK(o[1] == -1.0f && o[7] == 2.0f, "relaxed x + -0 = %g %g", o[1], o[7]);
+    test_remove_dir(dir);
+    free(dir);
+}
+
+/* --- contraction (jit/contract.h) ------------------------------------------------------------------------ */
+
+/* o[4i..4i+3] = x*y + z, z - x*y, x*y - z, and x*y + z again with
+ * NoContraction on its multiply and add; x, y, z = in[3i..3i+2]. */
+static const char contract_shader_src[] =
+    "OpCapability Shader\n"
+    "OpMemoryModel Logical GLSL450\n"
+    "OpEntryPoint GLCompute %main \"main\" %gid\n"
+    "OpExecutionMode %main LocalSize 4 1 1\n"
+    "OpDecorate %gid BuiltIn GlobalInvocationId\n"
+    "OpDecorate %arr ArrayStride 4\n"
+    "OpMemberDecorate %blk 0 Offset 0\n"
+    "OpDecorate %blk Block\n"
+    "OpDecorate %in DescriptorSet 0\nOpDecorate %in Binding 0\n"
+    "OpDecorate %out DescriptorSet 0\nOpDecorate %out Binding 1\n"
+    "OpDecorate %pm NoContraction\nOpDecorate %pa NoContraction\n"
+    "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n"
+    "%u32 = OpTypeInt 32 0\n%f32 = OpTypeFloat 32\n"
+    "%v3 = OpTypeVector %u32 3\n%pv3 = OpTypePointer Input %v3\n"
+    "%arr = OpTypeRuntimeArray %f32\n%blk = OpTypeStruct %arr\n"
+    "%pblk = OpTypePointer StorageBuffer %blk\n%pf = OpTypePointer StorageBuffer %f32\n"
+    "%gid = OpVariable %pv3 Input\n"
+    "%in = OpVariable %pblk StorageBuffer\n%out = OpVariable %pblk StorageBuffer\n"
+    "%c0 = OpConstant %u32 0\n%c1 = OpConstant %u32 1\n%c2 = OpConstant %u32 2\n"
+    "%c3 = OpConstant %u32 3\n%c4 = OpConstant %u32 4\n"
+    "%main = OpFunction %void None %fn\n%e = OpLabel\n"
+    "%g = OpLoad %v3 %gid\n%i = OpCompositeExtract %u32 %g 0\n"
+    "%i3 = OpIMul %u32 %i %c3\n%iy = OpIAdd %u32 %i3 %c1\n%iz = OpIAdd %u32 %i3 %c2\n"
+    "%px = OpAccessChain %pf %in %c0 %i3\n%x = OpLoad %f32 %px\n"
+    "%py = OpAccessChain %pf %in %c0 %iy\n%y = OpLoad %f32 %py\n"
+    "%pz = OpAccessChain %pf %in %c0 %iz\n%z = OpLoad %f32 %pz\n"
+    "%m0 = OpFMul %f32 %x %y\n%r0 = OpFAdd %f32 %m0 %z\n"
+    "%m1 = OpFMul %f32 %x %y\n%r1 = OpFSub %f32 %z %m1\n"
+    "%m2 = OpFMul %f32 %x %y\n%r2 = OpFSub %f32 %m2 %z\n"
+    "%pm = OpFMul %f32 %x %y\n%pa = OpFAdd %f32 %pm %z\n"
+    "%o0 = OpIMul %u32 %i %c4\n%o1 = OpIAdd %u32 %o0 %c1\n%o2 = OpIAdd %u32 %o0 %c2\n%o3 = OpIAdd %u32 %o0 %c3\n"
+    "%q0 = OpAccessChain %pf %out %c0 %o0\nOpStore %q0 %r0\n"
+    "%q1 = OpAccessChain %pf %out %c0 %o1\nOpStore %q1 %r1\n"
+    "%q2 = OpAccessChain %pf %out %c0 %o2\nOpStore %q2 %r2\n"
+    "%q3 = OpAccessChain %pf %out %c0 %o3\nOpStore %q3 %pa\n"
+    "OpReturn\nOpFunctionEnd\n";
+
+/* o[i] = x*y + z (in[3i..3i+2]) in a Kernel; %s: decorations of %m and %r. */
+static const char contract_kernel_src[] = "OpCapability Addresses\nOpCapability Kernel\nOpCapability Int64\n"
+                                          "OpMemoryModel Physical64 OpenCL\n"
+                                          "OpEntryPoint Kernel %%main \"k\" %%gid\n"
+                                          "OpExecutionMode %%main LocalSize 4 1 1\n"
+                                          "OpDecorate %%gid BuiltIn GlobalInvocationId\n"
+                                          "%s"
+                                          "OpDecorate %%gid Constant\n"
+                                          "%%void = OpTypeVoid\n%%u64 = OpTypeInt 64 0\n%%f32 = OpTypeFloat 32\n"
+                                          "%%v3 = OpTypeVector %%u64 3\n%%pv3 = OpTypePointer Input %%v3\n"
+                                          "%%pf = OpTypePointer CrossWorkgroup %%f32\n"
+                                          "%%fn = OpTypeFunction %%void %%pf %%pf\n"
+                                          "%%gid = OpVariable %%pv3 Input\n"
+                                          "%%c1 = OpConstant %%u64 1\n%%c2 = OpConstant %%u64 2\n"
+                                          "%%c3 = OpConstant %%u64 3\n"
+                                          "%%main = OpFunction %%void None %%fn\n%%pin = OpFunctionParameter %%pf\n"
+                                          "%%pout = OpFunctionParameter %%pf\n%%e = OpLabel\n"
+                                          "%%g = OpLoad %%v3 %%gid Aligned 32\n%%i = OpCompositeExtract %%u64 %%g 0\n"
+                                          "%%i3 = OpIMul %%u64 %%i %%c3\n%%iy = OpIAdd %%u64 %%i3 %%c1\n"
+                                          "%%iz = OpIAdd %%u64 %%i3 %%c2\n"
+                                          "%%px = OpInBoundsPtrAccessChain %%pf %%pin %%i3\n"
+                                          "%%x = OpLoad %%f32 %%px Aligned 4\n"
+                                          "%%py = OpInBoundsPtrAccessChain %%pf %%pin %%iy\n"
+                                          "%%y = OpLoad %%f32 %%py Aligned 4\n"
+                                          "%%pz = OpInBoundsPtrAccessChain %%pf %%pin %%iz\n"
+                                          "%%z = OpLoad %%f32 %%pz Aligned 4\n"
+                                          "%%m = OpFMul %%f32 %%x %%y\n%%r = OpFAdd %%f32 %%m %%z\n"
+                                          "%%po = OpInBoundsPtrAccessChain %%pf %%pout %%i\n"
+                                          "OpStore %%po %%r Aligned 4\n"
+                                          "OpReturn\nOpFunctionEnd\n";
+
+/* A multiply and the add (or subtract) that alone uses it round once, as
+ * fmaf, in a Shader module — SPIR-V's default — unless NoContraction marks
+ * them: then twice.  A Kernel module rounds twice unless FPFastMathMode Fast
+ * (which allows contraction) decorates both.  The inputs make the two differ
+ * (x * y is a tie below its float: 1 + 2^-11 + 2^-24). */
+TEST(jit_fp_contraction)
+{
+    char *dir = test_temp_dir("contract");
+    REQUIRE(dir, "temp dir");
+    char shader[256], kernel[256], kernel_fast[256], text[8192];
+    snprintf(shader, sizeof shader, "%s/shader.spv", dir);
+    snprintf(kernel, sizeof kernel, "%s/kernel.spv", dir);
+    snprintf(kernel_fast, sizeof kernel_fast, "%s/kernel_fast.spv", dir);
+    REQUIRE(test_assemble(contract_shader_src, "vulkan1.1", shader), "assemble the shader");
+    snprintf(text, sizeof text, contract_kernel_src, "");
+    REQUIRE(test_assemble(text, "spv1.2", kernel), "assemble the kernel");
+    snprintf(text, sizeof text, contract_kernel_src,
+             "OpDecorate %m FPFastMathMode Fast\nOpDecorate %r FPFastMathMode Fast\n");
+    REQUIRE(test_assemble(text, "spv1.2", kernel_fast), "assemble the Fast kernel");
+
+    const float e = 1.0f + 0x1p-12f;
+    const float in[12] = { e, e, -1.0f, e, -e, 3.0f, -e, e, 0.5f, 1.5f, 2.25f, -3.375f };
+    float o[16];
+    volatile float p; /* a product rounded on its own (no contraction here) */
+    run_on(shader, false, in, 48, o, 64);
+    for (int i = 0; i < 4; i++) {
+        float x = in[3 * i], y = in[3 * i + 1], z = in[3 * i + 2];
+        p = x * y;
+        float want[4] = { fmaf(x, y, z), fmaf(-x, y, z), fmaf(x, y, -z), p + z };
+        for (int j = 0; j < 4; j++)
+            CHECK(bits(o[4 * i + j]) == bits(want[j]), "shader item %d output %d: %a, want %a", i, j, o[4 * i + j],
+                  want[j]);
+    }
+    p = e * e;
+    CHECK(fmaf(e, e, -1.0f) != p - 1.0f, "the inputs do not tell one rounding from two");
+    float k[4];
+    run_on(kernel, true, in, 48, k, 16);
+    for (int i = 0; i < 4; i++) {
+        p = in[3 * i] * in[3 * i + 1];
+        float want = p + in[3 * i + 2];
+        CHECK(bits(k[i]) == bits(want), "kernel item %d: %a, want %a", i, k[i], want);
+    }
+    run_on(kernel_fast, true, in, 48, k, 16);
+    for (int i = 0; i < 4; i++)
+        CHECK(bits(k[i]) == bits(fmaf(in[3 * i], in[3 * i + 1], in[3 * i + 2])),
+              "Fast kernel item %d: %a, want fmaf's %a", i, k[i], fmaf(in[3 * i], in[3 * i + 1], in[3 * i + 2]));
     test_remove_dir(dir);
     free(dir);
 }

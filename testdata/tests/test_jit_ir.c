@@ -29,7 +29,20 @@ static unsigned count(const char *s, const char *needle)
     return n;
 }
 
-/* Scalar float multiplies in the optimized IR of the mm kernel. */
+/* The lines of ir that call `fn` (not its declaration). */
+static unsigned calls_of(const char *ir, const char *fn)
+{
+    unsigned n = 0;
+    for (const char *p = ir; p && (p = strstr(p, fn)); p += strlen(fn)) {
+        const char *line = p;
+        while (line > ir && line[-1] != '\n')
+            line--;
+        n += strncmp(line, "declare", 7) != 0;
+    }
+    return n;
+}
+
+/* Float multiplies (fmul, fmuladd calls) in the optimized IR of the mm kernel. */
 static unsigned mm_fmuls(bool unspec, uint32_t bs, texts *t)
 {
     spv_module *m = tj_load("kernels/mm.comp.spv");
@@ -55,8 +68,9 @@ static unsigned mm_fmuls(bool unspec, uint32_t bs, texts *t)
         const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
         fprintf(stderr, "  mm.comp %s BS=%u: lower %.1f ms, passes %.1f ms, codegen %.1f ms\n",
                 unspec ? "unspecialized" : "specialized", bs, f->ms_lower, f->ms_passes, f->ms_codegen);
-        /* scalar multiplies, or vector ones when the work-item loop vectorized */
-        n = count(t->opt, " fmul ") /* with or without fast-math flags */;
+        /* scalar multiplies, or vector ones when the work-item loop vectorized;
+         * fused with their add (jit/contract.h) or not */
+        n = count(t->opt, " fmul ") /* with or without fast-math flags */ + calls_of(t->opt, "@llvm.fmuladd.");
         spvjit_kernel_free(k);
     }
     if (sm && sm != m)

@@ -117,7 +117,7 @@ static void mm_roundtrip(const char *file, bool unspec, bool fibers, uint32_t bs
     size_t nn = (size_t)n * n;
     float *a = rand_floats(&s, nn), *b = rand_floats(&s, nn), *ref = malloc(nn * 4);
     float *c1 = calloc(nn, 4), *c2 = calloc(nn, 4);
-    ref_mm(a, b, ref, n);
+    ref_mm(a, b, ref, n, !cl);
     uint64_t *spec = unspec ? tj_spec_slots(m, k, &id, &bits, 1) : NULL;
     uint32_t groups = (n + bs - 1) / bs;
     uint64_t sizes[3] = { nn * 4, nn * 4, nn * 4 };
@@ -192,7 +192,7 @@ TEST(jit_object_saxpy_cl_barrier_free)
     float *x = rand_floats(&s, n), *y0 = rand_floats(&s, n), *ref = malloc(n * 4);
     float *y1 = malloc(n * 4), *y2 = malloc(n * 4);
     memcpy(ref, y0, n * 4);
-    ref_saxpy(alpha, x, ref, n);
+    ref_saxpy(alpha, x, ref, n, false); /* saxpy.cl */
     for (int run = 0; run < 2; run++) {
         float *y = run ? y2 : y1;
         memcpy(y, y0, n * 4);

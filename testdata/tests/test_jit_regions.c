@@ -148,7 +148,7 @@ static void mm_case(const char *file, uint32_t bs, uint32_t n, bool fibers, bool
     uint64_t s = 1234 + bs + n;
     float *a = rand_floats(&s, (size_t)n * n), *b = rand_floats(&s, (size_t)n * n);
     float *c = calloc((size_t)n * n, 4), *ref = malloc((size_t)n * n * 4);
-    ref_mm(a, b, ref, n);
+    ref_mm(a, b, ref, n, !cl);
     uint32_t groups = (n + bs - 1) / bs;
     void *sargs[3] = { a, b, c };
     void *kargs[4] = { &a, &b, &c, &n };

@@ -91,7 +91,7 @@ static void saxpy_comp(bool unspec)
     uint32_t n = 1000;
     float *x = rand_floats(&s, n), *y = rand_floats(&s, n + 64), *ref = malloc((n + 64) * 4);
     memcpy(ref, y, (n + 64) * 4);
-    ref_saxpy(a, x, ref, n);
+    ref_saxpy(a, x, ref, n, true); /* saxpy.comp: contracted */
     void *args[2] = { x, y };
     uint64_t sizes[2] = { n * 4ull, (n + 64) * 4ull };
     uint64_t *spec = unspec ? tj_spec_slots(m, k, &id, &bits, 1) : NULL;
@@ -147,7 +147,7 @@ static void saxpy_cl(bool unspec, uint32_t local)
     uint32_t n = 1001; /* not a multiple of the local size: a partial last group */
     float *x = rand_floats(&s, n), *y = rand_floats(&s, n), *ref = malloc(n * 4);
     memcpy(ref, y, n * 4);
-    ref_saxpy(a, x, ref, n);
+    ref_saxpy(a, x, ref, n, false); /* saxpy.cl */
     void *args[3] = { &x, &y, &n };
     uint64_t *spec = unspec ? tj_spec_slots(m, k, &id, &bits, 1) : NULL;
     tj_dispatch d = { .args = args, .spec_values = spec, .work_dim = 1, .global_size = { n, 1, 1 } };
@@ -205,7 +205,7 @@ static void mm_run(const char *file, bool unspec, uint32_t bs, uint32_t n)
     CHECK(f->wg_mem_size >= (cl ? 8192u : 8u * bs * bs), "wg memory %llu", (unsigned long long)f->wg_mem_size);
     uint64_t s = 99;
     float *a = rand_floats(&s, n * n), *b = rand_floats(&s, n * n), *c = calloc(n * n, 4), *ref = malloc(n * n * 4);
-    ref_mm(a, b, ref, n);
+    ref_mm(a, b, ref, n, !cl);
     uint64_t *spec = unspec ? tj_spec_slots(m, k, &id, &bits, 1) : NULL;
     uint32_t groups = (n + bs - 1) / bs;
     void *sargs[3] = { a, b, c };
@@ -365,7 +365,7 @@ static void conv_run_case(const char *file, bool unspec, const conv_case *c)
     uint32_t w = c->w, h = c->h, wh[2] = { c->w, c->h };
     uint32_t lx = cl ? c->lx : 16, ly = cl ? c->ly : 16;
     float *src = rand_floats(&s, w * h), *dst = calloc(w * h, 4), *ref = malloc(w * h * 4);
-    ref_conv3x3(src, ref, w, h, kv);
+    ref_conv3x3(src, ref, w, h, kv, !cl);
     uint64_t *spec = unspec ? tj_spec_slots(m, k, ids, bits, 9) : NULL;
     void *sargs[2] = { src, dst };
     void *kargs[4] = { &src, &dst, &w, &h };
