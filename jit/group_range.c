@@ -125,6 +125,18 @@ static LLVMValueRef prove(lower_ctx *c, const range_facts *f, LLVMValueRef const
     return LLVMBuildCall2(c->b, LLVMGlobalGetValueType(f->proof), f->proof, a, 7, "proven");
 }
 
+/* At c->b: the proof for group g alone (WorkgroupId id), on to `go` where
+ * it holds; else the call returns how many groups ran before g (jit/abi.h:
+ * the executor runs g on checked code). */
+static void prove_or_hand_back(lower_ctx *c, LLVMValueRef fn, const range_facts *f, LLVMValueRef const *id,
+                               LLVMValueRef g, LLVMBasicBlockRef go)
+{
+    LLVMBasicBlockRef back = LLVMAppendBasicBlockInContext(c->llc, fn, "group.unproven");
+    LLVMBuildCondBr(c->b, prove(c, f, id, id), go, back);
+    LLVMPositionBuilderAtEnd(c->b, back);
+    LLVMBuildRet(c->b, LLVMBuildSub(c->b, g, f->first, "handed"));
+}
+
 /* Whether the proof holds for a box of WorkgroupIds holding the groups
  * [first, end) of the grid (nx, ny groups in x, y), the first at y gy0, z
  * gz0: asked once, where the call spans more than one row (else the row's
@@ -184,7 +196,6 @@ static int band_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const 
     if (row_ok) {
         LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(c->llc, fn, "seg.rest");
         LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(c->llc, fn, "group.proof");
-        LLVMBasicBlockRef back = LLVMAppendBasicBlockInContext(c->llc, fn, "group.unproven");
         LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(c->llc, fn, "seg.go");
         LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, s, row_ok, ""), rest, one);
         LLVMPositionBuilderAtEnd(c->b, rest);
@@ -193,9 +204,7 @@ static int band_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const 
         jit_group g = *row;
         place(c, f, 0, gx_s, true, &g);
         LLVMValueRef next = LLVMBuildAdd(c->b, s, one64, "");
-        LLVMBuildCondBr(c->b, prove(c, f, g.id, g.id), go, back);
-        LLVMPositionBuilderAtEnd(c->b, back);
-        LLVMBuildRet(c->b, LLVMBuildSub(c->b, s, f->first, "handed"));
+        prove_or_hand_back(c, fn, f, g.id, s, go);
         LLVMPositionBuilderAtEnd(c->b, go);
         seg_end = LLVMBuildPhi(c->b, c->t_i64, "seg.end");
         LLVMAddIncoming(seg_end, (LLVMValueRef[]){ end, next }, (LLVMBasicBlockRef[]){ rest, one }, 2);
@@ -248,15 +257,14 @@ static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const
                       LLVMValueRef end, LLVMValueRef gx_begin, bool full)
 {
     LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(c->llc, fn, full ? "group.full" : "group");
-    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, fn, "group.run");
     LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->llc, fn, "groups.done");
     /* the groups' sizes are the constant compile-time ones: the proof decides
-     * which run here, once for the row's groups, else per group */
-    bool proved = f->proof;
+     * which run here, once for the row's groups, else per group; bands */
+    bool constant = true;
     for (unsigned d = 0; d < 3; d++)
-        proved &= (full || !f->varies[d]) && LLVMIsAConstantInt(f->enq[d]);
+        constant &= (full || !f->varies[d]) && LLVMIsAConstantInt(f->enq[d]);
     LLVMValueRef row_ok = NULL; /* i64 proven_end */
-    if (proved) {
+    if (f->proof && constant) {
         LLVMBasicBlockRef box = LLVMAppendBasicBlockInContext(c->llc, fn, "row.proof");
         LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, begin, end, ""), box, after);
         LLVMPositionBuilderAtEnd(c->b, box);
@@ -282,13 +290,9 @@ static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const
     } else {
         LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, begin, end, ""), head, after);
     }
-    bool constant = true;
-    for (unsigned d = 0; d < 3; d++)
-        constant &= (full || !f->varies[d]) && LLVMIsAConstantInt(f->enq[d]);
-    if (f->parts && constant && !c->has_wg_init) {
-        LLVMDeleteBasicBlock(run);
+    if (f->parts && constant)
         return band_loop(c, fn, f, row, begin, end, gx_begin, row_ok, head, after);
-    }
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(c->llc, fn, "group.run");
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
 
     LLVMPositionBuilderAtEnd(c->b, head);
@@ -305,13 +309,10 @@ static int group_loop(lower_ctx *c, LLVMValueRef fn, const range_facts *f, const
     if (row_ok) {
         /* a group whose checks cannot be proven goes back to the executor (jit/abi.h) */
         LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(c->llc, fn, "group.proof");
-        LLVMBasicBlockRef back = LLVMAppendBasicBlockInContext(c->llc, fn, "group.unproven");
         LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(c->llc, fn, "group.proven");
         LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, gi, row_ok, ""), go, one);
         LLVMPositionBuilderAtEnd(c->b, one);
-        LLVMBuildCondBr(c->b, prove(c, f, g.id, g.id), go, back);
-        LLVMPositionBuilderAtEnd(c->b, back);
-        LLVMBuildRet(c->b, LLVMBuildSub(c->b, gi, f->first, "handed"));
+        prove_or_hand_back(c, fn, f, g.id, gi, go);
         LLVMPositionBuilderAtEnd(c->b, go);
     }
     if (c->has_wg_init) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "llvm_facts.h"
 #include "proof.h"
 #include "sg_marker.h"
 #include "simd.h"
@@ -65,45 +66,21 @@ static jit_pv op2(analysis *a, jit_proof_opcode op, jit_pv x, jit_pv y)
     return jit_proof_op(&a->prog, op, x, y, 0);
 }
 
-static jit_pv lt(analysis *a, jit_pv x, jit_pv y)
-{
-    return op2(a, JIT_PROOF_LT, x, y);
-}
-
-static jit_pv le(analysis *a, jit_pv x, jit_pv y)
-{
-    return op2(a, JIT_PROOF_LE, x, y);
-}
-
-static jit_pv min2(analysis *a, jit_pv x, jit_pv y)
-{
-    return op2(a, JIT_PROOF_MIN, x, y);
-}
-
-static jit_pv max2(analysis *a, jit_pv x, jit_pv y)
-{
-    return op2(a, JIT_PROOF_MAX, x, y);
-}
-
-static jit_pv add(analysis *a, jit_pv x, jit_pv y)
-{
-    return op2(a, JIT_PROOF_ADD, x, y);
-}
-
-static jit_pv sub(analysis *a, jit_pv x, jit_pv y)
-{
-    return op2(a, JIT_PROOF_SUB, x, y);
-}
-
-static jit_pv mul(analysis *a, jit_pv x, jit_pv y)
-{
-    return op2(a, JIT_PROOF_MUL, x, y);
-}
-
-static jit_pv both(analysis *a, jit_pv x, jit_pv y)
-{
-    return op2(a, JIT_PROOF_AND, x, y);
-}
+/* The proof's binary operations by name (`both`: the and of two 1-or-0 values). */
+#define PROOF_OP2(name, opcode)                                                                                        \
+    static jit_pv name(analysis *a, jit_pv x, jit_pv y)                                                                \
+    {                                                                                                                  \
+        return op2(a, opcode, x, y);                                                                                   \
+    }
+PROOF_OP2(lt, JIT_PROOF_LT)
+PROOF_OP2(le, JIT_PROOF_LE)
+PROOF_OP2(min2, JIT_PROOF_MIN)
+PROOF_OP2(max2, JIT_PROOF_MAX)
+PROOF_OP2(add, JIT_PROOF_ADD)
+PROOF_OP2(sub, JIT_PROOF_SUB)
+PROOF_OP2(mul, JIT_PROOF_MUL)
+PROOF_OP2(both, JIT_PROOF_AND)
+#undef PROOF_OP2
 
 /* cond ? x : y */
 static jit_pv pick(analysis *a, jit_pv cond, jit_pv x, jit_pv y)
@@ -521,28 +498,13 @@ static bool same_value(LLVMValueRef a, LLVMValueRef b)
     if (!a || !b || !LLVMIsAInstruction(a) || !LLVMIsAInstruction(b) || LLVMTypeOf(a) != LLVMTypeOf(b))
         return false;
     LLVMOpcode op = LLVMGetInstructionOpcode(a);
-    if (op != LLVMGetInstructionOpcode(b))
+    /* pure (llvm_facts.h), and told apart by the operands alone: not a
+     * compare's predicate, a GEP's source type, an aggregate's indices or a
+     * shuffle's mask; not a freeze (two of poison may differ) */
+    if (op != LLVMGetInstructionOpcode(b) || !jit_opcode_pure(op) || op == LLVMICmp || op == LLVMFCmp ||
+        op == LLVMGetElementPtr || op == LLVMExtractValue || op == LLVMInsertValue || op == LLVMShuffleVector ||
+        op == LLVMFreeze)
         return false;
-    switch (op) {
-    case LLVMAdd:
-    case LLVMSub:
-    case LLVMMul:
-    case LLVMShl:
-    case LLVMLShr:
-    case LLVMAShr:
-    case LLVMAnd:
-    case LLVMOr:
-    case LLVMUDiv:
-    case LLVMSDiv:
-    case LLVMURem:
-    case LLVMSRem:
-    case LLVMZExt:
-    case LLVMSExt:
-    case LLVMTrunc:
-        break;
-    default:
-        return false;
-    }
     for (int i = 0, n = LLVMGetNumOperands(a); i < n; i++)
         if (LLVMGetOperand(a, (unsigned)i) != LLVMGetOperand(b, (unsigned)i))
             return false;

@@ -119,16 +119,14 @@ typedef struct jit_simd_loop {
     LLVMValueRef vf, ctx;
     LLVMValueRef *args; /* vf's uniform arguments after base */
     unsigned nargs;
-    LLVMValueRef count; /* i32: the group's items (a constant when known) */
+    LLVMValueRef count; /* i32: the group's items (a constant when known), or those from `first` */
+    LLVMValueRef first; /* i32: the item index the loop starts at (NULL: 0) */
     unsigned width;
     void (*each)(void *user, LLVMBuilderRef b, LLVMValueRef base, LLVMValueRef live, LLVMValueRef result);
     void *user;
 } jit_simd_loop;
 /* Emits the loop at b; b is left after it. */
 void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b);
-/* Emits the calls for n full sub-groups, the first at item index `first`
- * (l->count unused): a loop unless n is 1. */
-void jit_simd_emit_run(const jit_simd_loop *l, LLVMBuilderRef b, LLVMValueRef first, unsigned n);
 
 /* Known trailing zero bits of integer value v (from constants, multiplies,
  * shifts, masks...); 0 when nothing is known. */

@@ -226,27 +226,10 @@ static void call_sg(const jit_simd_loop *l, LLVMBuilderRef b, LLVMValueRef base,
         l->each(l->user, b, base, live, r);
 }
 
-void jit_simd_emit_run(const jit_simd_loop *l, LLVMBuilderRef b, LLVMValueRef first, unsigned n)
+/* The item index of the sub-group at offset off of the loop. */
+static LLVMValueRef item_at(const jit_simd_loop *l, LLVMBuilderRef b, LLVMValueRef off)
 {
-    LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(first));
-    LLVMValueRef live = LLVMConstAllOnes(LLVMVectorType(LLVMInt1TypeInContext(llc), l->width));
-    if (n == 1) {
-        call_sg(l, b, first, live);
-        return;
-    }
-    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
-    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(llc, fn, "sg.run");
-    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(llc, fn, "sg.run.done");
-    LLVMBuildBr(b, head);
-    LLVMPositionBuilderAtEnd(b, head);
-    LLVMValueRef k = LLVMBuildPhi(b, LLVMInt32TypeInContext(llc), "sg.k");
-    call_sg(l, b, LLVMBuildAdd(b, first, LLVMBuildMul(b, k, k32(llc, l->width), ""), "sg.base"), live);
-    LLVMValueRef next = LLVMBuildAdd(b, k, k32(llc, 1), "");
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, k32(llc, n), ""), head, done);
-    LLVMAddIncoming(k, (LLVMValueRef[]){ k32(llc, 0), next }, (LLVMBasicBlockRef[]){ pre, latch }, 2);
-    LLVMPositionBuilderAtEnd(b, done);
+    return l->first ? LLVMBuildAdd(b, l->first, off, "sg.base") : off;
 }
 
 void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b)
@@ -265,8 +248,8 @@ void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b)
         LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(llc, fn, "sg");
         LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, nfull, k32(llc, 0), ""), head, tail);
         LLVMPositionBuilderAtEnd(b, head);
-        LLVMValueRef base = LLVMBuildPhi(b, i32, "sg.base");
-        call_sg(l, b, base, LLVMConstAllOnes(mt));
+        LLVMValueRef base = LLVMBuildPhi(b, i32, "sg.off");
+        call_sg(l, b, item_at(l, b, base), LLVMConstAllOnes(mt));
         LLVMValueRef next = LLVMBuildAdd(b, base, k32(llc, w), "");
         LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
         LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, nfull, ""), head, tail);
@@ -284,7 +267,7 @@ void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b)
     LLVMPositionBuilderAtEnd(b, part);
     LLVMValueRef lanes = LLVMBuildAdd(b, splat32(b, nfull, w), steps32(llc, w), "");
     LLVMValueRef live = LLVMBuildICmp(b, LLVMIntULT, lanes, splat32(b, l->count, w), "live");
-    call_sg(l, b, nfull, live);
+    call_sg(l, b, item_at(l, b, nfull), live);
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, done);
 }

@@ -381,13 +381,17 @@ static void sg_loop(lower_ctx *c, const items *it, LLVMValueRef vf, LLVMValueRef
     memcpy(args + 3, id, 3 * sizeof *args);
     memcpy(args + 6, e->v, e->n * sizeof *args);
     args[6 + e->n] = e->fast;
-    LLVMValueRef count = LLVMBuildMul(c->b, LLVMBuildMul(c->b, size[0], size[1], ""), size[2], "items");
-    jit_simd_loop l = { .vf = vf, .ctx = it->ctx, .args = args, .nargs = 7 + e->n, .count = count, .width = it->width };
-    if (part)
-        jit_simd_emit_run(&l, c->b, LLVMBuildMul(c->b, part, LLVMConstInt(c->t_i32, c->local_size[0], 0), "row"),
-                          c->local_size[0] / it->width);
-    else
-        jit_simd_emit_loop(&l, c->b);
+    /* a row of items (size[0], whole sub-groups: band_parts), or all of them */
+    LLVMValueRef count =
+        part ? size[0] : LLVMBuildMul(c->b, LLVMBuildMul(c->b, size[0], size[1], ""), size[2], "items");
+    jit_simd_loop l = { .vf = vf,
+                        .ctx = it->ctx,
+                        .args = args,
+                        .nargs = 7 + e->n,
+                        .count = count,
+                        .first = part ? LLVMBuildMul(c->b, part, size[0], "row") : NULL,
+                        .width = it->width };
+    jit_simd_emit_loop(&l, c->b);
     LLVMBuildBr(c->b, exit);
 }
 

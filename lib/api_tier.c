@@ -139,6 +139,9 @@ api_code *api_compiled_code(api_compiled *c, uint64_t items)
  * memory and its layout for local arguments, barrier sites, bindings, the
  * sub-group size where the quick code has lanes) is the same.  (The stack
  * estimates may differ by the optimized code's proof flag.) */
+/* Why a kernel has no fallback code when same_dispatch_facts fails. */
+static const char facts_differ[] = "internal error: the quick tier's facts differ (a JIT bug)";
+
 static bool same_dispatch_facts(const spvjit_kernel_facts *q, const spvjit_kernel_facts *o)
 {
     return q->barrier_regions == o->barrier_regions && q->uses_barriers == o->uses_barriers &&
@@ -171,7 +174,7 @@ static spvjit_wg_range_fn compiled_fallback(void *user, spv_diag *diag)
         if (fb && !same_dispatch_facts(spvjit_kernel_facts_of(jk), c->opt_facts)) {
             api_code_release(fb);
             fb = NULL;
-            snprintf(d.msg, sizeof d.msg, "internal error: the quick tier's facts differ (a JIT bug)");
+            snprintf(d.msg, sizeof d.msg, "%s", facts_differ);
         } else if (jk && !fb) {
             spvjit_kernel_free(jk);
             snprintf(d.msg, sizeof d.msg, "out of memory");
@@ -232,7 +235,7 @@ static void finish(api_opt_job *j, jit_kernel *jk, const char *why)
         if (hands_back(c) && same)
             atomic_store_explicit(&c->fallback, c->code, memory_order_release);
         else if (hands_back(c))
-            c->fallback_error = strdup("internal error: the quick tier's facts differ (a JIT bug)");
+            c->fallback_error = strdup(facts_differ);
         if (!atomic_load(&c->fallback))
             old = c->code;
         pthread_mutex_unlock(&c->fallback_lock);
