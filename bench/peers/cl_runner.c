@@ -141,9 +141,13 @@ static void print_build_log(const cl_env *e, cl_program prog, const char *path)
     free(log);
 }
 
-static bool reset_buffers(const cl_env *e, const bench_launch *L, cl_mem *mem, float *zeros)
+/* Restores the buffers' initial contents (outputs to zero), or with
+ * each_run only those bench_buffer_reset_each_run names: untimed. */
+static bool reset_buffers(const cl_env *e, const bench_launch *L, cl_mem *mem, float *zeros, bool each_run)
 {
     for (int i = 0; i < L->nbuf; ++i) {
+        if (each_run && !bench_buffer_reset_each_run(&L->buf[i]))
+            continue;
         const float *src = L->buf[i].init ? L->buf[i].init : zeros;
         CL_TRY(clEnqueueWriteBuffer(e->queue, mem[i], CL_TRUE, 0, sizeof(float) * L->buf[i].len, src, 0, NULL, NULL));
     }
@@ -231,7 +235,7 @@ static bool run_case(const cl_env *e, const bench_opts *o, const bench_case *c)
         exit(2);
 
     /* first run: checked, not timed into the median */
-    if (!reset_buffers(e, &L, mem, zeros) || !run_once(e, kern, &L, &first_ms))
+    if (!reset_buffers(e, &L, mem, zeros, false) || !run_once(e, kern, &L, &first_ms))
         goto fail;
     char why[256];
     for (int i = 0; i < L.nbuf; ++i) {
@@ -247,7 +251,7 @@ static bool run_case(const cl_env *e, const bench_opts *o, const bench_case *c)
     if (!ms)
         exit(2);
     for (int r = 0; r < o->reps; ++r)
-        if (!reset_buffers(e, &L, mem, zeros) || !run_once(e, kern, &L, &ms[r]))
+        if (!reset_buffers(e, &L, mem, zeros, true) || !run_once(e, kern, &L, &ms[r]))
             goto fail;
     st = bench_stats_of(ms, o->reps);
     ok = true;

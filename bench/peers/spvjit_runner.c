@@ -130,10 +130,13 @@ static spvjit_specs *specs_for(const bench_launch *L)
     return s;
 }
 
-/* Restores the buffers' initial contents (outputs to zero): untimed. */
-static void reset_buffers(const bench_launch *L, float *buf[3])
+/* Restores the buffers' initial contents (outputs to zero), or with
+ * each_run only those bench_buffer_reset_each_run names: untimed. */
+static void reset_buffers(const bench_launch *L, float *buf[3], bool each_run)
 {
     for (int i = 0; i < L->nbuf; ++i) {
+        if (each_run && !bench_buffer_reset_each_run(&L->buf[i]))
+            continue;
         if (L->buf[i].init)
             memcpy(buf[i], L->buf[i].init, sizeof(float) * L->buf[i].len);
         else
@@ -300,7 +303,7 @@ static double auto_first_ms(const bench_opts *o, const bench_case *c, const benc
     const spvjit_build_options bo = mode_options(mode, SPVJIT_TIER_AUTO);
     spvjit_context_options co = { .threads = (unsigned)o->threads, .disk_cache_dir = dir };
     double ms = -1.0;
-    reset_buffers(L, buf);
+    reset_buffers(L, buf, false);
     if (spvjit_context_create(&co, &ctx) == SPVJIT_OK) {
         double t0 = bench_now_ms();
         if (load_and_build(ctx, path, specs, &bo, &m, &k) == SPVJIT_OK && bind_all(k, L, buf) &&
@@ -330,7 +333,7 @@ static bool first_run(const bench_case *c, const bench_data *d, const bench_laun
         api_error(c, "bind");
         return false;
     }
-    reset_buffers(L, buf);
+    reset_buffers(L, buf, false);
     double t0 = bench_now_ms();
     if (spvjit_dispatch(r->k, di) != SPVJIT_OK) {
         api_error(c, "dispatch");
@@ -346,7 +349,7 @@ static bool first_run(const bench_case *c, const bench_data *d, const bench_laun
     return true;
 }
 
-/* One timed repetition: inputs restored untimed, then dispatch + wait.  The
+/* One timed repetition: in-out buffers restored untimed, then dispatch + wait.  The
  * buffers are shared by the modes, so each run rebinds them. */
 static bool timed_run(const bench_case *c, const bench_launch *L, float *buf[3], const spvjit_dispatch_info *di,
                       mode_run *r, double *ms)
@@ -355,7 +358,7 @@ static bool timed_run(const bench_case *c, const bench_launch *L, float *buf[3],
         api_error(c, "bind");
         return false;
     }
-    reset_buffers(L, buf);
+    reset_buffers(L, buf, true);
     double t0 = bench_now_ms();
     spvjit_status st = spvjit_dispatch(r->k, di);
     *ms = bench_now_ms() - t0;

@@ -255,10 +255,13 @@ static void vk_case_destroy(const vk_env *e, vk_case *k)
         vk_buffer_destroy(e, &k->buf[i]);
 }
 
-/* Restores the buffers' initial contents (outputs to zero): untimed. */
-static void reset_buffers(const bench_launch *L, vk_case *k)
+/* Restores the buffers' initial contents (outputs to zero), or with
+ * each_run only those bench_buffer_reset_each_run names: untimed. */
+static void reset_buffers(const bench_launch *L, vk_case *k, bool each_run)
 {
     for (int i = 0; i < L->nbuf; ++i) {
+        if (each_run && !bench_buffer_reset_each_run(&L->buf[i]))
+            continue;
         if (L->buf[i].init)
             memcpy(k->buf[i].map, L->buf[i].init, sizeof(float) * L->buf[i].len);
         else
@@ -430,7 +433,7 @@ static bool run_case(const vk_env *e, const bench_opts *o, const bench_case *c)
     VK_TRY(vkCreateFence(e->device, &fci, NULL, &k.fence));
 
     /* first run: checked, not timed into the median */
-    reset_buffers(&L, &k);
+    reset_buffers(&L, &k, false);
     if (!submit_and_wait(e, &k, &first_ms))
         goto fail;
     char why[256];
@@ -443,7 +446,7 @@ static bool run_case(const vk_env *e, const bench_opts *o, const bench_case *c)
     if (!ms)
         exit(2);
     for (int r = 0; r < o->reps; ++r) {
-        reset_buffers(&L, &k);
+        reset_buffers(&L, &k, true);
         if (!submit_and_wait(e, &k, &ms[r]))
             goto fail;
     }
