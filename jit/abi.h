@@ -99,6 +99,16 @@ typedef void (*spvjit_wg_access_fn)(const spvjit_wg_ctx *ctx, const spvjit_check
                                     uint64_t bytes, uint64_t offset, uint32_t epoch, uint32_t lx, uint32_t ly,
                                     uint32_t lz);
 
+/* Work-group memory as every caller provides it: wg_memory aligned to at
+ * least SPVJIT_WG_MEMORY_ALIGN (and the kernel's own alignment), with
+ * SPVJIT_WG_MEMORY_PAD bytes of the same allocation before and after the
+ * block.  The vector code reads and rewrites (with their own contents) whole
+ * vectors around a work-group memory access whose lanes are only partly
+ * active: a work-group runs on one thread, so no one else writes there
+ * (jit/simd_memory.c). */
+#define SPVJIT_WG_MEMORY_ALIGN 64
+#define SPVJIT_WG_MEMORY_PAD 128
+
 struct spvjit_wg_ctx {
     /* --- the dispatch, the same for every work-group ----------------------- */
     uint32_t num_groups[3];          /* NumWorkgroups / get_num_groups */
@@ -129,7 +139,8 @@ struct spvjit_wg_ctx {
     void *const *args;
     const uint64_t *arg_sizes;
     const void *push_constants; /* the push-constant block (Shader), or NULL */
-    void *wg_memory;            /* work-group memory, sized/aligned as the JIT reports */
+    void *wg_memory;            /* work-group memory, sized/aligned as the JIT reports,
+                                        padded (SPVJIT_WG_MEMORY_PAD) */
     const void *spec_values;    /* unspecialized builds only: spec constant values,
                                         8 bytes per slot in the JIT's slot order */
 

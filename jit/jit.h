@@ -68,6 +68,11 @@
  * it SPVJIT_ERROR_LIMIT rather than SPVJIT_ERROR_UNSUPPORTED). */
 #define JIT_LIMIT_TAG "(spvjit_limits_get)"
 
+/* Metadata the lowering puts on a load or store of Workgroup memory: the
+ * vector code may read and rewrite whole vectors around it (simd_memory.c;
+ * the padding around the block: SPVJIT_WG_MEMORY_PAD in abi.h). */
+#define JIT_WG_MD "spvjit.wg"
+
 /* A text emitted for inspection: what is "ir" (as lowered), "opt-ir" (after the
  * passes) or "asm" (host assembly). */
 typedef void (*spvjit_emit_hook)(void *user, const char *what, const char *text);

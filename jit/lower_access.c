@@ -9,6 +9,9 @@
  */
 #include "lower_ctx.h"
 
+#include <stddef.h>
+#include <string.h>
+
 LLVMValueRef jit_byte_gep(lower_ctx *c, LLVMValueRef base, LLVMValueRef off, bool inbounds)
 {
     if (LLVMIsConstant(off) && LLVMConstIntGetZExtValue(off) == 0)
@@ -51,6 +54,15 @@ LLVMValueRef jit_ctx_field(lower_ctx *c, LLVMValueRef ctx, size_t off, LLVMTypeR
     return jit_load_invariant(c, t, jit_ptr_at(c, ctx, off), LLVMABIAlignmentOfType(c->td, t));
 }
 
+LLVMValueRef jit_ctx_wg_memory(lower_ctx *c, LLVMValueRef ctx)
+{
+    LLVMValueRef l = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, wg_memory), c->t_ptr);
+    LLVMMetadataRef a = LLVMValueAsMetadata(LLVMConstInt(c->t_i64, SPVJIT_WG_MEMORY_ALIGN, 0));
+    LLVMSetMetadata(l, LLVMGetMDKindIDInContext(c->llc, "align", 5),
+                    LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, &a, 1)));
+    return l;
+}
+
 /* --- typed loads and stores under the layout ------------------------------- */
 
 static uint32_t access_align(lower_ctx *c, uint32_t type_id, uint32_t align)
@@ -76,6 +88,13 @@ static LLVMTypeRef memory_type(lower_ctx *c, LLVMTypeRef lt)
     return lt;
 }
 
+static void mark_wg(lower_ctx *c, LLVMValueRef access)
+{
+    if (c->wg_accesses)
+        LLVMSetMetadata(access, LLVMGetMDKindIDInContext(c->llc, JIT_WG_MD, strlen(JIT_WG_MD)),
+                        LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, NULL, 0)));
+}
+
 static LLVMValueRef plain_load(lower_ctx *c, LLVMTypeRef lt, LLVMValueRef p, uint32_t align, bool vol)
 {
     LLVMTypeRef mt = memory_type(c, lt);
@@ -89,6 +108,7 @@ static LLVMValueRef plain_load(lower_ctx *c, LLVMTypeRef lt, LLVMValueRef p, uin
      * buffers do not force a reload per work-item. */
     if (c->invariant_loads && !vol)
         set_invariant(c, l);
+    mark_wg(c, l);
     return l;
 }
 
@@ -101,6 +121,7 @@ static void plain_store(lower_ctx *c, LLVMValueRef v, LLVMValueRef p, uint32_t a
     LLVMSetAlignment(s, align);
     if (vol)
         LLVMSetVolatile(s, 1);
+    mark_wg(c, s);
 }
 
 /* Offset of element (col, row) of a matrix in memory. */

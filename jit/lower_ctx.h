@@ -144,6 +144,7 @@ struct lower_ctx {
     jit_memory memory;    /* robust and check: accesses checked (lower_bounds.c) */
     bool invariant_loads; /* loads being built read memory that is constant for the
                              whole dispatch (push constants): !invariant.load */
+    bool wg_accesses;     /* loads and stores being built access Workgroup memory: JIT_WG_MD (jit.h) */
     bool failed;          /* c->diag holds the compile's first failure */
     uint8_t fp_relaxed;   /* float widths (bit 0: 16, 1: 32, 2: 64) whose arithmetic may ignore
                              the sign of zero and assume no NaN or Inf (jit_fp_relaxed_widths) */
@@ -325,6 +326,8 @@ LLVMValueRef jit_item_field_ptr(lower_ctx *c, uint64_t off);
  * depends on it once per call, not once per group or work-item. */
 LLVMValueRef jit_load_invariant(lower_ctx *c, LLVMTypeRef t, LLVMValueRef p, unsigned align);
 LLVMValueRef jit_ctx_field(lower_ctx *c, LLVMValueRef ctx, size_t off, LLVMTypeRef t);
+/* ctx->wg_memory, known to be aligned as abi.h says (SPVJIT_WG_MEMORY_ALIGN). */
+LLVMValueRef jit_ctx_wg_memory(lower_ctx *c, LLVMValueRef ctx);
 
 /* --- the ranges of pointers and checked accesses (lower_bounds.c) ---
  * Everything here does nothing in memory=unchecked. */

@@ -291,6 +291,14 @@ int jit_function_variable(lower_ctx *c, const spv_inst *in)
     return 0;
 }
 
+/* Whether pointer `id` is one to Workgroup memory (by its type). */
+static bool workgroup_pointer(lower_ctx *c, uint32_t id)
+{
+    const spv_id *pid = spv_id_get(c->m, id);
+    const spv_type *pt = pid ? spv_type_get(c->m, pid->type_id) : NULL;
+    return pt && pt->kind == SPV_TYPE_POINTER && pt->storage == SpvStorageClassWorkgroup;
+}
+
 int jit_lower_memory(lower_ctx *c, const spv_inst *in)
 {
     LLVMValueRef v[3];
@@ -304,9 +312,10 @@ int jit_lower_memory(lower_ctx *c, const spv_inst *in)
         const spv_id *pid = spv_id_get(c->m, spv_inst_op(in, 0));
         const spv_type *pt = pid ? spv_type_get(c->m, pid->type_id) : NULL;
         c->invariant_loads = pt && pt->kind == SPV_TYPE_POINTER && pt->storage == SpvStorageClassPushConstant;
+        c->wg_accesses = workgroup_pointer(c, spv_inst_op(in, 0));
         LLVMValueRef r = jit_checked_load(c, in, spv_inst_op(in, 0), in->type_id, v[0], NULL, mo.align, mo.vol,
                                           c->mat_info[spv_inst_op(in, 0)], SPVJIT_ACCESS_LOAD);
-        c->invariant_loads = false;
+        c->invariant_loads = c->wg_accesses = false;
         if (!r)
             return -1;
         jit_set(c, in->result_id, r);
@@ -319,8 +328,11 @@ int jit_lower_memory(lower_ctx *c, const spv_inst *in)
             return -1;
         uint32_t pt = pointee_of(c, spv_inst_op(in, 0));
         jit_bounds_store(c, spv_inst_op(in, 0), spv_inst_op(in, 1));
-        return jit_checked_store(c, in, spv_inst_op(in, 0), pt, v[0], NULL, v[1], mo.align, mo.vol,
-                                 c->mat_info[spv_inst_op(in, 0)], SPVJIT_ACCESS_STORE);
+        c->wg_accesses = workgroup_pointer(c, spv_inst_op(in, 0));
+        int rc = jit_checked_store(c, in, spv_inst_op(in, 0), pt, v[0], NULL, v[1], mo.align, mo.vol,
+                                   c->mat_info[spv_inst_op(in, 0)], SPVJIT_ACCESS_STORE);
+        c->wg_accesses = false;
+        return rc;
     }
     case SpvOpCopyMemory: {
         if (jit_operands(c, in, v, 2))

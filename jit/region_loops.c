@@ -1,6 +1,7 @@
 /* jit/region_loops.c — the work-group function of the barrier regions (see region_loops.h). */
 #include "region_loops.h"
 
+#include "cfg.h"
 #include "group_range.h"
 #include "llvm_facts.h"
 #include "poll.h"
@@ -151,10 +152,17 @@ static LLVMValueRef outside(emitter *e, LLVMValueRef v)
         return m;
     LLVMTypeRef t = LLVMTypeOf(v);
     m = LLVMBuildLoad2(e->eb, t, env_at(e, e->eb, e->env_param, env_reserve(e, t, v)), "");
-    /* what is known of its low bits (a group's first index) stays known */
+    /* what is known of its low bits (a group's first index, a pointer's
+     * alignment: the vector code's work-group memory accesses) stays known */
     unsigned tz = LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? jit_simd_known_tz(v) : 0;
+    uint64_t align = LLVMGetTypeKind(t) == LLVMPointerTypeKind ? jit_simd_known_align(v) : 1;
     if (tz && tz < LLVMGetIntTypeWidth(t))
         m = LLVMBuildAnd(e->eb, m, LLVMConstInt(t, ~0ull << tz, 0), "");
+    if (align > 1 && align <= 1ull << 32) {
+        LLVMMetadataRef a = LLVMValueAsMetadata(LLVMConstInt(e->c->t_i64, align, 0));
+        LLVMSetMetadata(m, LLVMGetMDKindIDInContext(e->c->llc, "align", 5),
+                        LLVMMetadataAsValue(e->c->llc, LLVMMDNodeInContext2(e->c->llc, &a, 1)));
+    }
     put(e, &e->outer, v, m);
     return m;
 }
@@ -581,6 +589,32 @@ static void store_sg_next(void *user, LLVMBuilderRef b, LLVMValueRef base, LLVMV
     jit_intrinsic(c, "llvm.masked.scatter", ty, 2, a, 4);
 }
 
+/* A region whose vector function is straight-line code (no loop) runs its
+ * sub-groups unrolled when their copies hold at most this many instructions
+ * (the function's as built, before any pass, times the sub-groups).  Its code
+ * is then specialized for each sub-group: a test such as `lid < stride` in a
+ * tree reduction is decided per sub-group, work-group memory offsets are
+ * constants, and no loop runs over the sub-groups the test leaves idle: at
+ * one thread scan runs 1.2x, reduce 1.2x and sgreduce 1.15x faster, for 15 to
+ * 30% more compile time.  Their regions measure 37 to 321 instructions, 16
+ * sub-groups each; a region with a loop of its own (mm's tile loop) would
+ * repeat the loop per sub-group, at twice the compile time. */
+#define UNROLL_REGION_BUDGET 6400
+
+static bool unroll_subgroups(LLVMValueRef vf, unsigned subgroups)
+{
+    unsigned n = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(vf); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+            n++;
+    if ((uint64_t)n * subgroups > UNROLL_REGION_BUDGET)
+        return false;
+    jit_cfg g;
+    bool straight = !jit_cfg_build(&g, vf) && !g.nloops && !g.irreducible;
+    jit_cfg_free(&g);
+    return straight;
+}
+
 /* Region k by sub-groups: a loop calling its vector function once per sub-group. */
 static void emit_subgroups(emitter *e, unsigned k, LLVMValueRef *bound, bool dyn)
 {
@@ -595,6 +629,8 @@ static void emit_subgroups(emitter *e, unsigned k, LLVMValueRef *bound, bool dyn
                         .nargs = 3,
                         .count = count,
                         .width = e->width,
+                        .unroll = !dyn && unroll_subgroups(e->m->vfn[k],
+                                                           (e->ls[0] * e->ls[1] * e->ls[2] + e->width - 1) / e->width),
                         .each = store_sg_next,
                         .user = &st };
     LLVMBuilderRef saved = c->b;

@@ -122,6 +122,7 @@ typedef struct jit_simd_loop {
     LLVMValueRef count; /* i32: the group's items (a constant when known), or those from `first` */
     LLVMValueRef first; /* i32: the item index the loop starts at (NULL: 0) */
     unsigned width;
+    bool unroll; /* a constant count: the loop fully unrolled (the caller judged vf small) */
     void (*each)(void *user, LLVMBuilderRef b, LLVMValueRef base, LLVMValueRef live, LLVMValueRef result);
     void *user;
 } jit_simd_loop;
@@ -131,6 +132,9 @@ void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b);
 /* Known trailing zero bits of integer value v (from constants, multiplies,
  * shifts, masks...); 0 when nothing is known. */
 unsigned jit_simd_known_tz(LLVMValueRef v);
+/* Known alignment in bytes of pointer p (from loads with !align metadata and
+ * byte offsets from them); 1 when nothing is known. */
+uint64_t jit_simd_known_align(LLVMValueRef p);
 
 /* The widened type of t for W lanes: <W x T> for integers, floating point and
  * pointers, [n x <W x E>] for <n x E>, and arrays and structs member-wise. */

@@ -95,6 +95,8 @@ typedef struct simd_fn {
     simd_val *val_store;
     unsigned nval_store, cap_val_store;
 
+    bool wg_access; /* the load or store being emitted is marked JIT_WG_MD */
+
     char *msg;
     int rc; /* 0, 1 declined, -1 failed */
 } simd_fn;

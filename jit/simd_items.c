@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 
 static LLVMValueRef k32(LLVMContextRef llc, uint32_t v)
 {
@@ -232,6 +233,17 @@ static LLVMValueRef item_at(const jit_simd_loop *l, LLVMBuilderRef b, LLVMValueR
     return l->first ? LLVMBuildAdd(b, l->first, off, "sg.base") : off;
 }
 
+/* llvm.loop metadata asking for a full unroll, on the loop's back edge br. */
+static void unroll_fully(LLVMContextRef llc, LLVMValueRef br)
+{
+    LLVMMetadataRef full =
+        LLVMMDNodeInContext2(llc, (LLVMMetadataRef[]){ LLVMMDStringInContext2(llc, "llvm.loop.unroll.full", 21) }, 1);
+    LLVMMetadataRef self = LLVMTemporaryMDNode(llc, NULL, 0);
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(llc, (LLVMMetadataRef[]){ self, full }, 2);
+    LLVMMetadataReplaceAllUsesWith(self, loop); /* the loop id refers to itself */
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(llc, "llvm.loop", 9), LLVMMetadataAsValue(llc, loop));
+}
+
 void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b)
 {
     LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
@@ -252,7 +264,9 @@ void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b)
         call_sg(l, b, item_at(l, b, base), LLVMConstAllOnes(mt));
         LLVMValueRef next = LLVMBuildAdd(b, base, k32(llc, w), "");
         LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, nfull, ""), head, tail);
+        LLVMValueRef br = LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, nfull, ""), head, tail);
+        if (l->unroll && LLVMIsAConstantInt(nfull))
+            unroll_fully(llc, br);
         LLVMAddIncoming(base, (LLVMValueRef[]){ k32(llc, 0), next }, (LLVMBasicBlockRef[]){ pre, latch }, 2);
     } else {
         LLVMBuildBr(b, tail);

@@ -15,8 +15,24 @@
  * atomic accesses run once per active lane, in lane order.
  *
  * Private memory (the scalar function's allocas) gets one copy per lane,
- * `simd_private_stride` bytes apart, so its address is affine. */
+ * `simd_private_stride` bytes apart, so its address is affine.
+ *
+ * Work-group memory (accesses marked JIT_WG_MD) takes whole vectors where it
+ * can.  A masked store and then a load of its bytes at another lane offset
+ * (s[lid] += s[lid + k] in a tree reduction) defeat the processor's store
+ * forwarding: the load waits for the store to reach the cache, which costs a
+ * third of such a kernel's time.  A work-group runs on one thread and its
+ * memory is its own, padded (abi.h), so a store there with some lanes off
+ * writes the whole vector (those lanes' bytes rewritten with what they
+ * hold), and a contiguous load not aligned to the vector reads the two
+ * aligned vectors around it and takes its lanes from them: each load finds
+ * its bytes in one earlier store.  Every lane's address is within a vector
+ * of an active lane's, which lies in the block, so the padding holds all
+ * the bytes touched. */
 #include "simd_internal.h"
+
+#include "abi.h"
+#include "jit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -110,8 +126,76 @@ static LLVMValueRef align_const(simd_fn *s, unsigned align)
     return LLVMConstInt(s->t_i32, align ? align : 1, 0);
 }
 
+/* The bytes of one vector when a work-group memory access of element type t
+ * may take whole vectors: 32-bit lanes, 8 of them with AVX2 or 16 with
+ * AVX-512, whose permutations pick the lanes (see above); else 0. */
+static unsigned wg_vector_bytes(simd_fn *s, LLVMTypeRef t)
+{
+    bool lane32 = LLVMGetTypeKind(t) == LLVMFloatTypeKind ||
+                  (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 32);
+    unsigned host = jit_host_lanes32(); /* 16: AVX-512 (and AVX2), 8: AVX2 */
+    if (!s->wg_access || !lane32 || (s->W != 16 && s->W != 8) || s->W > host || host < 8)
+        return 0;
+    _Static_assert(2 * 16 * 4 <= SPVJIT_WG_MEMORY_PAD, "a vector pair around an access must fit in the padding");
+    return 4 * s->W;
+}
+
+/* Lanes idx (0 .. 2W - 1, of the W lanes of lo followed by those of hi) of
+ * vectors of 32-bit lanes. */
+static LLVMValueRef pick_lanes(simd_fn *s, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef idx)
+{
+    bool fp = LLVMGetTypeKind(LLVMGetElementType(LLVMTypeOf(lo))) == LLVMFloatTypeKind;
+    if (s->W == 16)
+        return simd_intrinsic(s, fp ? "llvm.x86.avx512.vpermi2var.ps.512" : "llvm.x86.avx512.vpermi2var.d.512", NULL, 0,
+                              (LLVMValueRef[]){ lo, idx, hi }, 3);
+    const char *perm = fp ? "llvm.x86.avx2.permps" : "llvm.x86.avx2.permd"; /* lanes idx mod 8 */
+    LLVMValueRef from_lo = simd_intrinsic(s, perm, NULL, 0, (LLVMValueRef[]){ lo, idx }, 2);
+    LLVMValueRef from_hi = simd_intrinsic(s, perm, NULL, 0, (LLVMValueRef[]){ hi, idx }, 2);
+    LLVMValueRef high = LLVMBuildICmp(s->b, LLVMIntUGE, idx, simd_splat(s, LLVMConstInt(s->t_i32, s->W, 0)), "");
+    return LLVMBuildSelect(s->b, high, from_hi, from_lo, "");
+}
+
+/* How far p lies past a multiple of vb bytes (an i64): the sum of the byte
+ * offsets of the GEPs it is made of, and of their root's address unless that
+ * is known to be aligned (abi.h's work-group memory, a variable in it), so
+ * that what the offsets leave unchanged from one sub-group to the next
+ * (a multiple of the vector) folds away. */
+static LLVMValueRef misalignment(simd_fn *s, LLVMValueRef p, unsigned vb)
+{
+    LLVMValueRef sum = LLVMConstInt(s->t_i64, 0, 0);
+    for (int depth = 0; depth < 8 && LLVMIsAGetElementPtrInst(p) && LLVMGetNumOperands(p) == 2; depth++) {
+        LLVMValueRef idx = LLVMGetOperand(p, 1);
+        uint64_t size = LLVMABISizeOfType(s->td, LLVMGetGEPSourceElementType(p));
+        idx = LLVMBuildMul(s->b, LLVMBuildSExtOrBitCast(s->b, idx, s->t_i64, ""), LLVMConstInt(s->t_i64, size, 0), "");
+        sum = LLVMBuildAdd(s->b, sum, idx, "");
+        p = LLVMGetOperand(p, 0);
+    }
+    if (jit_simd_known_align(p) % vb)
+        sum = LLVMBuildAdd(s->b, sum, LLVMBuildPtrToInt(s->b, p, s->t_i64, ""), "");
+    return LLVMBuildAnd(s->b, sum, LLVMConstInt(s->t_i64, vb - 1, 0), "");
+}
+
+/* W lanes of work-group memory from base (a multiple of 4 bytes): lanes of
+ * the two aligned vectors around it. */
+static LLVMValueRef wg_load(simd_fn *s, LLVMValueRef base, LLVMTypeRef vt, unsigned vb)
+{
+    LLVMValueRef off = misalignment(s, base, vb);
+    LLVMValueRef lo = LLVMBuildGEP2(s->b, s->t_i8, base, (LLVMValueRef[]){ LLVMBuildNeg(s->b, off, "") }, 1, "");
+    LLVMValueRef v[2];
+    for (unsigned k = 0; k < 2; k++) {
+        v[k] = LLVMBuildLoad2(s->b, vt,
+                              LLVMBuildGEP2(s->b, vt, lo, (LLVMValueRef[]){ LLVMConstInt(s->t_i64, k, 0) }, 1, ""), "");
+        LLVMSetAlignment(v[k], vb);
+    }
+    LLVMValueRef shift = LLVMBuildTrunc(s->b, LLVMBuildLShr(s->b, off, LLVMConstInt(s->t_i64, 2, 0), ""), s->t_i32, "");
+    return pick_lanes(s, v[0], v[1], LLVMBuildAdd(s->b, simd_steps(s, s->t_i32, 1), simd_splat(s, shift), ""));
+}
+
 static LLVMValueRef masked_load(simd_fn *s, LLVMValueRef base, LLVMTypeRef vt, unsigned align)
 {
+    unsigned vb = wg_vector_bytes(s, LLVMGetElementType(vt));
+    if (vb && align >= 4)
+        return wg_load(s, base, vt, vb);
     LLVMTypeRef ty[2] = { vt, s->t_ptr };
     LLVMValueRef a[4] = { base, align_const(s, align), s->mask, LLVMGetPoison(vt) };
     return simd_intrinsic(s, "llvm.masked.load", ty, 2, a, 4);
@@ -126,6 +210,13 @@ static LLVMValueRef gather(simd_fn *s, LLVMValueRef ptrs, LLVMTypeRef vt, unsign
 
 static void masked_store(simd_fn *s, LLVMValueRef v, LLVMValueRef base, unsigned align)
 {
+    if (wg_vector_bytes(s, LLVMGetElementType(LLVMTypeOf(v)))) {
+        /* the whole vector, the inactive lanes' bytes as they are (see above) */
+        LLVMValueRef old = LLVMBuildLoad2(s->b, LLVMTypeOf(v), base, "");
+        LLVMSetAlignment(old, align ? align : 1);
+        LLVMSetAlignment(LLVMBuildStore(s->b, LLVMBuildSelect(s->b, s->mask, v, old, ""), base), align ? align : 1);
+        return;
+    }
     LLVMTypeRef ty[2] = { LLVMTypeOf(v), s->t_ptr };
     LLVMValueRef a[4] = { v, base, align_const(s, align), s->mask };
     simd_intrinsic(s, "llvm.masked.store", ty, 2, a, 4);
@@ -326,6 +417,11 @@ static const guarded *access_guard(simd_fn *s, LLVMValueRef p, simd_val a, guard
     return a.sh.kind == SIMD_VARYING && a.sh.hint && simd_guarded_address(s, p, g) ? g : NULL;
 }
 
+static bool wg_marked(simd_fn *s, LLVMValueRef in)
+{
+    return LLVMGetMetadata(in, LLVMGetMDKindIDInContext(s->llc, JIT_WG_MD, strlen(JIT_WG_MD))) != NULL;
+}
+
 static int clone_scalar(simd_fn *s, LLVMValueRef in, simd_shape sh)
 {
     LLVMValueRef c = LLVMInstructionClone(in);
@@ -352,7 +448,9 @@ int simd_emit_load(simd_fn *s, LLVMValueRef in)
         return simd_fail(s, "a uniform load from a varying address");
     guarded g;
     LLVMValueRef p = LLVMGetOperand(in, 0);
+    s->wg_access = wg_marked(s, in);
     LLVMValueRef r = load_widened(s, a, p, access_guard(s, p, a, &g), LLVMTypeOf(in), LLVMGetAlignment(in));
+    s->wg_access = false;
     if (!r)
         return simd_per_lane(s, in);
     simd_set(s, in, (simd_val){ sh, r });
@@ -385,7 +483,10 @@ int simd_emit_store(simd_fn *s, LLVMValueRef in)
     }
     guarded g;
     LLVMValueRef p = LLVMGetOperand(in, 1);
-    if (!store_widened(s, a, p, access_guard(s, p, a, &g), simd_widened(s, v, t), t, LLVMGetAlignment(in)))
+    s->wg_access = wg_marked(s, in);
+    bool done = store_widened(s, a, p, access_guard(s, p, a, &g), simd_widened(s, v, t), t, LLVMGetAlignment(in));
+    s->wg_access = false;
+    if (!done)
         return simd_per_lane(s, in);
     return s->rc;
 }

@@ -108,6 +108,31 @@ unsigned jit_simd_known_tz(LLVMValueRef v)
     return known_tz(v, 0);
 }
 
+static uint64_t known_align(LLVMValueRef p, int depth)
+{
+    if (!LLVMIsAInstruction(p) || depth > 8)
+        return 1;
+    LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(p));
+    if (LLVMIsALoadInst(p)) {
+        LLVMValueRef md = LLVMGetMetadata(p, LLVMGetMDKindIDInContext(llc, "align", 5)), a = NULL;
+        if (md && LLVMGetMDNodeNumOperands(md) == 1)
+            LLVMGetMDNodeOperands(md, &a);
+        return a && LLVMIsAConstantInt(a) ? LLVMConstIntGetZExtValue(a) : 1;
+    }
+    /* a byte offset from a pointer: as aligned as both */
+    if (!LLVMIsAGetElementPtrInst(p) || LLVMGetNumOperands(p) != 2 ||
+        LLVMGetGEPSourceElementType(p) != LLVMInt8TypeInContext(llc))
+        return 1;
+    unsigned tz = known_tz(LLVMGetOperand(p, 1), 0);
+    uint64_t base = known_align(LLVMGetOperand(p, 0), depth + 1);
+    return tz < 63 && (1ull << tz) < base ? 1ull << tz : base;
+}
+
+uint64_t jit_simd_known_align(LLVMValueRef p)
+{
+    return known_align(p, 0);
+}
+
 unsigned simd_known_tz(const simd_fn *s, LLVMValueRef v, int depth)
 {
     (void)s;

@@ -236,7 +236,7 @@ static group_env load_env(lower_ctx *c, LLVMValueRef ctx)
     unsigned nb = jit_bounds_env_count(c);
     group_env e = { jit_alloc(c, nenv(c) + c->nparams + nb + 1, sizeof(LLVMValueRef)), nenv(c) + c->nparams + nb,
                     LLVMConstInt(c->t_i8, 0, 0) };
-    e.v[JIT_ENV_WGMEM] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, wg_memory), c->t_ptr);
+    e.v[JIT_ENV_WGMEM] = jit_ctx_wg_memory(c, ctx);
     e.v[JIT_ENV_SPEC] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, spec_values), c->t_ptr);
     e.v[JIT_ENV_PUSH] = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, push_constants), c->t_ptr);
     LLVMValueRef args = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, args), c->t_ptr);
@@ -670,7 +670,7 @@ static int build_wg_init(lower_ctx *c)
     LLVMValueRef env[NENV + 4096];
     for (unsigned i = 0; i < nenv(c); i++)
         env[i] = LLVMConstPointerNull(c->t_ptr);
-    env[JIT_ENV_WGMEM] = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, wg_memory), c->t_ptr);
+    env[JIT_ENV_WGMEM] = jit_ctx_wg_memory(c, c->arg_ctx);
     env[JIT_ENV_SPEC] = jit_ctx_field(c, c->arg_ctx, offsetof(spvjit_wg_ctx, spec_values), c->t_ptr);
     c->arg_item = new_item_state(c, env);
     jit_clear_values(c);

@@ -81,16 +81,25 @@ void spvjit_exec_release_thread(void)
     free_thread(t);
 }
 
-/* The thread's work-group memory block, at least size bytes aligned to align. */
+/* The bytes before a block aligned to align: SPVJIT_WG_MEMORY_PAD or more. */
+static size_t pad_before(size_t align)
+{
+    return (SPVJIT_WG_MEMORY_PAD + align - 1) / align * align;
+}
+
+/* The thread's work-group memory block, at least size bytes aligned to align,
+ * padded as abi.h requires (t->wg_mem is the allocation). */
 static void *thread_wg_memory(exec_thread *t, size_t size, size_t align, spv_diag *diag)
 {
+    if (align < SPVJIT_WG_MEMORY_ALIGN)
+        align = SPVJIT_WG_MEMORY_ALIGN;
     if (size <= t->wg_mem_size && align <= t->wg_mem_align)
-        return t->wg_mem;
+        return (char *)t->wg_mem + pad_before(t->wg_mem_align);
     free(t->wg_mem);
     t->wg_mem_size = 0;
     t->wg_mem_align = 0;
     size_t rounded = (size + align - 1) / align * align;
-    t->wg_mem = aligned_alloc(align, rounded);
+    t->wg_mem = aligned_alloc(align, pad_before(align) + rounded + pad_before(align));
     if (!t->wg_mem) {
         spv_fail(diag,
                  "executor: cannot allocate %zu bytes of work-group memory "
@@ -100,7 +109,7 @@ static void *thread_wg_memory(exec_thread *t, size_t size, size_t align, spv_dia
     }
     t->wg_mem_size = rounded;
     t->wg_mem_align = align;
-    return t->wg_mem;
+    return (char *)t->wg_mem + pad_before(align);
 }
 
 /* --- deep stacks -------------------------------------------------------------

@@ -143,11 +143,11 @@ static void run_range(const jit_kernel *k, const grid *g, void **args, const uin
                       uint64_t first, uint64_t count)
 {
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
-    void *mem = NULL;
-    REQUIRE(posix_memalign(&mem, 64, f->wg_mem_size + 64) == 0, "out of memory");
-    memset(mem, 0x5A, f->wg_mem_size + 64); /* garbage: each group's initializer must replace it */
+    void *mem = NULL; /* garbage: each group's initializer must replace it */
+    void *block = tj_wg_block(f->wg_mem_size, f->wg_mem_align, &mem);
+    REQUIRE(block, "out of memory");
     spvjit_wg_ctx c;
-    fill_ctx(&c, g, args, sizes, push, mem);
+    fill_ctx(&c, g, args, sizes, push, block);
     tj_fallback fb;
     (void)tj_exec_kernel(k, 0, &fb);
     CHECK(tj_run_range(k, &fb, &c, first, count) == 0, "groups %llu + %llu", (unsigned long long)first,
@@ -474,9 +474,11 @@ TEST(groups_stop_flag)
         uint64_t sizes[] = { 4 * out.words };
         uint32_t push[2] = { out.sx, out.sy };
         void *mem = NULL;
-        REQUIRE(posix_memalign(&mem, 64, spvjit_kernel_facts_of(k)->wg_mem_size + 64) == 0, "out of memory");
+        void *block =
+            tj_wg_block(spvjit_kernel_facts_of(k)->wg_mem_size, spvjit_kernel_facts_of(k)->wg_mem_align, &mem);
+        REQUIRE(block, "out of memory");
         spvjit_wg_ctx c;
-        fill_ctx(&c, &g, args, sizes, push, mem);
+        fill_ctx(&c, &g, args, sizes, push, block);
         c.stop = &stop;
         tj_fallback fb;
         (void)tj_exec_kernel(k, 0, &fb);

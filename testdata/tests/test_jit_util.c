@@ -225,13 +225,16 @@ static void fill_ctx(spvjit_wg_ctx *c, const spvjit_kernel_facts *f, const tj_di
     c->printf_stream = d->printf_stream;
 }
 
-static void *aligned_block(uint64_t size, uint32_t align)
+void *tj_wg_block(uint64_t size, uint32_t align, void **alloc)
 {
-    void *p = NULL;
-    if (posix_memalign(&p, align < 16 ? 16 : align, size ? size : 16))
+    if (align < SPVJIT_WG_MEMORY_ALIGN)
+        align = SPVJIT_WG_MEMORY_ALIGN;
+    uint64_t pad = (SPVJIT_WG_MEMORY_PAD + align - 1) / align * align;
+    *alloc = NULL;
+    if (posix_memalign(alloc, align, pad + size + pad))
         return NULL;
-    memset(p, 0xA5, size ? size : 16); /* garbage: work-group memory starts undefined */
-    return p;
+    memset(*alloc, 0xA5, pad + size + pad); /* garbage: work-group memory starts undefined */
+    return (char *)*alloc + pad;
 }
 
 static int run_direct(const jit_kernel *k, const tj_dispatch *d)
@@ -239,8 +242,8 @@ static int run_direct(const jit_kernel *k, const tj_dispatch *d)
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
     spvjit_wg_ctx c;
     fill_ctx(&c, f, d);
-    void *wg = aligned_block(f->wg_mem_size + d->extra_wg_mem, f->wg_mem_align);
-    c.wg_memory = wg;
+    void *wg;
+    c.wg_memory = tj_wg_block(f->wg_mem_size + d->extra_wg_mem, f->wg_mem_align, &wg);
     tj_fallback fb;
     (void)tj_exec_kernel(k, 0, &fb);
     int rc = 0;

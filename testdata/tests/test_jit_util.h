@@ -62,6 +62,10 @@ typedef struct tj_fallback {
     bool failed;
 } tj_fallback;
 
+/* A work-group memory block of size bytes as jit/abi.h requires (aligned,
+ * padded), full of garbage as work-group memory starts; free(*alloc) frees it. */
+void *tj_wg_block(uint64_t size, uint32_t align, void **alloc);
+
 /* The executor's view of k (work-group memory: the static block plus
  * extra_wg_mem), handed-back groups going to fb, which tj_fallback_free ends. */
 spvjit_exec_kernel tj_exec_kernel(const jit_kernel *k, uint64_t extra_wg_mem, tj_fallback *fb);
