@@ -151,15 +151,18 @@ def run_all(args, runners, kernels, scaling_threads, all_cores):
         i = min(main_runners.index(r) for r in together)
         main_runners = [r for r in main_runners if r not in together]
         main_runners.insert(i, ",".join(together))
-    for r in main_runners:
-        for k in kernels:
+    # kernel by kernel, every runner in turn: a ratio compares runs minutes
+    # apart at most, not a whole pass of the other runners (this VM's load,
+    # and the C ceiling with it, moves 2x within minutes)
+    for k in kernels:
+        for r in main_runners:
             plan.append((r, k, all_cores))
     for t in scaling_threads:
         if t == all_cores:
             continue  # the main pass measured it
-        for r in SCALING_RUNNERS:
-            if r in runners:
-                for k in kernels:
+        for k in kernels:
+            for r in SCALING_RUNNERS:
+                if r in runners:
                     plan.append((r, k, t))
     lines, ok = [], True
     skipped = set()
