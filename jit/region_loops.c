@@ -589,25 +589,31 @@ static void store_sg_next(void *user, LLVMBuilderRef b, LLVMValueRef base, LLVMV
     jit_intrinsic(c, "llvm.masked.scatter", ty, 2, a, 4);
 }
 
-/* A region whose vector function is straight-line code (no loop) runs its
- * sub-groups unrolled when their copies hold at most this many instructions
- * (the function's as built, before any pass, times the sub-groups).  Its code
- * is then specialized for each sub-group: a test such as `lid < stride` in a
- * tree reduction is decided per sub-group, work-group memory offsets are
- * constants, and no loop runs over the sub-groups the test leaves idle: at
- * one thread scan runs 1.2x, reduce 1.2x and sgreduce 1.15x faster, for 15 to
- * 30% more compile time.  Their regions measure 37 to 321 instructions, 16
- * sub-groups each; a region with a loop of its own (mm's tile loop) would
- * repeat the loop per sub-group, at twice the compile time. */
+/* A region whose vector function is straight-line code (no loop) that
+ * accesses work-group memory in whole vectors (JIT_WG_MD on a vector load or
+ * store: simd_memory.c) runs its sub-groups unrolled when their copies hold
+ * at most this many instructions (the function's as built, before any pass,
+ * times the sub-groups).  Each copy then has constant work-group memory
+ * offsets (the misalignment and the lanes a load picks fold), decides a test
+ * such as `lid < stride` in a tree reduction on its own, and no loop runs
+ * over the sub-groups the test leaves idle: at one thread scan runs 1.2x and
+ * reduce 1.2x faster, for 15 to 20% more compile time.  Their regions measure
+ * 37 to 321 instructions, 16 sub-groups each.  Without such accesses the gain
+ * is the loop's overhead alone (sgreduce's sub-group sums: a few percent, for
+ * 30% more compile time); a region with a loop of its own (mm's tile loop)
+ * would repeat the loop per sub-group, at twice the compile time. */
 #define UNROLL_REGION_BUDGET 6400
 
 static bool unroll_subgroups(LLVMValueRef vf, unsigned subgroups)
 {
-    unsigned n = 0;
+    unsigned n = 0, kind = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(vf)), JIT_WG_MD, strlen(JIT_WG_MD));
+    bool wg_vectors = false;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(vf); bb; bb = LLVMGetNextBasicBlock(bb))
-        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-            n++;
-    if ((uint64_t)n * subgroups > UNROLL_REGION_BUDGET)
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i), n++) {
+            LLVMValueRef value = LLVMIsALoadInst(i) ? i : LLVMIsAStoreInst(i) ? LLVMGetOperand(i, 0) : NULL;
+            wg_vectors |= value && LLVMGetTypeKind(LLVMTypeOf(value)) == LLVMVectorTypeKind && LLVMGetMetadata(i, kind);
+        }
+    if (!wg_vectors || (uint64_t)n * subgroups > UNROLL_REGION_BUDGET)
         return false;
     jit_cfg g;
     bool straight = !jit_cfg_build(&g, vf) && !g.nloops && !g.irreducible;

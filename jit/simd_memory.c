@@ -140,6 +140,14 @@ static unsigned wg_vector_bytes(simd_fn *s, LLVMTypeRef t)
     return 4 * s->W;
 }
 
+/* Marks a whole-vector access as work-group memory's: region_loops.c
+ * unrolls the sub-groups of a region that has one. */
+static void mark_wg(simd_fn *s, LLVMValueRef access)
+{
+    LLVMSetMetadata(access, LLVMGetMDKindIDInContext(s->llc, JIT_WG_MD, strlen(JIT_WG_MD)),
+                    LLVMMetadataAsValue(s->llc, LLVMMDNodeInContext2(s->llc, NULL, 0)));
+}
+
 /* Lanes idx (0 .. 2W - 1, of the W lanes of lo followed by those of hi) of
  * vectors of 32-bit lanes. */
 static LLVMValueRef pick_lanes(simd_fn *s, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef idx)
@@ -186,6 +194,7 @@ static LLVMValueRef wg_load(simd_fn *s, LLVMValueRef base, LLVMTypeRef vt, unsig
         v[k] = LLVMBuildLoad2(s->b, vt,
                               LLVMBuildGEP2(s->b, vt, lo, (LLVMValueRef[]){ LLVMConstInt(s->t_i64, k, 0) }, 1, ""), "");
         LLVMSetAlignment(v[k], vb);
+        mark_wg(s, v[k]);
     }
     LLVMValueRef shift = LLVMBuildTrunc(s->b, LLVMBuildLShr(s->b, off, LLVMConstInt(s->t_i64, 2, 0), ""), s->t_i32, "");
     return pick_lanes(s, v[0], v[1], LLVMBuildAdd(s->b, simd_steps(s, s->t_i32, 1), simd_splat(s, shift), ""));
@@ -214,7 +223,9 @@ static void masked_store(simd_fn *s, LLVMValueRef v, LLVMValueRef base, unsigned
         /* the whole vector, the inactive lanes' bytes as they are (see above) */
         LLVMValueRef old = LLVMBuildLoad2(s->b, LLVMTypeOf(v), base, "");
         LLVMSetAlignment(old, align ? align : 1);
-        LLVMSetAlignment(LLVMBuildStore(s->b, LLVMBuildSelect(s->b, s->mask, v, old, ""), base), align ? align : 1);
+        LLVMValueRef st = LLVMBuildStore(s->b, LLVMBuildSelect(s->b, s->mask, v, old, ""), base);
+        LLVMSetAlignment(st, align ? align : 1);
+        mark_wg(s, st);
         return;
     }
     LLVMTypeRef ty[2] = { LLVMTypeOf(v), s->t_ptr };
