@@ -589,31 +589,35 @@ static void store_sg_next(void *user, LLVMBuilderRef b, LLVMValueRef base, LLVMV
     jit_intrinsic(c, "llvm.masked.scatter", ty, 2, a, 4);
 }
 
-/* A region whose vector function is straight-line code (no loop) that
- * accesses work-group memory in whole vectors (JIT_WG_MD on a vector load or
- * store: simd_memory.c) runs its sub-groups unrolled when their copies hold
- * at most this many instructions (the function's as built, before any pass,
- * times the sub-groups).  Each copy then has constant work-group memory
- * offsets (the misalignment and the lanes a load picks fold), decides a test
- * such as `lid < stride` in a tree reduction on its own, and no loop runs
- * over the sub-groups the test leaves idle: at one thread scan runs 1.2x and
- * reduce 1.2x faster, for 15 to 20% more compile time.  Their regions measure
- * 37 to 321 instructions, 16 sub-groups each.  Without such accesses the gain
- * is the loop's overhead alone (sgreduce's sub-group sums: a few percent, for
- * 30% more compile time); a region with a loop of its own (mm's tile loop)
- * would repeat the loop per sub-group, at twice the compile time. */
-#define UNROLL_REGION_BUDGET 6400
+/* A small region whose vector function is straight-line code (no loop)
+ * that branches apart by lane (JIT_SIMD_DIVERGENT) and accesses work-group
+ * memory in whole vectors (JIT_WG_MD on a vector load or store:
+ * simd_memory.c) runs its sub-groups unrolled.  Each copy then decides a test
+ * such as `lid < stride` in a tree reduction on its own, its work-group
+ * memory offsets are constants (the misalignment and the lanes a load picks
+ * fold), and no loop runs over the sub-groups the test leaves idle: at one
+ * thread scan runs 1.2x and reduce 1.2x faster, for 15 to 20% more compile
+ * time; their regions have 106 to 321 instructions (as built, before any
+ * pass).  mm's tile regions (399 to 487) gain only the loop's overhead, for
+ * up to 3x the compile time; sgreduce's sub-group sums, without whole-vector
+ * accesses, a few percent for 30%. */
+#define UNROLL_REGION_INSTS 360   /* the vector function's, as built */
+#define UNROLL_REGION_BUDGET 6400 /* its copies' in all */
 
 static bool unroll_subgroups(LLVMValueRef vf, unsigned subgroups)
 {
-    unsigned n = 0, kind = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(vf)), JIT_WG_MD, strlen(JIT_WG_MD));
+    LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(vf));
+    if (!LLVMGetStringAttributeAtIndex(vf, LLVMAttributeFunctionIndex, JIT_SIMD_DIVERGENT,
+                                       (unsigned)strlen(JIT_SIMD_DIVERGENT)))
+        return false;
+    unsigned n = 0, kind = LLVMGetMDKindIDInContext(llc, JIT_WG_MD, strlen(JIT_WG_MD));
     bool wg_vectors = false;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(vf); bb; bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i), n++) {
             LLVMValueRef value = LLVMIsALoadInst(i) ? i : LLVMIsAStoreInst(i) ? LLVMGetOperand(i, 0) : NULL;
             wg_vectors |= value && LLVMGetTypeKind(LLVMTypeOf(value)) == LLVMVectorTypeKind && LLVMGetMetadata(i, kind);
         }
-    if (!wg_vectors || (uint64_t)n * subgroups > UNROLL_REGION_BUDGET)
+    if (!wg_vectors || n > UNROLL_REGION_INSTS || (uint64_t)n * subgroups > UNROLL_REGION_BUDGET)
         return false;
     jit_cfg g;
     bool straight = !jit_cfg_build(&g, vf) && !g.nloops && !g.irreducible;

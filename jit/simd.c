@@ -279,6 +279,9 @@ static int build_frame(simd_fn *s)
         if (divergent(s, b)) {
             s->mask_slot[b] = LLVMBuildAlloca(s->b, s->t_mask, "mask");
             LLVMBuildStore(s->b, LLVMConstNull(s->t_mask), s->mask_slot[b]);
+            LLVMAddAttributeAtIndex(s->vf, LLVMAttributeFunctionIndex,
+                                    LLVMCreateStringAttribute(s->llc, JIT_SIMD_DIVERGENT,
+                                                              (unsigned)strlen(JIT_SIMD_DIVERGENT), "", 0));
         }
         if (i > 0) { /* whether some lane waits there: the schedule may pass a block by */
             s->flag_slot[b] = LLVMBuildAlloca(s->b, s->t_i1, "reached");

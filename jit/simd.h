@@ -49,6 +49,10 @@ typedef enum jit_simd_arg {
     JIT_SIMD_ARG_CONSECUTIVE, /* an integer, lane l has base + l, the base a multiple of W: passed as the base */
 } jit_simd_arg;
 
+/* The function attribute of a vector function with a block its lanes may
+ * reach apart (divergent control flow, run under a mask). */
+#define JIT_SIMD_DIVERGENT "spvjit-divergent"
+
 typedef struct jit_simd_request {
     LLVMValueRef fn;          /* the scalar function, in the form jit_simd_prepare() leaves */
     const jit_simd_arg *args; /* [number of parameters] */
