@@ -10,7 +10,6 @@
 #include "lower_ctx.h"
 
 #include <stddef.h>
-#include <string.h>
 
 LLVMValueRef jit_byte_gep(lower_ctx *c, LLVMValueRef base, LLVMValueRef off, bool inbounds)
 {
@@ -88,13 +87,6 @@ static LLVMTypeRef memory_type(lower_ctx *c, LLVMTypeRef lt)
     return lt;
 }
 
-static void mark_wg(lower_ctx *c, LLVMValueRef access)
-{
-    if (c->wg_accesses)
-        LLVMSetMetadata(access, LLVMGetMDKindIDInContext(c->llc, JIT_WG_MD, strlen(JIT_WG_MD)),
-                        LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, NULL, 0)));
-}
-
 static LLVMValueRef plain_load(lower_ctx *c, LLVMTypeRef lt, LLVMValueRef p, uint32_t align, bool vol)
 {
     LLVMTypeRef mt = memory_type(c, lt);
@@ -108,7 +100,8 @@ static LLVMValueRef plain_load(lower_ctx *c, LLVMTypeRef lt, LLVMValueRef p, uin
      * buffers do not force a reload per work-item. */
     if (c->invariant_loads && !vol)
         set_invariant(c, l);
-    mark_wg(c, l);
+    if (c->wg_accesses)
+        jit_mark(c, l, JIT_WG_MD);
     return l;
 }
 
@@ -121,7 +114,8 @@ static void plain_store(lower_ctx *c, LLVMValueRef v, LLVMValueRef p, uint32_t a
     LLVMSetAlignment(s, align);
     if (vol)
         LLVMSetVolatile(s, 1);
-    mark_wg(c, s);
+    if (c->wg_accesses)
+        jit_mark(c, s, JIT_WG_MD);
 }
 
 /* Offset of element (col, row) of a matrix in memory. */

@@ -12,6 +12,12 @@ void jit_add_attr(lower_ctx *c, LLVMValueRef fn, unsigned idx, const char *name)
     LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(c->llc, kind, 0));
 }
 
+void jit_mark(lower_ctx *c, LLVMValueRef v, const char *kind)
+{
+    LLVMSetMetadata(v, LLVMGetMDKindIDInContext(c->llc, kind, (unsigned)strlen(kind)),
+                    LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, NULL, 0)));
+}
+
 void jit_no_unroll(lower_ctx *c, LLVMValueRef br)
 {
     LLVMMetadataRef disable =
@@ -126,8 +132,7 @@ static void mark_contract(lower_ctx *c, uint32_t result_id, LLVMValueRef v, bool
     if (!allowed || (op != LLVMFAdd && op != LLVMFSub && op != LLVMFMul) ||
         spv_find_decoration(c->m, result_id, -1, SpvDecorationNoContraction))
         return;
-    LLVMSetMetadata(v, LLVMGetMDKindIDInContext(c->llc, JIT_CONTRACT_MD, strlen(JIT_CONTRACT_MD)),
-                    LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, NULL, 0)));
+    jit_mark(c, v, JIT_CONTRACT_MD);
 }
 
 void jit_fp_flags(lower_ctx *c, uint32_t result_id, LLVMValueRef v)

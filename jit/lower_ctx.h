@@ -282,6 +282,8 @@ void jit_add_attr(lower_ctx *c, LLVMValueRef fn, unsigned idx, const char *name)
 /* Marks the loop whose back edge is `br` "do not unroll" (a large body, or
  * one inside another loop over work-items: unrolling costs compile time). */
 void jit_no_unroll(lower_ctx *c, LLVMValueRef br);
+/* Puts metadata `kind` (an empty node: a mark) on instruction v. */
+void jit_mark(lower_ctx *c, LLVMValueRef v, const char *kind);
 int jit_operands(lower_ctx *c, const spv_inst *in, LLVMValueRef *v, uint32_t n);
 LLVMValueRef jit_intrinsic(lower_ctx *c, const char *name, LLVMTypeRef *types, unsigned ntypes, LLVMValueRef *args,
                            unsigned nargs);
@@ -385,6 +387,7 @@ void jit_bounds_barrier(lower_ctx *c);
 /* --- module-scope variables (lower_vars.c) --- */
 LLVMValueRef jit_global_var_ptr(lower_ctx *c, uint32_t var_id);
 LLVMValueRef jit_env(lower_ctx *c, uint32_t slot);
+/* The storage class of a variable or any other pointer (SpvStorageClassMax: not one). */
 uint32_t jit_var_storage(lower_ctx *c, uint32_t var_id);
 int jit_create_module_globals(lower_ctx *c);
 int jit_init_module_vars(lower_ctx *c, uint32_t storage_class);

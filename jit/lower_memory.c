@@ -291,14 +291,6 @@ int jit_function_variable(lower_ctx *c, const spv_inst *in)
     return 0;
 }
 
-/* Whether pointer `id` is one to Workgroup memory (by its type). */
-static bool workgroup_pointer(lower_ctx *c, uint32_t id)
-{
-    const spv_id *pid = spv_id_get(c->m, id);
-    const spv_type *pt = pid ? spv_type_get(c->m, pid->type_id) : NULL;
-    return pt && pt->kind == SPV_TYPE_POINTER && pt->storage == SpvStorageClassWorkgroup;
-}
-
 int jit_lower_memory(lower_ctx *c, const spv_inst *in)
 {
     LLVMValueRef v[3];
@@ -309,10 +301,9 @@ int jit_lower_memory(lower_ctx *c, const spv_inst *in)
         mem_ops mo = memory_operands(in, 1);
         if (jit_operands(c, in, v, 1))
             return -1;
-        const spv_id *pid = spv_id_get(c->m, spv_inst_op(in, 0));
-        const spv_type *pt = pid ? spv_type_get(c->m, pid->type_id) : NULL;
-        c->invariant_loads = pt && pt->kind == SPV_TYPE_POINTER && pt->storage == SpvStorageClassPushConstant;
-        c->wg_accesses = workgroup_pointer(c, spv_inst_op(in, 0));
+        uint32_t sc = jit_var_storage(c, spv_inst_op(in, 0));
+        c->invariant_loads = sc == SpvStorageClassPushConstant;
+        c->wg_accesses = sc == SpvStorageClassWorkgroup;
         LLVMValueRef r = jit_checked_load(c, in, spv_inst_op(in, 0), in->type_id, v[0], NULL, mo.align, mo.vol,
                                           c->mat_info[spv_inst_op(in, 0)], SPVJIT_ACCESS_LOAD);
         c->invariant_loads = c->wg_accesses = false;
@@ -328,7 +319,7 @@ int jit_lower_memory(lower_ctx *c, const spv_inst *in)
             return -1;
         uint32_t pt = pointee_of(c, spv_inst_op(in, 0));
         jit_bounds_store(c, spv_inst_op(in, 0), spv_inst_op(in, 1));
-        c->wg_accesses = workgroup_pointer(c, spv_inst_op(in, 0));
+        c->wg_accesses = jit_var_storage(c, spv_inst_op(in, 0)) == SpvStorageClassWorkgroup;
         int rc = jit_checked_store(c, in, spv_inst_op(in, 0), pt, v[0], NULL, v[1], mo.align, mo.vol,
                                    c->mat_info[spv_inst_op(in, 0)], SPVJIT_ACCESS_STORE);
         c->wg_accesses = false;

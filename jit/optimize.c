@@ -25,6 +25,7 @@ static struct {
     int failed;
     LLVMTargetRef target;
     char *triple, *cpu, *features;
+    unsigned lanes32; /* jit_host_lanes32 */
 } host;
 static pthread_once_t host_once = PTHREAD_ONCE_INIT;
 
@@ -37,6 +38,8 @@ static void init_host(void)
     host.triple = LLVMGetDefaultTargetTriple();
     host.cpu = LLVMGetHostCPUName();
     host.features = LLVMGetHostCPUFeatures();
+    const char *f = host.features ? host.features : "";
+    host.lanes32 = strstr(f, "+avx512f") ? 16 : strstr(f, "+avx2") ? 8 : 4; /* else SSE, NEON */
     char *err = NULL;
     if (LLVMGetTargetFromTriple(host.triple, &host.target, &err)) {
         host.failed = 2;
@@ -77,12 +80,7 @@ LLVMTargetMachineRef jit_host_target_machine(int level, spv_diag *diag)
 unsigned jit_host_lanes32(void)
 {
     pthread_once(&host_once, init_host);
-    const char *f = host.features;
-    if (f && strstr(f, "+avx512f"))
-        return 16;
-    if (f && strstr(f, "+avx2"))
-        return 8;
-    return 4; /* SSE, NEON */
+    return host.lanes32 ? host.lanes32 : 4;
 }
 
 /* The quick tier's function passes: the lowering's allocas become SSA values,

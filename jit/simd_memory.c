@@ -200,7 +200,9 @@ static LLVMValueRef wg_load(simd_fn *s, LLVMValueRef base, LLVMTypeRef vt, unsig
     return pick_lanes(s, v[0], v[1], LLVMBuildAdd(s->b, simd_steps(s, s->t_i32, 1), simd_splat(s, shift), ""));
 }
 
-static LLVMValueRef masked_load(simd_fn *s, LLVMValueRef base, LLVMTypeRef vt, unsigned align)
+/* W lanes from consecutive elements at base: a masked load, or the whole
+ * vectors of work-group memory. */
+static LLVMValueRef contiguous_load(simd_fn *s, LLVMValueRef base, LLVMTypeRef vt, unsigned align)
 {
     unsigned vb = wg_vector_bytes(s, LLVMGetElementType(vt));
     if (vb && align >= 4)
@@ -217,7 +219,9 @@ static LLVMValueRef gather(simd_fn *s, LLVMValueRef ptrs, LLVMTypeRef vt, unsign
     return simd_intrinsic(s, "llvm.masked.gather", ty, 2, a, 4);
 }
 
-static void masked_store(simd_fn *s, LLVMValueRef v, LLVMValueRef base, unsigned align)
+/* The active lanes of v to consecutive elements at base: a masked store,
+ * or the whole vector in work-group memory. */
+static void contiguous_store(simd_fn *s, LLVMValueRef v, LLVMValueRef base, unsigned align)
 {
     if (wg_vector_bytes(s, LLVMGetElementType(LLVMTypeOf(v)))) {
         /* the whole vector, the inactive lanes' bytes as they are (see above) */
@@ -293,9 +297,9 @@ static LLVMValueRef load_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const gu
     LLVMTypeRef vt = LLVMVectorType(t, s->W);
     uint64_t size = LLVMABISizeOfType(s->td, t);
     if (a.sh.kind == SIMD_AFFINE && (uint64_t)a.sh.stride == size && packs(s, t))
-        return masked_load(s, a.v, vt, align);
+        return contiguous_load(s, a.v, vt, align);
     if (g && !g->ncond && may_be_contiguous(s, a, g, t, size)) /* contiguous, no test needed */
-        return masked_load(s, g->base, vt, align);
+        return contiguous_load(s, g->base, vt, align);
     LLVMValueRef ptrs = lane_pointers(s, a, sp);
     if (!may_be_contiguous(s, a, g, t, size))
         return gather(s, ptrs, vt, align);
@@ -305,7 +309,7 @@ static LLVMValueRef load_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const gu
     LLVMBasicBlockRef fast = simd_block(s, "contiguous"), slow = simd_block(s, "gather"), join = simd_block(s, "");
     LLVMBuildCondBr(s->b, ok, fast, slow);
     LLVMPositionBuilderAtEnd(s->b, fast);
-    LLVMValueRef vf = masked_load(s, base, vt, align);
+    LLVMValueRef vf = contiguous_load(s, base, vt, align);
     LLVMBuildBr(s->b, join);
     LLVMPositionBuilderAtEnd(s->b, slow);
     LLVMValueRef vs = gather(s, ptrs, vt, align);
@@ -325,11 +329,11 @@ static void store_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *
     }
     uint64_t size = LLVMABISizeOfType(s->td, t);
     if (a.sh.kind == SIMD_AFFINE && (uint64_t)a.sh.stride == size && packs(s, t)) {
-        masked_store(s, v, a.v, align);
+        contiguous_store(s, v, a.v, align);
         return;
     }
     if (g && !g->ncond && may_be_contiguous(s, a, g, t, size)) {
-        masked_store(s, v, g->base, align);
+        contiguous_store(s, v, g->base, align);
         return;
     }
     LLVMValueRef ptrs = lane_pointers(s, a, sp);
@@ -343,7 +347,7 @@ static void store_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *
     LLVMBasicBlockRef fast = simd_block(s, "contiguous"), slow = simd_block(s, "scatter"), join = simd_block(s, "");
     LLVMBuildCondBr(s->b, ok, fast, slow);
     LLVMPositionBuilderAtEnd(s->b, fast);
-    masked_store(s, v, base, align);
+    contiguous_store(s, v, base, align);
     LLVMBuildBr(s->b, join);
     LLVMPositionBuilderAtEnd(s->b, slow);
     scatter(s, v, ptrs, align);
