@@ -232,6 +232,27 @@ static bool divergent(const simd_fn *s, unsigned b)
     return jit_uniformity_divergent(s->u, b);
 }
 
+static bool in_uniform_loops(const simd_fn *s, unsigned b);
+
+/* Whether every return hands all lanes one value: a uniform value in a block
+ * that all lanes reach together, outside divergent loops.  The vector
+ * function then keeps that value as a scalar and splats it at its exit, so a
+ * caller's read of lane 0 folds to a scalar phi.  (InstCombine scalarizes no
+ * phi of vectors whose only user is an extractelement, and the unroller can
+ * count the trips of a loop around a region only when the region loop's
+ * next-region test is a scalar.) */
+static bool returns_uniform(simd_fn *s)
+{
+    for (unsigned b = 0; b < s->cfg.nblocks; b++) {
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(s->cfg.blocks[b]);
+        if (s->pos[b] == UINT32_MAX || !t || LLVMGetInstructionOpcode(t) != LLVMRet || !LLVMGetNumOperands(t))
+            continue;
+        if (divergent(s, b) || !in_uniform_loops(s, b) || simd_shape_of(s, LLVMGetOperand(t, 0)).kind != SIMD_UNIFORM)
+            return false;
+    }
+    return true;
+}
+
 static LLVMTypeRef rep_type(simd_fn *s, LLVMValueRef v)
 {
     simd_shape sh = simd_shape_of(s, v);
@@ -345,8 +366,10 @@ static int build_frame(simd_fn *s)
             return simd_fail(s, "out of memory");
     }
     LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(s->sf));
-    if (LLVMGetTypeKind(rt) != LLVMVoidTypeKind)
-        s->ret_slot = LLVMBuildAlloca(s->b, jit_simd_widen_type(rt, s->W), "ret");
+    if (LLVMGetTypeKind(rt) != LLVMVoidTypeKind) {
+        s->ret_uniform = returns_uniform(s);
+        s->ret_slot = LLVMBuildAlloca(s->b, s->ret_uniform ? rt : jit_simd_widen_type(rt, s->W), "ret");
+    }
     return s->rc;
 }
 
@@ -639,8 +662,9 @@ static int emit_terminator(simd_fn *s, unsigned b, LLVMValueRef t)
     case LLVMRet:
         if (s->ret_slot && LLVMGetNumOperands(t)) {
             LLVMValueRef rv = LLVMGetOperand(t, 0);
-            LLVMValueRef w = simd_widened(s, simd_get(s, rv), LLVMTypeOf(rv));
-            if (divergent(s, b))
+            simd_val v = simd_get(s, rv);
+            LLVMValueRef w = s->ret_uniform ? v.v : simd_widened(s, v, LLVMTypeOf(rv));
+            if (!s->ret_uniform && divergent(s, b))
                 w = blend(s, s->mask, w, LLVMBuildLoad2(s->b, LLVMTypeOf(w), s->ret_slot, ""));
             LLVMBuildStore(s->b, w, s->ret_slot);
         }
@@ -977,8 +1001,12 @@ int jit_simd_vectorize(const jit_simd_request *r, LLVMValueRef *out, char *msg)
                     emit_loop_tests(&s);
                     drop_dead(&s);
                     LLVMPositionBuilderAtEnd(s.b, s.exit_bb);
-                    if (s.ret_slot)
-                        LLVMBuildRet(s.b, LLVMBuildLoad2(s.b, LLVMGetAllocatedType(s.ret_slot), s.ret_slot, ""));
+                    LLVMValueRef rv =
+                        s.ret_slot ? LLVMBuildLoad2(s.b, LLVMGetAllocatedType(s.ret_slot), s.ret_slot, "") : NULL;
+                    if (rv && s.ret_uniform)
+                        rv = simd_widened(&s, (simd_val){ .sh.kind = SIMD_UNIFORM, .v = rv }, LLVMTypeOf(rv));
+                    if (rv)
+                        LLVMBuildRet(s.b, rv);
                     else
                         LLVMBuildRetVoid(s.b);
                 }

@@ -78,7 +78,8 @@ typedef struct simd_fn {
     LLVMBasicBlockRef exit_bb;
     LLVMValueRef *mask_slot;  /* [nblocks] divergent blocks: lanes waiting to run the block */
     LLVMValueRef *flag_slot;  /* [nblocks] the others but the entry: whether the lanes reached it */
-    LLVMValueRef ret_slot;    /* the returned lanes */
+    LLVMValueRef ret_slot;    /* the returned lanes, or their one value (ret_uniform) */
+    bool ret_uniform;         /* every return hands all lanes one value: ret_slot is scalar */
     util_hashmap slots;       /* value used in another block → its slot (scalar or widened) */
     util_hashmap phi_in;      /* phi → the slot its incoming values are stored to */
     util_hashmap private_mem; /* alloca of sf → its lanes' memory in vf */

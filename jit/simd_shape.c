@@ -15,7 +15,8 @@
  * Everything else varies; a varying value computed from affine ones is marked
  * (hint) so memory accesses through it test contiguity at run time.
  *
- * Phis: a phi at a join of a varying branch varies; another takes the common
+ * Phis: a phi at a join of a varying branch varies (unless the edges only
+ * some lanes take all bring one value); another takes the common
  * form of its incoming values (all lanes at it came the same way).  The
  * shapes are computed in schedule order to a fixed point (loop-header phis
  * see their back-edge values on the next round).  A value defined in a loop
@@ -403,7 +404,8 @@ static simd_shape phi(const simd_fn *s, LLVMValueRef in)
 {
     unsigned b = jit_cfg_index(&s->cfg, LLVMGetInstructionParent(in));
     bool any = false, affine_seen = false, hint = false, nuw = true, nsw = true;
-    bool join = jit_uniformity_join(s->u, b) && jit_cfg_npred(&s->cfg, b) >= 2;
+    bool join =
+        jit_uniformity_join(s->u, b) && jit_cfg_npred(&s->cfg, b) >= 2 && !jit_uniformity_join_brings_one(s->u, in);
     int64_t stride = 0;
     unsigned tz = 64;
     for (unsigned k = 0, n = LLVMCountIncoming(in); k < n; k++) {

@@ -88,12 +88,22 @@ static void push_block(jit_uniformity *u, unsigned b, bool stores, bool phis)
             push(u, in);
 }
 
+/* Revisits the phis after block b: whether its edges count for them changed
+ * (join_brings_one). */
+static void push_successor_phis(jit_uniformity *u, unsigned b)
+{
+    const jit_cfg *g = u->cfg;
+    for (unsigned e = g->succ_off[b]; e < g->succ_off[b + 1]; e++)
+        push_block(u, g->succ[e], false, true);
+}
+
 static void set_divergent(jit_uniformity *u, unsigned b)
 {
     if (u->divergent[b])
         return;
     u->divergent[b] = true;
     push_block(u, b, true, false);
+    push_successor_phis(u, b);
 }
 
 static void set_join(jit_uniformity *u, unsigned b)
@@ -200,6 +210,7 @@ static void branch_varies(jit_uniformity *u, unsigned b)
         if (u->branch_varying[x])
             continue;
         u->branch_varying[x] = true;
+        push_successor_phis(u, x);
         mark_influence(u, x);
         for (unsigned l = g->loop_of[x]; l != JIT_CFG_NONE; l = g->loops[l].parent)
             for (unsigned e = g->succ_off[x]; e < g->succ_off[x + 1]; e++)
@@ -257,13 +268,88 @@ static bool any_operand_varying(const jit_uniformity *u, LLVMValueRef in)
     return false;
 }
 
+/* Marks in `in` (zeroed, nblocks) the blocks that items may reach from the
+ * successors of block b's varying branch before its immediate post-dominator. */
+static void influence_of(const jit_uniformity *u, unsigned b, bool *in, unsigned *stack)
+{
+    const jit_cfg *g = u->cfg;
+    unsigned stop = g->ipdom[b], n = 0;
+    for (unsigned e = g->succ_off[b]; e < g->succ_off[b + 1]; e++)
+        if (g->succ[e] != stop && !in[g->succ[e]]) {
+            in[g->succ[e]] = true;
+            stack[n++] = g->succ[e];
+        }
+    while (n) {
+        unsigned x = stack[--n];
+        for (unsigned e = g->succ_off[x]; e < g->succ_off[x + 1]; e++)
+            if (g->succ[e] != stop && !in[g->succ[e]]) {
+                in[g->succ[e]] = true;
+                stack[n++] = g->succ[e];
+            }
+    }
+}
+
+/* Whether phi `in` at a join (in block j) still gives the items that arrive
+ * together one value.  Two items that arrive over different edges parted
+ * last at some varying branch b, and both edges leave b itself or a block
+ * of b's influence (a block after b's post-dominator would put j in a loop):
+ * so it is enough that, for every varying branch b whose influence or
+ * post-dominator is j, the edges from b and its influence bring one value.
+ * Then after `if (stride > 1) { if (lid < stride) ...; next = 1 } else
+ * { if (lid == 0) ...; next = 0 }` the next region stays uniform.  In a loop
+ * an item may reach j more than once: there every edge from a divergent
+ * block or a varying branch must bring the same value. */
+bool jit_uniformity_join_brings_one(const jit_uniformity *u, LLVMValueRef in)
+{
+    const jit_cfg *g = u->cfg;
+    unsigned j = jit_cfg_index(g, LLVMGetInstructionParent(in)), n = LLVMCountIncoming(in);
+    if (j >= g->nblocks)
+        return false;
+    if (g->loop_of[j] != JIT_CFG_NONE) {
+        LLVMValueRef one = NULL;
+        for (unsigned k = 0; k < n; k++) {
+            unsigned p = jit_cfg_index(g, LLVMGetIncomingBlock(in, k));
+            if (p < g->nblocks && !u->divergent[p] && !u->branch_varying[p])
+                continue;
+            LLVMValueRef v = LLVMGetIncomingValue(in, k);
+            if (one && v != one)
+                return false;
+            one = v;
+        }
+        return true;
+    }
+    bool *reached = malloc(g->nblocks * sizeof *reached);
+    unsigned *stack = malloc(g->nblocks * sizeof *stack);
+    bool one_value = reached && stack;
+    for (unsigned b = 0; b < g->nblocks && one_value; b++) {
+        if (!u->branch_varying[b])
+            continue;
+        memset(reached, 0, g->nblocks * sizeof *reached);
+        influence_of(u, b, reached, stack);
+        if (!reached[j] && g->ipdom[b] != j)
+            continue;
+        LLVMValueRef one = NULL;
+        for (unsigned k = 0; k < n && one_value; k++) {
+            unsigned p = jit_cfg_index(g, LLVMGetIncomingBlock(in, k));
+            if (p >= g->nblocks || (p != b && !reached[p]))
+                continue;
+            LLVMValueRef v = LLVMGetIncomingValue(in, k);
+            one_value = !one || v == one;
+            one = v;
+        }
+    }
+    free(reached);
+    free(stack);
+    return one_value;
+}
+
 /* Whether the value of `in` (not void) varies, given what is known now. */
 static bool value_varying(const jit_uniformity *u, LLVMValueRef in)
 {
     LLVMOpcode op = LLVMGetInstructionOpcode(in);
     if (op == LLVMPHI) {
         unsigned b = block_of(u, in);
-        if (jit_cfg_npred(u->cfg, b) >= 2 && u->join[b])
+        if (jit_cfg_npred(u->cfg, b) >= 2 && u->join[b] && !jit_uniformity_join_brings_one(u, in))
             return true;
         for (unsigned k = 0, n = LLVMCountIncoming(in); k < n; k++)
             if (is_varying(u, LLVMGetIncomingValue(in, k)))

@@ -23,7 +23,8 @@
  *    more predecessors and is a join of a varying branch: its immediate
  *    post-dominator, or a block before it that two of its successors reach
  *    (conservative: not every such join mixes paths; a loop header under a
- *    varying branch is no join, every item there came the same way);
+ *    varying branch is no join, every item there came the same way), unless
+ *    every edge that only some items take brings the same value;
  *  - a value defined in a loop that a varying branch leaves, used outside that
  *    loop, is varying (each work-item may have left at another iteration);
  *    the value itself is marked, not only its uses outside the loop.
@@ -95,6 +96,9 @@ bool jit_uniformity_varying(const jit_uniformity *u, LLVMValueRef v);
 bool jit_uniformity_divergent(const jit_uniformity *u, unsigned b);
 /* Whether block b is a join of a varying branch (see the phi rule above). */
 bool jit_uniformity_join(const jit_uniformity *u, unsigned b);
+/* Whether phi `in` at a join still gives every item that arrives together one
+ * value: the edges only some items take all bring the same value. */
+bool jit_uniformity_join_brings_one(const jit_uniformity *u, LLVMValueRef in);
 /* Whether block b ends in a branch or switch on a varying condition. */
 bool jit_uniformity_branch_varying(const jit_uniformity *u, unsigned b);
 /* Whether alloca `a` may hold different values in different work-items:

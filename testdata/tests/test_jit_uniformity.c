@@ -169,6 +169,66 @@ TEST(uniformity_varying_branch_phi)
     ut_close(&t);
 }
 
+/* A join of varying branches whose edges bring one value stays uniform: a
+ * barrier region's "next region" after `if (n > 1) { if (lx < n) ...; next =
+ * 1 } else { if (lx == 0) ...; next = 0 }`.  Items that reach the join
+ * together parted at one of the two varying branches (the uniform one sends
+ * them all one way), and each branch's edges bring one value.  When a
+ * branch's edges bring two values the phi varies; in a loop, where an item
+ * may come back to the join, every edge from a divergent block or a varying
+ * branch must bring the same value. */
+TEST(uniformity_join_brings_one)
+{
+    ut t;
+    REQUIRE(ut_open(&t,
+                    "define void @f(ptr %ctx, i32 %lx, i32 %n) {\n"
+                    "entry:\n"
+                    "  %u = icmp ugt i32 %n, 1\n"
+                    "  br i1 %u, label %a, label %b\n"
+                    "a:\n"
+                    "  %ca = icmp ult i32 %lx, %n\n"
+                    "  br i1 %ca, label %wa, label %j\n"
+                    "wa:\n  br label %j\n"
+                    "b:\n"
+                    "  %cb = icmp eq i32 %lx, 0\n"
+                    "  br i1 %cb, label %wb, label %j\n"
+                    "wb:\n  br label %j\n"
+                    "j:\n"
+                    "  %next = phi i32 [ 1, %a ], [ 1, %wa ], [ 0, %b ], [ 0, %wb ]\n"
+                    "  %mixed = phi i32 [ 1, %a ], [ 2, %wa ], [ 0, %b ], [ 0, %wb ]\n"
+                    "  %fromn = phi i32 [ %n, %a ], [ %n, %wa ], [ 0, %b ], [ 0, %wb ]\n"
+                    "  ret void\n}\n",
+                    JIT_MEMORY_LANES_IN_LOCKSTEP),
+            "parse/analyse");
+    expect_values(&t, false, "u next fromn");
+    expect_values(&t, true, "ca cb mixed");
+    expect_blocks(&t, true, "wa wb");
+    expect_blocks(&t, false, "entry a b j");
+    ut_close(&t);
+
+    REQUIRE(ut_open(&t,
+                    "define void @f(ptr %ctx, i32 %lx, i32 %n) {\n"
+                    "entry:\n  br label %h\n"
+                    "h:\n"
+                    "  %i = phi i32 [ 0, %entry ], [ %i1, %l ]\n"
+                    "  %c = icmp ult i32 %lx, %i\n"
+                    "  br i1 %c, label %x, label %y\n"
+                    "x:\n  br label %l\n"
+                    "y:\n  br label %l\n"
+                    "l:\n"
+                    "  %same = phi i32 [ 5, %x ], [ 5, %y ]\n"
+                    "  %two = phi i32 [ 5, %x ], [ 6, %y ]\n"
+                    "  %i1 = add i32 %i, %same\n"
+                    "  %d = icmp ult i32 %i1, %n\n"
+                    "  br i1 %d, label %h, label %done\n"
+                    "done:\n  ret void\n}\n",
+                    JIT_MEMORY_ITEMS_IN_SEQUENCE),
+            "parse/analyse (loop)");
+    expect_values(&t, false, "i same i1 d");
+    expect_values(&t, true, "c two");
+    ut_close(&t);
+}
+
 /* The same after reg2mem: values cross blocks through stack slots. */
 TEST(uniformity_varying_branch_slots)
 {
