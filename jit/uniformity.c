@@ -289,6 +289,28 @@ static void influence_of(const jit_uniformity *u, unsigned b, bool *in, unsigned
     }
 }
 
+/* Whether every edge into phi `in` from a block that only some items run,
+ * or whose branch varies, brings the same value. */
+static bool divergent_edges_agree(const jit_uniformity *u, LLVMValueRef in)
+{
+    const jit_cfg *g = u->cfg;
+    LLVMValueRef one = NULL;
+    for (unsigned k = 0, n = LLVMCountIncoming(in); k < n; k++) {
+        unsigned p = jit_cfg_index(g, LLVMGetIncomingBlock(in, k));
+        if (p >= g->nblocks || (!u->divergent[p] && !u->branch_varying[p]))
+            continue;
+        LLVMValueRef v = LLVMGetIncomingValue(in, k);
+        if (one && v != one)
+            return false;
+        one = v;
+    }
+    return true;
+}
+
+/* At most this many blocks visited to group a phi's edges by branch (a
+ * phi beyond it counts as varying). */
+#define JOIN_GROUPING_BUDGET (1u << 20)
+
 /* Whether phi `in` at a join (in block j) still gives the items that arrive
  * together one value.  Two items that arrive over different edges parted
  * last at some varying branch b, and both edges leave b itself or a block
@@ -303,21 +325,15 @@ bool jit_uniformity_join_brings_one(const jit_uniformity *u, LLVMValueRef in)
 {
     const jit_cfg *g = u->cfg;
     unsigned j = jit_cfg_index(g, LLVMGetInstructionParent(in)), n = LLVMCountIncoming(in);
-    if (j >= g->nblocks)
-        return false;
-    if (g->loop_of[j] != JIT_CFG_NONE) {
-        LLVMValueRef one = NULL;
-        for (unsigned k = 0; k < n; k++) {
-            unsigned p = jit_cfg_index(g, LLVMGetIncomingBlock(in, k));
-            if (p < g->nblocks && !u->divergent[p] && !u->branch_varying[p])
-                continue;
-            LLVMValueRef v = LLVMGetIncomingValue(in, k);
-            if (one && v != one)
-                return false;
-            one = v;
-        }
+    if (divergent_edges_agree(u, in))
         return true;
-    }
+    if (j >= g->nblocks || g->loop_of[j] != JIT_CFG_NONE)
+        return false;
+    unsigned nvarying = 0;
+    for (unsigned b = 0; b < g->nblocks; b++)
+        nvarying += u->branch_varying[b];
+    if ((uint64_t)nvarying * g->nblocks > JOIN_GROUPING_BUDGET)
+        return false;
     bool *reached = malloc(g->nblocks * sizeof *reached);
     unsigned *stack = malloc(g->nblocks * sizeof *stack);
     bool one_value = reached && stack;
