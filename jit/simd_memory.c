@@ -289,6 +289,65 @@ static LLVMValueRef lane_pointers(simd_fn *s, simd_val a, LLVMValueRef sp)
                          &x, 1, "");
 }
 
+/* How deep lanes_here copies: a stencil tap's lanes' addresses are a GEP of
+ * an index made of a row offset and a clamp of a broadcast column plus the
+ * lane steps, about ten vector instructions. */
+enum { COPY_DEPTH = 12 };
+
+/* Whether vector instruction v of the vector function computes its result
+ * from its operands alone, cheaply: arithmetic, comparisons, casts, selects,
+ * shuffles, GEPs and the min/max intrinsics. */
+static bool copyable(const simd_fn *s, LLVMValueRef v)
+{
+    if (!LLVMIsAInstruction(v) || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind ||
+        LLVMGetBasicBlockParent(LLVMGetInstructionParent(v)) != s->vf)
+        return false;
+    switch (LLVMGetInstructionOpcode(v)) {
+    case LLVMAdd:
+    case LLVMSub:
+    case LLVMMul:
+    case LLVMShl:
+    case LLVMAnd:
+    case LLVMOr:
+    case LLVMXor:
+    case LLVMSExt:
+    case LLVMZExt:
+    case LLVMTrunc:
+    case LLVMICmp:
+    case LLVMSelect:
+    case LLVMShuffleVector:
+    case LLVMInsertElement:
+    case LLVMGetElementPtr:
+        return true;
+    case LLVMCall: {
+        LLVMValueRef f = LLVMGetCalledValue(v);
+        size_t len;
+        const char *name = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : "";
+        return !strncmp(name, "llvm.smax.", 10) || !strncmp(name, "llvm.smin.", 10) ||
+               !strncmp(name, "llvm.umax.", 10) || !strncmp(name, "llvm.umin.", 10);
+    }
+    default:
+        return false;
+    }
+}
+
+/* Vector value v computed again at the builder, for a path that alone needs
+ * it: a gather's or scatter's lane addresses behind a contiguity test.  The
+ * taps of a stencil share their clamped columns, so no copy would have the
+ * one use that lets the passes sink it, and the contiguous path would
+ * compute every clamp for nothing.  The copies are made below the test;
+ * what is left above it unused, the passes delete. */
+static LLVMValueRef lanes_here(simd_fn *s, LLVMValueRef v, int depth)
+{
+    if (depth == 0 || !copyable(s, v))
+        return v;
+    LLVMValueRef c = LLVMInstructionClone(v);
+    for (int k = 0, n = LLVMGetNumOperands(v); k < n; k++)
+        LLVMSetOperand(c, (unsigned)k, lanes_here(s, LLVMGetOperand(v, (unsigned)k), depth - 1));
+    LLVMInsertIntoBuilder(s->b, c);
+    return c;
+}
+
 /* One element per lane of scalar type t from address a (affine or varying). */
 static LLVMValueRef load_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMTypeRef t, unsigned align)
 {
@@ -312,7 +371,7 @@ static LLVMValueRef load_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const gu
     LLVMValueRef vf = contiguous_load(s, base, vt, align);
     LLVMBuildBr(s->b, join);
     LLVMPositionBuilderAtEnd(s->b, slow);
-    LLVMValueRef vs = gather(s, ptrs, vt, align);
+    LLVMValueRef vs = gather(s, lanes_here(s, ptrs, COPY_DEPTH), vt, align);
     LLVMBuildBr(s->b, join);
     LLVMPositionBuilderAtEnd(s->b, join);
     LLVMValueRef r = LLVMBuildPhi(s->b, vt, "");
@@ -350,7 +409,7 @@ static void store_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *
     contiguous_store(s, v, base, align);
     LLVMBuildBr(s->b, join);
     LLVMPositionBuilderAtEnd(s->b, slow);
-    scatter(s, v, ptrs, align);
+    scatter(s, v, lanes_here(s, ptrs, COPY_DEPTH), align);
     LLVMBuildBr(s->b, join);
     LLVMPositionBuilderAtEnd(s->b, join);
 }
