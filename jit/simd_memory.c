@@ -289,10 +289,16 @@ static LLVMValueRef lane_pointers(simd_fn *s, simd_val a, LLVMValueRef sp)
                          &x, 1, "");
 }
 
-/* How deep lanes_here copies: a stencil tap's lanes' addresses are a GEP of
+/* How much lanes_here copies: a stencil tap's lanes' addresses are a GEP of
  * an index made of a row offset and a clamp of a broadcast column plus the
  * lane steps, about ten vector instructions. */
-enum { COPY_DEPTH = 12 };
+enum { COPY_DEPTH = 12, COPY_MAX = 32 };
+
+/* The copies made for one access, each instruction once. */
+typedef struct copies {
+    LLVMValueRef from[COPY_MAX], to[COPY_MAX];
+    unsigned n;
+} copies;
 
 /* Whether vector instruction v of the vector function computes its result
  * from its operands alone, cheaply: arithmetic, comparisons, casts, selects,
@@ -336,16 +342,29 @@ static bool copyable(const simd_fn *s, LLVMValueRef v)
  * taps of a stencil share their clamped columns, so no copy would have the
  * one use that lets the passes sink it, and the contiguous path would
  * compute every clamp for nothing.  The copies are made below the test;
- * what is left above it unused, the passes delete. */
-static LLVMValueRef lanes_here(simd_fn *s, LLVMValueRef v, int depth)
+ * what is left above it unused, the passes delete.  At most COPY_MAX
+ * instructions, COPY_DEPTH deep; past that the value above the test serves. */
+static LLVMValueRef copy_lanes(simd_fn *s, LLVMValueRef v, int depth, copies *c)
 {
-    if (depth == 0 || !copyable(s, v))
+    for (unsigned i = 0; i < c->n; i++)
+        if (c->from[i] == v)
+            return c->to[i];
+    if (depth == 0 || c->n == COPY_MAX || !copyable(s, v))
         return v;
-    LLVMValueRef c = LLVMInstructionClone(v);
+    unsigned slot = c->n++;
+    LLVMValueRef x = LLVMInstructionClone(v);
     for (int k = 0, n = LLVMGetNumOperands(v); k < n; k++)
-        LLVMSetOperand(c, (unsigned)k, lanes_here(s, LLVMGetOperand(v, (unsigned)k), depth - 1));
-    LLVMInsertIntoBuilder(s->b, c);
-    return c;
+        LLVMSetOperand(x, (unsigned)k, copy_lanes(s, LLVMGetOperand(v, (unsigned)k), depth - 1, c));
+    LLVMInsertIntoBuilder(s->b, x);
+    c->from[slot] = v;
+    c->to[slot] = x;
+    return x;
+}
+
+static LLVMValueRef lanes_here(simd_fn *s, LLVMValueRef v)
+{
+    copies c = { .n = 0 };
+    return copy_lanes(s, v, COPY_DEPTH, &c);
 }
 
 /* One element per lane of scalar type t from address a (affine or varying). */
@@ -371,7 +390,7 @@ static LLVMValueRef load_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const gu
     LLVMValueRef vf = contiguous_load(s, base, vt, align);
     LLVMBuildBr(s->b, join);
     LLVMPositionBuilderAtEnd(s->b, slow);
-    LLVMValueRef vs = gather(s, lanes_here(s, ptrs, COPY_DEPTH), vt, align);
+    LLVMValueRef vs = gather(s, lanes_here(s, ptrs), vt, align);
     LLVMBuildBr(s->b, join);
     LLVMPositionBuilderAtEnd(s->b, join);
     LLVMValueRef r = LLVMBuildPhi(s->b, vt, "");
@@ -409,7 +428,7 @@ static void store_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *
     contiguous_store(s, v, base, align);
     LLVMBuildBr(s->b, join);
     LLVMPositionBuilderAtEnd(s->b, slow);
-    scatter(s, v, lanes_here(s, ptrs, COPY_DEPTH), align);
+    scatter(s, v, lanes_here(s, ptrs), align);
     LLVMBuildBr(s->b, join);
     LLVMPositionBuilderAtEnd(s->b, join);
 }

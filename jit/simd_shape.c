@@ -15,8 +15,9 @@
  * Everything else varies; a varying value computed from affine ones is marked
  * (hint) so memory accesses through it test contiguity at run time.
  *
- * Phis: a phi at a join of a varying branch varies (unless the edges only
- * some lanes take all bring one value); another takes the common
+ * Phis: a phi at a join of a varying branch varies (unless the lanes that
+ * arrive together all bring one value: jit_uniformity_join_brings_one);
+ * another takes the common
  * form of its incoming values (all lanes at it came the same way).  The
  * shapes are computed in schedule order to a fixed point (loop-header phis
  * see their back-edge values on the next round).  A value defined in a loop

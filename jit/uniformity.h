@@ -24,7 +24,9 @@
  *    post-dominator, or a block before it that two of its successors reach
  *    (conservative: not every such join mixes paths; a loop header under a
  *    varying branch is no join, every item there came the same way), unless
- *    every edge that only some items take brings the same value;
+ *    the edges from each varying branch it joins and from the blocks that
+ *    branch reaches bring one value (in a loop: every edge from a divergent
+ *    block or a varying branch);
  *  - a value defined in a loop that a varying branch leaves, used outside that
  *    loop, is varying (each work-item may have left at another iteration);
  *    the value itself is marked, not only its uses outside the loop.
@@ -96,8 +98,8 @@ bool jit_uniformity_varying(const jit_uniformity *u, LLVMValueRef v);
 bool jit_uniformity_divergent(const jit_uniformity *u, unsigned b);
 /* Whether block b is a join of a varying branch (see the phi rule above). */
 bool jit_uniformity_join(const jit_uniformity *u, unsigned b);
-/* Whether phi `in` at a join still gives every item that arrives together one
- * value: the edges only some items take all bring the same value. */
+/* Whether phi `in` at a join still gives the items that arrive together one
+ * value (the exception in the phi rule above). */
 bool jit_uniformity_join_brings_one(const jit_uniformity *u, LLVMValueRef in);
 /* Whether block b ends in a branch or switch on a varying condition. */
 bool jit_uniformity_branch_varying(const jit_uniformity *u, unsigned b);
