@@ -56,9 +56,7 @@ LLVMValueRef jit_ctx_field(lower_ctx *c, LLVMValueRef ctx, size_t off, LLVMTypeR
 LLVMValueRef jit_ctx_wg_memory(lower_ctx *c, LLVMValueRef ctx)
 {
     LLVMValueRef l = jit_ctx_field(c, ctx, offsetof(spvjit_wg_ctx, wg_memory), c->t_ptr);
-    LLVMMetadataRef a = LLVMValueAsMetadata(LLVMConstInt(c->t_i64, SPVJIT_WG_MEMORY_ALIGN, 0));
-    LLVMSetMetadata(l, LLVMGetMDKindIDInContext(c->llc, "align", 5),
-                    LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, &a, 1)));
+    jit_set_align(c, l, SPVJIT_WG_MEMORY_ALIGN);
     return l;
 }
 

@@ -18,15 +18,27 @@ void jit_mark(lower_ctx *c, LLVMValueRef v, const char *kind)
                     LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, NULL, 0)));
 }
 
-void jit_no_unroll(lower_ctx *c, LLVMValueRef br)
+void jit_loop_hint(lower_ctx *c, LLVMValueRef br, const char *hint, LLVMValueRef arg)
 {
-    LLVMMetadataRef disable =
-        LLVMMDNodeInContext2(c->llc,
-                             (LLVMMetadataRef[]){ LLVMMDStringInContext2(c->llc, "llvm.loop.unroll.disable", 24) }, 1);
+    LLVMMetadataRef ops[2] = { LLVMMDStringInContext2(c->llc, hint, strlen(hint)),
+                               arg ? LLVMValueAsMetadata(arg) : NULL };
+    LLVMMetadataRef prop = LLVMMDNodeInContext2(c->llc, ops, arg ? 2 : 1);
     LLVMMetadataRef self = LLVMTemporaryMDNode(c->llc, NULL, 0);
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){ self, disable }, 2);
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->llc, (LLVMMetadataRef[]){ self, prop }, 2);
     LLVMMetadataReplaceAllUsesWith(self, loop); /* the loop id refers to itself */
     LLVMSetMetadata(br, LLVMGetMDKindIDInContext(c->llc, "llvm.loop", 9), LLVMMetadataAsValue(c->llc, loop));
+}
+
+void jit_no_unroll(lower_ctx *c, LLVMValueRef br)
+{
+    jit_loop_hint(c, br, "llvm.loop.unroll.disable", NULL);
+}
+
+void jit_set_align(lower_ctx *c, LLVMValueRef load, uint64_t align)
+{
+    LLVMMetadataRef a = LLVMValueAsMetadata(LLVMConstInt(c->t_i64, align, 0));
+    LLVMSetMetadata(load, LLVMGetMDKindIDInContext(c->llc, "align", 5),
+                    LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, &a, 1)));
 }
 
 int jit_operands(lower_ctx *c, const spv_inst *in, LLVMValueRef *v, uint32_t n)

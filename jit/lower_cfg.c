@@ -9,8 +9,6 @@
  */
 #include "lower_ctx.h"
 
-#include <llvm-c/DebugInfo.h>
-
 /* --- terminators and phis ------------------------------------------------------ */
 
 static LLVMBasicBlockRef block_of(lower_ctx *c, const spv_inst *in, uint32_t label)
@@ -97,19 +95,11 @@ static const spv_inst *back_edge_merge(lower_ctx *c, uint32_t label, uint32_t fr
 static void add_loop_metadata(lower_ctx *c, LLVMValueRef br, const spv_inst *merge)
 {
     uint32_t control = spv_inst_op(merge, 2);
-    LLVMMetadataRef props[2];
-    unsigned n = 0;
     if (control & SpvLoopControlDontUnrollMask) {
-        props[n++] =
-            LLVMMDNodeInContext2(c->llc,
-                                 (LLVMMetadataRef[]){ LLVMMDStringInContext2(c->llc, "llvm.loop.unroll.disable", 24) },
-                                 1);
-    } else if (control & SpvLoopControlUnrollMask) {
-        props[n++] =
-            LLVMMDNodeInContext2(c->llc,
-                                 (LLVMMetadataRef[]){ LLVMMDStringInContext2(c->llc, "llvm.loop.unroll.full", 21) }, 1);
+        jit_loop_hint(c, br, "llvm.loop.unroll.disable", NULL);
+        return;
     }
-    if ((control & SpvLoopControlPartialCountMask) && !(control & SpvLoopControlDontUnrollMask)) {
+    if (control & SpvLoopControlPartialCountMask) {
         /* the literal parameters follow in mask-bit order; PartialCount's is after those of
          * the lower bits that take one (DependencyLength, MinIterations, MaxIterations, IterationMultiple,
          * PeelCount) */
@@ -121,19 +111,12 @@ static void add_loop_metadata(lower_ctx *c, LLVMValueRef br, const spv_inst *mer
                                SpvLoopControlPeelCountMask))
                 idx++;
         if (idx < spv_inst_nops(merge)) {
-            LLVMMetadataRef cnt = LLVMValueAsMetadata(LLVMConstInt(c->t_i32, spv_inst_op(merge, idx), 0));
-            props[0] = LLVMMDNodeInContext2(
-                c->llc, (LLVMMetadataRef[]){ LLVMMDStringInContext2(c->llc, "llvm.loop.unroll.count", 22), cnt }, 2);
-            n = 1;
+            jit_loop_hint(c, br, "llvm.loop.unroll.count", LLVMConstInt(c->t_i32, spv_inst_op(merge, idx), 0));
+            return;
         }
     }
-    if (!n)
-        return;
-    LLVMMetadataRef self = LLVMTemporaryMDNode(c->llc, NULL, 0);
-    LLVMMetadataRef ops[3] = { self, props[0], n > 1 ? props[1] : NULL };
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->llc, ops, n + 1);
-    LLVMMetadataReplaceAllUsesWith(self, loop); /* the loop id refers to itself */
-    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(c->llc, "llvm.loop", 9), LLVMMetadataAsValue(c->llc, loop));
+    if (control & SpvLoopControlUnrollMask)
+        jit_loop_hint(c, br, "llvm.loop.unroll.full", NULL);
 }
 
 static void loop_control(lower_ctx *c, LLVMValueRef br, const uint32_t *targets, unsigned n)

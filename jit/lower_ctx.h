@@ -282,6 +282,12 @@ void jit_add_attr(lower_ctx *c, LLVMValueRef fn, unsigned idx, const char *name)
 /* Marks the loop whose back edge is `br` "do not unroll" (a large body, or
  * one inside another loop over work-items: unrolling costs compile time). */
 void jit_no_unroll(lower_ctx *c, LLVMValueRef br);
+/* Gives the loop whose back edge is `br` one llvm.loop property: `hint`
+ * ("llvm.loop.unroll.full", ...), followed by the constant `arg` when not
+ * NULL ("llvm.loop.unroll.count", N). */
+void jit_loop_hint(lower_ctx *c, LLVMValueRef br, const char *hint, LLVMValueRef arg);
+/* Puts !align `align` (bytes) on `load`, a load of a pointer. */
+void jit_set_align(lower_ctx *c, LLVMValueRef load, uint64_t align);
 /* Puts metadata `kind` (an empty node: a mark) on instruction v. */
 void jit_mark(lower_ctx *c, LLVMValueRef v, const char *kind);
 int jit_operands(lower_ctx *c, const spv_inst *in, LLVMValueRef *v, uint32_t n);

@@ -21,9 +21,9 @@
 #include <string.h>
 
 #define BLOB_MAGIC "SPVJITO1"
-#define BLOB_FORMAT                                                                                                    \
-    5u /* 2: XXH3 hashes (util/hash.h); 3: spvjit_wg_range; 4: the sub-group size;
-                          5: code that needs padded work-group memory (abi.h) */
+/* 2: XXH3 hashes (util/hash.h); 3: spvjit_wg_range; 4: the sub-group size;
+ * 5: code that needs padded work-group memory (abi.h) */
+#define BLOB_FORMAT 5u
 
 enum {
     BLOB_WG = JIT_HAS_WG_RANGE,

@@ -158,11 +158,8 @@ static LLVMValueRef outside(emitter *e, LLVMValueRef v)
     uint64_t align = LLVMGetTypeKind(t) == LLVMPointerTypeKind ? jit_simd_known_align(v) : 1;
     if (tz && tz < LLVMGetIntTypeWidth(t))
         m = LLVMBuildAnd(e->eb, m, LLVMConstInt(t, ~0ull << tz, 0), "");
-    if (align > 1 && align <= 1ull << 32) {
-        LLVMMetadataRef a = LLVMValueAsMetadata(LLVMConstInt(e->c->t_i64, align, 0));
-        LLVMSetMetadata(m, LLVMGetMDKindIDInContext(e->c->llc, "align", 5),
-                        LLVMMetadataAsValue(e->c->llc, LLVMMDNodeInContext2(e->c->llc, &a, 1)));
-    }
+    if (align > 1 && align <= 1ull << 32)
+        jit_set_align(e->c, m, align);
     put(e, &e->outer, v, m);
     return m;
 }
@@ -639,13 +636,13 @@ static void emit_subgroups(emitter *e, unsigned k, LLVMValueRef *bound, bool dyn
                         .nargs = 3,
                         .count = count,
                         .width = e->width,
-                        .unroll = !dyn && unroll_subgroups(e->m->vfn[k],
-                                                           (e->ls[0] * e->ls[1] * e->ls[2] + e->width - 1) / e->width),
                         .each = store_sg_next,
                         .user = &st };
     LLVMBuilderRef saved = c->b;
     c->b = e->b; /* jit_splat / jit_intrinsic build with c->b */
-    jit_simd_emit_loop(&l, e->b);
+    LLVMValueRef back = jit_simd_emit_loop(&l, e->b);
+    if (back && !dyn && unroll_subgroups(e->m->vfn[k], (e->ls[0] * e->ls[1] * e->ls[2] + e->width - 1) / e->width))
+        jit_loop_hint(c, back, "llvm.loop.unroll.full", NULL);
     c->b = saved;
 }
 

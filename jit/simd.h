@@ -126,12 +126,13 @@ typedef struct jit_simd_loop {
     LLVMValueRef count; /* i32: the group's items (a constant when known), or those from `first` */
     LLVMValueRef first; /* i32: the item index the loop starts at (NULL: 0) */
     unsigned width;
-    bool unroll; /* a constant count: the loop fully unrolled (the caller judged vf small) */
     void (*each)(void *user, LLVMBuilderRef b, LLVMValueRef base, LLVMValueRef live, LLVMValueRef result);
     void *user;
 } jit_simd_loop;
-/* Emits the loop at b; b is left after it. */
-void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b);
+/* Emits the loop at b; b is left after it.  Returns the branch at the end
+ * of the loop over full sub-groups (where llvm.loop hints go), or NULL when
+ * there is none. */
+LLVMValueRef jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b);
 
 /* Known trailing zero bits of integer value v (from constants, multiplies,
  * shifts, masks...); 0 when nothing is known. */

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <llvm-c/Core.h>
-#include <llvm-c/DebugInfo.h>
 
 static LLVMValueRef k32(LLVMContextRef llc, uint32_t v)
 {
@@ -233,18 +232,7 @@ static LLVMValueRef item_at(const jit_simd_loop *l, LLVMBuilderRef b, LLVMValueR
     return l->first ? LLVMBuildAdd(b, l->first, off, "sg.base") : off;
 }
 
-/* llvm.loop metadata asking for a full unroll, on the loop's back edge br. */
-static void unroll_fully(LLVMContextRef llc, LLVMValueRef br)
-{
-    LLVMMetadataRef full =
-        LLVMMDNodeInContext2(llc, (LLVMMetadataRef[]){ LLVMMDStringInContext2(llc, "llvm.loop.unroll.full", 21) }, 1);
-    LLVMMetadataRef self = LLVMTemporaryMDNode(llc, NULL, 0);
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(llc, (LLVMMetadataRef[]){ self, full }, 2);
-    LLVMMetadataReplaceAllUsesWith(self, loop); /* the loop id refers to itself */
-    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(llc, "llvm.loop", 9), LLVMMetadataAsValue(llc, loop));
-}
-
-void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b)
+LLVMValueRef jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b)
 {
     LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(b));
     LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(fn));
@@ -255,6 +243,7 @@ void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b)
                                                       : LLVMBuildAnd(b, l->count, k32(llc, ~(w - 1)), "full");
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
     LLVMBasicBlockRef tail = LLVMAppendBasicBlockInContext(llc, fn, "sg.tail");
+    LLVMValueRef back = NULL;
     bool may_loop = !LLVMIsAConstantInt(nfull) || LLVMConstIntGetZExtValue(nfull) > 0;
     if (may_loop) {
         LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(llc, fn, "sg");
@@ -264,9 +253,7 @@ void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b)
         call_sg(l, b, item_at(l, b, base), LLVMConstAllOnes(mt));
         LLVMValueRef next = LLVMBuildAdd(b, base, k32(llc, w), "");
         LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-        LLVMValueRef br = LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, nfull, ""), head, tail);
-        if (l->unroll && LLVMIsAConstantInt(nfull))
-            unroll_fully(llc, br);
+        back = LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, nfull, ""), head, tail);
         LLVMAddIncoming(base, (LLVMValueRef[]){ k32(llc, 0), next }, (LLVMBasicBlockRef[]){ pre, latch }, 2);
     } else {
         LLVMBuildBr(b, tail);
@@ -274,7 +261,7 @@ void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b)
     /* the last, partial sub-group */
     LLVMPositionBuilderAtEnd(b, tail);
     if (LLVMIsAConstantInt(l->count) && LLVMConstIntGetZExtValue(l->count) % w == 0)
-        return;
+        return back;
     LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(llc, fn, "sg.partial");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(llc, fn, "sg.done");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, nfull, l->count, ""), part, done);
@@ -284,4 +271,5 @@ void jit_simd_emit_loop(const jit_simd_loop *l, LLVMBuilderRef b)
     call_sg(l, b, item_at(l, b, nfull), live);
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, done);
+    return back;
 }
