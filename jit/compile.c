@@ -33,7 +33,7 @@ int jit_build_begin(jit_build *b, const spv_module *m, const spv_entry_point *ep
     c->nshape = o->nshape_values;
     c->dispatch = jit_lower_inst; /* the core lowers spec-constant ops on first use through it */
     if (with_llvm) {
-        if (!(b->tm = jit_host_target_machine(jit_level(o), diag)))
+        if (!(b->tm = jit_thread_target_machine(jit_level(o), diag)))
             return -1;
         c->llc = LLVMContextCreate();
     }
@@ -54,8 +54,6 @@ void jit_build_end(jit_build *b)
         LLVMDisposeModule(c->mod);
     if (c->llc)
         LLVMContextDispose(c->llc);
-    if (b->tm)
-        LLVMDisposeTargetMachine(b->tm);
     memset(b, 0, sizeof *b);
 }
 

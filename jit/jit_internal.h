@@ -19,6 +19,9 @@ int jit_level(const spvjit_options *o);
 /* A target machine for the host CPU (features included), generating code
  * as the level asks. */
 LLVMTargetMachineRef jit_host_target_machine(int level, spv_diag *diag);
+/* The calling thread's own target machine for the level, made on first use
+ * and kept until the thread ends: borrowed, not disposed by the caller. */
+LLVMTargetMachineRef jit_thread_target_machine(int level, spv_diag *diag);
 /* Runs the level's pass pipeline on the module (optimize.c says which). */
 int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int level, spv_diag *diag);
 

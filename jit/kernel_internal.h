@@ -36,7 +36,7 @@ struct jit_kernel {
 typedef struct jit_barrier_path jit_barrier_path;
 typedef struct jit_build {
     lower_ctx c;
-    LLVMTargetMachineRef tm; /* NULL for an analysis */
+    LLVMTargetMachineRef tm; /* the thread's (optimize.c), NULL for an analysis */
     const spvjit_options *o;
     const jit_barrier_path *barrier_path;   /* set: the emitted texts start with its reason */
     double t_start, t_lowered, t_optimized; /* util_now_ms() */

@@ -77,6 +77,47 @@ LLVMTargetMachineRef jit_host_target_machine(int level, spv_diag *diag)
     return tm;
 }
 
+/* Each thread's target machines, one per code generation level, kept for
+ * the thread's later compiles: a new one cost about a millisecond a build
+ * (its creation, and the subtarget it makes on first use), a quarter of
+ * saxpy's quick build.  Per thread, because a target machine is not safe to
+ * use from two threads at once (ORC, too, gives each compile thread its
+ * own); _Thread_local, so that they stay reachable while the thread lives,
+ * and the key's destructor disposes of them when it ends. */
+enum { NLEVELS = 4 };
+static _Thread_local LLVMTargetMachineRef thread_tm[NLEVELS];
+static pthread_key_t thread_tm_key;
+static pthread_once_t thread_tm_once = PTHREAD_ONCE_INIT;
+static bool thread_tm_keyed; /* else (no key left) a thread's machines outlive it */
+
+static void dispose_thread_tms(void *unused)
+{
+    (void)unused;
+    for (unsigned i = 0; i < NLEVELS; i++)
+        if (thread_tm[i]) {
+            LLVMDisposeTargetMachine(thread_tm[i]);
+            thread_tm[i] = NULL;
+        }
+}
+
+static void make_thread_tm_key(void)
+{
+    thread_tm_keyed = !pthread_key_create(&thread_tm_key, dispose_thread_tms);
+}
+
+LLVMTargetMachineRef jit_thread_target_machine(int level, spv_diag *diag)
+{
+    unsigned i = (unsigned)codegen_level(level);
+    if (thread_tm[i])
+        return thread_tm[i];
+    pthread_once(&thread_tm_once, make_thread_tm_key);
+    if (!(thread_tm[i] = jit_host_target_machine(level, diag)))
+        return NULL;
+    if (thread_tm_keyed)
+        pthread_setspecific(thread_tm_key, thread_tm); /* any non-NULL value: the destructor runs */
+    return thread_tm[i];
+}
+
 unsigned jit_host_lanes32(void)
 {
     pthread_once(&host_once, init_host);
