@@ -8,11 +8,34 @@
 #include "poll.h"
 #include "unbranch.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <llvm-c/Analysis.h>
 
 #include "util/timer.h"
+
+/* LLVM's diagnostics go to the build, not to the host's stderr: a library
+ * prints nothing of its own, and LLVM's default handler ends the process on
+ * an error.  Warnings and remarks (a loop Unroll hint it could not follow)
+ * are dropped; the first error fails the build (build_failed_in_llvm). */
+static void on_llvm_diagnostic(LLVMDiagnosticInfoRef info, void *user)
+{
+    jit_build *b = user;
+    if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || b->llvm_error[0])
+        return;
+    char *msg = LLVMGetDiagInfoDescription(info);
+    snprintf(b->llvm_error, sizeof b->llvm_error, "%s", msg && *msg ? msg : "an error without a message");
+    LLVMDisposeMessage(msg);
+}
+
+static bool build_failed_in_llvm(const jit_build *b, spv_diag *diag)
+{
+    if (!b->llvm_error[0])
+        return false;
+    spv_fail(diag, "LLVM could not compile the kernel: %s", b->llvm_error);
+    return true;
+}
 
 int jit_build_begin(jit_build *b, const spv_module *m, const spv_entry_point *ep, const spvjit_options *o,
                     bool with_llvm, const char *name, spv_diag *diag)
@@ -36,6 +59,7 @@ int jit_build_begin(jit_build *b, const spv_module *m, const spv_entry_point *ep
         if (!(b->tm = jit_thread_target_machine(jit_level(o), diag)))
             return -1;
         c->llc = LLVMContextCreate();
+        LLVMContextSetDiagnosticHandler(c->llc, on_llvm_diagnostic, b);
     }
     if (jit_ctx_init(c, c->llc))
         return -1;
@@ -105,7 +129,7 @@ LLVMMemoryBufferRef jit_build_object(jit_build *b)
     b->t_lowered = util_now_ms();
     if (o->emit && o->emit_ir)
         emit_text(b, "ir", jit_emit_ir(mod));
-    if (cancelled(o, diag) || jit_optimize(mod, b->tm, jit_level(o), diag))
+    if (cancelled(o, diag) || jit_optimize(mod, b->tm, jit_level(o), diag) || build_failed_in_llvm(b, diag))
         return NULL;
     if (o->memory == JIT_MEMORY_ROBUST)
         jit_unbranch_guards(mod, b->c.td);
@@ -121,7 +145,12 @@ LLVMMemoryBufferRef jit_build_object(jit_build *b)
         emit_text(b, "opt-ir", jit_emit_ir(mod));
     if (o->emit && o->emit_asm)
         emit_text(b, "asm", jit_emit_asm(mod, b->tm, diag));
-    return jit_emit_object(mod, b->tm, diag);
+    LLVMMemoryBufferRef obj = jit_emit_object(mod, b->tm, diag);
+    if (obj && build_failed_in_llvm(b, diag)) {
+        LLVMDisposeMemoryBuffer(obj);
+        return NULL;
+    }
+    return obj;
 }
 
 int jit_kernel_link(jit_kernel *k, LLVMMemoryBufferRef obj, unsigned syms, spv_diag *diag)

@@ -40,6 +40,7 @@ typedef struct jit_build {
     const spvjit_options *o;
     const jit_barrier_path *barrier_path;   /* set: the emitted texts start with its reason */
     double t_start, t_lowered, t_optimized; /* util_now_ms() */
+    char llvm_error[256];                   /* LLVM's first error diagnostic (compile.c), or "" */
 } jit_build;
 
 /* Starts a compile of module m for entry point ep (NULL: one function of a
