@@ -1,7 +1,9 @@
 /* testdata/tests/test_jit_ir.c — what the optimizer makes of specialization:
  * the blocked matrix multiply's inner k loop (trip count BS) is fully unrolled
  * when BS is a literal, and stays a loop when BS is read at run time; plus the
- * emit hooks and the compile-time split. */
+ * emit hooks, the compile-time split, and the same code from a thread's
+ * reused target machine. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,5 +118,51 @@ TEST(jit_ir_saxpy_vectorized)
     CHECK(t.opt && strstr(t.opt, "x float>"), "no vector float operations in the work-group function");
     free(t.opt);
     spvjit_kernel_free(k);
+    spv_module_free(m);
+}
+
+/* A thread keeps its target machines from one compile to the next
+ * (jit/optimize.c): compiles of conv3x3 at both tiers, in turn, give the
+ * assembly that a thread of its own, whose first compile makes new ones,
+ * gives. */
+typedef struct asm_of {
+    spv_module *m;
+    jit_tier tier;
+    char *text;
+} asm_of;
+
+static void *compile_asm(void *user)
+{
+    asm_of *a = user;
+    texts t = { 0 };
+    spvjit_options o = { .opt_level = 3, .tier = a->tier, .emit = keep, .emit_user = &t, .emit_asm = true };
+    jit_kernel *k = tj_compile(a->m, NULL, &o);
+    if (k)
+        spvjit_kernel_free(k);
+    a->text = t.asm_;
+    return NULL;
+}
+
+TEST(jit_ir_same_assembly_from_a_reused_target_machine)
+{
+    spv_module *m = tj_load("kernels/conv3x3.comp.spv");
+    REQUIRE(m, "load");
+    for (jit_tier tier = JIT_TIER_QUICK; tier <= JIT_TIER_OPT; tier++) {
+        asm_of fresh = { .m = m, .tier = tier };
+        pthread_t th;
+        REQUIRE(pthread_create(&th, NULL, compile_asm, &fresh) == 0, "thread");
+        pthread_join(th, NULL);
+        for (int round = 0; round < 2; round++) {
+            asm_of other = { .m = m, .tier = tier == JIT_TIER_OPT ? JIT_TIER_QUICK : JIT_TIER_OPT };
+            asm_of again = { .m = m, .tier = tier };
+            compile_asm(&other);
+            compile_asm(&again);
+            CHECK(fresh.text && other.text && again.text && strcmp(fresh.text, again.text) == 0,
+                  "tier %d, round %d: the assembly differs from the fresh thread's", (int)tier, round);
+            free(other.text);
+            free(again.text);
+        }
+        free(fresh.text);
+    }
     spv_module_free(m);
 }
