@@ -87,6 +87,18 @@ bool jit_call_may_write(LLVMValueRef call)
     return (callee_memory(call) & 0xAAAAAAAAull) != 0;
 }
 
+const char *jit_call_int_minmax(LLVMValueRef call)
+{
+    static const char *const names[] = { "llvm.smin", "llvm.smax", "llvm.umin", "llvm.umax" };
+    LLVMValueRef f = LLVMGetCalledValue(call);
+    size_t len;
+    const char *name = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : "";
+    for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strncmp(name, names[i], 9) && name[9] == '.')
+            return names[i];
+    return NULL;
+}
+
 bool jit_call_harmless(LLVMValueRef call)
 {
     LLVMValueRef f = LLVMGetCalledValue(call);

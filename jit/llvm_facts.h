@@ -27,6 +27,9 @@ bool jit_call_pure(LLVMValueRef call);
 /* Whether a call may write memory: unless its callee's memory attribute says
  * it reads at most. */
 bool jit_call_may_write(LLVMValueRef call);
+/* The intrinsic of a call of llvm.smin, llvm.smax, llvm.umin or llvm.umax
+ * (any type), without its type suffix ("llvm.smax"); else NULL. */
+const char *jit_call_int_minmax(LLVMValueRef call);
 /* A call with no effect on memory the program can see (llvm.lifetime.*,
  * llvm.assume, llvm.dbg.*, the sub-group markers of sg_marker.h). */
 bool jit_call_harmless(LLVMValueRef call);

@@ -10,6 +10,8 @@
  * passes have no copies to fold. */
 #include "simd_internal.h"
 
+#include "llvm_facts.h"
+
 #include <string.h>
 
 enum { GUARD_DEPTH = 16, MAX_STRIDE = 1 << 20 };
@@ -377,16 +379,8 @@ static bool eval_inst(simd_fn *s, LLVMValueRef v, lanes *out, conds *g, int dept
         out->v0 = LLVMBuildTrunc(s->b, a.v0, LLVMTypeOf(v), "");
         return true;
     case LLVMCall: {
-        LLVMValueRef f = LLVMGetCalledValue(v);
-        size_t len;
-        const char *name = LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : NULL;
-        if (!name || (strncmp(name, "llvm.smax.", 10) && strncmp(name, "llvm.smin.", 10) &&
-                      strncmp(name, "llvm.umax.", 10) && strncmp(name, "llvm.umin.", 10)))
-            return false;
-        char base[16];
-        memcpy(base, name, 9);
-        base[9] = 0;
-        return eval_clamp(s, v, base, out, g, depth + 1);
+        const char *minmax = jit_call_int_minmax(v);
+        return minmax && eval_clamp(s, v, minmax, out, g, depth + 1);
     }
     default:
         return false;

@@ -33,6 +33,7 @@
 
 #include "abi.h"
 #include "jit.h"
+#include "llvm_facts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -325,13 +326,8 @@ static bool copyable(const simd_fn *s, LLVMValueRef v)
     case LLVMInsertElement:
     case LLVMGetElementPtr:
         return true;
-    case LLVMCall: {
-        LLVMValueRef f = LLVMGetCalledValue(v);
-        size_t len;
-        const char *name = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : "";
-        return !strncmp(name, "llvm.smax.", 10) || !strncmp(name, "llvm.smin.", 10) ||
-               !strncmp(name, "llvm.umax.", 10) || !strncmp(name, "llvm.umin.", 10);
-    }
+    case LLVMCall:
+        return jit_call_int_minmax(v) != NULL;
     default:
         return false;
     }

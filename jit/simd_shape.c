@@ -437,11 +437,7 @@ static simd_shape call(const simd_fn *s, LLVMValueRef in)
     if (k.kind == JIT_SG_LANE)
         return affine_of(s, in, 1, 32, true, true);
     bool hint = false;
-    LLVMValueRef f = LLVMGetCalledValue(in);
-    size_t len;
-    const char *name = LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : "";
-    if (!strncmp(name, "llvm.smin.", 10) || !strncmp(name, "llvm.smax.", 10) || !strncmp(name, "llvm.umin.", 10) ||
-        !strncmp(name, "llvm.umax.", 10))
+    if (jit_call_int_minmax(in))
         for (unsigned i = 0; i < 2; i++)
             hint |= hinted(simd_shape_of(s, LLVMGetOperand(in, i)));
     return varying_from(hint);
