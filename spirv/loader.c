@@ -27,7 +27,8 @@
 typedef struct loader {
     spv_module *m;
     spv_diag *diag;
-    char where[160];
+    const spv_inst *at; /* the instruction being read, for messages */
+    char where_buf[160];
 } loader;
 
 static const char *src(const spv_module *m)
@@ -35,10 +36,14 @@ static const char *src(const spv_module *m)
     return m->source ? m->source : "<memory>";
 }
 
-static void set_where(loader *L, const spv_inst *in)
+/* "FILE: word N: OpName" for L->at, formatted only for a message (formatting
+ * it for every instruction was a seventh of a module load). */
+static const char *where(loader *L)
 {
-    const char *name = spv_opcode_name(in->opcode);
-    snprintf(L->where, sizeof L->where, "%s: word %u: %s", src(L->m), in->offset, name ? name : "instruction");
+    const char *name = spv_opcode_name(L->at->opcode);
+    snprintf(L->where_buf, sizeof L->where_buf, "%s: word %u: %s", src(L->m), L->at->offset,
+             name ? name : "instruction");
+    return L->where_buf;
 }
 
 uint32_t spv_module_literal_words(void *ud, uint32_t id)
@@ -184,16 +189,16 @@ static int check_operands(loader *L)
     }
     for (uint32_t i = 0; i < m->ninsts && rc == 0; i++) {
         spv_inst *in = &m->insts[i];
-        set_where(L, in);
+        L->at = in;
         const spv_opcode_desc *d = spv_opcode_desc_get(in->opcode);
         if (!d) {
             rc = spv_fail(L->diag, "%s: word %u: unknown opcode %u, expected an opcode of SPIR-V %s", src(m),
                           in->offset, in->opcode, SPV_GRAMMAR_VERSION);
             break;
         }
-        int nops = spv_split_operands(in->w, in->nwords, spv_module_literal_words, m, ops, 65536, L->where, L->diag);
-        if (nops < 0) {
-            rc = -1;
+        int nops = spv_split_operands(in->w, in->nwords, spv_module_literal_words, m, ops, 65536, NULL, NULL);
+        if (nops < 0) { /* again, for the message */
+            rc = spv_split_operands(in->w, in->nwords, spv_module_literal_words, m, ops, 65536, where(L), L->diag);
             break;
         }
         in->first_op = 1;
@@ -215,25 +220,25 @@ static int check_operands(loader *L)
                 uint32_t id = in->w[wi];
                 if (id == 0 || id >= m->bound) {
                     rc = spv_fail(L->diag, "%s: id %u (word %u) is out of range, expected 1 to %u (below the bound)",
-                                  L->where, id, in->offset + wi, m->bound - 1);
+                                  where(L), id, in->offset + wi, m->bound - 1);
                     break;
                 }
                 if (o->kind == SPV_OPERAND_IdResult) {
                     if (defined[id]) {
-                        rc = spv_fail(L->diag, "%s: result id %%%u is defined twice", L->where, id);
+                        rc = spv_fail(L->diag, "%s: result id %%%u is defined twice", where(L), id);
                         break;
                     }
                     continue;
                 }
                 if (o->kind == SPV_OPERAND_IdResultType && !(defined[id] && m->ids[id].kind == SPV_ID_TYPE)) {
-                    rc = spv_fail(L->diag, "%s: result type %%%u is %s, expected a type defined earlier", L->where, id,
+                    rc = spv_fail(L->diag, "%s: result type %%%u is %s, expected a type defined earlier", where(L), id,
                                   defined[id] ? "not a type" : "not defined yet");
                     break;
                 }
                 /* Types, constants and global variables may refer only backwards. */
                 if (!fwd && !defined[id] && d->klass &&
                     (!strcmp(d->klass, "Type-Declaration") || !strcmp(d->klass, "Constant-Creation"))) {
-                    rc = spv_fail(L->diag, "%s: operand %%%u is used before it is defined", L->where, id);
+                    rc = spv_fail(L->diag, "%s: operand %%%u is used before it is defined", where(L), id);
                     break;
                 }
             }
@@ -252,7 +257,7 @@ static int check_operands(loader *L)
                 x->type.kind = in->opcode == SpvOpTypeInt ? SPV_TYPE_INT : SPV_TYPE_FLOAT;
                 x->type.width = in->nwords > 2 ? in->w[2] : 0;
                 if (x->type.width == 0 || x->type.width > 64) {
-                    rc = spv_fail(L->diag, "%s: width %u, expected 8, 16, 32 or 64", L->where, x->type.width);
+                    rc = spv_fail(L->diag, "%s: width %u, expected 8, 16, 32 or 64", where(L), x->type.width);
                     break;
                 }
             }
@@ -304,7 +309,7 @@ static int build_type(loader *L, const spv_inst *in, spv_id *x)
         t->elem = op[0];
         t->count = op[1];
         if (t->count < 2)
-            return spv_fail(L->diag, "%s: %u components, expected at least 2", L->where, t->count);
+            return spv_fail(L->diag, "%s: %u components, expected at least 2", where(L), t->count);
         break;
     case SpvOpTypeArray: {
         t->kind = SPV_TYPE_ARRAY;
@@ -362,7 +367,7 @@ static int build_constant(loader *L, const spv_inst *in, spv_id *x)
     case SpvOpConstant:
     case SpvOpSpecConstant:
         if (!t || (t->kind != SPV_TYPE_INT && t->kind != SPV_TYPE_FLOAT))
-            return spv_fail(L->diag, "%s: result type %%%u is not an integer or float type", L->where, in->type_id);
+            return spv_fail(L->diag, "%s: result type %%%u is not an integer or float type", where(L), in->type_id);
         x->scalar = literal_value(in, t->width);
         break;
     case SpvOpConstantComposite:
@@ -486,11 +491,11 @@ static int build_functions(loader *L)
     uint32_t cur_block = SPV_NONE;
     for (uint32_t i = 0; i < m->ninsts; i++) {
         const spv_inst *in = &m->insts[i];
-        set_where(L, in);
+        L->at = in;
         switch (in->opcode) {
         case SpvOpFunction:
             if (f)
-                return spv_fail(L->diag, "%s: OpFunction inside a function, expected OpFunctionEnd first", L->where);
+                return spv_fail(L->diag, "%s: OpFunction inside a function, expected OpFunctionEnd first", where(L));
             if (m->first_func_inst == m->ninsts)
                 m->first_func_inst = i;
             f = &m->funcs[m->nfuncs++];
@@ -504,15 +509,15 @@ static int build_functions(loader *L)
             break;
         case SpvOpFunctionEnd:
             if (!f)
-                return spv_fail(L->diag, "%s: OpFunctionEnd outside a function", L->where);
+                return spv_fail(L->diag, "%s: OpFunctionEnd outside a function", where(L));
             if (cur_block != SPV_NONE)
-                return spv_fail(L->diag, "%s: block %%%u has no terminator", L->where, f->blocks[cur_block].label);
+                return spv_fail(L->diag, "%s: block %%%u has no terminator", where(L), f->blocks[cur_block].label);
             f->end = i;
             f = NULL;
             break;
         case SpvOpFunctionParameter: {
             if (!f || f->nblocks)
-                return spv_fail(L->diag, "%s: parameter outside a function header", L->where);
+                return spv_fail(L->diag, "%s: parameter outside a function header", where(L));
             uint32_t *p = UTIL_APPEND(f->params, f->nparams);
             if (!p)
                 return spv_fail(L->diag, "%s: out of memory", src(m));
@@ -523,9 +528,9 @@ static int build_functions(loader *L)
         }
         case SpvOpLabel: {
             if (!f)
-                return spv_fail(L->diag, "%s: OpLabel outside a function", L->where);
+                return spv_fail(L->diag, "%s: OpLabel outside a function", where(L));
             if (cur_block != SPV_NONE)
-                return spv_fail(L->diag, "%s: block %%%u has no terminator before the next OpLabel", L->where,
+                return spv_fail(L->diag, "%s: block %%%u has no terminator before the next OpLabel", where(L),
                                 f->blocks[cur_block].label);
             spv_block *b = UTIL_APPEND(f->blocks, f->nblocks);
             if (!b)
@@ -542,7 +547,7 @@ static int build_functions(loader *L)
                 break;
             if (cur_block == SPV_NONE) {
                 if (in->opcode != SpvOpLine && in->opcode != SpvOpNoLine)
-                    return spv_fail(L->diag, "%s: instruction outside a block, expected OpLabel first", L->where);
+                    return spv_fail(L->diag, "%s: instruction outside a block, expected OpLabel first", where(L));
                 break;
             }
             if (in->result_id) {
@@ -599,8 +604,8 @@ static int build_entry_points(loader *L)
             if (m->funcs[f].id == e->func_id)
                 e->func = f;
         if (e->func == SPV_NONE) {
-            set_where(L, in);
-            return spv_fail(L->diag, "%s: entry point \"%s\" names %%%u, expected a function", L->where, e->name,
+            L->at = in;
+            return spv_fail(L->diag, "%s: entry point \"%s\" names %%%u, expected a function", where(L), e->name,
                             e->func_id);
         }
     }
@@ -645,7 +650,7 @@ static int build_model(loader *L)
     m->addressing = SpvAddressingModelLogical;
     for (uint32_t i = 0; i < m->ninsts; i++) {
         const spv_inst *in = &m->insts[i];
-        set_where(L, in);
+        L->at = in;
         const spv_opcode_desc *d = spv_opcode_desc_get(in->opcode);
         spv_id *x = in->result_id ? &m->ids[in->result_id] : NULL;
         switch (in->opcode) {

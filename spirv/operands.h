@@ -28,7 +28,8 @@ typedef uint32_t (*spv_literal_words_fn)(void *ud, uint32_t type_id);
 /* Splits the instruction `w` (nwords words, w[0] the opcode word) into at most
  * `max` operands.  `selector_type` gives the literal width of OpSwitch labels
  * (the type of the selector id) and of OpConstant values.  Returns the operand
- * count, or -1 with diag set ("expected ...").  `where` prefixes messages. */
+ * count, or -1 with diag set ("expected ...").  `where` prefixes messages (it
+ * may be NULL where diag is). */
 int spv_split_operands(const uint32_t *w, uint32_t nwords, spv_literal_words_fn width_of, void *ud, spv_operand *out,
                        int max, const char *where, spv_diag *diag);
 

@@ -159,18 +159,35 @@ void spv_disasm_inst(const spv_module *m, const spv_inst *in, char *buf, size_t 
     free(text);
 }
 
-bool spv_validate_words(const uint32_t *words, size_t nwords, const char *source, spv_diag *diag)
+/* One run of the validator at env.  Friendly names (the module's OpName
+ * strings in messages) cost a map of every id built before validation starts,
+ * a sixth of a module load, and matter only in a message: a module that passes
+ * is validated without them, one that fails again with them. */
+static spv_result_t validate_at(int env, bool friendly_names, const uint32_t *words, size_t nwords, spv_diagnostic *d)
 {
-    int env = spv_target_env_for(words, nwords);
     spv_context ctx = spvContextCreate((spv_target_env)env);
     spv_validator_options opt = spvValidatorOptionsCreate();
     spvValidatorOptionsSetScalarBlockLayout(opt, true);
     spvValidatorOptionsSetWorkgroupScalarBlockLayout(opt, true);
     spvValidatorOptionsSetAllowLocalSizeId(opt, true);
-    spvValidatorOptionsSetFriendlyNames(opt, true);
+    spvValidatorOptionsSetFriendlyNames(opt, friendly_names);
     spv_const_binary_t bin = { words, nwords };
+    spv_result_t r = spvValidateWithOptions(ctx, opt, &bin, d);
+    spvValidatorOptionsDestroy(opt);
+    spvContextDestroy(ctx);
+    if (r != SPV_SUCCESS && !friendly_names) {
+        spvDiagnosticDestroy(*d);
+        *d = NULL;
+        r = validate_at(env, true, words, nwords, d);
+    }
+    return r;
+}
+
+bool spv_validate_words(const uint32_t *words, size_t nwords, const char *source, spv_diag *diag)
+{
+    int env = spv_target_env_for(words, nwords);
     spv_diagnostic d = NULL;
-    spv_result_t r = spvValidateWithOptions(ctx, opt, &bin, &d);
+    spv_result_t r = validate_at(env, false, words, nwords, &d);
     /* The OpenCL environments reject capabilities that a profile need not
      * offer (Float16, Int8 in OpenCL 1.2, ...); spvjit offers them all, so a
      * Kernel module failing only that check is validated by the SPIR-V rules
@@ -182,9 +199,7 @@ bool spv_validate_words(const uint32_t *words, size_t nwords, const char *source
         env = uni[minor > 2 ? 2 : minor];
         spvDiagnosticDestroy(d);
         d = NULL;
-        spvContextDestroy(ctx);
-        ctx = spvContextCreate((spv_target_env)env);
-        r = spvValidateWithOptions(ctx, opt, &bin, &d);
+        r = validate_at(env, false, words, nwords, &d);
     }
     bool ok = r == SPV_SUCCESS;
     if (!ok) {
@@ -219,7 +234,5 @@ bool spv_validate_words(const uint32_t *words, size_t nwords, const char *source
         }
     }
     spvDiagnosticDestroy(d);
-    spvValidatorOptionsDestroy(opt);
-    spvContextDestroy(ctx);
     return ok;
 }

@@ -124,6 +124,53 @@ TEST(loader_byte_swapped_module_loads_the_same)
     free_list(files);
 }
 
+/* A module only SPIRV-Tools rejects: the message names the ids by their
+ * OpName, word for word as spirv-val's does (spvjit validates without the
+ * names and again with them once it fails). */
+TEST(loader_validation_message_names_ids_as_spirv_val_does)
+{
+    static const char text[] = "OpCapability Shader\n"
+                               "OpMemoryModel Logical GLSL450\n"
+                               "OpEntryPoint GLCompute %main \"main\"\n"
+                               "OpExecutionMode %main LocalSize 1 1 1\n"
+                               "OpName %counter \"counter\"\n"
+                               "%void = OpTypeVoid\n"
+                               "%fn = OpTypeFunction %void\n"
+                               "%float = OpTypeFloat 32\n"
+                               "%uint = OpTypeInt 32 0\n"
+                               "%ptr = OpTypePointer Function %float\n"
+                               "%one = OpConstant %uint 1\n"
+                               "%main = OpFunction %void None %fn\n"
+                               "%entry = OpLabel\n"
+                               "%counter = OpVariable %ptr Function\n"
+                               "OpStore %counter %one\n" /* a uint into a float */
+                               "OpReturn\n"
+                               "OpFunctionEnd\n";
+    char *dir = test_temp_dir("valnames");
+    REQUIRE(dir, "no temporary directory");
+    char path[512], cmd[640];
+    snprintf(path, sizeof path, "%s/store.spv", dir);
+    REQUIRE(test_assemble(text, "vulkan1.1", path), "spirv-as failed");
+    snprintf(cmd, sizeof cmd, "spirv-val --target-env vulkan1.1 '%s' 2>&1", path);
+    char *val = NULL;
+    int st = test_run_capture(cmd, &val);
+    /* "error: line N: <message>\n  <instruction>": the message */
+    char *msg = val ? strstr(val, ": OpStore") : NULL;
+    char *end = msg ? strchr(msg + 2, '\n') : NULL;
+    REQUIRE(st != 0 && msg && end, "spirv-val did not reject the store: %s", val ? val : "");
+    *end = 0;
+    msg += 2;
+    CHECK(strstr(msg, "[%counter]") != NULL, "spirv-val's message does not name %%counter: %s", msg);
+    spv_diag d = { { 0 } };
+    spv_module *m = spv_module_load_file(path, NULL, &d);
+    CHECK(!m, "the invalid store was accepted");
+    CHECK(strstr(d.msg, msg) != NULL, "message: %s\nspirv-val: %s", d.msg, msg);
+    spv_module_free(m);
+    free(val);
+    test_remove_dir(dir);
+    free(dir);
+}
+
 /* Every malformed module: an error naming the file, never a crash. */
 TEST(loader_rejects_malformed_modules_with_clear_errors)
 {
