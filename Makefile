@@ -33,7 +33,7 @@ OPTFLAGS := -O2 -g
 endif
 
 # The Debian 12 packages the build, the tests, the demo and the benchmarks need.
-DEB_BUILD := make gcc g++ python3 pkg-config spirv-headers spirv-tools llvm-19-dev libffi-dev libxxhash-dev \
+DEB_BUILD := make gcc g++ python3 pkg-config spirv-headers spirv-tools llvm-19-dev libzstd-dev libffi-dev libxxhash-dev \
              libjson-c-dev libsodium-dev python3-cffi python3-numpy python3-pytest \
              glslang-tools glslang-dev clang-15 llvm-spirv-15 groff-base
 DEB_FUZZ  := clang-19 libclang-rt-19-dev
@@ -128,7 +128,7 @@ $(BUILD)/libspvjit.so: $(LIB_OBJS) lib/spvjit.map
 	ln -sf libspvjit.so $(BUILD)/libspvjit.so.0
 
 $(BUILD)/spvjit: $(CMD_OBJS) $(BUILD)/libspvjit.a
-	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(SANFLAGS) -o $@ $^ $(SPVJIT_STATIC_LLVM_LDLIBS)
 
 # --- tests ----------------------------------------------------------------------
 $(BUILD)/run_tests: $(TEST_OBJS) $(CMD_PARTS) $(BUILD)/libspvjit.a
