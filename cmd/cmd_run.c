@@ -494,6 +494,14 @@ int cmd_run(int argc, char **argv)
     }
     if (result)
         cli_json_print(result);
+    fflush(stdout);
+    /* An auto build's optimized code compiles in the background and goes to
+     * the disk cache, which holds only optimized code; a run that ended
+     * without it would leave the next run of the same kernel and values a
+     * quick build again.  The results are out; the exit waits for it (at
+     * once for a quick build: it has none). */
+    if ((st = spvjit_kernel_wait_optimized(k)))
+        cli_api_error("the optimized tier", st);
     rc = 0;
 done:
     free(times);

@@ -262,6 +262,56 @@ TEST(run_repeat_reports_tiers)
     free(dir);
 }
 
+/* An auto run leaves its optimized code in the disk cache: the next run of
+ * the same kernel and values starts from it (issue 12: "a second process
+ * starts optimized"); a quick run leaves nothing.  Each run's y = a*x + y
+ * against C. */
+TEST(run_auto_leaves_the_optimized_code_for_the_next_run)
+{
+    static const struct {
+        const char *tier;
+        const char *want_tier;
+        bool want_hit;
+    } runs[] = {
+        { "quick", "\"tier\":\"quick\"", false }, /* nothing stored: the next run compiles */
+        { "auto", "\"tier\":\"quick\"", false },
+        { "auto", "\"tier\":\"optimized\"", true },
+    };
+    enum { N = 200 };
+    const float a = 1.75f;
+    char *dir = test_temp_dir("run-disk");
+    REQUIRE(dir, "mkdtemp");
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char cmd[2048], *out = NULL;
+        snprintf(cmd, sizeof cmd,
+                 "XDG_CACHE_HOME='%s' %s run %s --tier %s -D 0=%g --groups 4 --buffer 0:0=iota:f32:256 "
+                 "--buffer 0:1=const:f32:0.5:256 --push u32:%d --print 0:1 --json",
+                 dir, bin(), test_data_path("kernels/saxpy.comp.spv"), runs[i].tier, a, N);
+        int st = test_run_capture(cmd, &out);
+        char *compact = out ? malloc(strlen(out) + 1) : NULL; /* without whitespace */
+        size_t k = 0;
+        for (const char *p = out; compact && *p; p++)
+            if (*p != ' ' && *p != '\n')
+                compact[k++] = *p;
+        if (compact)
+            compact[k] = 0;
+        const char *hit = runs[i].want_hit ? "\"from_cache\":true" : "\"from_cache\":false";
+        CHECK(st == 0 && compact && strstr(compact, hit) && strstr(compact, runs[i].want_tier),
+              "run %zu (--tier %s): want %s and %s in: %s", i, runs[i].tier, hit, runs[i].want_tier, out ? out : "");
+        /* the printed y: a * i + 0.5 for i < N, else 0.5 */
+        char want[16384] = "[";
+        for (int j = 0; j < 256; j++)
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%.9g", j ? "," : "",
+                     j < N ? (double)(a * (float)j + 0.5f) : 0.5);
+        strcat(want, "]");
+        CHECK(compact && strstr(compact, want), "run %zu: the values are not %s: %s", i, want, out ? out : "");
+        free(compact);
+        free(out);
+    }
+    test_remove_dir(dir);
+    free(dir);
+}
+
 /* The bad inputs of issue 11 through the command: each ends with exit 0 and
  * the robust result, or exit 1 with one line naming the problem; none
  * crashes or hangs. */
