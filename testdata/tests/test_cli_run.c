@@ -232,6 +232,16 @@ TEST(run_saxpy_cl_args_print_and_repeat)
     free(out);
 }
 
+/* `spvjit run` of saxpy.comp with its disk cache in `cache` and the rest of
+ * the arguments `args`; the exit status, the output in *out. */
+static int run_saxpy_cached(const char *cache, const char *args, char **out)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME='%s' %s run %s %s", cache, bin(),
+             test_data_path("kernels/saxpy.comp.spv"), args);
+    return test_run_capture(cmd, out);
+}
+
 /* --repeat reports the tier of the build, of the first dispatch and of the
  * median, which waits for the optimized code (auto) or keeps the quick code. */
 TEST(run_repeat_reports_tiers)
@@ -247,12 +257,13 @@ TEST(run_repeat_reports_tiers)
     char *dir = test_temp_dir("run-tiers"); /* an empty disk cache: every run compiles */
     REQUIRE(dir, "mkdtemp");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char cmd[2048], *out = NULL;
-        snprintf(cmd, sizeof cmd,
-                 "XDG_CACHE_HOME='%s/%zu' %s run %s --tier %s --groups 2 --buffer 0:0=iota:f32:128 "
-                 "--buffer 0:1=const:f32:1:128 --push u32:128 --repeat 5",
-                 dir, i, bin(), test_data_path("kernels/saxpy.comp.spv"), cases[i].tier);
-        int st = test_run_capture(cmd, &out);
+        char cache[512], args[512], *out = NULL;
+        snprintf(cache, sizeof cache, "%s/%zu", dir, i);
+        snprintf(args, sizeof args,
+                 "--tier %s --groups 2 --buffer 0:0=iota:f32:128 --buffer 0:1=const:f32:1:128 --push u32:128 "
+                 "--repeat 5",
+                 cases[i].tier);
+        int st = run_saxpy_cached(cache, args, &out);
         for (int w = 0; w < 3; w++)
             CHECK(st == 0 && out && strstr(out, cases[i].want[w]), "--tier %s: no '%s' in: %s", cases[i].tier,
                   cases[i].want[w], out ? out : "");
@@ -282,12 +293,12 @@ TEST(run_auto_leaves_the_optimized_code_for_the_next_run)
     char *dir = test_temp_dir("run-disk");
     REQUIRE(dir, "mkdtemp");
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-        char cmd[2048], *out = NULL;
-        snprintf(cmd, sizeof cmd,
-                 "XDG_CACHE_HOME='%s' %s run %s --tier %s -D 0=%g --groups 4 --buffer 0:0=iota:f32:256 "
-                 "--buffer 0:1=const:f32:0.5:256 --push u32:%d --print 0:1 --json",
-                 dir, bin(), test_data_path("kernels/saxpy.comp.spv"), runs[i].tier, a, N);
-        int st = test_run_capture(cmd, &out);
+        char args[512], *out = NULL;
+        snprintf(args, sizeof args,
+                 "--tier %s -D 0=%g --groups 4 --buffer 0:0=iota:f32:256 --buffer 0:1=const:f32:0.5:256 "
+                 "--push u32:%d --print 0:1 --json",
+                 runs[i].tier, a, N);
+        int st = run_saxpy_cached(dir, args, &out);
         char *compact = out ? malloc(strlen(out) + 1) : NULL; /* without whitespace */
         size_t k = 0;
         for (const char *p = out; compact && *p; p++)
