@@ -12,7 +12,7 @@ SPVJIT_LDLIBS = $(SPVJIT_GLSLANG_LIBS) -lSPIRV-Tools-opt -lSPIRV-Tools $(SPVJIT_
 # The same with LLVM's static libraries, for the `spvjit` command: a process
 # linked with libLLVM.so spends about 20 ms before main (ld.so binding and
 # relocating libLLVM's symbols), and every run of the command pays it; linked
-# statically (PIE still), 5.  The components are those libspvjit calls;
+# statically (still a PIE), about 5 ms.  The components are those libspvjit calls;
 # --as-needed keeps LLVM's system libraries (z3, libxml2) that none of them
 # uses out of the program.
 SPVJIT_LLVM_COMPONENTS := core passes orcjit native
