@@ -33,7 +33,7 @@ OPTFLAGS := -O2 -g
 endif
 
 # The Debian 12 packages the build, the tests, the demo and the benchmarks need.
-DEB_BUILD := make gcc g++ python3 pkg-config spirv-headers spirv-tools llvm-19-dev libzstd-dev libffi-dev libxxhash-dev \
+DEB_BUILD := make gcc g++ python3 pkg-config spirv-headers spirv-tools llvm-19-dev libzstd-dev zlib1g-dev libffi-dev libxxhash-dev \
              libjson-c-dev libsodium-dev python3-cffi python3-numpy python3-pytest \
              glslang-tools glslang-dev clang-15 llvm-spirv-15 groff-base
 DEB_FUZZ  := clang-19 libclang-rt-19-dev

@@ -14,7 +14,8 @@ SPVJIT_LDLIBS = $(SPVJIT_GLSLANG_LIBS) -lSPIRV-Tools-opt -lSPIRV-Tools $(SPVJIT_
 # relocating libLLVM's symbols), and every run of the command pays it; linked
 # statically (still a PIE), about 5 ms.  The components are those libspvjit calls;
 # --as-needed keeps LLVM's system libraries (z3, libxml2) that none of them
-# uses out of the program.
+# uses out of the program; zlib and zstd it does use (LLVM's Support), so
+# `make deps` installs zlib1g-dev and libzstd-dev.
 SPVJIT_LLVM_COMPONENTS := core passes orcjit native
 SPVJIT_LLVM_STATIC_LIBS = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) \
                           $(shell $(LLVM_CONFIG) --link-static --libs $(SPVJIT_LLVM_COMPONENTS) 2>/dev/null) \
