@@ -361,25 +361,22 @@ static range intrinsic(analysis *a, LLVMValueRef call, unsigned bits)
 {
     LLVMValueRef f = LLVMGetCalledValue(call);
     size_t len;
-    if (!LLVMIsAFunction(f) || LLVMGetNumArgOperands(call) != 2)
+    const char *minmax = jit_call_int_minmax(call); /* "llvm.smin", ... */
+    bool usub = !minmax && LLVMIsAFunction(f) && !strncmp(LLVMGetValueName2(f, &len), "llvm.usub.sat.", 14);
+    if ((!minmax && !usub) || LLVMGetNumArgOperands(call) != 2)
         return unknown();
-    const char *name = LLVMGetValueName2(f, &len);
-    bool smin = !strncmp(name, "llvm.smin.", 10), smax = !strncmp(name, "llvm.smax.", 10);
-    bool umin = !strncmp(name, "llvm.umin.", 10), umax = !strncmp(name, "llvm.umax.", 10);
-    bool usub = !strncmp(name, "llvm.usub.sat.", 14);
-    if (!smin && !smax && !umin && !umax && !usub)
-        return unknown();
+    bool is_min = minmax && !strcmp(minmax + 6, "min");
     range x = follow(a, LLVMGetOperand(call, 0)), y = follow(a, LLVMGetOperand(call, 1));
     if (!x.known || !y.known)
         return unknown();
     jit_pv ok = both(a, x.ok, y.ok);
-    if (umin || umax || usub) /* unsigned: the signed bounds hold only for non-negative operands */
+    if (usub || minmax[5] == 'u') /* unsigned: the signed bounds hold only for non-negative operands */
         ok = both(a, nonnegative(a, x), nonnegative(a, y));
     (void)bits;
     jit_pv zero = k128(a, 0);
-    range r = usub           ? make(a, max2(a, sub(a, x.lo, y.hi), zero), max2(a, sub(a, x.hi, y.lo), zero), ok)
-              : smin || umin ? make(a, min2(a, x.lo, y.lo), min2(a, x.hi, y.hi), ok)
-                             : make(a, max2(a, x.lo, y.lo), max2(a, x.hi, y.hi), ok);
+    range r = usub     ? make(a, max2(a, sub(a, x.lo, y.hi), zero), max2(a, sub(a, x.hi, y.lo), zero), ok)
+              : is_min ? make(a, min2(a, x.lo, y.lo), min2(a, x.hi, y.hi), ok)
+                       : make(a, max2(a, x.lo, y.lo), max2(a, x.hi, y.hi), ok);
     return inside(a, sized(r, wider(x, y) + usub), x, y);
 }
 
