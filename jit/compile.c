@@ -7,6 +7,7 @@
 #include "barrier_path.h"
 #include "poll.h"
 #include "unbranch.h"
+#include "unmask.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,10 @@ LLVMMemoryBufferRef jit_build_object(jit_build *b)
         return NULL;
     if (o->memory == JIT_MEMORY_ROBUST)
         jit_unbranch_guards(mod, b->c.td);
+    if (jit_unmask_full_lanes(mod) < 0) {
+        spv_fail(diag, "out of memory");
+        return NULL;
+    }
     if (jit_insert_polls(mod) < 0) { /* after the passes: they never see a poll */
         spv_fail(diag, "internal error: inserting the stop polls (out of memory, or a group function "
                        "without its load of the stop flag)");

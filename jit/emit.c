@@ -225,10 +225,16 @@ static void on_lookup(LLVMErrorRef err, LLVMOrcCSymbolMapPairs result, size_t np
 /* Resolves names[0..n) (NULL: none) in jd into addrs.  0, or -1 with diag. */
 static int lookup_symbols(LLVMOrcJITDylibRef jd, const char *const *names, void **addrs, unsigned n, spv_diag *diag)
 {
-    LLVMOrcCLookupSetElement set[8];
-    LLVMOrcSymbolStringPoolEntryRef want[8] = { 0 };
+    LLVMOrcCLookupSetElement *set = calloc(n ? n : 1, sizeof *set);
+    LLVMOrcSymbolStringPoolEntryRef *want = calloc(n ? n : 1, sizeof *want);
+    if (!set || !want) {
+        free(set);
+        free(want);
+        spv_fail(diag, "out of memory");
+        return -1;
+    }
     size_t nset = 0;
-    for (unsigned i = 0; i < n && i < 8; i++) {
+    for (unsigned i = 0; i < n; i++) {
         addrs[i] = NULL;
         if (!names[i])
             continue;
@@ -248,9 +254,11 @@ static int lookup_symbols(LLVMOrcJITDylibRef jd, const char *const *names, void 
     while (!l.done)
         pthread_cond_wait(&l.done_cond, &l.lock);
     pthread_mutex_unlock(&l.lock);
-    for (unsigned i = 0; i < n && i < 8; i++)
+    for (unsigned i = 0; i < n; i++)
         if (want[i])
             LLVMOrcReleaseSymbolStringPoolEntry(want[i]);
+    free(set);
+    free(want);
     if (l.error) {
         fail_error(diag, "linking", l.error);
         return -1;

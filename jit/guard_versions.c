@@ -769,31 +769,6 @@ static LLVMIntPredicate inverse(LLVMIntPredicate p)
     }
 }
 
-/* p with its operands swapped: x p y is y swapped(p) x. */
-static LLVMIntPredicate swapped(LLVMIntPredicate p)
-{
-    switch (p) {
-    case LLVMIntSLT:
-        return LLVMIntSGT;
-    case LLVMIntSLE:
-        return LLVMIntSGE;
-    case LLVMIntSGT:
-        return LLVMIntSLT;
-    case LLVMIntSGE:
-        return LLVMIntSLE;
-    case LLVMIntULT:
-        return LLVMIntUGT;
-    case LLVMIntULE:
-        return LLVMIntUGE;
-    case LLVMIntUGT:
-        return LLVMIntULT;
-    case LLVMIntUGE:
-        return LLVMIntULE;
-    default:
-        return p; /* EQ, NE */
-    }
-}
-
 static void add_dominating(analysis *a, unsigned b, int depth);
 
 static void push_constraint(analysis *a, constraint k)
@@ -870,7 +845,7 @@ static void add_condition(analysis *a, LLVMValueRef cond, bool holds, int depth)
         if (!holds)
             p = inverse(p);
         add_constraint(a, LLVMGetOperand(cond, 0), p, LLVMGetOperand(cond, 1));
-        add_constraint(a, LLVMGetOperand(cond, 1), swapped(p), LLVMGetOperand(cond, 0));
+        add_constraint(a, LLVMGetOperand(cond, 1), jit_icmp_swapped(p), LLVMGetOperand(cond, 0));
     }
 }
 

@@ -2,6 +2,7 @@
 #include "llvm_facts.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -179,4 +180,63 @@ bool jit_is_group_proven(LLVMValueRef v)
     size_t len;
     const char *name = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : NULL;
     return name && len == strlen(JIT_GROUP_PROVEN) && !memcmp(name, JIT_GROUP_PROVEN, len);
+}
+
+void jit_retarget_phis(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to)
+{
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(bb), next; phi && LLVMIsAPHINode(phi); phi = next) {
+        next = LLVMGetNextInstruction(phi);
+        unsigned n = LLVMCountIncoming(phi);
+        bool has = false;
+        for (unsigned i = 0; i < n; i++)
+            has |= LLVMGetIncomingBlock(phi, i) == from;
+        if (!has)
+            continue;
+        LLVMPositionBuilderBefore(b, phi);
+        LLVMValueRef np = LLVMBuildPhi(b, LLVMTypeOf(phi), "");
+        bool added = false;
+        for (unsigned i = 0; i < n; i++) {
+            LLVMValueRef v = LLVMGetIncomingValue(phi, i);
+            LLVMBasicBlockRef in = LLVMGetIncomingBlock(phi, i);
+            if (in == from) {
+                if (added)
+                    continue;
+                in = to;
+                added = true;
+            }
+            LLVMAddIncoming(np, &v, &in, 1);
+        }
+        LLVMReplaceAllUsesWith(phi, np);
+        size_t len; /* the new phi keeps the name (a loop counter's, for the reader of --emit) */
+        const char *name = LLVMGetValueName2(phi, &len);
+        char *keep = len ? strndup(name, len) : NULL;
+        LLVMInstructionEraseFromParent(phi);
+        if (keep)
+            LLVMSetValueName2(np, keep, len);
+        free(keep);
+    }
+}
+
+LLVMIntPredicate jit_icmp_swapped(LLVMIntPredicate p)
+{
+    switch (p) {
+    case LLVMIntSLT:
+        return LLVMIntSGT;
+    case LLVMIntSLE:
+        return LLVMIntSGE;
+    case LLVMIntSGT:
+        return LLVMIntSLT;
+    case LLVMIntSGE:
+        return LLVMIntSLE;
+    case LLVMIntULT:
+        return LLVMIntUGT;
+    case LLVMIntULE:
+        return LLVMIntUGE;
+    case LLVMIntUGT:
+        return LLVMIntULT;
+    case LLVMIntUGE:
+        return LLVMIntULE;
+    default:
+        return p; /* EQ, NE */
+    }
 }

@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include <llvm-c/Core.h>
 
+/* p with its operands swapped: x p y is y jit_icmp_swapped(p) x. */
+LLVMIntPredicate jit_icmp_swapped(LLVMIntPredicate p);
+
 /* An opcode whose result depends on its operands alone: no memory, no side
  * effect (arithmetic, comparisons, casts, GEP, select, vector and aggregate
  * element operations, freeze).  Integer division and remainder are included:
@@ -57,6 +60,11 @@ LLVMValueRef jit_strip_geps(LLVMValueRef p);
 bool jit_alloca_simple(LLVMValueRef a);
 /* The store into alloca `a` when there is exactly one, else NULL. */
 LLVMValueRef jit_alloca_single_store(LLVMValueRef a);
+
+/* Replaces `from` by `to` among the incoming blocks of every phi of bb (one
+ * entry for `to`, however many edges from `from` there were): the block
+ * splits after the passes (polls, unmasked accesses) move edges. */
+void jit_retarget_phis(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
 
 /* Runs the new pass manager's `pipeline` on mod (no target machine): 0, or -1
  * with "LLVM passes (<pipeline>) failed: <why>" in msg[len]. */

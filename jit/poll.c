@@ -7,44 +7,8 @@
 
 #include "abi.h"
 #include "cfg.h"
+#include "llvm_facts.h"
 #include "lower_ctx.h"
-
-/* Replaces `from` by `to` among the incoming blocks of every phi of bb (one
- * entry for `to`, however many edges from `from` there were). */
-static void retarget_phis(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to)
-{
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(bb), next; phi && LLVMIsAPHINode(phi); phi = next) {
-        next = LLVMGetNextInstruction(phi);
-        unsigned n = LLVMCountIncoming(phi);
-        bool has = false;
-        for (unsigned i = 0; i < n; i++)
-            has |= LLVMGetIncomingBlock(phi, i) == from;
-        if (!has)
-            continue;
-        LLVMPositionBuilderBefore(b, phi);
-        LLVMValueRef np = LLVMBuildPhi(b, LLVMTypeOf(phi), "");
-        bool added = false;
-        for (unsigned i = 0; i < n; i++) {
-            LLVMValueRef v = LLVMGetIncomingValue(phi, i);
-            LLVMBasicBlockRef in = LLVMGetIncomingBlock(phi, i);
-            if (in == from) {
-                if (added)
-                    continue;
-                in = to;
-                added = true;
-            }
-            LLVMAddIncoming(np, &v, &in, 1);
-        }
-        LLVMReplaceAllUsesWith(phi, np);
-        size_t len; /* the new phi keeps the name (a loop counter's, for the reader of --emit) */
-        const char *name = LLVMGetValueName2(phi, &len);
-        char *keep = len ? strndup(name, len) : NULL;
-        LLVMInstructionEraseFromParent(phi);
-        if (keep)
-            LLVMSetValueName2(np, keep, len);
-        free(keep);
-    }
-}
 
 #define STOP_FIELD_MD "spvjit.stop.field"
 
@@ -154,7 +118,7 @@ static int poll_function(LLVMValueRef fn, LLVMValueRef field)
             for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++)
                 if (LLVMGetSuccessor(term, s) == to)
                     LLVMSetSuccessor(term, s, poll);
-            retarget_phis(b, to, from, poll);
+            jit_retarget_phis(b, to, from, poll);
             n++;
         }
     }

@@ -103,19 +103,56 @@ TEST(jit_ir_mm_unrolled_when_specialized)
     free(b.asm_);
 }
 
+/* file (under testdata/) compiled on the optimized tier, its optimized IR in
+ * t->opt; NULL (a failure recorded) when it does not compile.  *m: the
+ * module, for the caller to free with the kernel. */
+static jit_kernel *opt_ir_of(const char *file, texts *t, spv_module **m)
+{
+    *m = tj_load(file);
+    CHECK(*m, "load %s", file);
+    spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = t, .emit_opt_ir = true };
+    jit_kernel *k = *m ? tj_compile(*m, NULL, &o) : NULL;
+    CHECK(!*m || k, "compile %s: %s", file, tj_last_error);
+    return k;
+}
+
 TEST(jit_ir_saxpy_vectorized)
 {
     texts t = { 0 };
-    spv_module *m = tj_load("kernels/saxpy.comp.spv");
-    REQUIRE(m, "load");
-    spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = &t, .emit_opt_ir = true };
-    jit_kernel *k = tj_compile(m, NULL, &o);
-    REQUIRE(k, "compile: %s", tj_last_error);
+    spv_module *m;
+    jit_kernel *k = opt_ir_of("kernels/saxpy.comp.spv", &t, &m);
+    if (!k) {
+        spv_module_free(m);
+        return;
+    }
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
     fprintf(stderr, "  saxpy.comp: lower %.1f ms, passes %.1f ms, codegen %.1f ms\n", f->ms_lower, f->ms_passes,
             f->ms_codegen);
     /* the work-group loop over 64 items becomes vector code */
     CHECK(t.opt && strstr(t.opt, "x float>"), "no vector float operations in the work-group function");
+    free(t.opt);
+    spvjit_kernel_free(k);
+    spv_module_free(m);
+}
+
+/* sgreduce's `gid < n ? src[gid] : 0` loads a sub-group's values under the
+ * lanes' compare; every such masked load runs only when the sub-group's last
+ * lane is past n (jit/unmask.h): as many tests of the extreme lane as masked
+ * loads.  (The sums, bit for bit, with partial sub-groups:
+ * jit_subgroup_bench_sgreduce.) */
+TEST(jit_ir_masked_loads_only_for_partial_sub_groups)
+{
+    texts t = { 0 };
+    spv_module *m;
+    jit_kernel *k = opt_ir_of("../bench/kernels/sgreduce.comp.spv", &t, &m);
+    if (!k) {
+        spv_module_free(m);
+        return;
+    }
+    unsigned w = spvjit_kernel_facts_of(k)->subgroup_size;
+    unsigned masked = calls_of(t.opt, "@llvm.masked.load."), tests = count(t.opt, "br i1 %lanes.all");
+    CHECK(w == 1 || (masked >= 1 && tests == masked), "sub-groups of %u: %u masked loads, %u tests of the last lane", w,
+          masked, tests);
     free(t.opt);
     spvjit_kernel_free(k);
     spv_module_free(m);

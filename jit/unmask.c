@@ -1,0 +1,272 @@
+/* jit/unmask.c — masked accesses whose lanes are all active, unmasked (see unmask.h). */
+#include "unmask.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "llvm_facts.h"
+#include "util/array.h"
+
+enum { MAX_AND_DEPTH = 4 };
+
+/* The integer every lane of vector v holds (the insert-and-shuffle a splat
+ * is, or a constant), else NULL. */
+static LLVMValueRef splat_of(LLVMValueRef v)
+{
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
+        return NULL;
+    unsigned n = LLVMGetVectorSize(t);
+    if (LLVMIsAConstant(v)) {
+        LLVMValueRef e0 = LLVMGetAggregateElement(v, 0);
+        if (!e0 || !LLVMIsAConstantInt(e0))
+            return NULL;
+        for (unsigned i = 1; i < n; i++)
+            if (LLVMGetAggregateElement(v, i) != e0)
+                return NULL;
+        return e0;
+    }
+    if (!LLVMIsAShuffleVectorInst(v) || LLVMGetNumMaskElements(v) != n)
+        return NULL;
+    for (unsigned i = 0; i < n; i++)
+        if (LLVMGetMaskValue(v, i) != 0)
+            return NULL;
+    LLVMValueRef ins = LLVMGetOperand(v, 0), at = LLVMIsAInsertElementInst(ins) ? LLVMGetOperand(ins, 2) : NULL;
+    return at && LLVMIsAConstantInt(at) && LLVMConstIntGetZExtValue(at) == 0 ? LLVMGetOperand(ins, 1) : NULL;
+}
+
+/* Whether c is a vector of integer constants of at most 64 bits (no poison),
+ * all non-negative as signed numbers when `nonneg`. */
+static bool const_lanes(LLVMValueRef c, bool nonneg)
+{
+    LLVMTypeRef t = LLVMTypeOf(c);
+    if (!LLVMIsAConstant(c) || LLVMGetTypeKind(t) != LLVMVectorTypeKind ||
+        LLVMGetTypeKind(LLVMGetElementType(t)) != LLVMIntegerTypeKind ||
+        LLVMGetIntTypeWidth(LLVMGetElementType(t)) > 64)
+        return false;
+    for (unsigned i = 0, n = LLVMGetVectorSize(t); i < n; i++) {
+        LLVMValueRef e = LLVMGetAggregateElement(c, i);
+        if (!e || !LLVMIsAConstantInt(e) || (nonneg && LLVMConstIntGetSExtValue(e) < 0))
+            return false;
+    }
+    return true;
+}
+
+/* Lane l of v is x + off[l] with no wrap: as unsigned numbers (*u), as
+ * signed ones (*s).  An `or disjoint` adds without a carry: unsigned, and
+ * signed where no offset has the sign bit; an add says by its nuw and nsw. */
+static bool lanes_of(LLVMValueRef v, LLVMValueRef *x, LLVMValueRef *off, bool *u, bool *s)
+{
+    LLVMOpcode op = LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : LLVMRet;
+    if (op != LLVMOr && op != LLVMAdd)
+        return false;
+    for (unsigned k = 0; k < 2; k++) {
+        LLVMValueRef sx = splat_of(LLVMGetOperand(v, k)), c = LLVMGetOperand(v, 1 - k);
+        if (!sx || !const_lanes(c, false))
+            continue;
+        if (op == LLVMOr) {
+            if (!LLVMGetIsDisjoint(v))
+                return false;
+            *u = true;
+            *s = const_lanes(c, true);
+        } else {
+            *u = LLVMGetNUW(v);
+            *s = LLVMGetNSW(v);
+        }
+        *x = sx;
+        *off = c;
+        return true;
+    }
+    return false;
+}
+
+/* The offset of off's lane with the largest (`max`) or smallest value, as
+ * signed or unsigned numbers. */
+static LLVMValueRef extreme(LLVMValueRef off, bool is_signed, bool max)
+{
+    LLVMValueRef best = LLVMGetAggregateElement(off, 0);
+    for (unsigned i = 1, n = LLVMGetVectorSize(LLVMTypeOf(off)); i < n; i++) {
+        LLVMValueRef e = LLVMGetAggregateElement(off, i);
+        int order = is_signed ? (LLVMConstIntGetSExtValue(e) > LLVMConstIntGetSExtValue(best)) -
+                                    (LLVMConstIntGetSExtValue(e) < LLVMConstIntGetSExtValue(best))
+                              : (LLVMConstIntGetZExtValue(e) > LLVMConstIntGetZExtValue(best)) -
+                                    (LLVMConstIntGetZExtValue(e) < LLVMConstIntGetZExtValue(best));
+        if (max ? order > 0 : order < 0)
+            best = e;
+    }
+    return best;
+}
+
+/* i1: every lane of mask m is true, built at b; NULL when m's form does not
+ * say.  b NULL: only whether it would (m itself, or NULL). */
+static LLVMValueRef all_active(LLVMBuilderRef b, LLVMValueRef m, unsigned depth)
+{
+    LLVMOpcode op = LLVMIsAInstruction(m) ? LLVMGetInstructionOpcode(m) : LLVMRet;
+    if (op == LLVMAnd || (op == LLVMSelect && LLVMIsNull(LLVMGetOperand(m, 2)))) { /* select p, q, false: and */
+        LLVMValueRef p = LLVMGetOperand(m, 0), q = LLVMGetOperand(m, 1);
+        if (depth >= MAX_AND_DEPTH || !all_active(NULL, p, depth + 1) || !all_active(NULL, q, depth + 1))
+            return NULL;
+        return b ? LLVMBuildAnd(b, all_active(b, p, depth + 1), all_active(b, q, depth + 1), "") : m;
+    }
+    if (op != LLVMICmp)
+        return NULL;
+    LLVMIntPredicate pred = LLVMGetICmpPredicate(m);
+    LLVMValueRef l = LLVMGetOperand(m, 0), r = LLVMGetOperand(m, 1), x, off, y;
+    bool u, s;
+    if (!lanes_of(l, &x, &off, &u, &s)) {
+        LLVMValueRef t = l;
+        l = r;
+        r = t;
+        pred = jit_icmp_swapped(pred);
+        if (!lanes_of(l, &x, &off, &u, &s))
+            return NULL;
+    }
+    if (!(y = splat_of(r)))
+        return NULL;
+    bool is_signed = false,
+         max = false; /* the lane that decides: the largest for < and <=, the smallest for > and >= */
+    switch (pred) {
+    case LLVMIntULT:
+    case LLVMIntULE:
+        max = true;
+        /* fall through */
+    case LLVMIntUGT:
+    case LLVMIntUGE:
+        if (!u)
+            return NULL;
+        break;
+    case LLVMIntSLT:
+    case LLVMIntSLE:
+        max = true;
+        /* fall through */
+    case LLVMIntSGT:
+    case LLVMIntSGE:
+        if (!s)
+            return NULL;
+        is_signed = true;
+        break;
+    default:
+        return NULL;
+    }
+    if (!b)
+        return m;
+    LLVMValueRef k = extreme(off, is_signed, max);
+    LLVMValueRef lane = LLVMIsNull(k) ? x : LLVMBuildAdd(b, x, k, "lane.extreme");
+    return LLVMBuildICmp(b, pred, lane, y, "lanes.all");
+}
+
+static bool masked_access(LLVMValueRef in, bool *is_load)
+{
+    LLVMValueRef f = LLVMIsACallInst(in) ? LLVMGetCalledValue(in) : NULL;
+    size_t len;
+    const char *name = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : NULL;
+    if (!name)
+        return false;
+    *is_load = len > 17 && !memcmp(name, "llvm.masked.load.", 17);
+    return *is_load || (len > 18 && !memcmp(name, "llvm.masked.store.", 18));
+}
+
+/* Moves v, when it is a side-effect-free instruction of `from` whose one use
+ * is `user`, before user, and its operands likewise: the mask is computed
+ * only on the path that needs it. */
+static void sink(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef user, LLVMBasicBlockRef from)
+{
+    LLVMUseRef use = LLVMIsAInstruction(v) ? LLVMGetFirstUse(v) : NULL;
+    if (!use || LLVMGetNextUse(use) || LLVMGetUser(use) != user || LLVMIsAPHINode(v) ||
+        LLVMGetInstructionParent(v) != from || !jit_opcode_never_traps(LLVMGetInstructionOpcode(v)))
+        return;
+    LLVMInstructionRemoveFromParent(v);
+    LLVMPositionBuilderBefore(b, user);
+    LLVMInsertIntoBuilder(b, v);
+    for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
+        sink(b, LLVMGetOperand(v, i), v, from);
+}
+
+/* bb: ... access ... -> bb: ... br all, full, part; full: plain access;
+ * part: the mask, the masked access; join: phi, the rest of bb. */
+static void rewrite(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef call, bool is_load)
+{
+    LLVMBasicBlockRef bb = LLVMGetInstructionParent(call), next = LLVMGetNextBasicBlock(bb);
+    LLVMValueRef fn = LLVMGetBasicBlockParent(bb);
+    LLVMBasicBlockRef blocks[3];
+    static const char *const names[3] = { "lanes.full", "lanes.part", "lanes.join" };
+    for (int i = 0; i < 3; i++)
+        blocks[i] = next ? LLVMInsertBasicBlockInContext(llc, next, names[i])
+                         : LLVMAppendBasicBlockInContext(llc, fn, names[i]);
+    LLVMBasicBlockRef full = blocks[0], part = blocks[1], join = blocks[2];
+
+    LLVMPositionBuilderAtEnd(b, join); /* the rest of bb, its terminator's edges now from join */
+    for (LLVMValueRef i = LLVMGetNextInstruction(call), n; i; i = n) {
+        n = LLVMGetNextInstruction(i);
+        LLVMInstructionRemoveFromParent(i);
+        LLVMInsertIntoBuilder(b, i);
+    }
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(join);
+    for (unsigned i = 0, n = LLVMGetNumSuccessors(term); i < n; i++)
+        jit_retarget_phis(b, LLVMGetSuccessor(term, i), bb, join);
+
+    unsigned ptr_at = is_load ? 0 : 1;
+    LLVMValueRef mask = LLVMGetOperand(call, ptr_at + 2), ptr = LLVMGetOperand(call, ptr_at);
+    unsigned align = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, ptr_at + 1));
+    LLVMInstructionRemoveFromParent(call);
+    LLVMPositionBuilderAtEnd(b, bb);
+    LLVMBuildCondBr(b, all_active(b, mask, 0), full, part);
+
+    LLVMPositionBuilderAtEnd(b, full);
+    LLVMValueRef plain =
+        is_load ? LLVMBuildLoad2(b, LLVMTypeOf(call), ptr, "") : LLVMBuildStore(b, LLVMGetOperand(call, 0), ptr);
+    LLVMSetAlignment(plain, align);
+    size_t nmd;
+    LLVMValueMetadataEntry *md = LLVMInstructionGetAllMetadataOtherThanDebugLoc(call, &nmd);
+    for (unsigned i = 0; i < nmd; i++)
+        LLVMSetMetadata(plain, LLVMValueMetadataEntriesGetKind(md, i),
+                        LLVMMetadataAsValue(llc, LLVMValueMetadataEntriesGetMetadata(md, i)));
+    if (md)
+        LLVMDisposeValueMetadataEntries(md);
+    LLVMBuildBr(b, join);
+
+    LLVMPositionBuilderAtEnd(b, part);
+    LLVMValueRef br = LLVMBuildBr(b, join);
+    LLVMPositionBuilderBefore(b, br);
+    LLVMInsertIntoBuilder(b, call);
+    sink(b, mask, call, bb);
+
+    if (is_load) {
+        LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(join));
+        LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(call), "");
+        LLVMReplaceAllUsesWith(call, phi);
+        LLVMValueRef in[2] = { plain, call };
+        LLVMBasicBlockRef from[2] = { full, part };
+        LLVMAddIncoming(phi, in, from, 2);
+    }
+}
+
+int jit_unmask_full_lanes(LLVMModuleRef mod)
+{
+    util_array found = { 0 };
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+                bool is_load;
+                if (masked_access(in, &is_load) && all_active(NULL, LLVMGetOperand(in, is_load ? 2 : 3), 0) &&
+                    !UTIL_ARRAY_PUSH(&found, LLVMValueRef, in)) {
+                    util_array_fini(&found);
+                    return -1;
+                }
+            }
+    size_t n = UTIL_ARRAY_COUNT(&found, LLVMValueRef);
+    if (n) {
+        LLVMContextRef llc = LLVMGetModuleContext(mod);
+        LLVMBuilderRef b = LLVMCreateBuilderInContext(llc);
+        for (size_t i = 0; i < n; i++) {
+            LLVMValueRef call = UTIL_ARRAY_AT(&found, LLVMValueRef, i);
+            bool is_load;
+            masked_access(call, &is_load);
+            rewrite(b, llc, call, is_load);
+        }
+        LLVMDisposeBuilder(b);
+    }
+    util_array_fini(&found);
+    return (int)n;
+}

@@ -1,0 +1,303 @@
+/* testdata/tests/test_jit_unmask.c — masked accesses unmasked where every
+ * lane is active (jit/unmask.h).
+ *
+ * Hand-written functions load W floats under a lane mask (inactive lanes
+ * read -1), store what they loaded to `out` whole, and store twice the value
+ * to `dst` under the same mask.  Each mask is one form of the lanes' compare:
+ * `or disjoint` and `add nuw`/`add nsw` lane offsets (negative ones too),
+ * the compare either way round, unsigned and signed, a constant bound, i64
+ * lanes, `and` and `select`ed pairs; and forms that must stay masked (an add
+ * that may wrap, equality, a bound that differs by lane).  After the rewrite
+ * the module must verify, each function must have been rewritten or not as
+ * its form says, and `out` and `dst` must be what a C computation of each
+ * lane's condition says, for bounds that leave every lane, some (each cut),
+ * or none active, at the ends of the signed and unsigned ranges. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <llvm-c/Analysis.h>
+
+#include "harness.h"
+#include "jit/jit_internal.h"
+#include "jit/unmask.h"
+#include "test_ir_util.h"
+
+typedef bool (*lane_pred)(int64_t x, int64_t y, int64_t z, unsigned lane);
+
+typedef struct form {
+    const char *name;
+    unsigned w;       /* lanes */
+    bool i64;         /* i64 lanes, else i32 */
+    const char *mask; /* IR computing %m from %xs, %ys, %zs (splats) and the constant lane offsets
+                         IOTA (<0, 1, ...>) and IOTA_MINUS_3 (<-3, -2, ...>) */
+    bool rewritten;
+    bool or_lanes; /* x + lane as `or disjoint`: x a multiple of w */
+    bool nuw, nsw; /* what the lane offsets' add promises (inputs must keep it) */
+    int min_off, max_off;
+    lane_pred active;
+} form;
+
+static uint32_t u32(int64_t v)
+{
+    return (uint32_t)v;
+}
+static int32_t s32(int64_t v)
+{
+    return (int32_t)(uint32_t)v;
+}
+
+static bool lt_u(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    (void)z;
+    return (uint64_t)u32(x) + l < u32(y);
+}
+static bool ge_s_minus3(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    (void)z;
+    return (int64_t)s32(x) + (int64_t)l - 3 >= s32(y);
+}
+static bool in_u(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    uint64_t v = (uint64_t)u32(x) + l;
+    return v >= u32(y) && v < u32(z);
+}
+static bool in_s_open(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    int64_t v = (int64_t)s32(x) + l;
+    return v > s32(y) && v < s32(z);
+}
+static bool le_u64(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    (void)z;
+    return (uint64_t)x + l <= (uint64_t)y;
+}
+static bool lt_100(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    (void)y, (void)z;
+    return (uint64_t)u32(x) + l < 100;
+}
+static bool lt_u_wrapping(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    (void)z;
+    return u32((int64_t)u32(x) + l) < u32(y);
+}
+static bool eq_u(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    (void)z;
+    return (uint64_t)u32(x) + l == u32(y);
+}
+static bool lt_own_bound(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    (void)z;
+    return u32((int64_t)u32(x) + l) < u32((int64_t)u32(y) + 2 * l);
+}
+
+static const form forms[] = {
+    { "ult_or", 16, false, "%l = or disjoint <16 x i32> %xs, IOTA\n  %m = icmp ult <16 x i32> %l, %ys", true, true,
+      false, false, 0, 15, lt_u },
+    { "ugt_swapped", 16, false, "%l = or disjoint <16 x i32> %xs, IOTA\n  %m = icmp ugt <16 x i32> %ys, %l", true, true,
+      false, false, 0, 15, lt_u },
+    { "sge_nsw_negative_offsets", 16, false,
+      "%l = add nsw <16 x i32> %xs, IOTA_MINUS_3\n  %m = icmp sge <16 x i32> %l, %ys", true, false, false, true, -3, 12,
+      ge_s_minus3 },
+    { "and_range_nuw", 16, false,
+      "%l = add nuw <16 x i32> IOTA, %xs\n  %a = icmp uge <16 x i32> %l, %ys\n  %b = icmp ult <16 x i32> %l, %zs\n"
+      "  %m = and <16 x i1> %a, %b",
+      true, false, true, false, 0, 15, in_u },
+    { "select_and_nsw", 16, false,
+      "%l = add nsw <16 x i32> %xs, IOTA\n  %a = icmp slt <16 x i32> %l, %zs\n  %b = icmp sgt <16 x i32> %l, %ys\n"
+      "  %m = select <16 x i1> %a, <16 x i1> %b, <16 x i1> zeroinitializer",
+      true, false, false, true, 0, 15, in_s_open },
+    { "ule_i64", 8, true, "%l = or disjoint <8 x i64> %xs, IOTA\n  %m = icmp ule <8 x i64> %l, %ys", true, true, false,
+      false, 0, 7, le_u64 },
+    { "constant_bound", 16, false,
+      "%l = or disjoint <16 x i32> %xs, IOTA\n  %m = icmp ult <16 x i32> %l, <i32 100, i32 100, i32 100, i32 100, "
+      "i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100>",
+      true, true, false, false, 0, 15, lt_100 },
+    /* lanes that may wrap are not monotone: the last lane says nothing */
+    { "add_may_wrap", 16, false, "%l = add <16 x i32> %xs, IOTA\n  %m = icmp ult <16 x i32> %l, %ys", false, false,
+      false, false, 0, 15, lt_u_wrapping },
+    { "equality", 16, false, "%l = or disjoint <16 x i32> %xs, IOTA\n  %m = icmp eq <16 x i32> %l, %ys", false, true,
+      false, false, 0, 15, eq_u },
+    { "bound_differs_by_lane", 16, false,
+      "%l = or disjoint <16 x i32> %xs, IOTA\n  %i2 = add <16 x i32> IOTA, IOTA\n"
+      "  %yv = add <16 x i32> %ys, %i2\n  %m = icmp ult <16 x i32> %l, %yv",
+      false, true, false, false, 0, 15, lt_own_bound },
+};
+enum { NFORMS = sizeof forms / sizeof forms[0], MAXW = 16 };
+
+/* append printf-style to a growing buffer */
+static void put(char **buf, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(char **buf, size_t *len, const char *fmt, ...)
+{
+    va_list ap, aq;
+    va_start(ap, fmt);
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    *buf = realloc(*buf, *len + (size_t)n + 1);
+    vsnprintf(*buf + *len, (size_t)n + 1, fmt, aq);
+    va_end(aq);
+    *len += (size_t)n;
+}
+
+/* void @<name>(iN %x, iN %y, iN %z, ptr %src, ptr %dst, ptr %out) */
+static void put_function(char **buf, size_t *len, const form *f)
+{
+    const char *it = f->i64 ? "i64" : "i32";
+    unsigned w = f->w;
+    put(buf, len, "define void @%s(%s %%x, %s %%y, %s %%z, ptr %%src, ptr %%dst, ptr %%out) {\nentry:\n", f->name, it,
+        it, it);
+    const char *v[3] = { "x", "y", "z" };
+    for (int i = 0; i < 3; i++)
+        put(buf, len,
+            "  %%%si = insertelement <%u x %s> poison, %s %%%s, i64 0\n"
+            "  %%%ss = shufflevector <%u x %s> %%%si, <%u x %s> poison, <%u x i32> zeroinitializer\n",
+            v[i], w, it, it, v[i], v[i], w, it, v[i], w, it, w);
+    char iota[2][400];
+    for (int k = 0; k < 2; k++) {
+        int at = snprintf(iota[k], sizeof iota[k], "<");
+        for (unsigned l = 0; l < w; l++)
+            at += snprintf(iota[k] + at, sizeof iota[k] - (size_t)at, "%s%s %d", l ? ", " : "", it, (int)l - 3 * k);
+        snprintf(iota[k] + at, sizeof iota[k] - (size_t)at, ">");
+    }
+    put(buf, len, "  ");
+    for (const char *p = f->mask; *p;) { /* the mask, its placeholders replaced */
+        if (!strncmp(p, "IOTA_MINUS_3", 12)) {
+            put(buf, len, "%s", iota[1]);
+            p += 12;
+        } else if (!strncmp(p, "IOTA", 4)) {
+            put(buf, len, "%s", iota[0]);
+            p += 4;
+        } else {
+            put(buf, len, "%c", *p++);
+        }
+    }
+    put(buf, len, "\n");
+    put(buf, len,
+        "  %%v = call <%u x float> @llvm.masked.load.v%uf32.p0(ptr %%src, i32 4, <%u x i1> %%m, <%u x float> <", w, w,
+        w, w);
+    for (unsigned l = 0; l < w; l++)
+        put(buf, len, "%sfloat -1.0", l ? ", " : "");
+    put(buf, len, ">)\n  store <%u x float> %%v, ptr %%out, align 4\n  %%d = fadd <%u x float> %%v, %%v\n", w, w);
+    put(buf, len, "  call void @llvm.masked.store.v%uf32.p0(<%u x float> %%d, ptr %%dst, i32 4, <%u x i1> %%m)\n", w, w,
+        w);
+    put(buf, len, "  ret void\n}\n\n");
+}
+
+static char *module_text(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    for (unsigned w = 8; w <= 16; w += 8)
+        put(&buf, &len,
+            "declare <%u x float> @llvm.masked.load.v%uf32.p0(ptr, i32, <%u x i1>, <%u x float>)\n"
+            "declare void @llvm.masked.store.v%uf32.p0(<%u x float>, ptr, i32, <%u x i1>)\n",
+            w, w, w, w, w, w, w);
+    for (unsigned i = 0; i < NFORMS; i++)
+        put_function(&buf, &len, &forms[i]);
+    return buf;
+}
+
+typedef void (*form_fn32)(int32_t x, int32_t y, int32_t z, const float *src, float *dst, float *out);
+typedef void (*form_fn64)(int64_t x, int64_t y, int64_t z, const float *src, float *dst, float *out);
+
+/* Whether x keeps what form f's lanes promise: x + off (each offset) without a wrap. */
+static bool input_fits(const form *f, int64_t x)
+{
+    int64_t ux = f->i64 ? x : (int64_t)u32(x), sx = f->i64 ? x : s32(x);
+    if (f->or_lanes && (uint64_t)x % f->w)
+        return false;
+    if (f->nuw && (uint64_t)ux + (uint64_t)f->max_off > (f->i64 ? UINT64_MAX : UINT32_MAX))
+        return false;
+    if (f->nsw && (sx + f->min_off < INT32_MIN || sx + f->max_off > INT32_MAX))
+        return false;
+    return true;
+}
+
+TEST(unmask_full_lanes_forms_and_results)
+{
+    spv_diag diag = { { 0 } };
+    LLVMContextRef llc = LLVMContextCreate();
+    char *text = module_text();
+    LLVMModuleRef mod = tir_parse(llc, text);
+    free(text);
+    REQUIRE(mod, "the test module does not parse");
+    LLVMTargetMachineRef tm = jit_host_target_machine(3, &diag);
+    REQUIRE(tm, "%s", diag.msg);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(mod, td);
+
+    int n = jit_unmask_full_lanes(mod);
+    unsigned expected = 0;
+    for (unsigned i = 0; i < NFORMS; i++) {
+        expected += forms[i].rewritten ? 2 : 0;
+        char *fn = tir_print(LLVMGetNamedFunction(mod, forms[i].name));
+        bool tested = strstr(fn, "lanes.all") != NULL;
+        CHECK(tested == forms[i].rewritten, "%s: %s", forms[i].name,
+              forms[i].rewritten ? "its accesses were left masked" : "rewritten, but its mask does not allow it");
+        if (tested != forms[i].rewritten)
+            fprintf(stderr, "%s\n", fn);
+        free(fn);
+    }
+    CHECK(n == (int)expected, "%d accesses rewritten, expected %u", n, expected);
+    char *err = NULL;
+    bool bad = LLVMVerifyModule(mod, LLVMReturnStatusAction, &err);
+    CHECK(!bad, "the rewritten module does not verify: %s", err);
+    LLVMDisposeMessage(err);
+
+    const char *names[NFORMS];
+    void *addrs[NFORMS];
+    for (unsigned i = 0; i < NFORMS; i++)
+        names[i] = forms[i].name;
+    LLVMMemoryBufferRef obj = bad ? NULL : jit_emit_object(mod, tm, &diag);
+    jit_code *code = obj ? jit_link_object(obj, names, addrs, NFORMS, &diag) : NULL;
+    LLVMDisposeModule(mod);
+    LLVMDisposeTargetData(td);
+    LLVMDisposeTargetMachine(tm);
+    if (!code) {
+        LLVMContextDispose(llc);
+        REQUIRE(false, "compiling the rewritten module: %s", diag.msg);
+    }
+
+    /* lane 0's values around the bounds: every cut of the lanes, both ends of the ranges */
+    static const int64_t xs[] = { 0, 16, 96, 112, 4096, 2147483632, 2147483648, 4294967264, 4294967280, 4294967288 };
+    static const int64_t ys[] = { 0, 1, 7, 100, 105, 111, 112, 128, 4099, 2147483640, 4294967294, 4294967295 };
+    float src[MAXW], dst[MAXW], out[MAXW];
+    unsigned runs = 0, partial = 0;
+    for (unsigned i = 0; i < NFORMS; i++) {
+        const form *f = &forms[i];
+        for (unsigned a = 0; a < sizeof xs / sizeof xs[0]; a++)
+            for (unsigned b = 0; b < sizeof ys / sizeof ys[0]; b++)
+                for (unsigned c = 0; c < sizeof ys / sizeof ys[0]; c++) {
+                    int64_t x = xs[a], y = ys[b], z = ys[c];
+                    if (!input_fits(f, x))
+                        continue;
+                    for (unsigned l = 0; l < MAXW; l++) {
+                        src[l] = (float)(l + 1) * 0.5f + (float)i;
+                        dst[l] = 1000.0f + (float)l;
+                        out[l] = 0.0f;
+                    }
+                    if (f->i64)
+                        ((form_fn64)addrs[i])(x, y, z, src, dst, out);
+                    else
+                        ((form_fn32)addrs[i])(s32(x), s32(y), s32(z), src, dst, out);
+                    unsigned on = 0;
+                    for (unsigned l = 0; l < f->w; l++) {
+                        bool act = f->active(x, y, z, l);
+                        on += act;
+                        float want_out = act ? src[l] : -1.0f, want_dst = act ? 2.0f * src[l] : 1000.0f + (float)l;
+                        CHECK(out[l] == want_out && dst[l] == want_dst,
+                              "%s x=%lld y=%lld z=%lld lane %u (%s): loaded %g, stored %g; expected %g, %g", f->name,
+                              (long long)x, (long long)y, (long long)z, l, act ? "active" : "inactive", (double)out[l],
+                              (double)dst[l], (double)want_out, (double)want_dst);
+                    }
+                    runs++;
+                    partial += on > 0 && on < f->w;
+                }
+    }
+    CHECK(runs > 500 && partial > 50, "only %u runs, %u with some lanes active", runs, partial);
+    jit_code_free(code);
+    LLVMContextDispose(llc);
+}
