@@ -743,32 +743,6 @@ static range instruction(analysis *a, LLVMValueRef v)
 
 /* --- what the branches on the way to a check say ------------------------------------------------ */
 
-static LLVMIntPredicate inverse(LLVMIntPredicate p)
-{
-    switch (p) {
-    case LLVMIntEQ:
-        return LLVMIntNE;
-    case LLVMIntNE:
-        return LLVMIntEQ;
-    case LLVMIntSLT:
-        return LLVMIntSGE;
-    case LLVMIntSLE:
-        return LLVMIntSGT;
-    case LLVMIntSGT:
-        return LLVMIntSLE;
-    case LLVMIntSGE:
-        return LLVMIntSLT;
-    case LLVMIntULT:
-        return LLVMIntUGE;
-    case LLVMIntULE:
-        return LLVMIntUGT;
-    case LLVMIntUGT:
-        return LLVMIntULE;
-    default:
-        return LLVMIntULT; /* UGE */
-    }
-}
-
 static void add_dominating(analysis *a, unsigned b, int depth);
 
 static void push_constraint(analysis *a, constraint k)
@@ -843,7 +817,7 @@ static void add_condition(analysis *a, LLVMValueRef cond, bool holds, int depth)
     } else if (op == LLVMICmp) {
         LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
         if (!holds)
-            p = inverse(p);
+            p = jit_icmp_inverse(p);
         add_constraint(a, LLVMGetOperand(cond, 0), p, LLVMGetOperand(cond, 1));
         add_constraint(a, LLVMGetOperand(cond, 1), jit_icmp_swapped(p), LLVMGetOperand(cond, 0));
     }

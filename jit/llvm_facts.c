@@ -240,3 +240,29 @@ LLVMIntPredicate jit_icmp_swapped(LLVMIntPredicate p)
         return p; /* EQ, NE */
     }
 }
+
+LLVMIntPredicate jit_icmp_inverse(LLVMIntPredicate p)
+{
+    switch (p) {
+    case LLVMIntEQ:
+        return LLVMIntNE;
+    case LLVMIntNE:
+        return LLVMIntEQ;
+    case LLVMIntSLT:
+        return LLVMIntSGE;
+    case LLVMIntSLE:
+        return LLVMIntSGT;
+    case LLVMIntSGT:
+        return LLVMIntSLE;
+    case LLVMIntSGE:
+        return LLVMIntSLT;
+    case LLVMIntULT:
+        return LLVMIntUGE;
+    case LLVMIntULE:
+        return LLVMIntUGT;
+    case LLVMIntUGT:
+        return LLVMIntULE;
+    default:
+        return LLVMIntULT; /* UGE */
+    }
+}

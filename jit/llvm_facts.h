@@ -15,6 +15,8 @@
 
 /* p with its operands swapped: x p y is y jit_icmp_swapped(p) x. */
 LLVMIntPredicate jit_icmp_swapped(LLVMIntPredicate p);
+/* p negated: x p y is !(x jit_icmp_inverse(p) y). */
+LLVMIntPredicate jit_icmp_inverse(LLVMIntPredicate p);
 
 /* An opcode whose result depends on its operands alone: no memory, no side
  * effect (arithmetic, comparisons, casts, GEP, select, vector and aggregate

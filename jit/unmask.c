@@ -8,7 +8,7 @@
 #include "llvm_facts.h"
 #include "util/array.h"
 
-enum { MAX_AND_DEPTH = 4 };
+enum { MAX_DEPTH = 6 }; /* nots, ands and ors around the compares */
 
 /* The integer every lane of vector v holds (the insert-and-shuffle a splat
  * is, or a constant), else NULL. */
@@ -98,20 +98,42 @@ static LLVMValueRef extreme(LLVMValueRef off, bool is_signed, bool max)
     return best;
 }
 
-/* i1: every lane of mask m is true, built at b; NULL when m's form does not
- * say.  b NULL: only whether it would (m itself, or NULL). */
-static LLVMValueRef all_active(LLVMBuilderRef b, LLVMValueRef m, unsigned depth)
+/* Whether c is a constant with every bit set (a vector of true). */
+static bool all_ones(LLVMValueRef c)
+{
+    LLVMValueRef e = LLVMIsAConstant(c) ? splat_of(c) : NULL;
+    return e && LLVMConstIntGetZExtValue(e) == 1 && LLVMGetIntTypeWidth(LLVMTypeOf(e)) == 1;
+}
+
+/* i1: every lane of mask m is `set` (true: all lanes active; false: none),
+ * built at b; NULL when m's form does not say.  b NULL: only whether it
+ * would (m itself, or NULL).  A pair combines by select, false: the second
+ * of a `select p, q, false` may be poison where p is false. */
+static LLVMValueRef lanes_all(LLVMBuilderRef b, LLVMValueRef m, bool set, unsigned depth)
 {
     LLVMOpcode op = LLVMIsAInstruction(m) ? LLVMGetInstructionOpcode(m) : LLVMRet;
-    if (op == LLVMAnd || (op == LLVMSelect && LLVMIsNull(LLVMGetOperand(m, 2)))) { /* select p, q, false: and */
-        LLVMValueRef p = LLVMGetOperand(m, 0), q = LLVMGetOperand(m, 1);
-        if (depth >= MAX_AND_DEPTH || !all_active(NULL, p, depth + 1) || !all_active(NULL, q, depth + 1))
+    if (depth >= MAX_DEPTH)
+        return NULL;
+    if (op == LLVMXor && (all_ones(LLVMGetOperand(m, 0)) || all_ones(LLVMGetOperand(m, 1)))) /* not */
+        return lanes_all(b, LLVMGetOperand(m, all_ones(LLVMGetOperand(m, 0))), !set, depth + 1);
+    bool sel = op == LLVMSelect;
+    bool both_set = set && (op == LLVMAnd || (sel && LLVMIsNull(LLVMGetOperand(m, 2)))); /* p && q */
+    bool both_clear = !set && (op == LLVMOr || (sel && all_ones(LLVMGetOperand(m, 1)))); /* p || q */
+    if (both_set || both_clear) {
+        LLVMValueRef p = LLVMGetOperand(m, 0), q = LLVMGetOperand(m, sel && both_clear ? 2 : 1);
+        if (!lanes_all(NULL, p, set, depth + 1) || !lanes_all(NULL, q, set, depth + 1))
             return NULL;
-        return b ? LLVMBuildAnd(b, all_active(b, p, depth + 1), all_active(b, q, depth + 1), "") : m;
+        if (!b)
+            return m;
+        LLVMValueRef tp = lanes_all(b, p, set, depth + 1), tq = lanes_all(b, q, set, depth + 1);
+        return LLVMBuildSelect(b, tp, tq, LLVMConstNull(LLVMTypeOf(tp)), "lanes.all");
     }
+    LLVMValueRef c = op == LLVMShuffleVector ? splat_of(m) : NULL; /* a uniform condition */
+    if (c && LLVMTypeOf(c) == LLVMInt1TypeInContext(LLVMGetTypeContext(LLVMTypeOf(m))))
+        return !b ? m : set ? c : LLVMBuildNot(b, c, "lanes.all");
     if (op != LLVMICmp)
         return NULL;
-    LLVMIntPredicate pred = LLVMGetICmpPredicate(m);
+    LLVMIntPredicate pred = set ? LLVMGetICmpPredicate(m) : jit_icmp_inverse(LLVMGetICmpPredicate(m));
     LLVMValueRef l = LLVMGetOperand(m, 0), r = LLVMGetOperand(m, 1), x, off, y;
     bool u, s;
     if (!lanes_of(l, &x, &off, &u, &s)) {
@@ -167,6 +189,13 @@ static bool masked_access(LLVMValueRef in, bool *is_load)
     return *is_load || (len > 18 && !memcmp(name, "llvm.masked.store.", 18));
 }
 
+/* Whether mask m is computed for one access alone (unmask.h). */
+static bool own_mask(LLVMValueRef m)
+{
+    LLVMUseRef use = LLVMGetFirstUse(m);
+    return use && !LLVMGetNextUse(use);
+}
+
 /* Moves v, when it is a side-effect-free instruction of `from` whose one use
  * is `user`, before user, and its operands likewise: the mask is computed
  * only on the path that needs it. */
@@ -211,7 +240,7 @@ static void rewrite(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef call, boo
     unsigned align = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, ptr_at + 1));
     LLVMInstructionRemoveFromParent(call);
     LLVMPositionBuilderAtEnd(b, bb);
-    LLVMBuildCondBr(b, all_active(b, mask, 0), full, part);
+    LLVMBuildCondBr(b, lanes_all(b, mask, true, 0), full, part);
 
     LLVMPositionBuilderAtEnd(b, full);
     LLVMValueRef plain =
@@ -249,7 +278,8 @@ int jit_unmask_full_lanes(LLVMModuleRef mod)
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
             for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
                 bool is_load;
-                if (masked_access(in, &is_load) && all_active(NULL, LLVMGetOperand(in, is_load ? 2 : 3), 0) &&
+                if (masked_access(in, &is_load) && own_mask(LLVMGetOperand(in, is_load ? 2 : 3)) &&
+                    lanes_all(NULL, LLVMGetOperand(in, is_load ? 2 : 3), true, 0) &&
                     !UTIL_ARRAY_PUSH(&found, LLVMValueRef, in)) {
                     util_array_fini(&found);
                     return -1;

@@ -6,8 +6,10 @@
  * to `dst` under the same mask.  Each mask is one form of the lanes' compare:
  * `or disjoint` and `add nuw`/`add nsw` lane offsets (negative ones too),
  * the compare either way round, unsigned and signed, a constant bound, i64
- * lanes, `and` and `select`ed pairs; and forms that must stay masked (an add
- * that may wrap, equality, a bound that differs by lane).  After the rewrite
+ * lanes, `and` and `select`ed pairs, the not of an or (`select`ed too), a
+ * uniform condition among them; and forms that must stay masked (an add
+ * that may wrap, equality, a bound that differs by lane, an or of compares,
+ * one mask for both accesses).  After the rewrite
  * the module must verify, each function must have been rewritten or not as
  * its form says, and `out` and `dst` must be what a C computation of each
  * lane's condition says, for bounds that leave every lane, some (each cut),
@@ -30,12 +32,14 @@ typedef struct form {
     unsigned w;       /* lanes */
     bool i64;         /* i64 lanes, else i32 */
     const char *mask; /* IR computing %m from %xs, %ys, %zs (splats) and the constant lane offsets
-                         IOTA (<0, 1, ...>) and IOTA_MINUS_3 (<-3, -2, ...>) */
+                         IOTA (<0, 1, ...>) and IOTA_MINUS_3 (<-3, -2, ...>), and TRUES (an
+                         i1 vector of true) */
     bool rewritten;
     bool or_lanes; /* x + lane as `or disjoint`: x a multiple of w */
     bool nuw, nsw; /* what the lane offsets' add promises (inputs must keep it) */
     int min_off, max_off;
     lane_pred active;
+    bool shared; /* the load and the store under one mask (else each computes its own) */
 } form;
 
 static uint32_t u32(int64_t v)
@@ -92,38 +96,74 @@ static bool lt_own_bound(int64_t x, int64_t y, int64_t z, unsigned l)
     (void)z;
     return u32((int64_t)u32(x) + l) < u32((int64_t)u32(y) + 2 * l);
 }
+static bool lt_s_and_z0(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    return (int64_t)s32(x) + l < s32(y) && u32(z) == 0;
+}
+static bool lt_u_and_z7(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    return lt_u(x, y, z, l) && u32(z) == 7;
+}
+static bool outside_u(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    return !in_u(x, y, z, l);
+}
 
 static const form forms[] = {
     { "ult_or", 16, false, "%l = or disjoint <16 x i32> %xs, IOTA\n  %m = icmp ult <16 x i32> %l, %ys", true, true,
-      false, false, 0, 15, lt_u },
+      false, false, 0, 15, lt_u, false },
     { "ugt_swapped", 16, false, "%l = or disjoint <16 x i32> %xs, IOTA\n  %m = icmp ugt <16 x i32> %ys, %l", true, true,
-      false, false, 0, 15, lt_u },
+      false, false, 0, 15, lt_u, false },
     { "sge_nsw_negative_offsets", 16, false,
       "%l = add nsw <16 x i32> %xs, IOTA_MINUS_3\n  %m = icmp sge <16 x i32> %l, %ys", true, false, false, true, -3, 12,
-      ge_s_minus3 },
+      ge_s_minus3, false },
     { "and_range_nuw", 16, false,
       "%l = add nuw <16 x i32> IOTA, %xs\n  %a = icmp uge <16 x i32> %l, %ys\n  %b = icmp ult <16 x i32> %l, %zs\n"
       "  %m = and <16 x i1> %a, %b",
-      true, false, true, false, 0, 15, in_u },
+      true, false, true, false, 0, 15, in_u, false },
     { "select_and_nsw", 16, false,
       "%l = add nsw <16 x i32> %xs, IOTA\n  %a = icmp slt <16 x i32> %l, %zs\n  %b = icmp sgt <16 x i32> %l, %ys\n"
       "  %m = select <16 x i1> %a, <16 x i1> %b, <16 x i1> zeroinitializer",
-      true, false, false, true, 0, 15, in_s_open },
+      true, false, false, true, 0, 15, in_s_open, false },
     { "ule_i64", 8, true, "%l = or disjoint <8 x i64> %xs, IOTA\n  %m = icmp ule <8 x i64> %l, %ys", true, true, false,
-      false, 0, 7, le_u64 },
+      false, 0, 7, le_u64, false },
     { "constant_bound", 16, false,
       "%l = or disjoint <16 x i32> %xs, IOTA\n  %m = icmp ult <16 x i32> %l, <i32 100, i32 100, i32 100, i32 100, "
       "i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100>",
-      true, true, false, false, 0, 15, lt_100 },
+      true, true, false, false, 0, 15, lt_100, false },
     /* lanes that may wrap are not monotone: the last lane says nothing */
     { "add_may_wrap", 16, false, "%l = add <16 x i32> %xs, IOTA\n  %m = icmp ult <16 x i32> %l, %ys", false, false,
-      false, false, 0, 15, lt_u_wrapping },
+      false, false, 0, 15, lt_u_wrapping, false },
     { "equality", 16, false, "%l = or disjoint <16 x i32> %xs, IOTA\n  %m = icmp eq <16 x i32> %l, %ys", false, true,
-      false, false, 0, 15, eq_u },
+      false, false, 0, 15, eq_u, false },
     { "bound_differs_by_lane", 16, false,
       "%l = or disjoint <16 x i32> %xs, IOTA\n  %i2 = add <16 x i32> IOTA, IOTA\n"
       "  %yv = add <16 x i32> %ys, %i2\n  %m = icmp ult <16 x i32> %l, %yv",
-      false, true, false, false, 0, 15, lt_own_bound },
+      false, true, false, false, 0, 15, lt_own_bound, false },
+    /* not, or, and a uniform condition: !(x >= w || y >= h), as the passes leave `x < w && y < h` */
+    { "not_of_or_with_uniform", 16, false,
+      "%l = add nsw <16 x i32> %xs, IOTA\n  %a = icmp sge <16 x i32> %l, %ys\n  %c = icmp ne i32 %z, 0\n"
+      "  %ci = insertelement <16 x i1> poison, i1 %c, i64 0\n"
+      "  %cs = shufflevector <16 x i1> %ci, <16 x i1> poison, <16 x i32> zeroinitializer\n"
+      "  %o = or <16 x i1> %a, %cs\n  %m = xor <16 x i1> %o, TRUES",
+      true, false, false, true, 0, 15, lt_s_and_z0, false },
+    { "not_of_select_or", 16, false,
+      "%l = or disjoint <16 x i32> %xs, IOTA\n  %a = icmp ult <16 x i32> %l, %ys\n  %b = icmp uge <16 x i32> %l, %zs\n"
+      "  %o = select <16 x i1> %a, <16 x i1> TRUES, <16 x i1> %b\n  %m = xor <16 x i1> TRUES, %o",
+      true, true, false, false, 0, 15, in_u, false },
+    { "and_with_uniform", 16, false,
+      "%l = or disjoint <16 x i32> %xs, IOTA\n  %a = icmp ult <16 x i32> %l, %ys\n  %c = icmp eq i32 %z, 7\n"
+      "  %ci = insertelement <16 x i1> poison, i1 %c, i64 0\n"
+      "  %cs = shufflevector <16 x i1> %ci, <16 x i1> poison, <16 x i32> zeroinitializer\n  %m = and <16 x i1> %cs, %a",
+      true, true, false, false, 0, 15, lt_u_and_z7, false },
+    /* every lane of an or: neither compare alone says */
+    { "or_of_compares", 16, false,
+      "%l = or disjoint <16 x i32> %xs, IOTA\n  %a = icmp ult <16 x i32> %l, %ys\n  %b = icmp uge <16 x i32> %l, %zs\n"
+      "  %m = or <16 x i1> %a, %b",
+      false, true, false, false, 0, 15, outside_u, false },
+    /* one mask for both accesses: computed anyway, left as it is */
+    { "shared_mask", 16, false, "%l = or disjoint <16 x i32> %xs, IOTA\n  %m = icmp ult <16 x i32> %l, %ys", true, true,
+      false, false, 0, 15, lt_u, true },
 };
 enum { NFORMS = sizeof forms / sizeof forms[0], MAXW = 16 };
 
@@ -140,6 +180,36 @@ static void put(char **buf, size_t *len, const char *fmt, ...)
     vsnprintf(*buf + *len, (size_t)n + 1, fmt, aq);
     va_end(aq);
     *len += (size_t)n;
+}
+
+/* The mask's IR, its placeholders replaced and its own values' names given
+ * `suffix` (the splats %xs, %ys, %zs and the parameters keep theirs). */
+static void put_mask(char **buf, size_t *len, const char *mask, char iota[2][400], unsigned w, const char *suffix)
+{
+    put(buf, len, "  ");
+    for (const char *p = mask; *p;) {
+        if (!strncmp(p, "TRUES", 5)) {
+            put(buf, len, "<");
+            for (unsigned l = 0; l < w; l++)
+                put(buf, len, "%si1 true", l ? ", " : "");
+            put(buf, len, ">");
+            p += 5;
+        } else if (!strncmp(p, "IOTA_MINUS_3", 12)) {
+            put(buf, len, "%s", iota[1]);
+            p += 12;
+        } else if (!strncmp(p, "IOTA", 4)) {
+            put(buf, len, "%s", iota[0]);
+            p += 4;
+        } else if (*p == '%') {
+            size_t n = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz0123456789");
+            bool shared = (n == 2 && p[2] == 's' && strchr("xyz", p[1])) || (n == 1 && strchr("xyz", p[1]));
+            put(buf, len, "%%%.*s%s", (int)n, p + 1, shared ? "" : suffix);
+            p += 1 + n;
+        } else {
+            put(buf, len, "%c", *p++);
+        }
+    }
+    put(buf, len, "\n");
 }
 
 /* void @<name>(iN %x, iN %y, iN %z, ptr %src, ptr %dst, ptr %out) */
@@ -162,27 +232,16 @@ static void put_function(char **buf, size_t *len, const form *f)
             at += snprintf(iota[k] + at, sizeof iota[k] - (size_t)at, "%s%s %d", l ? ", " : "", it, (int)l - 3 * k);
         snprintf(iota[k] + at, sizeof iota[k] - (size_t)at, ">");
     }
-    put(buf, len, "  ");
-    for (const char *p = f->mask; *p;) { /* the mask, its placeholders replaced */
-        if (!strncmp(p, "IOTA_MINUS_3", 12)) {
-            put(buf, len, "%s", iota[1]);
-            p += 12;
-        } else if (!strncmp(p, "IOTA", 4)) {
-            put(buf, len, "%s", iota[0]);
-            p += 4;
-        } else {
-            put(buf, len, "%c", *p++);
-        }
-    }
-    put(buf, len, "\n");
+    for (int copy = 0; copy < (f->shared ? 1 : 2); copy++) /* %m, and %m2 for the store */
+        put_mask(buf, len, f->mask, iota, w, copy ? "2" : "");
     put(buf, len,
         "  %%v = call <%u x float> @llvm.masked.load.v%uf32.p0(ptr %%src, i32 4, <%u x i1> %%m, <%u x float> <", w, w,
         w, w);
     for (unsigned l = 0; l < w; l++)
         put(buf, len, "%sfloat -1.0", l ? ", " : "");
     put(buf, len, ">)\n  store <%u x float> %%v, ptr %%out, align 4\n  %%d = fadd <%u x float> %%v, %%v\n", w, w);
-    put(buf, len, "  call void @llvm.masked.store.v%uf32.p0(<%u x float> %%d, ptr %%dst, i32 4, <%u x i1> %%m)\n", w, w,
-        w);
+    put(buf, len, "  call void @llvm.masked.store.v%uf32.p0(<%u x float> %%d, ptr %%dst, i32 4, <%u x i1> %%m%s)\n", w,
+        w, w, f->shared ? "" : "2");
     put(buf, len, "  ret void\n}\n\n");
 }
 
@@ -232,12 +291,12 @@ TEST(unmask_full_lanes_forms_and_results)
     int n = jit_unmask_full_lanes(mod);
     unsigned expected = 0;
     for (unsigned i = 0; i < NFORMS; i++) {
-        expected += forms[i].rewritten ? 2 : 0;
+        expected += forms[i].rewritten && !forms[i].shared ? 2 : 0;
         char *fn = tir_print(LLVMGetNamedFunction(mod, forms[i].name));
-        bool tested = strstr(fn, "lanes.all") != NULL;
-        CHECK(tested == forms[i].rewritten, "%s: %s", forms[i].name,
-              forms[i].rewritten ? "its accesses were left masked" : "rewritten, but its mask does not allow it");
-        if (tested != forms[i].rewritten)
+        bool tested = strstr(fn, "lanes.all") != NULL, want = forms[i].rewritten && !forms[i].shared;
+        CHECK(tested == want, "%s: %s", forms[i].name,
+              want ? "its accesses were left masked" : "rewritten, but its mask does not allow it");
+        if (tested != want)
             fprintf(stderr, "%s\n", fn);
         free(fn);
     }
