@@ -2,8 +2,8 @@
 #include "llvm_facts.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 

@@ -4,7 +4,9 @@
  * (uniformity.c), the slot plan (slots.c) and the region loops (region_loops.c)
  * must answer alike: which opcodes compute their result from their operands
  * alone, which calls touch no memory, which stack slots are plain variables;
- * and the pass runner they share with the vectorizer's preparation.
+ * the integer predicates swapped and negated; the pass runner they share with
+ * the vectorizer's preparation, and the phi edit of the block splits after
+ * the passes (polls, unmasked accesses).
  */
 #ifndef SPVJIT_JIT_LLVM_FACTS_H
 #define SPVJIT_JIT_LLVM_FACTS_H

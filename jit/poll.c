@@ -2,7 +2,6 @@
 #include "poll.h"
 
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "abi.h"

@@ -3,17 +3,18 @@
  *
  * Hand-written functions load W floats under a lane mask (inactive lanes
  * read -1), store what they loaded to `out` whole, and store twice the value
- * to `dst` under the same mask.  Each mask is one form of the lanes' compare:
- * `or disjoint` and `add nuw`/`add nsw` lane offsets (negative ones too),
- * the compare either way round, unsigned and signed, a constant bound, i64
+ * to `dst` under the same condition (a second copy of the mask, the same
+ * mask for one form).  Each mask is one form of the lanes' compare: `or
+ * disjoint` and `add nuw`/`add nsw` lane offsets (negative ones too), the
+ * compare either way round, unsigned and signed, a constant bound, i64
  * lanes, `and` and `select`ed pairs, the not of an or (`select`ed too), a
  * uniform condition among them; and forms that must stay masked (an add
  * that may wrap, equality, a bound that differs by lane, an or of compares,
- * one mask for both accesses).  After the rewrite
- * the module must verify, each function must have been rewritten or not as
- * its form says, and `out` and `dst` must be what a C computation of each
- * lane's condition says, for bounds that leave every lane, some (each cut),
- * or none active, at the ends of the signed and unsigned ranges. */
+ * one mask for both accesses).  After the rewrite the module must verify,
+ * each function must have been rewritten or not as its form says, and `out`
+ * and `dst` must be what a C computation of each lane's condition says, for
+ * bounds that leave every lane, some (each cut), or none active, at the ends
+ * of the signed and unsigned ranges. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +35,9 @@ typedef struct form {
     const char *mask; /* IR computing %m from %xs, %ys, %zs (splats) and the constant lane offsets
                          IOTA (<0, 1, ...>) and IOTA_MINUS_3 (<-3, -2, ...>), and TRUES (an
                          i1 vector of true) */
-    bool rewritten;
-    bool or_lanes; /* x + lane as `or disjoint`: x a multiple of w */
-    bool nuw, nsw; /* what the lane offsets' add promises (inputs must keep it) */
+    bool unmaskable;  /* the form lets the rewrite test one lane */
+    bool or_lanes;    /* x + lane as `or disjoint`: x a multiple of w */
+    bool nuw, nsw;    /* what the lane offsets' add promises (inputs must keep it) */
     int min_off, max_off;
     lane_pred active;
     bool shared; /* the load and the store under one mask (else each computes its own) */
@@ -291,9 +292,9 @@ TEST(unmask_full_lanes_forms_and_results)
     int n = jit_unmask_full_lanes(mod);
     unsigned expected = 0;
     for (unsigned i = 0; i < NFORMS; i++) {
-        expected += forms[i].rewritten && !forms[i].shared ? 2 : 0;
+        expected += forms[i].unmaskable && !forms[i].shared ? 2 : 0;
         char *fn = tir_print(LLVMGetNamedFunction(mod, forms[i].name));
-        bool tested = strstr(fn, "lanes.all") != NULL, want = forms[i].rewritten && !forms[i].shared;
+        bool tested = strstr(fn, "lanes.all") != NULL, want = forms[i].unmaskable && !forms[i].shared;
         CHECK(tested == want, "%s: %s", forms[i].name,
               want ? "its accesses were left masked" : "rewritten, but its mask does not allow it");
         if (tested != want)
