@@ -88,11 +88,9 @@ static LLVMValueRef extreme(LLVMValueRef off, bool is_signed, bool max)
     LLVMValueRef best = LLVMGetAggregateElement(off, 0);
     for (unsigned i = 1, n = LLVMGetVectorSize(LLVMTypeOf(off)); i < n; i++) {
         LLVMValueRef e = LLVMGetAggregateElement(off, i);
-        int order = is_signed ? (LLVMConstIntGetSExtValue(e) > LLVMConstIntGetSExtValue(best)) -
-                                    (LLVMConstIntGetSExtValue(e) < LLVMConstIntGetSExtValue(best))
-                              : (LLVMConstIntGetZExtValue(e) > LLVMConstIntGetZExtValue(best)) -
-                                    (LLVMConstIntGetZExtValue(e) < LLVMConstIntGetZExtValue(best));
-        if (max ? order > 0 : order < 0)
+        int64_t se = LLVMConstIntGetSExtValue(e), sb = LLVMConstIntGetSExtValue(best);
+        uint64_t ue = LLVMConstIntGetZExtValue(e), ub = LLVMConstIntGetZExtValue(best);
+        if (is_signed ? (max ? se > sb : se < sb) : (max ? ue > ub : ue < ub))
             best = e;
     }
     return best;
