@@ -161,6 +161,16 @@ LLVMValueRef jit_alloca_single_store(LLVMValueRef a)
     return store;
 }
 
+void jit_move_inst(LLVMBuilderRef b, LLVMValueRef i)
+{
+    size_t len;
+    const char *name = LLVMGetValueName2(i, &len);
+    char *keep = len ? strndup(name, len) : NULL;
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilderWithName(b, i, keep ? keep : "");
+    free(keep);
+}
+
 int jit_run_passes(LLVMModuleRef mod, const char *pipeline, char *msg, size_t len)
 {
     LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();

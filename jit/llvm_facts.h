@@ -70,6 +70,11 @@ LLVMValueRef jit_alloca_single_store(LLVMValueRef a);
  * splits after the passes (polls, unmasked accesses) move edges. */
 void jit_retarget_phis(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
 
+/* Moves instruction i from its block to the builder's position with its name
+ * (LLVMInsertIntoBuilder would leave it none: --emit readers, and tests,
+ * find a kernel's variables by name). */
+void jit_move_inst(LLVMBuilderRef b, LLVMValueRef i);
+
 /* Runs the new pass manager's `pipeline` on mod (no target machine): 0, or -1
  * with "LLVM passes (<pipeline>) failed: <why>" in msg[len]. */
 int jit_run_passes(LLVMModuleRef mod, const char *pipeline, char *msg, size_t len);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "llvm_facts.h"
 #include "lower_ctx.h"
 
 /* The zeros a load out of bounds reads, the sink a store out of bounds writes. */
@@ -119,6 +120,33 @@ static LLVMValueRef single_access(LLVMBasicBlockRef in)
     return access;
 }
 
+/* When `from`, which now ends in br %join, is join's only predecessor, join's
+ * instructions move to the end of `from` (unbranch.h says why); the phis of
+ * join's successors name `from` instead. */
+static void merge_join(late *l, LLVMBasicBlockRef from, LLVMBasicBlockRef join)
+{
+    unsigned preds = 0; /* the branches to join */
+    for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(join)); u; u = LLVMGetNextUse(u))
+        preds++;
+    if (preds != 1 || join == from)
+        return;
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(join), next; phi && LLVMIsAPHINode(phi); phi = next) {
+        next = LLVMGetNextInstruction(phi);
+        LLVMReplaceAllUsesWith(phi, LLVMGetIncomingValue(phi, 0));
+        LLVMInstructionEraseFromParent(phi);
+    }
+    LLVMInstructionEraseFromParent(LLVMGetBasicBlockTerminator(from));
+    LLVMPositionBuilderAtEnd(l->b, from);
+    for (LLVMValueRef i = LLVMGetFirstInstruction(join), next; i; i = next) {
+        next = LLVMGetNextInstruction(i);
+        jit_move_inst(l->b, i);
+    }
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+    for (unsigned k = 0, n = LLVMGetNumSuccessors(term); k < n; k++)
+        jit_retarget_phis(l->b, LLVMGetSuccessor(term, k), join, from);
+    LLVMDeleteBasicBlock(join);
+}
+
 /* guard: br %ok, %in, %join; in: GEPs, one access, br %join; join's phis take
  * the access's value from %in and zero from the guard's block.  Returns
  * whether it was rewritten as: GEPs, access through select(%ok, p, spare). */
@@ -159,9 +187,8 @@ static bool rewrite(late *l, LLVMValueRef guard)
     /* the GEPs and the access move before the guard, the access's address chosen by ok */
     for (LLVMValueRef i = LLVMGetFirstInstruction(in), next; i != term; i = next) {
         next = LLVMGetNextInstruction(i);
-        LLVMInstructionRemoveFromParent(i);
         LLVMPositionBuilderBefore(l->b, guard);
-        LLVMInsertIntoBuilder(l->b, i);
+        jit_move_inst(l->b, i);
     }
     unsigned ptr_op = load ? 0 : 1;
     LLVMValueRef p = LLVMGetOperand(access, ptr_op);
@@ -189,6 +216,7 @@ static bool rewrite(late *l, LLVMValueRef guard)
     LLVMBuildBr(l->b, join);
     LLVMInstructionEraseFromParent(guard);
     LLVMDeleteBasicBlock(in);
+    merge_join(l, from, join);
     return true;
 }
 
@@ -199,14 +227,15 @@ int jit_unbranch_guards(LLVMModuleRef mod, LLVMTargetDataRef td)
     int n = 0;
     for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-            LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
-            if (!is_guard(&l, t))
-                continue;
-            if (!l.zeros) {
-                l.zeros = spare(&l, "spvjit.oob.zeros", true);
-                l.sink = spare(&l, "spvjit.oob.sink", false);
+            /* a merged join brings its own terminator, maybe the next check */
+            for (LLVMValueRef t; is_guard(&l, t = LLVMGetBasicBlockTerminator(bb)); n++) {
+                if (!l.zeros) {
+                    l.zeros = spare(&l, "spvjit.oob.zeros", true);
+                    l.sink = spare(&l, "spvjit.oob.sink", false);
+                }
+                if (!rewrite(&l, t))
+                    break;
             }
-            n += rewrite(&l, t);
         }
     }
     LLVMDisposeBuilder(l.b);

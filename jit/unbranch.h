@@ -7,7 +7,10 @@
  * branch, the phi and the load it keeps from folding into its use cost
  * more than the check itself.  There the access moves before the branch
  * and takes its address from select(in bounds, address, spare): a load out
- * of bounds reads a zero block, a store writes a sink nobody reads.
+ * of bounds reads a zero block, a store writes a sink nobody reads.  A join
+ * left with the check's block for its only predecessor merges into it (the
+ * next check in a row then ends that block too): the quick tier's code
+ * generator keeps no value in a register from one block to the next.
  * memory=check's checks (a report on the failing side) are left alone.
  */
 #ifndef SPVJIT_JIT_UNBRANCH_H

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <llvm-c/Analysis.h>
 #include <llvm-c/IRReader.h>
 
 LLVMModuleRef tir_parse(LLVMContextRef llc, const char *text)
@@ -72,4 +73,48 @@ char *tir_print(LLVMValueRef fn)
     char *r = strdup(s);
     LLVMDisposeMessage(s);
     return r;
+}
+
+bool tir_host_parse(tir_host *h, const char *text, int level, spv_diag *diag)
+{
+    memset(h, 0, sizeof *h);
+    h->llc = LLVMContextCreate();
+    h->mod = tir_parse(h->llc, text);
+    h->tm = h->mod ? jit_host_target_machine(level, diag) : NULL;
+    if (!h->tm) {
+        if (h->mod)
+            LLVMDisposeModule(h->mod);
+        LLVMContextDispose(h->llc);
+        memset(h, 0, sizeof *h);
+        return false;
+    }
+    h->td = LLVMCreateTargetDataLayout(h->tm);
+    LLVMSetModuleDataLayout(h->mod, h->td);
+    return true;
+}
+
+jit_code *tir_host_link(tir_host *h, const char *const *names, void **addrs, unsigned n, bool *verified, spv_diag *diag)
+{
+    char *err = NULL;
+    *verified = !LLVMVerifyModule(h->mod, LLVMReturnStatusAction, &err);
+    if (!*verified)
+        fprintf(stderr, "the module does not verify: %s\n", err ? err : "?");
+    LLVMDisposeMessage(err);
+    LLVMMemoryBufferRef obj = *verified ? jit_emit_object(h->mod, h->tm, diag) : NULL;
+    jit_code *code = obj ? jit_link_object(obj, names, addrs, n, diag) : NULL;
+    LLVMDisposeModule(h->mod);
+    LLVMDisposeTargetData(h->td);
+    LLVMDisposeTargetMachine(h->tm);
+    h->mod = NULL;
+    h->td = NULL;
+    h->tm = NULL;
+    return code;
+}
+
+void tir_host_end(tir_host *h, jit_code *code)
+{
+    if (code)
+        jit_code_free(code);
+    LLVMContextDispose(h->llc);
+    memset(h, 0, sizeof *h);
 }

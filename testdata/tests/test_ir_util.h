@@ -4,6 +4,9 @@
 #define SPVJIT_TEST_IR_UTIL_H
 
 #include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "jit/jit_internal.h"
 
 /* Parses IR text into a module of llc; NULL (the parser's message printed) on error. */
 LLVMModuleRef tir_parse(LLVMContextRef llc, const char *text);
@@ -17,5 +20,26 @@ char *tir_print(LLVMValueRef fn);
  * in a row, d<i> branching on %<first_cond> (i = 0) or %<cond> to l<i> and
  * r<i>, which meet at j<i>; the last join returns (malloc'd). */
 char *tir_diamond_chain(const char *params, const char *entry_code, int n, const char *first_cond, const char *cond);
+
+/* A module written as text for the host, to rewrite and then run: its
+ * context, the module (data layout set) and the machine that compiles it. */
+typedef struct tir_host {
+    LLVMContextRef llc;
+    LLVMModuleRef mod;
+    LLVMTargetMachineRef tm;
+    LLVMTargetDataRef td;
+} tir_host;
+
+/* Parses text for the host at code generation level `level`; false (the
+ * reason in diag, or printed by the parser) on error, with nothing left. */
+bool tir_host_parse(tir_host *h, const char *text, int level, spv_diag *diag);
+/* Verifies h->mod (false, the verifier's message printed, when it fails),
+ * compiles it and links names[0..n) into addrs; NULL on failure, the reason
+ * in diag.  Either way the module, the data layout and the machine are
+ * disposed of; the context stays for tir_host_end. */
+jit_code *tir_host_link(tir_host *h, const char *const *names, void **addrs, unsigned n, bool *verified,
+                        spv_diag *diag);
+/* Frees code (may be NULL) and the context. */
+void tir_host_end(tir_host *h, jit_code *code);
 
 #endif

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <llvm-c/Analysis.h>
 
 #include "harness.h"
 #include "jit/jit_internal.h"
@@ -279,15 +278,12 @@ static bool input_fits(const form *f, int64_t x)
 TEST(unmask_full_lanes_forms_and_results)
 {
     spv_diag diag = { { 0 } };
-    LLVMContextRef llc = LLVMContextCreate();
+    tir_host h;
     char *text = module_text();
-    LLVMModuleRef mod = tir_parse(llc, text);
+    bool parsed = tir_host_parse(&h, text, 3, &diag);
     free(text);
-    REQUIRE(mod, "the test module does not parse");
-    LLVMTargetMachineRef tm = jit_host_target_machine(3, &diag);
-    REQUIRE(tm, "%s", diag.msg);
-    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-    LLVMSetModuleDataLayout(mod, td);
+    REQUIRE(parsed, "the test module: %s", diag.msg[0] ? diag.msg : "does not parse");
+    LLVMModuleRef mod = h.mod;
 
     int n = jit_unmask_full_lanes(mod);
     unsigned expected = 0;
@@ -302,22 +298,16 @@ TEST(unmask_full_lanes_forms_and_results)
         free(fn);
     }
     CHECK(n == (int)expected, "%d accesses rewritten, expected %u", n, expected);
-    char *err = NULL;
-    bool bad = LLVMVerifyModule(mod, LLVMReturnStatusAction, &err);
-    CHECK(!bad, "the rewritten module does not verify: %s", err);
-    LLVMDisposeMessage(err);
 
     const char *names[NFORMS];
     void *addrs[NFORMS];
     for (unsigned i = 0; i < NFORMS; i++)
         names[i] = forms[i].name;
-    LLVMMemoryBufferRef obj = bad ? NULL : jit_emit_object(mod, tm, &diag);
-    jit_code *code = obj ? jit_link_object(obj, names, addrs, NFORMS, &diag) : NULL;
-    LLVMDisposeModule(mod);
-    LLVMDisposeTargetData(td);
-    LLVMDisposeTargetMachine(tm);
+    bool verified;
+    jit_code *code = tir_host_link(&h, names, addrs, NFORMS, &verified, &diag);
+    CHECK(verified, "the rewritten module does not verify");
     if (!code) {
-        LLVMContextDispose(llc);
+        tir_host_end(&h, NULL);
         REQUIRE(false, "compiling the rewritten module: %s", diag.msg);
     }
 
@@ -358,6 +348,5 @@ TEST(unmask_full_lanes_forms_and_results)
                 }
     }
     CHECK(runs > 500 && partial > 50, "only %u runs, %u with some lanes active", runs, partial);
-    jit_code_free(code);
-    LLVMContextDispose(llc);
+    tir_host_end(&h, code);
 }
