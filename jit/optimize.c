@@ -3,8 +3,10 @@
  * The target is the host CPU with all its features (LLVMGetHostCPUName /
  * LLVMGetHostCPUFeatures, asked once per process), so vector widths match
  * the machine.  Two tiers (jit_level):
- *  - quick: the inliner for the always-inline helpers the lowering makes,
- *    then SROA, early CSE, InstCombine and SimplifyCFG per function — enough
+ *  - quick: the functions called once moved into their callers
+ *    (inline_once.h), the inliner for the other always-inline helpers the
+ *    lowering makes, then SROA, early CSE, InstCombine and SimplifyCFG per
+ *    function — enough
  *    to turn the lowering's stack slots into registers — and code generation
  *    at CodeGenOpt::None (FastISel, the fast register allocator).  A few
  *    milliseconds for the seed kernels; the code runs 2-60x slower.
@@ -12,6 +14,8 @@
  *    and loop unrolling on from -O2.
  */
 #include "jit_internal.h"
+
+#include "inline_once.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -178,8 +182,12 @@ int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int level, spv_diag
 {
     drop_uncalled(mod);
     one_vector_width(mod);
-    char pipeline[128];
     bool quick = level == JIT_LEVEL_QUICK;
+    if (quick && jit_inline_once(mod) < 0) { /* the pipeline's always-inline finds the rest */
+        spv_fail(diag, "out of memory");
+        return -1;
+    }
+    char pipeline[128];
     if (quick)
         snprintf(pipeline, sizeof pipeline, "%s", QUICK_PIPELINE);
     else
