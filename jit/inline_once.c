@@ -36,16 +36,6 @@ static LLVMValueRef only_call(LLVMValueRef f)
     return call;
 }
 
-/* Moves the instructions of `from` after `at` (all when at is NULL) to the end of `to`. */
-static void move_tail(LLVMBuilderRef b, LLVMBasicBlockRef from, LLVMValueRef at, LLVMBasicBlockRef to)
-{
-    LLVMPositionBuilderAtEnd(b, to);
-    for (LLVMValueRef i = at ? LLVMGetNextInstruction(at) : LLVMGetFirstInstruction(from), next; i; i = next) {
-        next = LLVMGetNextInstruction(i);
-        jit_move_inst(b, i);
-    }
-}
-
 static bool inline_call(LLVMBuilderRef b, LLVMValueRef f, LLVMValueRef call)
 {
     LLVMBasicBlockRef at = LLVMGetInstructionParent(call);
@@ -63,7 +53,7 @@ static bool inline_call(LLVMBuilderRef b, LLVMValueRef f, LLVMValueRef call)
 
     /* the rest of the calling block: `cont`, which its successors' phis now name */
     LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(LLVMGetTypeContext(LLVMTypeOf(f)), caller, "");
-    move_tail(b, at, call, cont);
+    jit_move_rest(b, LLVMGetNextInstruction(call), cont);
     LLVMValueRef term = LLVMGetBasicBlockTerminator(cont);
     for (unsigned k = 0, n = LLVMGetNumSuccessors(term); k < n; k++)
         jit_retarget_phis(b, LLVMGetSuccessor(term, k), at, cont);

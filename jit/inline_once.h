@@ -4,7 +4,7 @@
  * LLVM's inliner clones the callee's body into the caller (every value
  * remapped, its metadata too) and then deletes the callee: for the quick
  * tier, whose region functions each have the one call from their group
- * function, that was a fifth to a third of a build (mm: 2 of 9.5 ms).  A
+ * function, that was a fifth of a build (mm: about 2 of its 10 ms).  A
  * function called once needs no copy: its blocks move into the caller at
  * the call, its arguments are replaced by the call's operands, its returns
  * branch to the rest of the calling block (a phi of the returned values),

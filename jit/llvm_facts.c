@@ -171,6 +171,15 @@ void jit_move_inst(LLVMBuilderRef b, LLVMValueRef i)
     free(keep);
 }
 
+void jit_move_rest(LLVMBuilderRef b, LLVMValueRef first, LLVMBasicBlockRef to)
+{
+    LLVMPositionBuilderAtEnd(b, to);
+    for (LLVMValueRef i = first, next; i; i = next) {
+        next = LLVMGetNextInstruction(i);
+        jit_move_inst(b, i);
+    }
+}
+
 int jit_run_passes(LLVMModuleRef mod, const char *pipeline, char *msg, size_t len)
 {
     LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();

@@ -136,11 +136,7 @@ static void merge_join(late *l, LLVMBasicBlockRef from, LLVMBasicBlockRef join)
         LLVMInstructionEraseFromParent(phi);
     }
     LLVMInstructionEraseFromParent(LLVMGetBasicBlockTerminator(from));
-    LLVMPositionBuilderAtEnd(l->b, from);
-    for (LLVMValueRef i = LLVMGetFirstInstruction(join), next; i; i = next) {
-        next = LLVMGetNextInstruction(i);
-        jit_move_inst(l->b, i);
-    }
+    jit_move_rest(l->b, LLVMGetFirstInstruction(join), from);
     LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
     for (unsigned k = 0, n = LLVMGetNumSuccessors(term); k < n; k++)
         jit_retarget_phis(l->b, LLVMGetSuccessor(term, k), join, from);

@@ -33,7 +33,7 @@ typedef struct tir_host {
 /* Parses text for the host at code generation level `level`; false (the
  * reason in diag, or printed by the parser) on error, with nothing left. */
 bool tir_host_parse(tir_host *h, const char *text, int level, spv_diag *diag);
-/* Verifies h->mod (false, the verifier's message printed, when it fails),
+/* Verifies h->mod (*verified; the verifier's message printed when false),
  * compiles it and links names[0..n) into addrs; NULL on failure, the reason
  * in diag.  Either way the module, the data layout and the machine are
  * disposed of; the context stays for tir_host_end. */
