@@ -6,9 +6,9 @@
  *  - quick: the functions called once moved into their callers
  *    (inline_once.h), the inliner for the other always-inline helpers the
  *    lowering makes, then SROA, early CSE, InstCombine and SimplifyCFG per
- *    function — enough to turn the lowering's stack slots into registers —
- *    and code generation at CodeGenOpt::None (FastISel, the fast register
- *    allocator).  A few milliseconds for the seed kernels; the code runs
+ *    function — enough to turn the lowering's stack slots into registers —,
+ *    the integer intrinsics FastISel lacks expanded (quick_isel.h), and code
+ *    generation at CodeGenOpt::None (FastISel, the fast register allocator).  A few milliseconds for the seed kernels; the code runs
  *    2-60x slower.
  *  - optimized (0..3): LLVM's default<On>, with loop and SLP vectorization
  *    and loop unrolling on from -O2.
@@ -16,6 +16,7 @@
 #include "jit_internal.h"
 
 #include "inline_once.h"
+#include "quick_isel.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -205,5 +206,7 @@ int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int level, spv_diag
         LLVMDisposeErrorMessage(msg);
         return -1;
     }
+    if (quick) /* after the passes, which would fold the selects back */
+        jit_quick_isel_expand(mod);
     return 0;
 }
