@@ -7,7 +7,7 @@
  * min/max intrinsics (GLSL's min, max, clamp; OpenCL's) and the saturating
  * subtraction lower_bounds.c computes a buffer's last valid offset with,
  * which sit in the big entry blocks of the group functions: code generation
- * took about a third longer (scan: 3.5 against 2.4 ms, llc -O0).  Each
+ * took up to half again as long (reduce: 3.6 against 2.4 ms, llc -O0).  Each
  * becomes the compare and select it means, the same integer result, so the
  * tiers still agree bit for bit.  The optimized tier keeps the intrinsics
  * (SelectionDAG selects them well, and its passes recognize them).
