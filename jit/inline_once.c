@@ -53,10 +53,7 @@ static bool inline_call(LLVMBuilderRef b, LLVMValueRef f, LLVMValueRef call)
 
     /* the rest of the calling block: `cont`, which its successors' phis now name */
     LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(LLVMGetTypeContext(LLVMTypeOf(f)), caller, "");
-    jit_move_rest(b, LLVMGetNextInstruction(call), cont);
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(cont);
-    for (unsigned k = 0, n = LLVMGetNumSuccessors(term); k < n; k++)
-        jit_retarget_phis(b, LLVMGetSuccessor(term, k), at, cont);
+    jit_move_tail(b, LLVMGetNextInstruction(call), cont);
 
     for (unsigned i = 0, n = LLVMCountParams(f); i < n; i++)
         LLVMReplaceAllUsesWith(LLVMGetParam(f, i), LLVMGetOperand(call, i));

@@ -171,13 +171,17 @@ void jit_move_inst(LLVMBuilderRef b, LLVMValueRef i)
     free(keep);
 }
 
-void jit_move_rest(LLVMBuilderRef b, LLVMValueRef first, LLVMBasicBlockRef to)
+void jit_move_tail(LLVMBuilderRef b, LLVMValueRef first, LLVMBasicBlockRef to)
 {
+    LLVMBasicBlockRef from = LLVMGetInstructionParent(first);
     LLVMPositionBuilderAtEnd(b, to);
     for (LLVMValueRef i = first, next; i; i = next) {
         next = LLVMGetNextInstruction(i);
         jit_move_inst(b, i);
     }
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(to);
+    for (unsigned k = 0, n = term ? LLVMGetNumSuccessors(term) : 0; k < n; k++)
+        jit_retarget_phis(b, LLVMGetSuccessor(term, k), from, to);
 }
 
 int jit_run_passes(LLVMModuleRef mod, const char *pipeline, char *msg, size_t len)

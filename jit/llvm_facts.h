@@ -74,8 +74,11 @@ void jit_retarget_phis(LLVMBuilderRef b, LLVMBasicBlockRef bb, LLVMBasicBlockRef
  * (LLVMInsertIntoBuilder would leave it none: --emit readers, and tests,
  * find a kernel's variables by name). */
 void jit_move_inst(LLVMBuilderRef b, LLVMValueRef i);
-/* Moves `first` and the instructions after it in its block, names kept, to the end of `to`. */
-void jit_move_rest(LLVMBuilderRef b, LLVMValueRef first, LLVMBasicBlockRef to);
+/* Moves `first` and the instructions after it in its block, names kept, to
+ * the end of `to` (a block split after first's predecessor, or a block
+ * merged into `to`); the phis of the moved terminator's successors then name
+ * `to` where they named first's block. */
+void jit_move_tail(LLVMBuilderRef b, LLVMValueRef first, LLVMBasicBlockRef to);
 
 /* Runs the new pass manager's `pipeline` on mod (no target machine): 0, or -1
  * with "LLVM passes (<pipeline>) failed: <why>" in msg[len]. */

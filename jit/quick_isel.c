@@ -4,52 +4,33 @@
 #include <stdbool.h>
 #include <string.h>
 
-typedef enum { UMIN, UMAX, SMIN, SMAX, USUB_SAT, UADD_SAT, NOT_EXPANDED } expansion;
+#include "llvm_facts.h"
 
-/* What call is, among the expanded intrinsics (scalar integer operands only). */
-static expansion expansion_of(LLVMValueRef call)
+/* The compare and select call means, built before it; NULL when call is
+ * none of the expanded intrinsics on scalar integers. */
+static LLVMValueRef expansion(LLVMBuilderRef b, LLVMValueRef call)
 {
-    static const struct {
-        const char *prefix;
-        expansion e;
-    } names[] = { { "llvm.umin.", UMIN }, { "llvm.umax.", UMAX },         { "llvm.smin.", SMIN },
-                  { "llvm.smax.", SMAX }, { "llvm.usub.sat.", USUB_SAT }, { "llvm.uadd.sat.", UADD_SAT } };
-    LLVMValueRef callee = LLVMGetCalledValue(call);
-    if (!callee || !LLVMIsAFunction(callee) || LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMIntegerTypeKind)
-        return NOT_EXPANDED;
+    LLVMValueRef f = LLVMGetCalledValue(call);
+    if (!f || !LLVMIsAFunction(f) || LLVMGetTypeKind(LLVMTypeOf(call)) != LLVMIntegerTypeKind)
+        return NULL;
+    const char *minmax = jit_call_int_minmax(call); /* "llvm.smin", "llvm.umax", ... */
     size_t len;
-    const char *name = LLVMGetValueName2(callee, &len);
-    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++) {
-        size_t n = strlen(names[i].prefix);
-        if (len > n && !memcmp(name, names[i].prefix, n))
-            return names[i].e;
+    const char *name = LLVMGetValueName2(f, &len);
+    bool sat = len > 14 && (!memcmp(name, "llvm.usub.sat.", 14) || !memcmp(name, "llvm.uadd.sat.", 14));
+    if (!minmax && !sat)
+        return NULL;
+    LLVMValueRef x = LLVMGetOperand(call, 0), y = LLVMGetOperand(call, 1);
+    LLVMPositionBuilderBefore(b, call);
+    if (minmax) {
+        bool is_signed = minmax[5] == 's', is_min = !strcmp(minmax + 6, "min");
+        LLVMIntPredicate p = is_signed ? (is_min ? LLVMIntSLT : LLVMIntSGT) : (is_min ? LLVMIntULT : LLVMIntUGT);
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, p, x, y, ""), x, y, "");
     }
-    return NOT_EXPANDED;
-}
-
-static LLVMValueRef expand(LLVMBuilderRef b, expansion e, LLVMValueRef x, LLVMValueRef y)
-{
-    LLVMTypeRef t = LLVMTypeOf(x);
-    switch (e) {
-    case UMIN:
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, x, y, ""), x, y, "");
-    case UMAX:
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, x, y, ""), x, y, "");
-    case SMIN:
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, x, y, ""), x, y, "");
-    case SMAX:
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, x, y, ""), x, y, "");
-    case USUB_SAT: /* x > y ? x - y : 0 */
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, x, y, ""), LLVMBuildSub(b, x, y, ""), LLVMConstNull(t),
-                               "");
-    case UADD_SAT: { /* the sum, or all ones where it wrapped (below x) */
-        LLVMValueRef sum = LLVMBuildAdd(b, x, y, "");
-        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, sum, x, ""), LLVMConstAllOnes(t), sum, "");
-    }
-    case NOT_EXPANDED:
-        break;
-    }
-    return NULL;
+    if (name[6] == 's') /* usub.sat: x > y ? x - y : 0 */
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, x, y, ""), LLVMBuildSub(b, x, y, ""),
+                               LLVMConstNull(LLVMTypeOf(x)), "");
+    LLVMValueRef sum = LLVMBuildAdd(b, x, y, ""); /* uadd.sat: the sum, or all ones where it wrapped (below x) */
+    return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, sum, x, ""), LLVMConstAllOnes(LLVMTypeOf(x)), sum, "");
 }
 
 int jit_quick_isel_expand(LLVMModuleRef mod)
@@ -60,11 +41,10 @@ int jit_quick_isel_expand(LLVMModuleRef mod)
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
             for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
                 next = LLVMGetNextInstruction(i);
-                expansion e = LLVMIsACallInst(i) ? expansion_of(i) : NOT_EXPANDED;
-                if (e == NOT_EXPANDED)
+                LLVMValueRef r = LLVMIsACallInst(i) ? expansion(b, i) : NULL;
+                if (!r)
                     continue;
-                LLVMPositionBuilderBefore(b, i);
-                LLVMReplaceAllUsesWith(i, expand(b, e, LLVMGetOperand(i, 0), LLVMGetOperand(i, 1)));
+                LLVMReplaceAllUsesWith(i, r);
                 LLVMInstructionEraseFromParent(i);
                 n++;
             }

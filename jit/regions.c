@@ -69,12 +69,7 @@ static int split_at_barriers(LLVMValueRef item, char *msg)
         LLVMBasicBlockRef after = LLVMGetNextBasicBlock(bb);
         LLVMBasicBlockRef nb = after ? LLVMInsertBasicBlockInContext(llc, after, "after.barrier")
                                      : LLVMAppendBasicBlockInContext(llc, item, "after.barrier");
-        LLVMPositionBuilderAtEnd(b, nb);
-        for (LLVMValueRef i = LLVMGetNextInstruction(call), nx; i; i = nx) {
-            nx = LLVMGetNextInstruction(i);
-            LLVMInstructionRemoveFromParent(i);
-            LLVMInsertIntoBuilder(b, i);
-        }
+        jit_move_tail(b, LLVMGetNextInstruction(call), nb);
         LLVMPositionBuilderAtEnd(b, bb);
         LLVMBuildBr(b, nb);
     }

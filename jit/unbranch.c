@@ -136,10 +136,7 @@ static void merge_join(late *l, LLVMBasicBlockRef from, LLVMBasicBlockRef join)
         LLVMInstructionEraseFromParent(phi);
     }
     LLVMInstructionEraseFromParent(LLVMGetBasicBlockTerminator(from));
-    jit_move_rest(l->b, LLVMGetFirstInstruction(join), from);
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
-    for (unsigned k = 0, n = LLVMGetNumSuccessors(term); k < n; k++)
-        jit_retarget_phis(l->b, LLVMGetSuccessor(term, k), join, from);
+    jit_move_tail(l->b, LLVMGetFirstInstruction(join), from);
     LLVMDeleteBasicBlock(join);
 }
 

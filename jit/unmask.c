@@ -203,9 +203,8 @@ static void sink(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef user, LLVMBasicB
     if (!use || LLVMGetNextUse(use) || LLVMGetUser(use) != user || LLVMIsAPHINode(v) ||
         LLVMGetInstructionParent(v) != from || !jit_opcode_never_traps(LLVMGetInstructionOpcode(v)))
         return;
-    LLVMInstructionRemoveFromParent(v);
     LLVMPositionBuilderBefore(b, user);
-    LLVMInsertIntoBuilder(b, v);
+    jit_move_inst(b, v);
     for (int i = 0, n = LLVMGetNumOperands(v); i < n; i++)
         sink(b, LLVMGetOperand(v, i), v, from);
 }
@@ -223,20 +222,11 @@ static void rewrite(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef call, boo
                          : LLVMAppendBasicBlockInContext(llc, fn, names[i]);
     LLVMBasicBlockRef full = blocks[0], part = blocks[1], join = blocks[2];
 
-    LLVMPositionBuilderAtEnd(b, join); /* the rest of bb, its terminator's edges now from join */
-    for (LLVMValueRef i = LLVMGetNextInstruction(call), n; i; i = n) {
-        n = LLVMGetNextInstruction(i);
-        LLVMInstructionRemoveFromParent(i);
-        LLVMInsertIntoBuilder(b, i);
-    }
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(join);
-    for (unsigned i = 0, n = LLVMGetNumSuccessors(term); i < n; i++)
-        jit_retarget_phis(b, LLVMGetSuccessor(term, i), bb, join);
+    jit_move_tail(b, LLVMGetNextInstruction(call), join); /* the rest of bb */
 
     unsigned ptr_at = is_load ? 0 : 1;
     LLVMValueRef mask = LLVMGetOperand(call, ptr_at + 2), ptr = LLVMGetOperand(call, ptr_at);
     unsigned align = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, ptr_at + 1));
-    LLVMInstructionRemoveFromParent(call);
     LLVMPositionBuilderAtEnd(b, bb);
     LLVMBuildCondBr(b, lanes_all(b, mask, true, 0), full, part);
 
@@ -256,7 +246,7 @@ static void rewrite(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef call, boo
     LLVMPositionBuilderAtEnd(b, part);
     LLVMValueRef br = LLVMBuildBr(b, join);
     LLVMPositionBuilderBefore(b, br);
-    LLVMInsertIntoBuilder(b, call);
+    jit_move_inst(b, call);
     sink(b, mask, call, bb);
 
     if (is_load) {
