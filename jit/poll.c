@@ -61,6 +61,23 @@ LLVMValueRef jit_stop_requested(LLVMBuilderRef b, LLVMValueRef flag)
     return LLVMBuildICmp(b, LLVMIntNE, s, LLVMConstInt(i32, 0, 0), "");
 }
 
+/* The poll of the back edge term -> to folded into term when that is an
+ * unconditional branch: `stop ? exit : to`.  The loop's path then has no
+ * block of its own for the poll, which the quick tier's register allocator
+ * would enter and leave with every live value spilled (mm's quick dispatch
+ * took a quarter longer).  A conditional branch keeps the poll block on its
+ * edge: folded into its condition, it made neither tier faster. */
+static bool poll_in_branch(LLVMBuilderRef b, LLVMValueRef term, LLVMBasicBlockRef to, LLVMValueRef stop,
+                           LLVMBasicBlockRef exit)
+{
+    if (!LLVMIsABranchInst(term) || LLVMIsConditional(term))
+        return false;
+    LLVMPositionBuilderBefore(b, term);
+    LLVMBuildCondBr(b, jit_stop_requested(b, stop), exit, to);
+    LLVMInstructionEraseFromParent(term);
+    return true;
+}
+
 /* field: the function's load of ctx->stop (NULL: it has none, its first
  * parameter is the ctx) */
 static int poll_function(LLVMValueRef fn, LLVMValueRef field)
@@ -111,6 +128,9 @@ static int poll_function(LLVMValueRef fn, LLVMValueRef field)
                 else
                     LLVMBuildRet(b, LLVMConstNull(ret));
             }
+            n++;
+            if (poll_in_branch(b, term, to, stop, exit))
+                break;
             LLVMBasicBlockRef poll = LLVMInsertBasicBlockInContext(llc, to, "poll");
             LLVMPositionBuilderAtEnd(b, poll);
             LLVMBuildCondBr(b, jit_stop_requested(b, stop), exit, to);
@@ -118,7 +138,6 @@ static int poll_function(LLVMValueRef fn, LLVMValueRef field)
                 if (LLVMGetSuccessor(term, s) == to)
                     LLVMSetSuccessor(term, s, poll);
             jit_retarget_phis(b, to, from, poll);
-            n++;
         }
     }
     LLVMDisposeBuilder(b);

@@ -5,8 +5,9 @@
  * control-flow graph (a retreating edge in reverse post-order: a loop's back
  * edge, and whatever closes an irreducible cycle) of the functions the
  * executor calls, and of the out-of-line functions of one group they call,
- * gets a block of its own that tests the flag and returns from the function
- * when it is set.  Inserted after the passes, the polls cannot stop LLVM from
+ * gets a test of the flag that returns from the function when it is set: in
+ * the edge's branch when that is unconditional, else in a block of its own
+ * on the edge.  Inserted after the passes, the polls cannot stop LLVM from
  * unrolling or vectorizing a loop: a fully unrolled loop has no back edge
  * left, a vectorized one polls once per vector iteration.  Straight-line code
  * needs no poll: it ends.

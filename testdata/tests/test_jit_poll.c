@@ -1,0 +1,219 @@
+/* testdata/tests/test_jit_poll.c — the stop flag's polls on the edges that
+ * close a cycle (jit/poll.h).
+ *
+ * Hand-written functions count their iterations into memory, one per shape
+ * of back edge: an unconditional branch (in an out-of-line group function,
+ * which loads ctx->stop itself, and in the exported spvjit_wg_range, which
+ * gets that load from the poll), a conditional branch looping on its true
+ * side and one on its false side, a switch, a conditional branch with both
+ * sides to the loop's header, and an irreducible cycle.  After the polls the
+ * module must verify; an unconditional back edge must carry its poll in its
+ * own branch (no poll block), the others in a block on the edge.  Run with
+ * the flag clear, every function must return and count what C computes; run
+ * with it set and ten million iterations to go, every function must return
+ * the stop path's zero after at most one pass round its cycle. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "jit/abi.h"
+#include "jit/lower_ctx.h"
+#include "jit/poll.h"
+#include "test_ir_util.h"
+
+enum { UNCOND, EXPORTED, COND_TRUE, COND_FALSE, SWITCH, BOTH_SIDES, IRREDUCIBLE, NSHAPES };
+static const char *const names[NSHAPES] = {
+    "spvjit.group.uncond", JIT_SYM_WG_RANGE,          "spvjit.group.cond_true",   "spvjit.group.cond_false",
+    "spvjit.group.switch", "spvjit.group.both_sides", "spvjit.group.irreducible",
+};
+/* poll blocks each function must have (-1: either way, the cycle's retreating edge depends on the order) */
+static const int poll_blocks[NSHAPES] = { 0, 0, 1, 1, 1, 1, -1 };
+
+/* i64 f(ctx, n, count); the group functions load ctx->stop at their entry as
+ * jit_stop_field does (a format: the field's offset is argument 1) */
+#define STOP_FIELD                                                                                                     \
+    "  %%sf = getelementptr i8, ptr %%ctx, i64 %1$s\n"                                                                 \
+    "  %%field = load volatile ptr, ptr %%sf, align 8, !spvjit.stop.field !0\n"
+
+/* for (k = 0; k < n; k++) *count = k + 1; the body branches back unconditionally */
+#define UNCOND_LOOP                                                                                                    \
+    "  br label %%head\n"                                                                                              \
+    "head:\n"                                                                                                          \
+    "  %%k = phi i64 [ 0, %%entry ], [ %%k1, %%body ]\n"                                                               \
+    "  %%done = icmp uge i64 %%k, %%n\n"                                                                               \
+    "  br i1 %%done, label %%exit, label %%body\n"                                                                     \
+    "body:\n"                                                                                                          \
+    "  %%k1 = add i64 %%k, 1\n"                                                                                        \
+    "  store i64 %%k1, ptr %%count, align 8\n"                                                                         \
+    "  br label %%head\n"                                                                                              \
+    "exit:\n"                                                                                                          \
+    "  ret i64 %%k\n"                                                                                                  \
+    "}\n"
+
+/* do *count = ++k; ... : the loop's body, and its exit returning k */
+#define COUNTING_BODY                                                                                                  \
+    "  br label %%body\n"                                                                                              \
+    "body:\n"                                                                                                          \
+    "  %%k = phi i64 [ 0, %%entry ], [ %%k1, %%body ]\n"                                                               \
+    "  %%k1 = add i64 %%k, 1\n"                                                                                        \
+    "  store i64 %%k1, ptr %%count, align 8\n"
+#define COUNTED_EXIT                                                                                                   \
+    "exit:\n"                                                                                                          \
+    "  %%r = phi i64 [ %%k1, %%body ]\n"                                                                               \
+    "  ret i64 %%r\n"                                                                                                  \
+    "}\n"
+
+static char *module_text(void)
+{
+    char off[24];
+    snprintf(off, sizeof off, "%zu", offsetof(spvjit_wg_ctx, stop));
+    const char *fmt =
+        "define i64 @\"spvjit.group.uncond\"(ptr %%ctx, i64 %%n, ptr %%count) {\n"
+        "entry:\n" STOP_FIELD UNCOND_LOOP "define i64 @spvjit_wg_range(ptr %%ctx, i64 %%n, ptr %%count) {\n"
+        "entry:\n" UNCOND_LOOP
+        /* do *count = ++k; while (k < n): the loop on the branch's true side, its exit's phi */
+        "define i64 @\"spvjit.group.cond_true\"(ptr %%ctx, i64 %%n, ptr %%count) {\n"
+        "entry:\n" STOP_FIELD COUNTING_BODY "  %%more = icmp ult i64 %%k1, %%n\n"
+        "  br i1 %%more, label %%body, label %%exit\n" COUNTED_EXIT
+        /* the same on the false side */
+        "define i64 @\"spvjit.group.cond_false\"(ptr %%ctx, i64 %%n, ptr %%count) {\n"
+        "entry:\n" STOP_FIELD COUNTING_BODY "  %%end = icmp uge i64 %%k1, %%n\n"
+        "  br i1 %%end, label %%exit, label %%body\n" COUNTED_EXIT
+        /* the same through a switch */
+        "define i64 @\"spvjit.group.switch\"(ptr %%ctx, i64 %%n, ptr %%count) {\n"
+        "entry:\n" STOP_FIELD COUNTING_BODY "  %%end = icmp uge i64 %%k1, %%n\n"
+        "  %%sel = zext i1 %%end to i32\n"
+        "  switch i32 %%sel, label %%exit [ i32 0, label %%body ]\n" COUNTED_EXIT
+        /* the uncond loop whose body branches back on both sides of a condition */
+        "define i64 @\"spvjit.group.both_sides\"(ptr %%ctx, i64 %%n, ptr %%count) {\n"
+        "entry:\n" STOP_FIELD "  br label %%head\n"
+        "head:\n"
+        "  %%k = phi i64 [ 0, %%entry ], [ %%k1, %%body ], [ %%k1, %%body ]\n"
+        "  %%done = icmp uge i64 %%k, %%n\n"
+        "  br i1 %%done, label %%exit, label %%body\n"
+        "body:\n"
+        "  %%k1 = add i64 %%k, 1\n"
+        "  store i64 %%k1, ptr %%count, align 8\n"
+        "  %%three = icmp eq i64 %%k1, 3\n"
+        "  br i1 %%three, label %%head, label %%head\n"
+        "exit:\n"
+        "  ret i64 %%k\n"
+        "}\n"
+        /* a cycle of two blocks entered at either (n odd: a, else b), each counting */
+        "define i64 @\"spvjit.group.irreducible\"(ptr %%ctx, i64 %%n, ptr %%count) {\n"
+        "entry:\n" STOP_FIELD "  %%odd = trunc i64 %%n to i1\n"
+        "  br i1 %%odd, label %%a, label %%b\n"
+        "a:\n"
+        "  %%ka = phi i64 [ 0, %%entry ], [ %%kb1, %%b ]\n"
+        "  %%ka1 = add i64 %%ka, 1\n"
+        "  store i64 %%ka1, ptr %%count, align 8\n"
+        "  br label %%b\n"
+        "b:\n"
+        "  %%kb = phi i64 [ 0, %%entry ], [ %%ka1, %%a ]\n"
+        "  %%kb1 = add i64 %%kb, 1\n"
+        "  store i64 %%kb1, ptr %%count, align 8\n"
+        "  %%more = icmp ult i64 %%kb1, %%n\n"
+        "  br i1 %%more, label %%a, label %%exit\n"
+        "exit:\n"
+        "  ret i64 %%kb1\n"
+        "}\n"
+        "!0 = !{}\n";
+    size_t len = strlen(fmt) + 16 * strlen(off);
+    char *text = malloc(len);
+    if (text)
+        snprintf(text, len, fmt, off);
+    return text;
+}
+
+/* What shape s returns and leaves in *count for n, the flag clear. */
+static int64_t in_c(int s, int64_t n, int64_t *count)
+{
+    int64_t k = 0;
+    switch (s) {
+    case UNCOND:
+    case EXPORTED:
+    case BOTH_SIDES:
+        for (k = 0; k < n; k++)
+            *count = k + 1;
+        return k;
+    case COND_TRUE:
+    case COND_FALSE:
+    case SWITCH:
+        do
+            *count = ++k;
+        while (k < n);
+        return k;
+    default: /* IRREDUCIBLE */
+        if (n & 1)
+            *count = ++k; /* a */
+        for (;;) {
+            *count = ++k; /* b */
+            if (k >= n)
+                return k;
+            *count = ++k; /* a */
+        }
+    }
+}
+
+static int count_poll_blocks(LLVMValueRef fn)
+{
+    int n = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        n += !strncmp(LLVMGetBasicBlockName(bb), "poll", 4);
+    return n;
+}
+
+typedef int64_t (*shape_fn)(spvjit_wg_ctx *, int64_t, int64_t *);
+
+TEST(jit_poll_every_back_edge)
+{
+    spv_diag diag = { { 0 } };
+    tir_host h;
+    char *text = module_text();
+    REQUIRE(text, "out of memory");
+    bool parsed = tir_host_parse(&h, text, JIT_LEVEL_QUICK, &diag);
+    free(text);
+    REQUIRE(parsed, "the test module: %s", diag.msg[0] ? diag.msg : "does not parse");
+
+    int polls = jit_insert_polls(h.mod);
+    CHECK(polls == NSHAPES, "%d polls, expected one per function's cycle, %d", polls, NSHAPES);
+    for (int s = 0; s < NSHAPES; s++) {
+        LLVMValueRef fn = LLVMGetNamedFunction(h.mod, names[s]);
+        REQUIRE(fn, "%s", names[s]);
+        int got = count_poll_blocks(fn);
+        if (poll_blocks[s] >= 0)
+            CHECK(got == poll_blocks[s], "%s: %d poll blocks, expected %d", names[s], got, poll_blocks[s]);
+    }
+    void *addrs[NSHAPES];
+    bool verified;
+    jit_code *code = tir_host_link(&h, names, addrs, NSHAPES, &verified, &diag);
+    CHECK(verified, "the module with its polls does not verify");
+    if (!code) {
+        tir_host_end(&h, NULL);
+        REQUIRE(false, "compiling the module: %s", diag.msg);
+    }
+    uint32_t flag = 0;
+    spvjit_wg_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.stop = &flag;
+    static const int64_t ns[] = { 1, 2, 3, 5, 8, 13 };
+    for (int s = 0; s < NSHAPES; s++)
+        for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+            int64_t count = -1, want_count = -1;
+            int64_t got = ((shape_fn)addrs[s])(&ctx, ns[i], &count);
+            int64_t want = in_c(s, ns[i], &want_count);
+            CHECK(got == want && count == want_count, "%s(n = %lld): returned %lld, counted %lld; expected %lld, %lld",
+                  names[s], (long long)ns[i], (long long)got, (long long)count, (long long)want, (long long)want_count);
+        }
+    flag = 1;
+    for (int s = 0; s < NSHAPES; s++) {
+        int64_t count = 0;
+        int64_t got = ((shape_fn)addrs[s])(&ctx, 10000000, &count);
+        CHECK(got == 0 && count >= 1 && count <= 2, "%s, stop set: returned %lld after %lld iterations", names[s],
+              (long long)got, (long long)count);
+    }
+    tir_host_end(&h, code);
+}
