@@ -1,4 +1,4 @@
-/* jit/quick_isel.c — integer intrinsics as compares and selects for FastISel (see quick_isel.h). */
+/* jit/quick_isel.c — what FastISel cannot select, rewritten into what it can (see quick_isel.h). */
 #include "quick_isel.h"
 
 #include <stdbool.h>
@@ -33,6 +33,35 @@ static LLVMValueRef expansion(LLVMBuilderRef b, LLVMValueRef call)
     return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, sum, x, ""), LLVMConstAllOnes(LLVMTypeOf(x)), sum, "");
 }
 
+static bool is_bool(LLVMValueRef v, unsigned long long k)
+{
+    return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == k;
+}
+
+/* The ands and ors a select of one bit means (InstCombine's logical and,
+ * `c ? x : false`, and or, `c ? true : x`), built before it; NULL for any
+ * other select.  An and passes on the poison of a side the select would
+ * not take; no freeze (FastISel has none for an i1 either): no pass runs
+ * after this one, and code generation computes every value as it stands. */
+static LLVMValueRef bit_logic(LLVMBuilderRef b, LLVMValueRef sel)
+{
+    LLVMTypeRef t = LLVMTypeOf(sel);
+    if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) != 1)
+        return NULL;
+    LLVMValueRef c = LLVMGetOperand(sel, 0), x = LLVMGetOperand(sel, 1), y = LLVMGetOperand(sel, 2);
+    LLVMPositionBuilderBefore(b, sel);
+    if (is_bool(y, 0))
+        return LLVMBuildAnd(b, c, x, "");
+    if (is_bool(x, 1))
+        return LLVMBuildOr(b, c, y, "");
+    LLVMValueRef not_c = LLVMBuildNot(b, c, "");
+    if (is_bool(x, 0))
+        return LLVMBuildAnd(b, not_c, y, "");
+    if (is_bool(y, 1))
+        return LLVMBuildOr(b, not_c, x, "");
+    return LLVMBuildOr(b, LLVMBuildAnd(b, c, x, ""), LLVMBuildAnd(b, not_c, y, ""), "");
+}
+
 int jit_quick_isel_expand(LLVMModuleRef mod)
 {
     LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
@@ -41,7 +70,7 @@ int jit_quick_isel_expand(LLVMModuleRef mod)
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
             for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
                 next = LLVMGetNextInstruction(i);
-                LLVMValueRef r = LLVMIsACallInst(i) ? expansion(b, i) : NULL;
+                LLVMValueRef r = LLVMIsACallInst(i) ? expansion(b, i) : LLVMIsASelectInst(i) ? bit_logic(b, i) : NULL;
                 if (!r)
                     continue;
                 LLVMReplaceAllUsesWith(i, r);

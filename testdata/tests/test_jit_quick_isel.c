@@ -7,7 +7,11 @@
  * expansion the module must verify and hold no scalar call of them, and on
  * the quick tier's code generation level every function must return what C
  * computes, for operands at and around 0, 1 and the ends of the signed and
- * unsigned ranges of each width. */
+ * unsigned ranges of each width.  And a select of one bit in each form
+ * InstCombine writes (`c ? x : false`, `c ? true : y`, their negations) and
+ * the general one become ands and ors, a select of i32 staying, and return
+ * what C's ?: does for every c, x and y. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,5 +144,81 @@ TEST(quick_isel_expands_min_max_and_saturation)
                     checked++;
                 }
     CHECK(checked == NOPS * 3 * ne * ne, "%u cases", checked);
+    tir_host_end(&h, code);
+}
+
+/* --- selects of one bit ------------------------------------------------------------------------ */
+
+enum { SEL_AND, SEL_OR, SEL_ANDNOT, SEL_ORNOT, SEL_ANY, NSELS };
+/* the select each function makes of c, x and y (the constant sides as InstCombine writes && and ||) */
+static const char *const sel_forms[NSELS] = { "i1 %x, i1 false", "i1 true, i1 %y", "i1 false, i1 %y", "i1 %x, i1 true",
+                                              "i1 %x, i1 %y" };
+
+static bool sel_in_c(int form, bool c, bool x, bool y)
+{
+    switch (form) {
+    case SEL_AND:
+        return c ? x : false;
+    case SEL_OR:
+        return c ? true : y;
+    case SEL_ANDNOT:
+        return c ? false : y;
+    case SEL_ORNOT:
+        return c ? x : true;
+    default:
+        return c ? x : y;
+    }
+}
+
+typedef bool (*sel_fn)(bool, bool, bool);
+
+TEST(quick_isel_bit_selects_as_logic)
+{
+    char text[4096];
+    size_t len = 0;
+    for (int k = 0; k < NSELS; k++)
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "define zeroext i1 @sel_%d(i1 zeroext %%c, i1 zeroext %%x, i1 zeroext %%y) {\n"
+                                "  %%r = select i1 %%c, %s\n"
+                                "  ret i1 %%r\n}\n",
+                                k, sel_forms[k]);
+    /* a select of wider values stays: FastISel has it */
+    snprintf(text + len, sizeof text - len,
+             "define i32 @wide(i1 %%c, i32 %%x, i32 %%y) {\n"
+             "  %%r = select i1 %%c, i32 %%x, i32 %%y\n"
+             "  ret i32 %%r\n}\n");
+    spv_diag diag = { { 0 } };
+    tir_host h;
+    REQUIRE(tir_host_parse(&h, text, JIT_LEVEL_QUICK, &diag), "the test module: %s",
+            diag.msg[0] ? diag.msg : "does not parse");
+    int n = jit_quick_isel_expand(h.mod);
+    CHECK(n == NSELS, "%d selects rewritten, expected %d", n, NSELS);
+    char *wide = tir_print(LLVMGetNamedFunction(h.mod, "wide"));
+    CHECK(strstr(wide, "select i1 %c, i32 %x, i32 %y"), "the i32 select was rewritten: %s", wide);
+    free(wide);
+    char names[NSELS][16];
+    const char *name_ptrs[NSELS];
+    void *addrs[NSELS];
+    for (int k = 0; k < NSELS; k++) {
+        snprintf(names[k], sizeof names[k], "sel_%d", k);
+        name_ptrs[k] = names[k];
+        char *fn = tir_print(LLVMGetNamedFunction(h.mod, names[k]));
+        CHECK(!strstr(fn, "select"), "%s keeps its select: %s", names[k], fn);
+        free(fn);
+    }
+    bool verified;
+    jit_code *code = tir_host_link(&h, name_ptrs, addrs, NSELS, &verified, &diag);
+    CHECK(verified, "the rewritten module does not verify");
+    if (!code) {
+        tir_host_end(&h, NULL);
+        REQUIRE(false, "compiling the rewritten module: %s", diag.msg);
+    }
+    for (int k = 0; k < NSELS; k++)
+        for (unsigned bits = 0; bits < 8; bits++) {
+            bool c = bits & 1, x = bits & 2, y = bits & 4;
+            bool got = ((sel_fn)addrs[k])(c, x, y), want = sel_in_c(k, c, x, y);
+            CHECK(got == want, "select i1 %d, %s with x = %d, y = %d: %d, expected %d", c, sel_forms[k], x, y, got,
+                  want);
+        }
     tir_host_end(&h, code);
 }
