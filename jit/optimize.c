@@ -7,10 +7,10 @@
  *    (inline_once.h), the inliner for the other always-inline helpers the
  *    lowering makes, then SROA, early CSE, InstCombine and SimplifyCFG per
  *    function (enough to turn the lowering's stack slots into registers)
- *    and loop rotation, the integer intrinsics FastISel lacks expanded (quick_isel.h), and
- *    code generation at CodeGenOpt::None (FastISel, the fast register
- *    allocator).  A few milliseconds for the seed kernels; the code runs
- *    2-60x slower.
+ *    and loop rotation, what FastISel cannot select rewritten (integer
+ *    intrinsics, one-bit selects: quick_isel.h), and code generation at
+ *    CodeGenOpt::None (FastISel, the fast register allocator).  A few
+ *    milliseconds for the seed kernels; the code runs 2-60x slower.
  *  - optimized (0..3): LLVM's default<On>, with loop and SLP vectorization
  *    and loop unrolling on from -O2.
  */

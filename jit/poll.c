@@ -66,7 +66,8 @@ LLVMValueRef jit_stop_requested(LLVMBuilderRef b, LLVMValueRef flag)
  * block of its own for the poll, which the quick tier's register allocator
  * would enter and leave with every live value spilled (mm's quick dispatch
  * took a quarter longer).  A conditional branch keeps the poll block on its
- * edge: folded into its condition, it made neither tier faster. */
+ * edge: folded into its condition, the poll made the quick tier's rotated
+ * loops no faster, and it moved the optimized code's registers around. */
 static bool poll_in_branch(LLVMBuilderRef b, LLVMValueRef term, LLVMBasicBlockRef to, LLVMValueRef stop,
                            LLVMBasicBlockRef exit)
 {

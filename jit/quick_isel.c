@@ -33,7 +33,8 @@ static LLVMValueRef expansion(LLVMBuilderRef b, LLVMValueRef call)
     return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, sum, x, ""), LLVMConstAllOnes(LLVMTypeOf(x)), sum, "");
 }
 
-static bool is_bool(LLVMValueRef v, unsigned long long k)
+/* Whether v is the constant bit k. */
+static bool is_bit(LLVMValueRef v, unsigned long long k)
 {
     return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == k;
 }
@@ -50,14 +51,14 @@ static LLVMValueRef bit_logic(LLVMBuilderRef b, LLVMValueRef sel)
         return NULL;
     LLVMValueRef c = LLVMGetOperand(sel, 0), x = LLVMGetOperand(sel, 1), y = LLVMGetOperand(sel, 2);
     LLVMPositionBuilderBefore(b, sel);
-    if (is_bool(y, 0))
+    if (is_bit(y, 0))
         return LLVMBuildAnd(b, c, x, "");
-    if (is_bool(x, 1))
+    if (is_bit(x, 1))
         return LLVMBuildOr(b, c, y, "");
     LLVMValueRef not_c = LLVMBuildNot(b, c, "");
-    if (is_bool(x, 0))
+    if (is_bit(x, 0))
         return LLVMBuildAnd(b, not_c, y, "");
-    if (is_bool(y, 1))
+    if (is_bit(y, 1))
         return LLVMBuildOr(b, not_c, x, "");
     return LLVMBuildOr(b, LLVMBuildAnd(b, c, x, ""), LLVMBuildAnd(b, not_c, y, ""), "");
 }
