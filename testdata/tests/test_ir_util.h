@@ -41,5 +41,18 @@ jit_code *tir_host_link(tir_host *h, const char *const *names, void **addrs, uns
                         spv_diag *diag);
 /* Frees code (may be NULL) and the context. */
 void tir_host_end(tir_host *h, jit_code *code);
+/* In a TEST (harness.h): tir_host_link into `code`, the test failing when the
+ * module does not verify, and ending (the host ended) when it does not
+ * compile. */
+#define TIR_HOST_LINK(code, h, names, addrs, n, diag)                                                                  \
+    do {                                                                                                               \
+        bool tir_verified_;                                                                                            \
+        (code) = tir_host_link((h), (names), (addrs), (n), &tir_verified_, (diag));                                    \
+        CHECK(tir_verified_, "the module does not verify after the rewrite");                                          \
+        if (!(code)) {                                                                                                 \
+            tir_host_end((h), NULL);                                                                                   \
+            REQUIRE(false, "compiling the module: %s", (diag)->msg);                                                   \
+        }                                                                                                              \
+    } while (0)
 
 #endif
