@@ -41,6 +41,11 @@ jit_code *tir_host_link(tir_host *h, const char *const *names, void **addrs, uns
                         spv_diag *diag);
 /* Frees code (may be NULL) and the context. */
 void tir_host_end(tir_host *h, jit_code *code);
+/* In a TEST (harness.h): tir_host_parse, the test ending when the text does
+ * not parse (nothing left to free but the caller's text). */
+#define TIR_HOST_PARSE(h, text, level, diag)                                                                           \
+    REQUIRE(tir_host_parse((h), (text), (level), (diag)), "the test module: %s",                                       \
+            (diag)->msg[0] ? (diag)->msg : "does not parse")
 /* In a TEST (harness.h): tir_host_link into `code`, the test failing when the
  * module does not verify, and ending (the host ended) when it does not
  * compile. */

@@ -141,8 +141,7 @@ TEST(inline_once_moves_functions_called_once)
 {
     spv_diag diag = { { 0 } };
     tir_host h;
-    REQUIRE(tir_host_parse(&h, module_text, 0, &diag), "the test module: %s",
-            diag.msg[0] ? diag.msg : "does not parse");
+    TIR_HOST_PARSE(&h, module_text, 0, &diag);
     LLVMModuleRef mod = h.mod;
 
     int n = jit_inline_once(mod);

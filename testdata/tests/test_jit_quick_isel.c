@@ -79,9 +79,8 @@ TEST(quick_isel_expands_min_max_and_saturation)
     spv_diag diag = { { 0 } };
     tir_host h;
     char *text = module_text();
-    bool parsed = tir_host_parse(&h, text, JIT_LEVEL_QUICK, &diag);
+    TIR_HOST_PARSE(&h, text, JIT_LEVEL_QUICK, &diag);
     free(text);
-    REQUIRE(parsed, "the test module: %s", diag.msg[0] ? diag.msg : "does not parse");
 
     int n = jit_quick_isel_expand(h.mod);
     CHECK(n == NOPS * 3, "%d calls expanded, expected %d", n, NOPS * 3);
@@ -184,8 +183,7 @@ TEST(quick_isel_bit_selects_as_logic)
              "  ret i32 %%r\n}\n");
     spv_diag diag = { { 0 } };
     tir_host h;
-    REQUIRE(tir_host_parse(&h, text, JIT_LEVEL_QUICK, &diag), "the test module: %s",
-            diag.msg[0] ? diag.msg : "does not parse");
+    TIR_HOST_PARSE(&h, text, JIT_LEVEL_QUICK, &diag);
     int n = jit_quick_isel_expand(h.mod);
     CHECK(n == NSELS, "%d selects rewritten, expected %d", n, NSELS);
     char *wide = tir_print(LLVMGetNamedFunction(h.mod, "wide"));

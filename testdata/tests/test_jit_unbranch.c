@@ -150,8 +150,7 @@ TEST(unbranch_checks_and_merged_blocks)
 {
     spv_diag diag = { { 0 } };
     tir_host h;
-    REQUIRE(tir_host_parse(&h, module_text, 3, &diag), "the test module: %s",
-            diag.msg[0] ? diag.msg : "does not parse");
+    TIR_HOST_PARSE(&h, module_text, 3, &diag);
     LLVMModuleRef mod = h.mod;
 
     int n = jit_unbranch_guards(mod, h.td);

@@ -280,9 +280,8 @@ TEST(unmask_full_lanes_forms_and_results)
     spv_diag diag = { { 0 } };
     tir_host h;
     char *text = module_text();
-    bool parsed = tir_host_parse(&h, text, 3, &diag);
+    TIR_HOST_PARSE(&h, text, 3, &diag);
     free(text);
-    REQUIRE(parsed, "the test module: %s", diag.msg[0] ? diag.msg : "does not parse");
     LLVMModuleRef mod = h.mod;
 
     int n = jit_unmask_full_lanes(mod);
