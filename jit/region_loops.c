@@ -810,7 +810,7 @@ static int vectorize_regions(emitter *e, char *simd_why)
         }
     char msg[JIT_SIMD_MSG];
     LLVMValueRef as_is[3] = { e->item, e->mach[0].fn, e->mach[1].fn };
-    int rc = jit_simd_items(req, n, as_is, 1 + e->nmach, out, msg);
+    int rc = jit_simd_items(req, n, as_is, 1 + e->nmach, c->quick ? JIT_SIMD_PREP_QUICK : JIT_SIMD_PREP_FULL, out, msg);
     if (rc > 0) {
         snprintf(simd_why, JIT_SIMD_MSG, "%s", msg);
         e->width = 1;

@@ -61,15 +61,23 @@ typedef struct jit_simd_request {
     LLVMTargetDataRef td;     /* the module's data layout */
 } jit_simd_request;
 
+/* How much of the module jit_simd_prepare brings into shape. */
+typedef enum jit_simd_prep {
+    JIT_SIMD_PREP_FULL,  /* the form that makes the vector code fast */
+    JIT_SIMD_PREP_QUICK, /* the quick tier's: only what the vectorizer needs (the tier's own passes follow) */
+} jit_simd_prep;
+
 /* Runs the passes that bring the module's functions into the form the
- * vectorizer takes: everything inlined, SROA, instruction combining, CFG
- * simplification, small constant loops unrolled; the inlining and the
+ * vectorizer takes: everything inlined, SROA, early CSE, CFG simplification,
+ * and with JIT_SIMD_PREP_FULL instruction combining and small constant
+ * loops unrolled; the inlining and the
  * function passes on the nonly functions of `only` alone when it is not NULL
  * (the others are left as they are: the passes cost per function; the caller
  * keeps those it needs alive), only[k]'s sub-group size
  * markers (after inlining) replaced by widths[k] when widths is not NULL.
  * 0, or -1 with msg. */
-int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, const unsigned *widths, unsigned nonly, char *msg);
+int jit_simd_prepare(LLVMModuleRef mod, const LLVMValueRef *only, const unsigned *widths, unsigned nonly,
+                     jit_simd_prep prep, char *msg);
 /* The same restriction for any function pipeline: the always-inline calls of
  * only[0..n) inlined to the last level (nothing into the other functions),
  * then `pipeline` run on only[0..n) alone.  0, or -1 with msg. */
@@ -109,12 +117,15 @@ typedef struct jit_simd_items_req {
 /* For each of the n requests, the vector function running a sub-group of the
  * items of r[i].item: out[i](ptr ctx, i32 base, item's uniform parameters,
  * <W x i1> live), base a multiple of W; it returns what the item
- * returns, widened.  Prepares the module (jit_simd_prepare) once, the item
- * functions inlined into the vectorizer's copies (they stay for the scalar
- * path), the functions of as_is[] (still being built or read by the caller)
- * left unchanged.  0; 1 declined, -1 failed (msg), nothing made then. */
+ * returns, widened.  Prepares the module (jit_simd_prepare, as `prep` asks)
+ * once, the item functions inlined into the vectorizer's copies (they stay
+ * for the scalar path), the functions of as_is[] (still being built or read
+ * by the caller) left unchanged.  When the vectorizer declines the quick
+ * preparation's form, the full one's is tried: the tiers vectorize the same
+ * kernels (their sub-group sizes agree).  0; 1 declined, -1 failed (msg),
+ * nothing made then. */
 int jit_simd_items(const jit_simd_items_req *r, unsigned n, const LLVMValueRef *as_is, unsigned nas_is,
-                   LLVMValueRef *out, char *msg);
+                   jit_simd_prep prep, LLVMValueRef *out, char *msg);
 
 /* A loop over the sub-groups of `count` items, full ones with a constant mask,
  * the partial last one after them: calls vf(ctx, base, args..., live) and

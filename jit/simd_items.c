@@ -129,8 +129,9 @@ static void leave_alone(const LLVMValueRef *fns, unsigned n, bool on, bool *adde
         }
 }
 
-int jit_simd_items(const jit_simd_items_req *r, unsigned n, const LLVMValueRef *as_is, unsigned nas_is,
-                   LLVMValueRef *out, char *msg)
+/* jit_simd_items with the module prepared as `prep` asks. */
+static int vectorize_items(const jit_simd_items_req *r, unsigned n, const LLVMValueRef *as_is, unsigned nas_is,
+                           jit_simd_prep prep, LLVMValueRef *out, char *msg)
 {
     LLVMValueRef *wrap = calloc(n + 1, sizeof *wrap);
     if (!wrap) {
@@ -165,7 +166,7 @@ int jit_simd_items(const jit_simd_items_req *r, unsigned n, const LLVMValueRef *
             for (unsigned i = 0; i < n && i < 64; i++)
                 widths[i] = r[i].width;
             leave_alone(as_is, nas_is, true, added);
-            rc = jit_simd_prepare(mod, wrap, n <= 64 ? widths : NULL, n, msg);
+            rc = jit_simd_prepare(mod, wrap, n <= 64 ? widths : NULL, n, prep, msg);
             leave_alone(as_is, nas_is, false, added);
         }
         free(added);
@@ -191,6 +192,15 @@ int jit_simd_items(const jit_simd_items_req *r, unsigned n, const LLVMValueRef *
         }
     }
     free(wrap);
+    return rc;
+}
+
+int jit_simd_items(const jit_simd_items_req *r, unsigned n, const LLVMValueRef *as_is, unsigned nas_is,
+                   jit_simd_prep prep, LLVMValueRef *out, char *msg)
+{
+    int rc = vectorize_items(r, n, as_is, nas_is, prep, out, msg);
+    if (rc == 1 && prep != JIT_SIMD_PREP_FULL)
+        rc = vectorize_items(r, n, as_is, nas_is, JIT_SIMD_PREP_FULL, out, msg);
     return rc;
 }
 

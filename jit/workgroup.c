@@ -359,7 +359,7 @@ static int vectorize_body(lower_ctx *c, LLVMValueRef body, unsigned width, bool 
                                          .name = "spvjit.simd.body.sized",
                                          .td = c->td };
     LLVMValueRef out[2] = { NULL, NULL };
-    int rc = jit_simd_items(req, n, NULL, 0, out, why);
+    int rc = jit_simd_items(req, n, NULL, 0, c->quick ? JIT_SIMD_PREP_QUICK : JIT_SIMD_PREP_FULL, out, why);
     if (rc < 0)
         return jit_fail(c, "%s", why);
     if (rc)

@@ -5,7 +5,8 @@
  * Each function f(i32 %i, ptr %in, ptr %out, i32 %n) is run for the W lanes of
  * a sub-group (%i the lane's index, consecutive from a multiple of W) under
  * several masks (all lanes, a prefix, alternate lanes, one lane, random ones),
- * at widths 4, 8 and 16, with LLVM's O0 (the vector code as built) and O2;
+ * at widths 4, 8 and 16, with LLVM's O0 (the vector code as built, after the
+ * quick tier's preparation) and O2 (after the full one);
  * memory and returned lanes must be equal bit for bit.  The shapes cover
  * straight-line code, divergent if/else and switch, early returns, loops with
  * varying trip counts, uniform loops under divergent branches, loops left
@@ -124,8 +125,16 @@ static void build_vector_driver(LLVMModuleRef mod, LLVMValueRef f, LLVMValueRef 
     LLVMDisposeBuilder(b);
 }
 
-/* Parses, prepares and vectorizes @f, adds the drivers, compiles at `opt`.
- * False when something failed (printed); t->rc is the vectorizer's answer. */
+/* The vector code the tiers run: the quick tier's preparation with the code
+ * as built (O0), the full one optimized (O2). */
+static jit_simd_prep prep_at(int opt)
+{
+    return opt ? JIT_SIMD_PREP_FULL : JIT_SIMD_PREP_QUICK;
+}
+
+/* Parses, prepares (prep_at) and vectorizes @f, adds the drivers, compiles
+ * at `opt`.  False when something failed (printed); t->rc is the
+ * vectorizer's answer. */
 static bool vt_build(vt *t, const char *ir, const jit_simd_arg *kinds, unsigned w, int opt)
 {
     memset(t, 0, sizeof *t);
@@ -145,7 +154,7 @@ static bool vt_build(vt *t, const char *ir, const jit_simd_arg *kinds, unsigned 
     char *triple = LLVMGetTargetMachineTriple(tm);
     LLVMSetTarget(mod, triple);
     LLVMDisposeMessage(triple);
-    bool ok = !jit_simd_prepare(mod, NULL, NULL, 0, t->msg);
+    bool ok = !jit_simd_prepare(mod, NULL, NULL, 0, prep_at(opt), t->msg);
     LLVMValueRef f = LLVMGetNamedFunction(mod, "f"), vf = NULL;
     if (ok) {
         jit_simd_request r = { .fn = f, .args = kinds, .width = w, .name = "f.simd", .td = td };
@@ -1038,7 +1047,7 @@ TEST(simd_prepare_inlines_only_listed)
     LLVMValueRef c = LLVMGetNamedFunction(mod, "c");
     char msg[JIT_SIMD_MSG] = "";
     unsigned width = 8;
-    CHECK(!jit_simd_prepare(mod, &w, &width, 1, msg), "prepare: %s", msg);
+    CHECK(!jit_simd_prepare(mod, &w, &width, 1, JIT_SIMD_PREP_FULL, msg), "prepare: %s", msg);
     LLVMValueRef callees[4] = { 0 };
     bool marked = false;
     CHECK(calls_of(w, callees, &marked) == 0, "w still calls %s", LLVMGetValueName(callees[0]));
@@ -1077,4 +1086,96 @@ TEST(simd_prepare_inlines_only_listed)
         jit_code_free(code);
     }
     LLVMContextDispose(llc);
+}
+
+/* The clustered sum's cluster size, in the module's only call of the marker:
+ * the constant, or 0 when it is not one. */
+static uint64_t cluster_size_in(LLVMModuleRef mod)
+{
+    LLVMValueRef marker = LLVMGetNamedFunction(mod, "spvjit.sg.clustered.add.i32");
+    LLVMUseRef use = marker ? LLVMGetFirstUse(marker) : NULL;
+    LLVMValueRef c = use ? LLVMGetOperand(LLVMGetUser(use), 1) : NULL;
+    return c && LLVMIsAConstantInt(c) ? LLVMConstIntGetZExtValue(c) : 0;
+}
+
+/* An item whose cluster size only the full preparation makes a constant (a
+ * loop doubling it twice: unrolled and folded to 4).  The quick preparation
+ * leaves the loop, and the vectorizer declines a cluster size it cannot read;
+ * jit_simd_items then prepares the item fully and vectorizes that: the tiers
+ * agree on the sub-group size.  The vector function's two sub-groups of 8
+ * must store each lane's cluster-of-4 sum of 3 * lx, computed in C. */
+TEST(simd_items_quick_preparation_falls_back_to_full)
+{
+    static const char ir[] =
+        SG_DECLS "define internal void @item(ptr %ctx, i32 %lx, i32 %ly, i32 %lz, i32 %idx, ptr %out) {\n"
+                 "entry:\n  br label %grow\n"
+                 "grow:\n"
+                 "  %k = phi i32 [ 0, %entry ], [ %k1, %grow ]\n"
+                 "  %c = phi i32 [ 1, %entry ], [ %c2, %grow ]\n"
+                 "  %c2 = shl i32 %c, 1\n  %k1 = add i32 %k, 1\n"
+                 "  %more = icmp ult i32 %k1, 2\n  br i1 %more, label %grow, label %use\n"
+                 "use:\n"
+                 "  %x = mul i32 %lx, 3\n"
+                 "  %r = call i32 @spvjit.sg.clustered.add.i32(i32 %x, i32 %c2)\n"
+                 "  %p = getelementptr inbounds i32, ptr %out, i32 %lx\n"
+                 "  store i32 %r, ptr %p\n  ret void\n}\n";
+    static const uint32_t size[3] = { 16, 1, 1 };
+    char msg[JIT_SIMD_MSG] = "";
+    for (int prep = 0; prep < 2; prep++) { /* what each preparation makes of the cluster size */
+        LLVMContextRef llc = LLVMContextCreate();
+        LLVMModuleRef mod = tir_parse(llc, ir);
+        REQUIRE(mod, "parse");
+        LLVMValueRef item = LLVMGetNamedFunction(mod, "item");
+        jit_simd_prep p = prep ? JIT_SIMD_PREP_FULL : JIT_SIMD_PREP_QUICK;
+        CHECK(!jit_simd_prepare(mod, &item, NULL, 1, p, msg), "prepare: %s", msg);
+        uint64_t c = cluster_size_in(mod);
+        CHECK(prep ? c == 4 : c == 0, "%s preparation: cluster size %llu", prep ? "full" : "quick",
+              (unsigned long long)c);
+        LLVMDisposeModule(mod);
+        LLVMContextDispose(llc);
+    }
+
+    tir_host h;
+    spv_diag diag = { { 0 } };
+    TIR_HOST_PARSE(&h, ir, 0, &diag);
+    LLVMValueRef vf = NULL;
+    jit_simd_items_req req = {
+        .item = LLVMGetNamedFunction(h.mod, "item"), .width = 8, .size = size, .name = "item.simd", .td = h.td
+    };
+    int rc = jit_simd_items(&req, 1, NULL, 0, JIT_SIMD_PREP_QUICK, &vf, msg);
+    CHECK(rc == 0 && vf, "jit_simd_items: %d (%s)", rc, msg);
+    if (rc || !vf) {
+        LLVMDisposeModule(h.mod);
+        LLVMDisposeTargetData(h.td);
+        LLVMDisposeTargetMachine(h.tm);
+        tir_host_end(&h, NULL);
+        return;
+    }
+    jit_sg_lower_scalar(h.mod); /* the scalar item keeps its marker: sub-groups of one */
+    /* run(out): vf(null, base, out, all lanes) for the bases 0 and 8 */
+    LLVMContextRef llc = h.llc;
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(llc, 0), i32 = LLVMInt32TypeInContext(llc);
+    LLVMTypeRef run_t = LLVMFunctionType(LLVMVoidTypeInContext(llc), &ptr, 1, 0);
+    LLVMValueRef run = LLVMAddFunction(h.mod, "run", run_t);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(llc);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(llc, run, "entry"));
+    LLVMValueRef all = LLVMConstAllOnes(LLVMVectorType(LLVMInt1TypeInContext(llc), 8));
+    for (unsigned base = 0; base < 16; base += 8) {
+        LLVMValueRef args[4] = { LLVMConstNull(ptr), LLVMConstInt(i32, base, 0), LLVMGetParam(run, 0), all };
+        LLVMBuildCall2(b, LLVMGlobalGetValueType(vf), vf, args, 4, "");
+    }
+    LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+    jit_code *code;
+    const char *names[1] = { "run" };
+    void *addrs[1] = { 0 };
+    TIR_HOST_LINK(code, &h, names, addrs, 1, &diag);
+    int32_t out[16];
+    memset(out, 0x5a, sizeof out);
+    ((void (*)(int32_t *))addrs[0])(out);
+    for (int l = 0; l < 16; l++) {
+        int first = l & ~3, want = 3 * (4 * first + 6); /* 3 * (first + first+1 + first+2 + first+3) */
+        CHECK(out[l] == want, "lane %d: %d, expected %d", l, out[l], want);
+    }
+    tir_host_end(&h, code);
 }
