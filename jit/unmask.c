@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "llvm_facts.h"
@@ -209,38 +210,61 @@ static void sink(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef user, LLVMBasicB
         sink(b, LLVMGetOperand(v, i), v, from);
 }
 
+/* The metadata of `from` (the access's memory facts) on `to`. */
+static void copy_metadata(LLVMContextRef llc, LLVMValueRef from, LLVMValueRef to)
+{
+    size_t nmd;
+    LLVMValueMetadataEntry *md = LLVMInstructionGetAllMetadataOtherThanDebugLoc(from, &nmd);
+    for (unsigned i = 0; i < nmd; i++)
+        LLVMSetMetadata(to, LLVMValueMetadataEntriesGetKind(md, i),
+                        LLVMMetadataAsValue(llc, LLVMValueMetadataEntriesGetMetadata(md, i)));
+    if (md)
+        LLVMDisposeValueMetadataEntries(md);
+}
+
+/* The plain access a masked one means where every lane is active, built at
+ * b: its pointer and stored value through map (NULL: as they are). */
+static LLVMValueRef plain_access(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef call, bool is_load,
+                                 LLVMValueRef (*map)(void *, LLVMValueRef), void *user)
+{
+    unsigned ptr_at = is_load ? 0 : 1;
+    LLVMValueRef ptr = LLVMGetOperand(call, ptr_at), v = is_load ? NULL : LLVMGetOperand(call, 0);
+    if (map) {
+        ptr = map(user, ptr);
+        v = v ? map(user, v) : NULL;
+    }
+    LLVMValueRef plain = is_load ? LLVMBuildLoad2(b, LLVMTypeOf(call), ptr, "") : LLVMBuildStore(b, v, ptr);
+    LLVMSetAlignment(plain, (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, ptr_at + 1)));
+    copy_metadata(llc, call, plain);
+    return plain;
+}
+
+/* The blocks full, part and join, after bb. */
+static void split_blocks(LLVMContextRef llc, LLVMBasicBlockRef bb, LLVMBasicBlockRef out[3])
+{
+    LLVMBasicBlockRef next = LLVMGetNextBasicBlock(bb);
+    static const char *const names[3] = { "lanes.full", "lanes.part", "lanes.join" };
+    for (int i = 0; i < 3; i++)
+        out[i] = next ? LLVMInsertBasicBlockInContext(llc, next, names[i])
+                      : LLVMAppendBasicBlockInContext(llc, LLVMGetBasicBlockParent(bb), names[i]);
+}
+
 /* bb: ... access ... -> bb: ... br all, full, part; full: plain access;
  * part: the mask, the masked access; join: phi, the rest of bb. */
 static void rewrite(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef call, bool is_load)
 {
-    LLVMBasicBlockRef bb = LLVMGetInstructionParent(call), next = LLVMGetNextBasicBlock(bb);
-    LLVMValueRef fn = LLVMGetBasicBlockParent(bb);
-    LLVMBasicBlockRef blocks[3];
-    static const char *const names[3] = { "lanes.full", "lanes.part", "lanes.join" };
-    for (int i = 0; i < 3; i++)
-        blocks[i] = next ? LLVMInsertBasicBlockInContext(llc, next, names[i])
-                         : LLVMAppendBasicBlockInContext(llc, fn, names[i]);
+    LLVMBasicBlockRef bb = LLVMGetInstructionParent(call), blocks[3];
+    split_blocks(llc, bb, blocks);
     LLVMBasicBlockRef full = blocks[0], part = blocks[1], join = blocks[2];
 
     jit_move_tail(b, LLVMGetNextInstruction(call), join); /* the rest of bb */
 
-    unsigned ptr_at = is_load ? 0 : 1;
-    LLVMValueRef mask = LLVMGetOperand(call, ptr_at + 2), ptr = LLVMGetOperand(call, ptr_at);
-    unsigned align = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, ptr_at + 1));
+    LLVMValueRef mask = LLVMGetOperand(call, is_load ? 2 : 3);
     LLVMPositionBuilderAtEnd(b, bb);
     LLVMBuildCondBr(b, lanes_all(b, mask, true, 0), full, part);
 
     LLVMPositionBuilderAtEnd(b, full);
-    LLVMValueRef plain =
-        is_load ? LLVMBuildLoad2(b, LLVMTypeOf(call), ptr, "") : LLVMBuildStore(b, LLVMGetOperand(call, 0), ptr);
-    LLVMSetAlignment(plain, align);
-    size_t nmd;
-    LLVMValueMetadataEntry *md = LLVMInstructionGetAllMetadataOtherThanDebugLoc(call, &nmd);
-    for (unsigned i = 0; i < nmd; i++)
-        LLVMSetMetadata(plain, LLVMValueMetadataEntriesGetKind(md, i),
-                        LLVMMetadataAsValue(llc, LLVMValueMetadataEntriesGetMetadata(md, i)));
-    if (md)
-        LLVMDisposeValueMetadataEntries(md);
+    LLVMValueRef plain = plain_access(b, llc, call, is_load, NULL, NULL);
     LLVMBuildBr(b, join);
 
     LLVMPositionBuilderAtEnd(b, part);
@@ -259,32 +283,161 @@ static void rewrite(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef call, boo
     }
 }
 
+/* The masked loads and stores under mask m in the block of `at`, one of
+ * them, when there are two or more and no stack allocation between the
+ * first and the last (*first, *last). */
+static bool shared_range(LLVMValueRef m, LLVMValueRef at, LLVMValueRef *first, LLVMValueRef *last)
+{
+    unsigned n = 0;
+    *first = *last = NULL;
+    for (LLVMValueRef in = LLVMGetFirstInstruction(LLVMGetInstructionParent(at)); in; in = LLVMGetNextInstruction(in)) {
+        bool is_load;
+        if (masked_access(in, &is_load) && LLVMGetOperand(in, is_load ? 2 : 3) == m) {
+            *first = *first ? *first : in;
+            *last = in;
+            n++;
+        }
+        if (*first && LLVMIsAAllocaInst(in))
+            return false;
+    }
+    return n >= 2;
+}
+
+/* The copies of a range's instructions, in order. */
+typedef struct copies {
+    LLVMValueRef *from, *to;
+    size_t n;
+} copies;
+
+static LLVMValueRef copy_of(void *user, LLVMValueRef v)
+{
+    const copies *c = user;
+    for (size_t i = c->n; i-- > 0;)
+        if (c->from[i] == v)
+            return c->to[i];
+    return v;
+}
+
+/* Whether v has a use outside block bb. */
+static bool used_outside(LLVMValueRef v, LLVMBasicBlockRef bb)
+{
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
+        if (LLVMGetInstructionParent(LLVMGetUser(u)) != bb)
+            return true;
+    return false;
+}
+
+/* bb: ... first ... last ... -> bb: ... br all, full, part; full: first to
+ * last copied, the accesses under mask plain; part: first to last as they
+ * were; join: a phi for each of their values used after them, the rest of
+ * bb.  -1 when out of memory (nothing changed). */
+static int version_range(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef mask, LLVMValueRef first, LLVMValueRef last)
+{
+    size_t n = 1;
+    for (LLVMValueRef in = first; in != last; in = LLVMGetNextInstruction(in))
+        n++;
+    copies c = { calloc(n + 1, sizeof *c.from), calloc(n + 1, sizeof *c.to), 0 };
+    if (!c.from || !c.to) {
+        free(c.from);
+        free(c.to);
+        return -1;
+    }
+    LLVMBasicBlockRef bb = LLVMGetInstructionParent(first), blocks[3];
+    split_blocks(llc, bb, blocks);
+    LLVMBasicBlockRef full = blocks[0], part = blocks[1], join = blocks[2];
+    jit_move_tail(b, LLVMGetNextInstruction(last), join); /* the rest of bb */
+    jit_move_tail(b, first, part);                        /* the range */
+    LLVMPositionBuilderAtEnd(b, bb);
+    LLVMBuildCondBr(b, lanes_all(b, mask, true, 0), full, part);
+
+    c.from[c.n] = mask; /* every lane is active in the copy */
+    c.to[c.n++] = LLVMConstAllOnes(LLVMTypeOf(mask));
+    LLVMPositionBuilderAtEnd(b, full);
+    for (LLVMValueRef in = first; in; in = LLVMGetNextInstruction(in)) {
+        bool is_load;
+        LLVMValueRef copy;
+        if (masked_access(in, &is_load) && LLVMGetOperand(in, is_load ? 2 : 3) == mask) {
+            copy = plain_access(b, llc, in, is_load, copy_of, &c);
+        } else {
+            copy = LLVMInstructionClone(in);
+            for (int k = 0, nops = LLVMGetNumOperands(in); k < nops; k++)
+                LLVMSetOperand(copy, (unsigned)k, copy_of(&c, LLVMGetOperand(in, (unsigned)k)));
+            LLVMInsertIntoBuilder(b, copy);
+        }
+        c.from[c.n] = in;
+        c.to[c.n++] = copy;
+    }
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, part);
+    LLVMBuildBr(b, join);
+
+    LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(join));
+    for (size_t i = 1; i < c.n; i++) {
+        LLVMValueRef in = c.from[i];
+        if (LLVMGetTypeKind(LLVMTypeOf(in)) == LLVMVoidTypeKind || !used_outside(in, part))
+            continue;
+        LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(in), "");
+        LLVMReplaceAllUsesWith(in, phi);
+        for (size_t k = i + 1; k < c.n; k++) /* the range's own uses stay */
+            for (int o = 0, nops = LLVMGetNumOperands(c.from[k]); o < nops; o++)
+                if (LLVMGetOperand(c.from[k], (unsigned)o) == phi)
+                    LLVMSetOperand(c.from[k], (unsigned)o, in);
+        LLVMValueRef vals[2] = { c.to[i], in };
+        LLVMBasicBlockRef from[2] = { full, part };
+        LLVMAddIncoming(phi, vals, from, 2);
+    }
+    free(c.from);
+    free(c.to);
+    return 0;
+}
+
 int jit_unmask_full_lanes(LLVMModuleRef mod)
 {
-    util_array found = { 0 };
-    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
-        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-            for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+    util_array shared = { 0 }, found = { 0 };
+    LLVMValueRef first, last;
+    bool oom = false;
+    /* the masks several accesses of a block share (each once: its first access there) */
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn && !oom; fn = LLVMGetNextFunction(fn))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !oom; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in && !oom; in = LLVMGetNextInstruction(in)) {
+                bool is_load;
+                LLVMValueRef m = masked_access(in, &is_load) ? LLVMGetOperand(in, is_load ? 2 : 3) : NULL;
+                if (m && !own_mask(m) && lanes_all(NULL, m, true, 0) && shared_range(m, in, &first, &last) &&
+                    first == in)
+                    oom = !UTIL_ARRAY_PUSH(&shared, LLVMValueRef, in);
+            }
+    LLVMContextRef llc = LLVMGetModuleContext(mod);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(llc);
+    size_t n = 0;
+    /* one at a time: a range copied copies the accesses of another mask in
+     * it, which are then in two blocks and stay masked */
+    for (size_t i = 0; !oom && i < UTIL_ARRAY_COUNT(&shared, LLVMValueRef); i++) {
+        LLVMValueRef at = UTIL_ARRAY_AT(&shared, LLVMValueRef, i);
+        bool is_load;
+        masked_access(at, &is_load);
+        LLVMValueRef m = LLVMGetOperand(at, is_load ? 2 : 3);
+        if (shared_range(m, at, &first, &last)) {
+            oom = version_range(b, llc, m, first, last) < 0;
+            n += !oom;
+        }
+    }
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn && !oom; fn = LLVMGetNextFunction(fn))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !oom; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in && !oom; in = LLVMGetNextInstruction(in)) {
                 bool is_load;
                 if (masked_access(in, &is_load) && own_mask(LLVMGetOperand(in, is_load ? 2 : 3)) &&
-                    lanes_all(NULL, LLVMGetOperand(in, is_load ? 2 : 3), true, 0) &&
-                    !UTIL_ARRAY_PUSH(&found, LLVMValueRef, in)) {
-                    util_array_fini(&found);
-                    return -1;
-                }
+                    lanes_all(NULL, LLVMGetOperand(in, is_load ? 2 : 3), true, 0))
+                    oom = !UTIL_ARRAY_PUSH(&found, LLVMValueRef, in);
             }
-    size_t n = UTIL_ARRAY_COUNT(&found, LLVMValueRef);
-    if (n) {
-        LLVMContextRef llc = LLVMGetModuleContext(mod);
-        LLVMBuilderRef b = LLVMCreateBuilderInContext(llc);
-        for (size_t i = 0; i < n; i++) {
-            LLVMValueRef call = UTIL_ARRAY_AT(&found, LLVMValueRef, i);
-            bool is_load;
-            masked_access(call, &is_load);
-            rewrite(b, llc, call, is_load);
-        }
-        LLVMDisposeBuilder(b);
+    for (size_t i = 0; !oom && i < UTIL_ARRAY_COUNT(&found, LLVMValueRef); i++) {
+        LLVMValueRef call = UTIL_ARRAY_AT(&found, LLVMValueRef, i);
+        bool is_load;
+        masked_access(call, &is_load);
+        rewrite(b, llc, call, is_load);
+        n++;
     }
+    LLVMDisposeBuilder(b);
+    util_array_fini(&shared);
     util_array_fini(&found);
-    return (int)n;
+    return oom ? -1 : (int)n;
 }
