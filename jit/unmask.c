@@ -222,17 +222,27 @@ static void copy_metadata(LLVMContextRef llc, LLVMValueRef from, LLVMValueRef to
         LLVMDisposeValueMetadataEntries(md);
 }
 
+/* The copies of a range's instructions, in order. */
+typedef struct copies {
+    LLVMValueRef *from, *to;
+    size_t n;
+} copies;
+
+static LLVMValueRef copy_of(const copies *c, LLVMValueRef v)
+{
+    for (size_t i = c->n; i-- > 0;)
+        if (c->from[i] == v)
+            return c->to[i];
+    return v;
+}
+
 /* The plain access a masked one means where every lane is active, built at
- * b: its pointer and stored value through map (NULL: as they are). */
-static LLVMValueRef plain_access(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef call, bool is_load,
-                                 LLVMValueRef (*map)(void *, LLVMValueRef), void *user)
+ * b: its pointer and stored value the copies of c's. */
+static LLVMValueRef plain_access(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef call, bool is_load, const copies *c)
 {
     unsigned ptr_at = is_load ? 0 : 1;
-    LLVMValueRef ptr = LLVMGetOperand(call, ptr_at), v = is_load ? NULL : LLVMGetOperand(call, 0);
-    if (map) {
-        ptr = map(user, ptr);
-        v = v ? map(user, v) : NULL;
-    }
+    LLVMValueRef ptr = copy_of(c, LLVMGetOperand(call, ptr_at));
+    LLVMValueRef v = is_load ? NULL : copy_of(c, LLVMGetOperand(call, 0));
     LLVMValueRef plain = is_load ? LLVMBuildLoad2(b, LLVMTypeOf(call), ptr, "") : LLVMBuildStore(b, v, ptr);
     LLVMSetAlignment(plain, (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, ptr_at + 1)));
     copy_metadata(llc, call, plain);
@@ -247,40 +257,6 @@ static void split_blocks(LLVMContextRef llc, LLVMBasicBlockRef bb, LLVMBasicBloc
     for (int i = 0; i < 3; i++)
         out[i] = next ? LLVMInsertBasicBlockInContext(llc, next, names[i])
                       : LLVMAppendBasicBlockInContext(llc, LLVMGetBasicBlockParent(bb), names[i]);
-}
-
-/* bb: ... access ... -> bb: ... br all, full, part; full: plain access;
- * part: the mask, the masked access; join: phi, the rest of bb. */
-static void rewrite(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef call, bool is_load)
-{
-    LLVMBasicBlockRef bb = LLVMGetInstructionParent(call), blocks[3];
-    split_blocks(llc, bb, blocks);
-    LLVMBasicBlockRef full = blocks[0], part = blocks[1], join = blocks[2];
-
-    jit_move_tail(b, LLVMGetNextInstruction(call), join); /* the rest of bb */
-
-    LLVMValueRef mask = LLVMGetOperand(call, is_load ? 2 : 3);
-    LLVMPositionBuilderAtEnd(b, bb);
-    LLVMBuildCondBr(b, lanes_all(b, mask, true, 0), full, part);
-
-    LLVMPositionBuilderAtEnd(b, full);
-    LLVMValueRef plain = plain_access(b, llc, call, is_load, NULL, NULL);
-    LLVMBuildBr(b, join);
-
-    LLVMPositionBuilderAtEnd(b, part);
-    LLVMValueRef br = LLVMBuildBr(b, join);
-    LLVMPositionBuilderBefore(b, br);
-    jit_move_inst(b, call);
-    sink(b, mask, call, bb);
-
-    if (is_load) {
-        LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(join));
-        LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(call), "");
-        LLVMReplaceAllUsesWith(call, phi);
-        LLVMValueRef in[2] = { plain, call };
-        LLVMBasicBlockRef from[2] = { full, part };
-        LLVMAddIncoming(phi, in, from, 2);
-    }
 }
 
 /* The masked loads and stores under mask m in the block of `at`, one of
@@ -303,21 +279,6 @@ static bool shared_range(LLVMValueRef m, LLVMValueRef at, LLVMValueRef *first, L
     return n >= 2;
 }
 
-/* The copies of a range's instructions, in order. */
-typedef struct copies {
-    LLVMValueRef *from, *to;
-    size_t n;
-} copies;
-
-static LLVMValueRef copy_of(void *user, LLVMValueRef v)
-{
-    const copies *c = user;
-    for (size_t i = c->n; i-- > 0;)
-        if (c->from[i] == v)
-            return c->to[i];
-    return v;
-}
-
 /* Whether v has a use outside block bb. */
 static bool used_outside(LLVMValueRef v, LLVMBasicBlockRef bb)
 {
@@ -329,8 +290,9 @@ static bool used_outside(LLVMValueRef v, LLVMBasicBlockRef bb)
 
 /* bb: ... first ... last ... -> bb: ... br all, full, part; full: first to
  * last copied, the accesses under mask plain; part: first to last as they
- * were; join: a phi for each of their values used after them, the rest of
- * bb.  -1 when out of memory (nothing changed). */
+ * were, and the mask when it was computed for them alone; join: a phi for
+ * each of their values used after them, the rest of bb.  One access is a
+ * range of one.  -1 when out of memory (nothing changed). */
 static int version_range(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef mask, LLVMValueRef first, LLVMValueRef last)
 {
     size_t n = 1;
@@ -357,7 +319,7 @@ static int version_range(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef mask
         bool is_load;
         LLVMValueRef copy;
         if (masked_access(in, &is_load) && LLVMGetOperand(in, is_load ? 2 : 3) == mask) {
-            copy = plain_access(b, llc, in, is_load, copy_of, &c);
+            copy = plain_access(b, llc, in, is_load, &c);
         } else {
             copy = LLVMInstructionClone(in);
             for (int k = 0, nops = LLVMGetNumOperands(in); k < nops; k++)
@@ -370,6 +332,7 @@ static int version_range(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef mask
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, part);
     LLVMBuildBr(b, join);
+    sink(b, mask, first, bb);
 
     LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(join));
     for (size_t i = 1; i < c.n; i++) {
@@ -433,8 +396,8 @@ int jit_unmask_full_lanes(LLVMModuleRef mod)
         LLVMValueRef call = UTIL_ARRAY_AT(&found, LLVMValueRef, i);
         bool is_load;
         masked_access(call, &is_load);
-        rewrite(b, llc, call, is_load);
-        n++;
+        oom = version_range(b, llc, LLVMGetOperand(call, is_load ? 2 : 3), call, call) < 0;
+        n += !oom;
     }
     LLVMDisposeBuilder(b);
     util_array_fini(&shared);
