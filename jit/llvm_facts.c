@@ -289,3 +289,30 @@ LLVMIntPredicate jit_icmp_inverse(LLVMIntPredicate p)
         return LLVMIntULT; /* UGE */
     }
 }
+
+void jit_copy_metadata(LLVMValueRef from, LLVMValueRef to)
+{
+    LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(from));
+    size_t nmd;
+    LLVMValueMetadataEntry *md = LLVMInstructionGetAllMetadataOtherThanDebugLoc(from, &nmd);
+    for (unsigned i = 0; i < nmd; i++)
+        LLVMSetMetadata(to, LLVMValueMetadataEntriesGetKind(md, i),
+                        LLVMMetadataAsValue(llc, LLVMValueMetadataEntriesGetMetadata(md, i)));
+    if (md)
+        LLVMDisposeValueMetadataEntries(md);
+}
+
+LLVMValueRef jit_spare(LLVMModuleRef mod, bool writable)
+{
+    const char *name = writable ? "spvjit.spare.sink" : "spvjit.spare.zeros";
+    LLVMValueRef g = LLVMGetNamedGlobal(mod, name);
+    if (g)
+        return g;
+    LLVMTypeRef t = LLVMArrayType2(LLVMInt8TypeInContext(LLVMGetModuleContext(mod)), JIT_SPARE_BYTES);
+    g = LLVMAddGlobal(mod, t, name);
+    LLVMSetInitializer(g, LLVMConstNull(t));
+    LLVMSetGlobalConstant(g, !writable);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetAlignment(g, JIT_SPARE_ALIGN);
+    return g;
+}

@@ -6,7 +6,8 @@
  * alone, which calls touch no memory, which stack slots are plain variables;
  * the integer predicates swapped and negated; the pass runner they share with
  * the vectorizer's preparation, and the phi edit of the block splits after
- * the passes (polls, unmasked accesses).
+ * the passes (polls, unmasked accesses); the metadata and spare bytes of
+ * the rewrites after the passes.
  */
 #ifndef SPVJIT_JIT_LLVM_FACTS_H
 #define SPVJIT_JIT_LLVM_FACTS_H
@@ -79,6 +80,20 @@ void jit_move_inst(LLVMBuilderRef b, LLVMValueRef i);
  * merged into `to`); the phis of the moved terminator's successors then name
  * `to` where they named first's block. */
 void jit_move_tail(LLVMBuilderRef b, LLVMValueRef first, LLVMBasicBlockRef to);
+
+/* The metadata of instruction `from` (an access's memory facts) set on `to`,
+ * the access rebuilt after the passes (unmasked, redirected). */
+void jit_copy_metadata(LLVMValueRef from, LLVMValueRef to);
+
+/* The module's spare bytes, in address space 0, made on first use: the zeros
+ * an access that must not touch the program's memory reads (a constant), or
+ * the sink it writes instead (writable; nobody reads it, so threads may
+ * race on it).  JIT_SPARE_BYTES long, JIT_SPARE_ALIGN aligned: the checks
+ * made branchless (unbranch.c) and the lanes of a gather or scatter that are
+ * off (lane_redirect.c) go there. */
+#define JIT_SPARE_BYTES 256
+#define JIT_SPARE_ALIGN 64
+LLVMValueRef jit_spare(LLVMModuleRef mod, bool writable);
 
 /* Runs the new pass manager's `pipeline` on mod (no target machine): 0, or -1
  * with "LLVM passes (<pipeline>) failed: <why>" in msg[len]. */

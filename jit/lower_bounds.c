@@ -649,15 +649,6 @@ static void note_wg_access(lower_ctx *c, const spv_inst *at, uint32_t kind, cons
     call_runtime(c, JIT_RT_WG_ACCESS, t, 9, a, false);
 }
 
-static void weigh_likely(lower_ctx *c, LLVMValueRef br)
-{
-    LLVMMetadataRef w[3] = { LLVMMDStringInContext2(c->llc, "branch_weights", 14),
-                             LLVMValueAsMetadata(LLVMConstInt(c->t_i32, JIT_GUARD_WEIGHT, 0)),
-                             LLVMValueAsMetadata(LLVMConstInt(c->t_i32, 1, 0)) };
-    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(c->llc, "prof", 4),
-                    LLVMMetadataAsValue(c->llc, LLVMMDNodeInContext2(c->llc, w, 3)));
-}
-
 bool jit_guard_open(lower_ctx *c, jit_guard *g, const spv_inst *at, uint32_t ptr_id, LLVMValueRef p, LLVMValueRef extra,
                     LLVMValueRef bytes, uint32_t kind)
 {
@@ -684,7 +675,7 @@ bool jit_guard_open(lower_ctx *c, jit_guard *g, const spv_inst *at, uint32_t ptr
     g->fail = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "oob");
     g->join = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "inb.join");
     LLVMBasicBlockRef pass = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "inb");
-    weigh_likely(c, LLVMBuildCondBr(c->b, ok, pass, g->fail));
+    jit_weigh_likely(LLVMBuildCondBr(c->b, ok, pass, g->fail), JIT_GUARD_WEIGHT);
     LLVMPositionBuilderAtEnd(c->b, g->fail);
     if (c->memory == JIT_MEMORY_CHECK && !quiet)
         report_oob(c, at, kind, &b, off, bytes);
@@ -831,7 +822,7 @@ int jit_checked_copy(lower_ctx *c, const spv_inst *at, uint32_t dst_id, uint32_t
         LLVMBasicBlockRef bad_src = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "oob.src");
         LLVMBasicBlockRef bad_dst = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "oob.dst");
         LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c->llc, c->llfn, "inb.join");
-        weigh_likely(c, LLVMBuildCondBr(c->b, whole, join, bad));
+        jit_weigh_likely(LLVMBuildCondBr(c->b, whole, join, bad), JIT_GUARD_WEIGHT);
         LLVMPositionBuilderAtEnd(c->b, bad);
         LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULE, n, droom, ""), bad_src, bad_dst);
         LLVMPositionBuilderAtEnd(c->b, bad_src);

@@ -29,6 +29,17 @@ void jit_loop_hint(lower_ctx *c, LLVMValueRef br, const char *hint, LLVMValueRef
     LLVMSetMetadata(br, LLVMGetMDKindIDInContext(c->llc, "llvm.loop", 9), LLVMMetadataAsValue(c->llc, loop));
 }
 
+void jit_weigh_likely(LLVMValueRef br, unsigned likely)
+{
+    LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(br));
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(llc);
+    LLVMMetadataRef w[3] = { LLVMMDStringInContext2(llc, "branch_weights", 14),
+                             LLVMValueAsMetadata(LLVMConstInt(i32, likely, 0)),
+                             LLVMValueAsMetadata(LLVMConstInt(i32, 1, 0)) };
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(llc, "prof", 4),
+                    LLVMMetadataAsValue(llc, LLVMMDNodeInContext2(llc, w, 3)));
+}
+
 void jit_no_unroll(lower_ctx *c, LLVMValueRef br)
 {
     jit_loop_hint(c, br, "llvm.loop.unroll.disable", NULL);

@@ -286,6 +286,10 @@ void jit_no_unroll(lower_ctx *c, LLVMValueRef br);
  * ("llvm.loop.unroll.full", ...), followed by the constant `arg` when not
  * NULL ("llvm.loop.unroll.count", N). */
 void jit_loop_hint(lower_ctx *c, LLVMValueRef br, const char *hint, LLVMValueRef arg);
+/* Branch weights on conditional branch br: `likely` for its first
+ * successor, 1 for its second.  The passes after the optimizer tell a
+ * bounds check by its weight (JIT_GUARD_WEIGHT, unbranch.c). */
+void jit_weigh_likely(LLVMValueRef br, unsigned likely);
 /* Puts !align `align` (bytes) on `load`, a load of a pointer. */
 void jit_set_align(lower_ctx *c, LLVMValueRef load, uint64_t align);
 /* Puts metadata `kind` (an empty node: a mark) on instruction v. */

@@ -8,9 +8,6 @@
 #include "llvm_facts.h"
 #include "lower_ctx.h"
 
-/* The zeros a load out of bounds reads, the sink a store out of bounds writes. */
-#define SPARE_BYTES 256
-
 typedef struct late {
     LLVMModuleRef mod;
     LLVMContextRef llc;
@@ -37,17 +34,6 @@ static bool is_guard(late *l, LLVMValueRef br)
     return s && len == 14 && !memcmp(s, "branch_weights", 14) && LLVMIsAConstantInt(ops[1]) &&
            LLVMIsAConstantInt(ops[2]) && LLVMConstIntGetZExtValue(ops[1]) == JIT_GUARD_WEIGHT &&
            LLVMConstIntGetZExtValue(ops[2]) == 1;
-}
-
-static LLVMValueRef spare(late *l, const char *name, bool constant)
-{
-    LLVMTypeRef t = LLVMArrayType2(LLVMInt8TypeInContext(l->llc), SPARE_BYTES);
-    LLVMValueRef g = LLVMAddGlobal(l->mod, t, name);
-    LLVMSetInitializer(g, LLVMConstNull(t));
-    LLVMSetGlobalConstant(g, constant);
-    LLVMSetLinkage(g, LLVMPrivateLinkage);
-    LLVMSetAlignment(g, 64);
-    return g;
 }
 
 /* spare - base as an i64, computed once where base is defined; NULL when
@@ -159,7 +145,7 @@ static bool rewrite(late *l, LLVMValueRef guard)
         return false;
     bool load = LLVMGetInstructionOpcode(access) == LLVMLoad;
     LLVMTypeRef vt = load ? LLVMTypeOf(access) : LLVMTypeOf(LLVMGetOperand(access, 0));
-    if (LLVMABISizeOfType(l->td, vt) > SPARE_BYTES)
+    if (LLVMABISizeOfType(l->td, vt) > JIT_SPARE_BYTES)
         return false;
     /* every phi of join: the access's value from `in`, zero from `from`; or equal from both */
     for (LLVMValueRef phi = LLVMGetFirstInstruction(join); phi && LLVMIsAPHINode(phi);
@@ -222,9 +208,9 @@ int jit_unbranch_guards(LLVMModuleRef mod, LLVMTargetDataRef td)
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
             /* a merged join brings its own terminator, maybe the next check */
             for (LLVMValueRef t; is_guard(&l, t = LLVMGetBasicBlockTerminator(bb)); n++) {
-                if (!l.zeros) {
-                    l.zeros = spare(&l, "spvjit.oob.zeros", true);
-                    l.sink = spare(&l, "spvjit.oob.sink", false);
+                if (!l.zeros) { /* a load out of bounds reads zeros, a store writes the sink */
+                    l.zeros = jit_spare(mod, false);
+                    l.sink = jit_spare(mod, true);
                 }
                 if (!rewrite(&l, t))
                     break;

@@ -210,18 +210,6 @@ static void sink(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef user, LLVMBasicB
         sink(b, LLVMGetOperand(v, i), v, from);
 }
 
-/* The metadata of `from` (the access's memory facts) on `to`. */
-static void copy_metadata(LLVMContextRef llc, LLVMValueRef from, LLVMValueRef to)
-{
-    size_t nmd;
-    LLVMValueMetadataEntry *md = LLVMInstructionGetAllMetadataOtherThanDebugLoc(from, &nmd);
-    for (unsigned i = 0; i < nmd; i++)
-        LLVMSetMetadata(to, LLVMValueMetadataEntriesGetKind(md, i),
-                        LLVMMetadataAsValue(llc, LLVMValueMetadataEntriesGetMetadata(md, i)));
-    if (md)
-        LLVMDisposeValueMetadataEntries(md);
-}
-
 /* The copies of a range's instructions, in order. */
 typedef struct copies {
     LLVMValueRef *from, *to;
@@ -238,14 +226,14 @@ static LLVMValueRef copy_of(const copies *c, LLVMValueRef v)
 
 /* The plain access a masked one means where every lane is active, built at
  * b: its pointer and stored value the copies of c's. */
-static LLVMValueRef plain_access(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef call, bool is_load, const copies *c)
+static LLVMValueRef plain_access(LLVMBuilderRef b, LLVMValueRef call, bool is_load, const copies *c)
 {
     unsigned ptr_at = is_load ? 0 : 1;
     LLVMValueRef ptr = copy_of(c, LLVMGetOperand(call, ptr_at));
     LLVMValueRef v = is_load ? NULL : copy_of(c, LLVMGetOperand(call, 0));
     LLVMValueRef plain = is_load ? LLVMBuildLoad2(b, LLVMTypeOf(call), ptr, "") : LLVMBuildStore(b, v, ptr);
     LLVMSetAlignment(plain, (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(call, ptr_at + 1)));
-    copy_metadata(llc, call, plain);
+    jit_copy_metadata(call, plain);
     return plain;
 }
 
@@ -319,7 +307,7 @@ static int version_range(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef mask
         bool is_load;
         LLVMValueRef copy;
         if (masked_access(in, &is_load) && LLVMGetOperand(in, is_load ? 2 : 3) == mask) {
-            copy = plain_access(b, llc, in, is_load, &c);
+            copy = plain_access(b, in, is_load, &c);
         } else {
             copy = LLVMInstructionClone(in);
             for (int k = 0, nops = LLVMGetNumOperands(in); k < nops; k++)
