@@ -5,10 +5,10 @@
 #include "kernel_internal.h"
 
 #include "barrier_path.h"
+#include "lane_redirect.h"
 #include "poll.h"
 #include "unbranch.h"
 #include "unmask.h"
-#include "lane_redirect.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,7 +139,7 @@ LLVMMemoryBufferRef jit_build_object(jit_build *b)
         spv_fail(diag, "out of memory");
         return NULL;
     }
-    jit_redirect_masked_lanes(mod);
+    jit_redirect_masked_lanes(mod);  /* after unmask.c, whose copies for full sub-groups have all lanes on */
     if (jit_insert_polls(mod) < 0) { /* after the passes: they never see a poll */
         spv_fail(diag, "internal error: inserting the stop polls (out of memory, or a group function "
                        "without its load of the stop flag)");

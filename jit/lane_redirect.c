@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <string.h>
+#include <llvm-c/Target.h>
 
 #include "llvm_facts.h"
 
@@ -28,8 +29,10 @@ static bool redirect(LLVMBuilderRef b, LLVMModuleRef mod, LLVMValueRef call, lan
     LLVMValueRef mask = LLVMGetOperand(call, ptr_at + 2);
     LLVMTypeRef mask_t = LLVMTypeOf(mask), ptrs_t = LLVMTypeOf(ptrs);
     LLVMValueRef ones = LLVMConstAllOnes(mask_t); /* uniqued: a mask of all lanes is this value */
+    LLVMTypeRef elem = LLVMGetElementType(LLVMTypeOf(kind == GATHER ? call : LLVMGetOperand(call, 0)));
     if (mask == ones || LLVMGetPointerAddressSpace(LLVMGetElementType(ptrs_t)) != 0 ||
-        LLVMConstIntGetZExtValue(align) > JIT_SPARE_ALIGN)
+        LLVMConstIntGetZExtValue(align) > JIT_SPARE_ALIGN ||
+        LLVMStoreSizeOfType(LLVMGetModuleDataLayout(mod), elem) > JIT_SPARE_BYTES)
         return false;
     LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetModuleContext(mod));
     LLVMPositionBuilderBefore(b, call);

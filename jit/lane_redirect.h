@@ -20,8 +20,8 @@
  * bounds checks): the expansion is then straight-line, and a native gather
  * (AVX-512) has one select more.  The lanes accessed in the program's
  * memory are the same, in the same order, and so are the values.  An access
- * in another address space than the spares' (0), or aligned beyond them,
- * keeps its mask.
+ * in another address space than the spares' (0), aligned beyond them or of
+ * an element larger than they are keeps its mask.
  */
 #ifndef SPVJIT_JIT_LANE_REDIRECT_H
 #define SPVJIT_JIT_LANE_REDIRECT_H

@@ -12,7 +12,8 @@
  * the constant of all lanes (the gathers read the constant spare zeros, the
  * scatter writes the spare sink).  Forms that must keep their mask are
  * counted apart: a mask of all lanes, a scatter aligned beyond the spare
- * bytes, and a gather and a scatter in another address space. */
+ * bytes, a gather and a scatter in another address space, and a gather of
+ * elements larger than the spare bytes. */
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
@@ -127,6 +128,13 @@ TEST(lane_redirect_keeps_what_it_must)
         "<8 x float>)\n"
         "declare void @llvm.masked.scatter.v8f32.v8p0(<8 x float>, <8 x ptr>, i32 immarg, <8 x i1>)\n"
         "declare void @llvm.masked.scatter.v8f32.v8p1(<8 x float>, <8 x ptr addrspace(1)>, i32 immarg, <8 x i1>)\n"
+        "declare <2 x i4096> @llvm.masked.gather.v2i4096.v2p0(<2 x ptr>, i32 immarg, <2 x i1>, <2 x i4096>)\n"
+        "define <2 x i4096> @huge(<2 x ptr> %p, <2 x i1> %m) {\n"
+        "entry:\n"
+        "  %r = call <2 x i4096> @llvm.masked.gather.v2i4096.v2p0(<2 x ptr> %p, i32 8, <2 x i1> %m, <2 x i4096> "
+        "poison)\n"
+        "  ret <2 x i4096> %r\n"
+        "}\n"
         "define <8 x float> @k(<8 x ptr> %p, <8 x ptr addrspace(1)> %q, <8 x i1> %m, <8 x float> %v) {\n"
         "entry:\n"
         "  %a = call <8 x float> @llvm.masked.gather.v8f32.v8p0(<8 x ptr> %p, i32 4, <8 x i1> splat (i1 true), "
@@ -143,7 +151,7 @@ TEST(lane_redirect_keeps_what_it_must)
     int n = jit_redirect_masked_lanes(mod);
     CHECK(n == 0,
           "%d rewrites, expected none: a mask of all lanes, an alignment beyond the spares', "
-          "address space 1",
+          "address space 1, an element larger than the spares",
           n);
     CHECK(!LLVMGetNamedGlobal(mod, "spvjit.spare.zeros") && !LLVMGetNamedGlobal(mod, "spvjit.spare.sink"),
           "spare bytes made for nothing");
