@@ -290,6 +290,24 @@ LLVMIntPredicate jit_icmp_inverse(LLVMIntPredicate p)
     }
 }
 
+jit_masked_op jit_masked_op_of(LLVMValueRef in)
+{
+    static const struct {
+        const char *prefix;
+        jit_masked_op op;
+    } ops[] = { { "llvm.masked.load.", JIT_MASKED_LOAD },
+                { "llvm.masked.store.", JIT_MASKED_STORE },
+                { "llvm.masked.gather.", JIT_MASKED_GATHER },
+                { "llvm.masked.scatter.", JIT_MASKED_SCATTER } };
+    LLVMValueRef f = LLVMIsACallInst(in) ? LLVMGetCalledValue(in) : NULL;
+    size_t len;
+    const char *name = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : NULL;
+    for (size_t i = 0; name && i < sizeof ops / sizeof ops[0]; i++)
+        if (len > strlen(ops[i].prefix) && !memcmp(name, ops[i].prefix, strlen(ops[i].prefix)))
+            return ops[i].op;
+    return JIT_MASKED_NONE;
+}
+
 void jit_copy_metadata(LLVMValueRef from, LLVMValueRef to)
 {
     LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(from));

@@ -81,6 +81,22 @@ void jit_move_inst(LLVMBuilderRef b, LLVMValueRef i);
  * `to` where they named first's block. */
 void jit_move_tail(LLVMBuilderRef b, LLVMValueRef first, LLVMBasicBlockRef to);
 
+/* Which of LLVM's masked memory intrinsics instruction `in` calls, if any.
+ * Its operands: the stored value (stores, scatters), the pointer or vector
+ * of pointers (at jit_masked_ptr_at), the alignment, the lane mask. */
+typedef enum {
+    JIT_MASKED_NONE,
+    JIT_MASKED_LOAD,
+    JIT_MASKED_STORE,
+    JIT_MASKED_GATHER,
+    JIT_MASKED_SCATTER
+} jit_masked_op;
+jit_masked_op jit_masked_op_of(LLVMValueRef in);
+static inline unsigned jit_masked_ptr_at(jit_masked_op k)
+{
+    return k == JIT_MASKED_STORE || k == JIT_MASKED_SCATTER;
+}
+
 /* The metadata of instruction `from` (an access's memory facts) set on `to`,
  * the access rebuilt after the passes (unmasked, redirected). */
 void jit_copy_metadata(LLVMValueRef from, LLVMValueRef to);

@@ -4,7 +4,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "llvm_facts.h"
 #include "util/array.h"
@@ -177,15 +176,13 @@ static LLVMValueRef lanes_all(LLVMBuilderRef b, LLVMValueRef m, bool set, unsign
     return LLVMBuildICmp(b, pred, lane, y, "lanes.all");
 }
 
-static bool masked_access(LLVMValueRef in, bool *is_load)
+/* The mask of a masked load or store (*is_load which), else NULL; gathers
+ * and scatters are lane_redirect.c's. */
+static LLVMValueRef access_mask(LLVMValueRef in, bool *is_load)
 {
-    LLVMValueRef f = LLVMIsACallInst(in) ? LLVMGetCalledValue(in) : NULL;
-    size_t len;
-    const char *name = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : NULL;
-    if (!name)
-        return false;
-    *is_load = len > 17 && !memcmp(name, "llvm.masked.load.", 17);
-    return *is_load || (len > 18 && !memcmp(name, "llvm.masked.store.", 18));
+    jit_masked_op k = jit_masked_op_of(in);
+    *is_load = k == JIT_MASKED_LOAD;
+    return k == JIT_MASKED_LOAD || k == JIT_MASKED_STORE ? LLVMGetOperand(in, jit_masked_ptr_at(k) + 2) : NULL;
 }
 
 /* Whether mask m is computed for one access alone (unmask.h). */
@@ -256,7 +253,7 @@ static bool shared_range(LLVMValueRef m, LLVMValueRef at, LLVMValueRef *first, L
     *first = *last = NULL;
     for (LLVMValueRef in = LLVMGetFirstInstruction(LLVMGetInstructionParent(at)); in; in = LLVMGetNextInstruction(in)) {
         bool is_load;
-        if (masked_access(in, &is_load) && LLVMGetOperand(in, is_load ? 2 : 3) == m) {
+        if (access_mask(in, &is_load) == m) {
             *first = *first ? *first : in;
             *last = in;
             n++;
@@ -306,7 +303,7 @@ static int version_range(LLVMBuilderRef b, LLVMContextRef llc, LLVMValueRef mask
     for (LLVMValueRef in = first; in; in = LLVMGetNextInstruction(in)) {
         bool is_load;
         LLVMValueRef copy;
-        if (masked_access(in, &is_load) && LLVMGetOperand(in, is_load ? 2 : 3) == mask) {
+        if (access_mask(in, &is_load) == mask) {
             copy = plain_access(b, in, is_load, &c);
         } else {
             copy = LLVMInstructionClone(in);
@@ -352,7 +349,7 @@ int jit_unmask_full_lanes(LLVMModuleRef mod)
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !oom; bb = LLVMGetNextBasicBlock(bb))
             for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in && !oom; in = LLVMGetNextInstruction(in)) {
                 bool is_load;
-                LLVMValueRef m = masked_access(in, &is_load) ? LLVMGetOperand(in, is_load ? 2 : 3) : NULL;
+                LLVMValueRef m = access_mask(in, &is_load);
                 if (m && !own_mask(m) && lanes_all(NULL, m, true, 0) && shared_range(m, in, &first, &last) &&
                     first == in)
                     oom = !UTIL_ARRAY_PUSH(&shared, LLVMValueRef, in);
@@ -365,8 +362,7 @@ int jit_unmask_full_lanes(LLVMModuleRef mod)
     for (size_t i = 0; !oom && i < UTIL_ARRAY_COUNT(&shared, LLVMValueRef); i++) {
         LLVMValueRef at = UTIL_ARRAY_AT(&shared, LLVMValueRef, i);
         bool is_load;
-        masked_access(at, &is_load);
-        LLVMValueRef m = LLVMGetOperand(at, is_load ? 2 : 3);
+        LLVMValueRef m = access_mask(at, &is_load);
         if (shared_range(m, at, &first, &last)) {
             oom = version_range(b, llc, m, first, last) < 0;
             n += !oom;
@@ -376,15 +372,14 @@ int jit_unmask_full_lanes(LLVMModuleRef mod)
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !oom; bb = LLVMGetNextBasicBlock(bb))
             for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in && !oom; in = LLVMGetNextInstruction(in)) {
                 bool is_load;
-                if (masked_access(in, &is_load) && own_mask(LLVMGetOperand(in, is_load ? 2 : 3)) &&
-                    lanes_all(NULL, LLVMGetOperand(in, is_load ? 2 : 3), true, 0))
+                LLVMValueRef m = access_mask(in, &is_load);
+                if (m && own_mask(m) && lanes_all(NULL, m, true, 0))
                     oom = !UTIL_ARRAY_PUSH(&found, LLVMValueRef, in);
             }
     for (size_t i = 0; !oom && i < UTIL_ARRAY_COUNT(&found, LLVMValueRef); i++) {
         LLVMValueRef call = UTIL_ARRAY_AT(&found, LLVMValueRef, i);
         bool is_load;
-        masked_access(call, &is_load);
-        oom = version_range(b, llc, LLVMGetOperand(call, is_load ? 2 : 3), call, call) < 0;
+        oom = version_range(b, llc, access_mask(call, &is_load), call, call) < 0;
         n += !oom;
     }
     LLVMDisposeBuilder(b);
