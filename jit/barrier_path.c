@@ -62,7 +62,7 @@ static int try_regions(lower_ctx *c, uint32_t nitems, char *msg, jit_barrier_pat
                  JIT_SYM_WG_RANGE);
         return -1;
     }
-    int rc = jit_regions_prepare(c->mod, item, msg);
+    int rc = jit_regions_prepare(c->mod, item, c->quick, msg);
     if (rc)
         return rc;
     jit_regions rg;

@@ -62,9 +62,9 @@ typedef struct jit_regions {
 } jit_regions;
 
 /* Step 1 on the module of the item function: inlining, SROA, reg2mem, blocks ending
- * at barriers.  0; 1 when a call is left that is neither inlined nor a
- * barrier (msg says which); -1 when LLVM fails (msg). */
-int jit_regions_prepare(LLVMModuleRef mod, LLVMValueRef item, char *msg);
+ * at barriers (quick: for the quick tier).  0; 1 when a call is left that is
+ * neither inlined nor a barrier (msg says which); -1 when LLVM fails (msg). */
+int jit_regions_prepare(LLVMModuleRef mod, LLVMValueRef item, bool quick, char *msg);
 
 /* The regions of a prepared item function.  0; 1 when it has something the
  * region loops cannot take (a phi, an alloca outside the entry block, no

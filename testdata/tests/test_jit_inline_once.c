@@ -8,8 +8,10 @@
  * never returns (on a path not taken), one called twice, and one that is
  * not always-inline.  After the move the module must verify, the three
  * functions called once must be gone and the others kept, every alloca must
- * sit in the caller's entry block with its name, and the caller's result and
- * memory must be what C computes, for loops of one to a dozen trips. */
+ * sit in the caller's entry block with its name, a block reached by an
+ * unconditional branch alone must have joined the block before it, and the
+ * caller's result and memory must be what C computes, for loops of one to a
+ * dozen trips. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +158,19 @@ TEST(inline_once_moves_functions_called_once)
     unsigned outside = run ? allocas_outside_entry(run, "tmp", &named) : 0;
     CHECK(run && !outside && named, "@run: %u allocas outside the entry block; %%tmp in the entry: %s", outside,
           named ? "yes" : "no");
+    /* blocks reached by an unconditional branch alone join the block before
+     * them: @pick's entry joins the calling block, and @bump (one block)
+     * joins the rest of the block after @pick's returns, with the rest of
+     * @run's loop; left: entry, loop, pick's negative, count and done, the
+     * join of its returns, exit, trap, the unreachable rest after @stop,
+     * fine */
+    LLVMValueRef neg = run ? tir_value(run, "neg") : NULL, w = run ? tir_value(run, "w") : NULL,
+                 k1 = run ? tir_value(run, "k1") : NULL;
+    CHECK(neg && LLVMGetInstructionParent(neg) == tir_block(run, "loop"), "@pick's entry did not join the loop block");
+    CHECK(w && k1 && LLVMGetInstructionParent(w) == LLVMGetInstructionParent(k1),
+          "@bump's block did not join the block of the call");
+    CHECK(run && LLVMCountBasicBlocks(run) == 10, "@run has %u blocks, expected 10",
+          run ? LLVMCountBasicBlocks(run) : 0);
 
     const char *names[1] = { "run" };
     void *addr[1];

@@ -7,11 +7,15 @@
  * item, a value used only within one region a shared slot, a value computed
  * once from ctx the uniform value itself, the local id's arithmetic
  * recomputed; a uniform value stored under a varying branch is per item.
+ * The same loop in a function called once gets the same plan whether the
+ * quick tier moves the function into the item or LLVM's inliner copies it.
  * Then what makes the regions give up, each with its reason. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <llvm-c/Analysis.h>
 
 #include "harness.h"
 #include "jit/abi.h"
@@ -57,8 +61,9 @@ static char *with_offsets(const char *ir)
     return s;
 }
 
-/* Runs the steps as far as they go; returns the last step's result. */
-static int st_open(st *t, const char *ir, uint32_t nitems)
+/* Runs the steps as far as they go (prepared as for the quick tier when
+ * quick); returns the last step's result. */
+static int st_open_tier(st *t, const char *ir, uint32_t nitems, bool quick)
 {
     memset(t, 0, sizeof *t);
     t->llc = LLVMContextCreate();
@@ -68,7 +73,7 @@ static int st_open(st *t, const char *ir, uint32_t nitems)
     t->item = t->mod ? LLVMGetNamedFunction(t->mod, "spvjit_item") : NULL;
     if (!t->item)
         return -1;
-    int rc = jit_regions_prepare(t->mod, t->item, t->msg);
+    int rc = jit_regions_prepare(t->mod, t->item, quick, t->msg);
     if (rc)
         return rc;
     t->stage = 1;
@@ -84,6 +89,11 @@ static int st_open(st *t, const char *ir, uint32_t nitems)
     rc = jit_slots_plan(&t->plan, &t->rg, t->u, LLVMGetModuleDataLayout(t->mod), nitems, t->msg);
     t->stage = rc ? 2 : 3;
     return rc;
+}
+
+static int st_open(st *t, const char *ir, uint32_t nitems)
+{
+    return st_open_tier(t, ir, nitems, false);
 }
 
 static void st_close(st *t)
@@ -114,6 +124,28 @@ static void expect_slot(st *t, const char *name, jit_slot_kind kind)
           kind_name((int)kind));
 }
 
+/* A uniform loop with a barrier at its end: %t is uniform and crosses the
+ * barriers, %acc is copied after each barrier, %w is used within the region
+ * only.  Between the two parts, %w is stored at %own. */
+#define LOOP_HEAD                                                                                                      \
+    "loop:\n"                                                                                                          \
+    "  %t = phi i32 [ 0, %entry ], [ %t1, %latch ]\n"                                                                  \
+    "  %acc = phi float [ 0.0, %entry ], [ %acc1, %latch ]\n"                                                          \
+    "  %nb = getelementptr inbounds float, ptr %wg, i32 %id1\n"                                                        \
+    "  %v = load float, ptr %nb\n"                                                                                     \
+    "  %acc1 = fadd float %acc, %v\n"                                                                                  \
+    "  %big = fcmp ogt float %v, 1.0\n"                                                                                \
+    "  br i1 %big, label %clip, label %latch\n"                                                                        \
+    "clip:\n"                                                                                                          \
+    "  br label %latch\n"                                                                                              \
+    "latch:\n"                                                                                                         \
+    "  %w = phi float [ %acc1, %loop ], [ 1.0, %clip ]\n"
+#define LOOP_TAIL                                                                                                      \
+    "  call void @spvjit.barrier(ptr %ctx, i32 1)\n"                                                                   \
+    "  %t1 = add i32 %t, 1\n"                                                                                          \
+    "  %more = icmp ult i32 %t1, %u\n"                                                                                 \
+    "  br i1 %more, label %loop, label %done\n"
+
 /* A uniform loop with two barriers: a group counter, item accumulators. */
 static const char *loop_kernel =
     HEADER "  %u = add i32 %n, 7\n"    /* from ctx alone: computed once */
@@ -122,25 +154,7 @@ static const char *loop_kernel =
            "  %x0 = uitofp i32 %lx to float\n"
            "  store float %x0, ptr %own\n"
            "  call void @spvjit.barrier(ptr %ctx, i32 0)\n"
-           "  br label %loop\n"
-           "loop:\n"
-           "  %t = phi i32 [ 0, %entry ], [ %t1, %latch ]\n"         /* uniform, crosses barriers */
-           "  %acc = phi float [ 0.0, %entry ], [ %acc1, %latch ]\n" /* copied after each barrier */
-           "  %nb = getelementptr inbounds float, ptr %wg, i32 %id1\n"
-           "  %v = load float, ptr %nb\n"
-           "  %acc1 = fadd float %acc, %v\n"
-           "  %big = fcmp ogt float %v, 1.0\n"
-           "  br i1 %big, label %clip, label %latch\n"
-           "clip:\n"
-           "  br label %latch\n"
-           "latch:\n"
-           "  %w = phi float [ %acc1, %loop ], [ 1.0, %clip ]\n" /* used within the region only */
-           "  store float %w, ptr %own\n"
-           "  call void @spvjit.barrier(ptr %ctx, i32 1)\n"
-           "  %t1 = add i32 %t, 1\n"
-           "  %more = icmp ult i32 %t1, %u\n"
-           "  br i1 %more, label %loop, label %done\n"
-           "done:\n"
+           "  br label %loop\n" LOOP_HEAD "  store float %w, ptr %own\n" LOOP_TAIL "done:\n"
            "  store float %acc1, ptr %own\n"
            "  ret void\n}\n";
 
@@ -187,6 +201,60 @@ TEST(slots_uniform_loop_kinds)
     free(list);
     free(in);
     st_close(&t);
+}
+
+/* The loop of loop_kernel in a function of its own, called once, which
+ * calls a helper called twice: the quick tier moves the function's blocks
+ * into the item (jit/inline_once.h) and LLVM's inliner copies the helper;
+ * the optimized tier copies both.  Either way the functions are gone and
+ * the plan is loop_kernel's. */
+static const char *called_kernel =
+    "define internal float @half(float %x) alwaysinline {\n"
+    "entry:\n"
+    "  %h = fmul float %x, 0.5\n"
+    "  ret float %h\n}\n"
+    "define internal float @loop_part(ptr %ctx, ptr %wg, ptr %own, i32 %id1, i32 %u) alwaysinline {\n"
+    "entry:\n"
+    "  %scratch = alloca float, align 4\n"
+    "  br label %loop\n" LOOP_HEAD "  %w2 = call float @half(float %w)\n"
+    "  store float %w2, ptr %scratch\n"
+    "  %w3 = load float, ptr %scratch\n"
+    "  store float %w3, ptr %own\n" LOOP_TAIL "done:\n"
+    "  ret float %acc1\n}\n" HEADER "  %u = add i32 %n, 7\n"
+    "  %id1 = add i32 %lx, 1\n"
+    "  %own = getelementptr inbounds float, ptr %wg, i32 %lx\n"
+    "  %x0 = uitofp i32 %lx to float\n"
+    "  %x1 = call float @half(float %x0)\n"
+    "  store float %x1, ptr %own\n"
+    "  call void @spvjit.barrier(ptr %ctx, i32 0)\n"
+    "  %r = call float @loop_part(ptr %ctx, ptr %wg, ptr %own, i32 %id1, i32 %u)\n"
+    "  store float %r, ptr %own\n"
+    "  ret void\n}\n";
+
+TEST(slots_called_functions_both_tiers)
+{
+    for (int quick = 0; quick < 2; quick++) {
+        const char *tier = quick ? "quick" : "opt";
+        st t;
+        int rc = st_open_tier(&t, called_kernel, 64, quick);
+        REQUIRE(rc == 0, "%s: steps: %d (%s)", tier, rc, t.msg);
+        CHECK(!LLVMGetNamedFunction(t.mod, "loop_part") && !LLVMGetNamedFunction(t.mod, "half"),
+              "%s: a called function is left", tier);
+        char *err = NULL;
+        CHECK(!LLVMVerifyModule(t.mod, LLVMReturnStatusAction, &err), "%s: %s", tier, err);
+        LLVMDisposeMessage(err);
+        CHECK(t.rg.nresume == 2 && t.rg.site[1] == 0 && t.rg.site[2] == 1, "%s: %u regions, sites %u %u", tier,
+              t.rg.nresume, t.rg.site[1], t.rg.site[2]);
+        /* LLVM's inliner names its copies x.i; a moved block keeps x */
+        expect_slot(&t, quick ? "t" : "t.i", JIT_SLOT_GROUP);
+        expect_slot(&t, quick ? "acc1" : "acc1.i", JIT_SLOT_ITEM);
+        expect_slot(&t, quick ? "acc" : "acc.i", JIT_SLOT_SHARED);
+        expect_slot(&t, "u", JIT_SLOT_UNIFORM);
+        expect_slot(&t, "id1", JIT_SLOT_REMAT);
+        CHECK(t.plan.item_slots == 1 && t.plan.item_bytes == 64 * 4 * 2, "%s: %u item slots, %llu bytes", tier,
+              t.plan.item_slots, (unsigned long long)t.plan.item_bytes);
+        st_close(&t);
+    }
 }
 
 /* A uniform value stored under a varying branch is not the same in every
