@@ -38,9 +38,9 @@ static LLVMValueRef only_call(LLVMValueRef f)
 
 /* bb joins its predecessor when that is its only one and ends in an
  * unconditional branch to it, the folding LLVM's inliner does on the blocks
- * it copies: the code is then what the inliner gives (the barrier regions,
- * for one, hoist what the item's entry block computes from the context
- * alone, and the fast register allocator spills what crosses a block). */
+ * it copies: the blocks are then the inliner's (the barrier regions, for
+ * one, hoist what the item's entry block computes from the context alone,
+ * and the fast register allocator spills what crosses a block). */
 static void join_predecessor(LLVMBuilderRef b, LLVMBasicBlockRef bb)
 {
     LLVMUseRef use = LLVMGetFirstUse(LLVMBasicBlockAsValue(bb));

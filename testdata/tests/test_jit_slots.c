@@ -124,9 +124,9 @@ static void expect_slot(st *t, const char *name, jit_slot_kind kind)
           kind_name((int)kind));
 }
 
-/* A uniform loop with a barrier at its end: %t is uniform and crosses the
- * barriers, %acc is copied after each barrier, %w is used within the region
- * only.  Between the two parts, %w is stored at %own. */
+/* A uniform loop with a barrier at its end, in two parts with what is done
+ * with %w between them: %t is uniform and crosses the barriers, %acc is
+ * copied after each barrier, %w is used within the region only. */
 #define LOOP_HEAD                                                                                                      \
     "loop:\n"                                                                                                          \
     "  %t = phi i32 [ 0, %entry ], [ %t1, %latch ]\n"                                                                  \
