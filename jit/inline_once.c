@@ -36,30 +36,6 @@ static LLVMValueRef only_call(LLVMValueRef f)
     return call;
 }
 
-/* bb joins its predecessor when that is its only one and ends in an
- * unconditional branch to it, the folding LLVM's inliner does on the blocks
- * it copies: the blocks are then the inliner's (the barrier regions, for
- * one, hoist what the item's entry block computes from the context alone,
- * and the fast register allocator spills what crosses a block). */
-static void join_predecessor(LLVMBuilderRef b, LLVMBasicBlockRef bb)
-{
-    LLVMUseRef use = LLVMGetFirstUse(LLVMBasicBlockAsValue(bb));
-    if (!use || LLVMGetNextUse(use))
-        return;
-    LLVMValueRef br = LLVMGetUser(use);
-    if (!LLVMIsABranchInst(br) || LLVMIsConditional(br) || LLVMGetInstructionParent(br) == bb)
-        return;
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(bb), next; phi && LLVMIsAPHINode(phi); phi = next) {
-        next = LLVMGetNextInstruction(phi);
-        LLVMReplaceAllUsesWith(phi, LLVMGetIncomingValue(phi, 0));
-        LLVMInstructionEraseFromParent(phi);
-    }
-    LLVMBasicBlockRef pred = LLVMGetInstructionParent(br);
-    LLVMInstructionEraseFromParent(br);
-    jit_move_tail(b, LLVMGetFirstInstruction(bb), pred);
-    LLVMDeleteBasicBlock(bb);
-}
-
 static bool inline_call(LLVMBuilderRef b, LLVMValueRef f, LLVMValueRef call)
 {
     LLVMBasicBlockRef at = LLVMGetInstructionParent(call);
@@ -120,9 +96,13 @@ static bool inline_call(LLVMBuilderRef b, LLVMValueRef f, LLVMValueRef call)
     LLVMInstructionEraseFromParent(call);
     LLVMPositionBuilderAtEnd(b, at);
     LLVMBuildBr(b, blocks[0]);
-    for (unsigned i = 0; i < nblocks; i++) /* the entry joins the calling block; straight lines join up */
-        join_predecessor(b, blocks[i]);
-    join_predecessor(b, cont);
+    /* the folding LLVM's inliner does on the blocks it copies: the entry
+     * joins the calling block, straight lines join up (the barrier regions
+     * hoist what the item's entry block computes from the context alone; the
+     * fast register allocator spills what crosses a block) */
+    for (unsigned i = 0; i < nblocks; i++)
+        jit_join_predecessor(b, blocks[i]);
+    jit_join_predecessor(b, cont);
     free(blocks);
     free(from);
     free(rets);

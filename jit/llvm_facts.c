@@ -184,6 +184,26 @@ void jit_move_tail(LLVMBuilderRef b, LLVMValueRef first, LLVMBasicBlockRef to)
         jit_retarget_phis(b, LLVMGetSuccessor(term, k), from, to);
 }
 
+bool jit_join_predecessor(LLVMBuilderRef b, LLVMBasicBlockRef bb)
+{
+    LLVMUseRef use = LLVMGetFirstUse(LLVMBasicBlockAsValue(bb));
+    if (!use || LLVMGetNextUse(use))
+        return false;
+    LLVMValueRef br = LLVMGetUser(use);
+    if (!LLVMIsABranchInst(br) || LLVMIsConditional(br) || LLVMGetInstructionParent(br) == bb)
+        return false;
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(bb), next; phi && LLVMIsAPHINode(phi); phi = next) {
+        next = LLVMGetNextInstruction(phi);
+        LLVMReplaceAllUsesWith(phi, LLVMGetIncomingValue(phi, 0));
+        LLVMInstructionEraseFromParent(phi);
+    }
+    LLVMBasicBlockRef pred = LLVMGetInstructionParent(br);
+    LLVMInstructionEraseFromParent(br);
+    jit_move_tail(b, LLVMGetFirstInstruction(bb), pred);
+    LLVMDeleteBasicBlock(bb);
+    return true;
+}
+
 int jit_run_passes(LLVMModuleRef mod, const char *pipeline, char *msg, size_t len)
 {
     LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();

@@ -80,6 +80,11 @@ void jit_move_inst(LLVMBuilderRef b, LLVMValueRef i);
  * merged into `to`); the phis of the moved terminator's successors then name
  * `to` where they named first's block. */
 void jit_move_tail(LLVMBuilderRef b, LLVMValueRef first, LLVMBasicBlockRef to);
+/* bb joins its predecessor when that is its only one and ends in an
+ * unconditional branch to bb: bb's phis become their one value, its
+ * instructions move to the predecessor's end, bb is deleted.  Returns whether
+ * it did. */
+bool jit_join_predecessor(LLVMBuilderRef b, LLVMBasicBlockRef bb);
 
 /* Which of LLVM's masked memory intrinsics instruction `in` calls, if any.
  * Its operands: the stored value (stores, scatters), the pointer or vector

@@ -106,26 +106,6 @@ static LLVMValueRef single_access(LLVMBasicBlockRef in)
     return access;
 }
 
-/* When `from`, which now ends in br %join, is join's only predecessor, join's
- * instructions move to the end of `from` (unbranch.h says why); the phis of
- * join's successors name `from` instead. */
-static void merge_join(late *l, LLVMBasicBlockRef from, LLVMBasicBlockRef join)
-{
-    unsigned preds = 0; /* the branches to join */
-    for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(join)); u; u = LLVMGetNextUse(u))
-        preds++;
-    if (preds != 1 || join == from)
-        return;
-    for (LLVMValueRef phi = LLVMGetFirstInstruction(join), next; phi && LLVMIsAPHINode(phi); phi = next) {
-        next = LLVMGetNextInstruction(phi);
-        LLVMReplaceAllUsesWith(phi, LLVMGetIncomingValue(phi, 0));
-        LLVMInstructionEraseFromParent(phi);
-    }
-    LLVMInstructionEraseFromParent(LLVMGetBasicBlockTerminator(from));
-    jit_move_tail(l->b, LLVMGetFirstInstruction(join), from);
-    LLVMDeleteBasicBlock(join);
-}
-
 /* guard: br %ok, %in, %join; in: GEPs, one access, br %join; join's phis take
  * the access's value from %in and zero from the guard's block.  Returns
  * whether it was rewritten as: GEPs, access through select(%ok, p, spare). */
@@ -195,7 +175,7 @@ static bool rewrite(late *l, LLVMValueRef guard)
     LLVMBuildBr(l->b, join);
     LLVMInstructionEraseFromParent(guard);
     LLVMDeleteBasicBlock(in);
-    merge_join(l, from, join);
+    jit_join_predecessor(l->b, join); /* from, which now ends in br %join (unbranch.h says why) */
     return true;
 }
 
