@@ -587,17 +587,20 @@ static void store_sg_next(void *user, LLVMBuilderRef b, LLVMValueRef base, LLVMV
 }
 
 /* A small region whose vector function is straight-line code (no loop)
- * that branches apart by lane (JIT_SIMD_DIVERGENT) and accesses work-group
- * memory in whole vectors (JIT_WG_MD on a vector load or store:
- * simd_memory.c) runs its sub-groups unrolled.  Each copy then decides a test
- * such as `lid < stride` in a tree reduction on its own, its work-group
- * memory offsets are constants (the misalignment and the lanes a load picks
- * fold), and no loop runs over the sub-groups the test leaves idle: at one
- * thread scan runs 1.2x and reduce 1.2x faster, for 15 to 20% more compile
- * time; their regions have 106 to 321 instructions (as built, before any
- * pass).  mm's tile regions (399 to 487) gain only the loop's overhead, for
- * up to 3x the compile time; sgreduce's sub-group sums, without whole-vector
- * accesses, a few percent for 30%. */
+ * that branches apart by lane (JIT_SIMD_DIVERGENT) and loads work-group
+ * memory in whole vectors (JIT_WG_MD on a vector load: simd_memory.c) runs
+ * its sub-groups unrolled.  Each copy then decides a test such as
+ * `lid < stride` in a tree reduction on its own, the misalignment of its
+ * loads and the lanes they pick fold to constants, and no loop runs over the
+ * sub-groups the test leaves idle: at one thread scan runs 1.2x and reduce
+ * 1.2x faster, for 15 to 20% more compile time; their regions have 106 to
+ * 321 instructions (as built, before any pass).  A region that only stores
+ * there (reduce's and scan's first, `s[lid] = gid < n ? src[gid] : 0`) has
+ * nothing to fold, whole-vector stores needing no alignment: unrolled, it ran
+ * no faster and took a fifth to a quarter of their optimized builds.  mm's
+ * tile regions (399 to 487) gain only the loop's overhead, for up to 3x the
+ * compile time; sgreduce's sub-group sums, without whole-vector accesses, a
+ * few percent for 30%. */
 #define UNROLL_REGION_INSTS 360   /* the vector function's, as built */
 #define UNROLL_REGION_BUDGET 6400 /* its copies' in all */
 
@@ -608,13 +611,12 @@ static bool unroll_subgroups(LLVMValueRef vf, unsigned subgroups)
                                        (unsigned)strlen(JIT_SIMD_DIVERGENT)))
         return false;
     unsigned n = 0, kind = LLVMGetMDKindIDInContext(llc, JIT_WG_MD, strlen(JIT_WG_MD));
-    bool wg_vectors = false;
+    bool wg_loads = false;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(vf); bb; bb = LLVMGetNextBasicBlock(bb))
-        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i), n++) {
-            LLVMValueRef value = LLVMIsALoadInst(i) ? i : LLVMIsAStoreInst(i) ? LLVMGetOperand(i, 0) : NULL;
-            wg_vectors |= value && LLVMGetTypeKind(LLVMTypeOf(value)) == LLVMVectorTypeKind && LLVMGetMetadata(i, kind);
-        }
-    if (!wg_vectors || n > UNROLL_REGION_INSTS || (uint64_t)n * subgroups > UNROLL_REGION_BUDGET)
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i), n++)
+            wg_loads |=
+                LLVMIsALoadInst(i) && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind && LLVMGetMetadata(i, kind);
+    if (!wg_loads || n > UNROLL_REGION_INSTS || (uint64_t)n * subgroups > UNROLL_REGION_BUDGET)
         return false;
     jit_cfg g;
     bool straight = !jit_cfg_build(&g, vf) && !g.nloops && !g.irreducible;

@@ -158,6 +158,63 @@ TEST(jit_ir_masked_loads_only_for_partial_sub_groups)
     spv_module_free(m);
 }
 
+/* Whether the line of text that p points into has `needle` (at its start: `at_start`). */
+static bool line_has(const char *text, const char *p, const char *needle, bool at_start)
+{
+    const char *a = p, *b = strchr(p, '\n');
+    while (a > text && a[-1] != '\n')
+        a--;
+    char *line = strndup(a, b ? (size_t)(b - a) : strlen(a));
+    const char *at = line ? strstr(line, needle) : NULL;
+    bool has = at && (!at_start || at == line);
+    free(line);
+    return has;
+}
+
+/* Which barrier regions run their sub-groups unrolled (jit/region_loops.c):
+ * only those whose vector function loads work-group memory in whole vectors,
+ * where the misalignment and the lanes a load picks fold in each copy.
+ * reduce's first region, `s[lid] = gid < n ? src[gid] : 0`, only stores
+ * there and keeps its loop over the sub-groups; a later one, reading s[],
+ * is unrolled.  (Both tiers' results: the reduce kernel tests.) */
+TEST(jit_ir_subgroups_unrolled_only_for_work_group_loads)
+{
+    spv_module *m = tj_load("kernels/reduce.comp.spv");
+    REQUIRE(m, "load");
+    texts t = { 0 };
+    spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = &t, .emit_ir = true };
+    jit_kernel *k = tj_compile(m, NULL, &o);
+    CHECK(k, "compile: %s", tj_last_error);
+    unsigned w = k ? spvjit_kernel_facts_of(k)->subgroup_size : 1, unrolled = 0;
+    for (unsigned r = 0; k && w > 1 && t.ir; r++) {
+        char name[64];
+        snprintf(name, sizeof name, "@spvjit.region.%u.simd(", r);
+        const char *def = strstr(t.ir, name), *call = strstr(t.ir, name);
+        while (def && !line_has(t.ir, def, "define", true))
+            def = strstr(def + 1, name);
+        while (call && !line_has(t.ir, call, " call ", false))
+            call = strstr(call + 1, name);
+        if (!def || !call) {
+            CHECK(r == 3, "reduce has %u regions with vector functions called, expected 3", r);
+            break;
+        }
+        const char *end = strstr(def, "\n}\n");
+        bool loads = false;
+        for (const char *p = strstr(def, " = load <"); p && end && p < end && !loads; p = strstr(p + 1, " = load <"))
+            loads = line_has(t.ir, p, "!spvjit.wg", false);
+        const char *back = strstr(call, "\n  br i1 "); /* the loop's back edge */
+        bool hinted = back && line_has(t.ir, back + 1, "!llvm.loop", false);
+        CHECK(!hinted || loads, "region %u: sub-groups unrolled without a whole-vector load of work-group memory", r);
+        CHECK(r != 0 || (!loads && !hinted), "region 0 (stores only): loads %d, unrolled %d", loads, hinted);
+        unrolled += hinted;
+    }
+    CHECK(w == 1 || unrolled >= 1, "sub-groups of %u: no region unrolled over them", w);
+    free(t.ir);
+    if (k)
+        spvjit_kernel_free(k);
+    spv_module_free(m);
+}
+
 /* A thread keeps its target machines from one compile to the next
  * (jit/optimize.c): compiles of conv3x3 at both tiers, in turn, give the
  * assembly that a thread of its own, whose first compile makes new ones,
