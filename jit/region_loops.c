@@ -586,7 +586,10 @@ static void store_sg_next(void *user, LLVMBuilderRef b, LLVMValueRef base, LLVMV
     jit_intrinsic(c, "llvm.masked.scatter", ty, 2, a, 4);
 }
 
-/* A small region whose vector function is straight-line code (no loop)
+/* How the loop over a region's sub-groups unrolls: the llvm.loop hint it
+ * gets, or NULL to leave it to LLVM.
+ *
+ * A small region whose vector function is straight-line code (no loop)
  * that branches apart by lane (JIT_SIMD_DIVERGENT) and loads work-group
  * memory in whole vectors (JIT_WG_MD on a vector load: simd_memory.c) runs
  * its sub-groups unrolled.  Each copy then decides a test such as
@@ -594,34 +597,48 @@ static void store_sg_next(void *user, LLVMBuilderRef b, LLVMValueRef base, LLVMV
  * loads and the lanes they pick fold to constants, and no loop runs over the
  * sub-groups the test leaves idle: at one thread scan runs 1.2x and reduce
  * 1.2x faster, for 15 to 20% more compile time; their regions have 106 to
- * 321 instructions (as built, before any pass).  A region that only stores
- * there (reduce's and scan's first, `s[lid] = gid < n ? src[gid] : 0`) has
- * nothing to fold, whole-vector stores needing no alignment: unrolled, it ran
- * no faster and took a fifth to a quarter of their optimized builds.  mm's
- * tile regions (399 to 487) gain only the loop's overhead, for up to 3x the
- * compile time; sgreduce's sub-group sums, without whole-vector accesses, a
- * few percent for 30%. */
+ * 321 instructions (as built, before any pass).  mm's tile regions (399 to
+ * 487) gain only the loop's overhead, for up to 3x the compile time;
+ * sgreduce's sub-group sums, without whole-vector accesses, a few percent
+ * for 30%.
+ *
+ * A region that stores to work-group memory and does not load it has
+ * copies that share nothing, and whole-vector stores need no alignment.
+ * Small ones (reduce's and scan's first, `s[lid] = gid < n ? src[gid] : 0`)
+ * are not unrolled by the rule above: unrolled, they ran no faster and took
+ * a fifth to a quarter of the optimized build; LLVM may still unroll them a
+ * little, which pays a few percent in cache (sgreduce's sub-group sums: 6-8%
+ * at one thread when kept rolled).  Large ones gain only the loop's
+ * overhead, and their loop stays: LLVM's own full unroll of mm's 8 tile
+ * copies at block size 8 (460 to 490 instructions each) ran no faster and
+ * took half of its optimized build. */
 #define UNROLL_REGION_INSTS 360   /* the vector function's, as built */
 #define UNROLL_REGION_BUDGET 6400 /* its copies' in all */
 
-static bool unroll_subgroups(LLVMValueRef vf, unsigned subgroups)
+static const char *subgroup_unroll(LLVMValueRef vf, unsigned subgroups, bool dyn)
 {
     LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(vf));
-    if (!LLVMGetStringAttributeAtIndex(vf, LLVMAttributeFunctionIndex, JIT_SIMD_DIVERGENT,
-                                       (unsigned)strlen(JIT_SIMD_DIVERGENT)))
-        return false;
     unsigned n = 0, kind = LLVMGetMDKindIDInContext(llc, JIT_WG_MD, strlen(JIT_WG_MD));
-    bool wg_loads = false;
+    bool loads = false, vector_loads = false, stores = false;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(vf); bb; bb = LLVMGetNextBasicBlock(bb))
-        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i), n++)
-            wg_loads |=
-                LLVMIsALoadInst(i) && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind && LLVMGetMetadata(i, kind);
-    if (!wg_loads || n > UNROLL_REGION_INSTS || (uint64_t)n * subgroups > UNROLL_REGION_BUDGET)
-        return false;
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i), n++) {
+            if (!LLVMGetMetadata(i, kind))
+                continue;
+            bool load = LLVMIsALoadInst(i) != NULL;
+            loads |= load;
+            vector_loads |= load && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind;
+            stores |= LLVMIsAStoreInst(i) != NULL;
+        }
+    if (stores && !loads && n > UNROLL_REGION_INSTS)
+        return "llvm.loop.unroll.disable";
+    if (dyn || !vector_loads || n > UNROLL_REGION_INSTS || (uint64_t)n * subgroups > UNROLL_REGION_BUDGET ||
+        !LLVMGetStringAttributeAtIndex(vf, LLVMAttributeFunctionIndex, JIT_SIMD_DIVERGENT,
+                                       (unsigned)strlen(JIT_SIMD_DIVERGENT)))
+        return NULL;
     jit_cfg g;
     bool straight = !jit_cfg_build(&g, vf) && !g.nloops && !g.irreducible;
     jit_cfg_free(&g);
-    return straight;
+    return straight ? "llvm.loop.unroll.full" : NULL;
 }
 
 /* Region k by sub-groups: a loop calling its vector function once per sub-group. */
@@ -643,8 +660,10 @@ static void emit_subgroups(emitter *e, unsigned k, LLVMValueRef *bound, bool dyn
     LLVMBuilderRef saved = c->b;
     c->b = e->b; /* jit_splat / jit_intrinsic build with c->b */
     LLVMValueRef back = jit_simd_emit_loop(&l, e->b);
-    if (back && !dyn && unroll_subgroups(e->m->vfn[k], (e->ls[0] * e->ls[1] * e->ls[2] + e->width - 1) / e->width))
-        jit_loop_hint(c, back, "llvm.loop.unroll.full", NULL);
+    const char *hint =
+        back ? subgroup_unroll(l.vf, (e->ls[0] * e->ls[1] * e->ls[2] + e->width - 1) / e->width, dyn) : NULL;
+    if (hint)
+        jit_loop_hint(c, back, hint, NULL);
     c->b = saved;
 }
 

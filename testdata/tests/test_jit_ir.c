@@ -171,22 +171,59 @@ static bool line_has(const char *text, const char *p, const char *needle, bool a
     return has;
 }
 
-/* Which barrier regions run their sub-groups unrolled (jit/region_loops.c):
- * only those whose vector function loads work-group memory in whole vectors,
- * where the misalignment and the lanes a load picks fold in each copy.
- * reduce's first region, `s[lid] = gid < n ? src[gid] : 0`, only stores
- * there and keeps its loop over the sub-groups; a later one, reading s[],
- * is unrolled.  (Both tiers' results: the reduce kernel tests.) */
-TEST(jit_ir_subgroups_unrolled_only_for_work_group_loads)
+/* The unroll hint ("full", "disable") of the loop whose back edge is the
+ * line p points into, or NULL: its llvm.loop node's operands, looked up in
+ * the module's metadata. */
+static const char *unroll_hint(const char *ir, const char *p)
 {
-    spv_module *m = tj_load("kernels/reduce.comp.spv");
-    REQUIRE(m, "load");
+    const char *eol = strchr(p, '\n'), *loop = strstr(p, "!llvm.loop !");
+    if (!loop || (eol && loop > eol))
+        return NULL;
+    char key[32];
+    snprintf(key, sizeof key, "\n!%ld = distinct !{", strtol(loop + strlen("!llvm.loop !"), NULL, 10));
+    const char *node = strstr(ir, key);
+    if (!node)
+        return NULL;
+    node += strlen(key);
+    for (const char *op = strchr(node, '!'); op && op < strchr(node, '}'); op = strchr(op + 1, '!')) {
+        snprintf(key, sizeof key, "\n!%ld = !{!\"", strtol(op + 1, NULL, 10));
+        const char *str = strstr(ir, key);
+        if (str && !strncmp(str + strlen(key), "llvm.loop.unroll.full\"", 22))
+            return "full";
+        if (str && !strncmp(str + strlen(key), "llvm.loop.unroll.disable\"", 25))
+            return "disable";
+    }
+    return NULL;
+}
+
+/* How the loops over a barrier region's sub-groups unroll
+ * (jit/region_loops.c), from what the region's vector function does with
+ * work-group memory: only a small region that loads there in whole vectors
+ * (the misalignment and the lanes a load picks fold per copy) may be
+ * unrolled, if it branches apart by lane; a large one that stores there and
+ * does not load it keeps its loop (copies that share nothing).  reduce's
+ * first region, `s[lid] = gid < n ? src[gid] : 0`, only stores; a later one
+ * reads s[].  mm's tile copies at block size 8, 8 sub-groups that LLVM would
+ * unroll itself, only store; its k loop reads the tiles.  Returns the
+ * regions of each hint and the sub-group size (1: no vector functions,
+ * nothing to check). */
+static unsigned subgroup_hints(const char *file, uint32_t bs, unsigned *full, unsigned *disable, const char **first)
+{
+    *full = *disable = 0;
+    *first = "none";
+    spv_module *m = tj_load(file);
+    CHECK(m, "load %s", file);
+    if (!m)
+        return 1;
+    uint32_t id = 0;
+    uint64_t bits = bs;
+    spv_module *sm = bs ? tj_specialize(m, &id, &bits, 1) : m;
     texts t = { 0 };
     spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = &t, .emit_ir = true };
-    jit_kernel *k = tj_compile(m, NULL, &o);
-    CHECK(k, "compile: %s", tj_last_error);
-    unsigned w = k ? spvjit_kernel_facts_of(k)->subgroup_size : 1, unrolled = 0;
-    for (unsigned r = 0; k && w > 1 && t.ir; r++) {
+    jit_kernel *k = sm ? tj_compile(sm, NULL, &o) : NULL;
+    CHECK(k, "compile %s: %s", file, tj_last_error);
+    unsigned width = k ? spvjit_kernel_facts_of(k)->subgroup_size : 1;
+    for (unsigned r = 0; k && t.ir; r++) {
         char name[64];
         snprintf(name, sizeof name, "@spvjit.region.%u.simd(", r);
         const char *def = strstr(t.ir, name), *call = strstr(t.ir, name);
@@ -194,25 +231,47 @@ TEST(jit_ir_subgroups_unrolled_only_for_work_group_loads)
             def = strstr(def + 1, name);
         while (call && !line_has(t.ir, call, " call ", false))
             call = strstr(call + 1, name);
-        if (!def || !call) {
-            CHECK(r == 3, "reduce has %u regions with vector functions called, expected 3", r);
+        if (!def || !call)
             break;
-        }
         const char *end = strstr(def, "\n}\n");
-        bool loads = false;
-        for (const char *p = strstr(def, " = load <"); p && end && p < end && !loads; p = strstr(p + 1, " = load <"))
-            loads = line_has(t.ir, p, "!spvjit.wg", false);
+        bool loads = false, vector_loads = false, stores = false;
+        for (const char *p = strstr(def, "!spvjit.wg"); p && end && p < end; p = strstr(p + 1, "!spvjit.wg")) {
+            bool load = line_has(t.ir, p, " = load ", false);
+            loads |= load;
+            vector_loads |= load && line_has(t.ir, p, " = load <", false);
+            stores |= line_has(t.ir, p, "  store ", true);
+        }
         const char *back = strstr(call, "\n  br i1 "); /* the loop's back edge */
-        bool hinted = back && line_has(t.ir, back + 1, "!llvm.loop", false);
-        CHECK(!hinted || loads, "region %u: sub-groups unrolled without a whole-vector load of work-group memory", r);
-        CHECK(r != 0 || (!loads && !hinted), "region 0 (stores only): loads %d, unrolled %d", loads, hinted);
-        unrolled += hinted;
+        const char *hint = back ? unroll_hint(t.ir, back + 1) : NULL;
+        CHECK(!hint || strcmp(hint, "full") || vector_loads,
+              "%s region %u: sub-groups unrolled without a whole-vector load of work-group memory", file, r);
+        CHECK(!hint || strcmp(hint, "disable") || (stores && !loads),
+              "%s region %u: loads %d, stores %d: its loop kept, yet it loads work-group memory or does not store",
+              file, r, loads, stores);
+        *full += hint && !strcmp(hint, "full");
+        *disable += hint && !strcmp(hint, "disable");
+        if (r == 0)
+            *first = hint ? hint : "none";
     }
-    CHECK(w == 1 || unrolled >= 1, "sub-groups of %u: no region unrolled over them", w);
     free(t.ir);
     if (k)
         spvjit_kernel_free(k);
+    if (sm && sm != m)
+        spv_module_free(sm);
     spv_module_free(m);
+    return width;
+}
+
+TEST(jit_ir_subgroup_loops_unroll_by_work_group_memory)
+{
+    unsigned full, disable;
+    const char *first;
+    unsigned w = subgroup_hints("kernels/reduce.comp.spv", 0, &full, &disable, &first);
+    CHECK(w == 1 || (strcmp(first, "full") && full >= 1), "reduce: first region's hint %s, %u regions unrolled", first,
+          full);
+    w = subgroup_hints("kernels/mm.comp.spv", 8, &full, &disable, &first);
+    CHECK(w == 1 || (!strcmp(first, "disable") && disable >= 2), "mm BS=8: first region's hint %s, %u loops kept",
+          first, disable);
 }
 
 /* A thread keeps its target machines from one compile to the next
