@@ -184,14 +184,14 @@ void jit_move_tail(LLVMBuilderRef b, LLVMValueRef first, LLVMBasicBlockRef to)
         jit_retarget_phis(b, LLVMGetSuccessor(term, k), from, to);
 }
 
-bool jit_join_predecessor(LLVMBuilderRef b, LLVMBasicBlockRef bb)
+void jit_join_predecessor(LLVMBuilderRef b, LLVMBasicBlockRef bb)
 {
     LLVMUseRef use = LLVMGetFirstUse(LLVMBasicBlockAsValue(bb));
     if (!use || LLVMGetNextUse(use))
-        return false;
+        return;
     LLVMValueRef br = LLVMGetUser(use);
     if (!LLVMIsABranchInst(br) || LLVMIsConditional(br) || LLVMGetInstructionParent(br) == bb)
-        return false;
+        return;
     for (LLVMValueRef phi = LLVMGetFirstInstruction(bb), next; phi && LLVMIsAPHINode(phi); phi = next) {
         next = LLVMGetNextInstruction(phi);
         LLVMReplaceAllUsesWith(phi, LLVMGetIncomingValue(phi, 0));
@@ -201,7 +201,6 @@ bool jit_join_predecessor(LLVMBuilderRef b, LLVMBasicBlockRef bb)
     LLVMInstructionEraseFromParent(br);
     jit_move_tail(b, LLVMGetFirstInstruction(bb), pred);
     LLVMDeleteBasicBlock(bb);
-    return true;
 }
 
 int jit_run_passes(LLVMModuleRef mod, const char *pipeline, char *msg, size_t len)

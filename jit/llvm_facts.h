@@ -82,9 +82,8 @@ void jit_move_inst(LLVMBuilderRef b, LLVMValueRef i);
 void jit_move_tail(LLVMBuilderRef b, LLVMValueRef first, LLVMBasicBlockRef to);
 /* bb joins its predecessor when that is its only one and ends in an
  * unconditional branch to bb: bb's phis become their one value, its
- * instructions move to the predecessor's end, bb is deleted.  Returns whether
- * it did. */
-bool jit_join_predecessor(LLVMBuilderRef b, LLVMBasicBlockRef bb);
+ * instructions move to the predecessor's end, bb is deleted. */
+void jit_join_predecessor(LLVMBuilderRef b, LLVMBasicBlockRef bb);
 
 /* Which of LLVM's masked memory intrinsics instruction `in` calls, if any.
  * Its operands: the stored value (stores, scatters), the pointer or vector

@@ -44,15 +44,38 @@ static unsigned calls_of(const char *ir, const char *fn)
     return n;
 }
 
+/* A kernel compiled from a file under testdata/, with the modules it came
+ * from: spec constant 0 set to bs (0: the module as it is).  k is NULL, a
+ * failure recorded, when it does not load or compile. */
+typedef struct compiled {
+    spv_module *m, *sm;
+    jit_kernel *k;
+} compiled;
+
+static compiled compile_file(const char *file, uint32_t bs, const spvjit_options *o)
+{
+    compiled c = { tj_load(file), NULL, NULL };
+    CHECK(c.m, "load %s", file);
+    uint32_t id = 0;
+    uint64_t bits = bs;
+    c.sm = c.m && bs ? tj_specialize(c.m, &id, &bits, 1) : c.m;
+    c.k = c.sm ? tj_compile(c.sm, NULL, o) : NULL;
+    CHECK(!c.m || c.k, "compile %s: %s", file, tj_last_error);
+    return c;
+}
+
+static void compiled_free(compiled *c)
+{
+    if (c->k)
+        spvjit_kernel_free(c->k);
+    if (c->sm && c->sm != c->m)
+        spv_module_free(c->sm);
+    spv_module_free(c->m);
+}
+
 /* Float multiplies (fmul, fmuladd calls) in the optimized IR of the mm kernel. */
 static unsigned mm_fmuls(bool unspec, uint32_t bs, texts *t)
 {
-    spv_module *m = tj_load("kernels/mm.comp.spv");
-    if (!m)
-        return 0;
-    uint32_t id = 0;
-    uint64_t bits = bs;
-    spv_module *sm = unspec ? m : tj_specialize(m, &id, &bits, 1);
     spvjit_shape_value shape = { 0, bs };
     spvjit_options o = { .unspecialized = unspec,
                          .opt_level = 3,
@@ -64,20 +87,17 @@ static unsigned mm_fmuls(bool unspec, uint32_t bs, texts *t)
                          .emit_ir = true,
                          .emit_opt_ir = true,
                          .emit_asm = true };
-    jit_kernel *k = sm ? tj_compile(sm, NULL, &o) : NULL;
+    compiled c = compile_file("kernels/mm.comp.spv", unspec ? 0 : bs, &o);
     unsigned n = 0;
-    if (k) {
-        const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
+    if (c.k) {
+        const spvjit_kernel_facts *f = spvjit_kernel_facts_of(c.k);
         fprintf(stderr, "  mm.comp %s BS=%u: lower %.1f ms, passes %.1f ms, codegen %.1f ms\n",
                 unspec ? "unspecialized" : "specialized", bs, f->ms_lower, f->ms_passes, f->ms_codegen);
         /* scalar multiplies, or vector ones when the work-item loop vectorized;
          * fused with their add (jit/contract.h) or not */
         n = count(t->opt, " fmul ") /* with or without fast-math flags */ + calls_of(t->opt, "@llvm.fmuladd.");
-        spvjit_kernel_free(k);
     }
-    if (sm && sm != m)
-        spv_module_free(sm);
-    spv_module_free(m);
+    compiled_free(&c);
     return n;
 }
 
@@ -103,36 +123,28 @@ TEST(jit_ir_mm_unrolled_when_specialized)
     free(b.asm_);
 }
 
-/* file (under testdata/) compiled on the optimized tier, its optimized IR in
- * t->opt; NULL (a failure recorded) when it does not compile.  *m: the
- * module, for the caller to free with the kernel. */
-static jit_kernel *opt_ir_of(const char *file, texts *t, spv_module **m)
+/* file compiled on the optimized tier, its optimized IR in t->opt. */
+static compiled opt_ir_of(const char *file, texts *t)
 {
-    *m = tj_load(file);
-    CHECK(*m, "load %s", file);
     spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = t, .emit_opt_ir = true };
-    jit_kernel *k = *m ? tj_compile(*m, NULL, &o) : NULL;
-    CHECK(!*m || k, "compile %s: %s", file, tj_last_error);
-    return k;
+    return compile_file(file, 0, &o);
 }
 
 TEST(jit_ir_saxpy_vectorized)
 {
     texts t = { 0 };
-    spv_module *m;
-    jit_kernel *k = opt_ir_of("kernels/saxpy.comp.spv", &t, &m);
-    if (!k) {
-        spv_module_free(m);
+    compiled c = opt_ir_of("kernels/saxpy.comp.spv", &t);
+    if (!c.k) {
+        compiled_free(&c);
         return;
     }
-    const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
+    const spvjit_kernel_facts *f = spvjit_kernel_facts_of(c.k);
     fprintf(stderr, "  saxpy.comp: lower %.1f ms, passes %.1f ms, codegen %.1f ms\n", f->ms_lower, f->ms_passes,
             f->ms_codegen);
     /* the work-group loop over 64 items becomes vector code */
     CHECK(t.opt && strstr(t.opt, "x float>"), "no vector float operations in the work-group function");
     free(t.opt);
-    spvjit_kernel_free(k);
-    spv_module_free(m);
+    compiled_free(&c);
 }
 
 /* sgreduce's `gid < n ? src[gid] : 0` loads a sub-group's values under the
@@ -143,19 +155,17 @@ TEST(jit_ir_saxpy_vectorized)
 TEST(jit_ir_masked_loads_only_for_partial_sub_groups)
 {
     texts t = { 0 };
-    spv_module *m;
-    jit_kernel *k = opt_ir_of("../bench/kernels/sgreduce.comp.spv", &t, &m);
-    if (!k) {
-        spv_module_free(m);
+    compiled c = opt_ir_of("../bench/kernels/sgreduce.comp.spv", &t);
+    if (!c.k) {
+        compiled_free(&c);
         return;
     }
-    unsigned w = spvjit_kernel_facts_of(k)->subgroup_size;
+    unsigned w = spvjit_kernel_facts_of(c.k)->subgroup_size;
     unsigned masked = calls_of(t.opt, "@llvm.masked.load."), tests = count(t.opt, "br i1 %lanes.all");
     CHECK(w == 1 || (masked >= 1 && tests == masked), "sub-groups of %u: %u masked loads, %u tests of the last lane", w,
           masked, tests);
     free(t.opt);
-    spvjit_kernel_free(k);
-    spv_module_free(m);
+    compiled_free(&c);
 }
 
 /* Whether the line of text that p points into has `needle` (at its start: `at_start`). */
@@ -211,19 +221,11 @@ static unsigned subgroup_hints(const char *file, uint32_t bs, unsigned *full, un
 {
     *full = *disable = 0;
     *first = "none";
-    spv_module *m = tj_load(file);
-    CHECK(m, "load %s", file);
-    if (!m)
-        return 1;
-    uint32_t id = 0;
-    uint64_t bits = bs;
-    spv_module *sm = bs ? tj_specialize(m, &id, &bits, 1) : m;
     texts t = { 0 };
     spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = &t, .emit_ir = true };
-    jit_kernel *k = sm ? tj_compile(sm, NULL, &o) : NULL;
-    CHECK(k, "compile %s: %s", file, tj_last_error);
-    unsigned width = k ? spvjit_kernel_facts_of(k)->subgroup_size : 1;
-    for (unsigned r = 0; k && t.ir; r++) {
+    compiled c = compile_file(file, bs, &o);
+    unsigned width = c.k ? spvjit_kernel_facts_of(c.k)->subgroup_size : 1;
+    for (unsigned r = 0; c.k && t.ir; r++) {
         char name[64];
         snprintf(name, sizeof name, "@spvjit.region.%u.simd(", r);
         const char *def = strstr(t.ir, name), *call = strstr(t.ir, name);
@@ -254,11 +256,7 @@ static unsigned subgroup_hints(const char *file, uint32_t bs, unsigned *full, un
             *first = hint ? hint : "none";
     }
     free(t.ir);
-    if (k)
-        spvjit_kernel_free(k);
-    if (sm && sm != m)
-        spv_module_free(sm);
-    spv_module_free(m);
+    compiled_free(&c);
     return width;
 }
 
