@@ -10,7 +10,10 @@
  * on the edge.  Inserted after the passes, the polls cannot stop LLVM from
  * unrolling or vectorizing a loop: a fully unrolled loop has no back edge
  * left, a vectorized one polls once per vector iteration.  Straight-line code
- * needs no poll: it ends.
+ * needs no poll: it ends; nor does an innermost loop that counts from a
+ * constant by a constant to a constant bound in at most 4096 trips (a k loop
+ * over a tile, the loop over a region's work-items): the loop around it polls,
+ * and the quick tier's loop body stays one block.
  */
 #ifndef SPVJIT_JIT_POLL_H
 #define SPVJIT_JIT_POLL_H
