@@ -360,7 +360,8 @@ def compile_table(results, all_cores):
     context, empty disk cache, module load included; the optimized one split
     into lowering, passes and code generation), a memory-cache hit, a disk-cache
     load, and the time to a first result with the auto tier (build + first
-    dispatch) at the benchmark's size and at the small size."""
+    dispatch) at the benchmark's size and at the small size; each the median
+    of the runner's 5 (a hit: of 201)."""
     by = index_results(results)
     rows = []
     for kernel, variant in case_order(results):
@@ -579,7 +580,7 @@ def main():
     print("median of the timed runs after one warm-up; spread = (max-min)/median; "
           "spvjit / runner = throughput ratio (>1: spvjit faster), '~' = within the spread (noise)\n")
     print(mt)
-    print("\ncompile latency (spvjit; cold = fresh context + empty disk cache, module load included; "
+    print("\ncompile latency (spvjit, medians of 5; cold = fresh context + empty disk cache, module load included; "
           "first auto = build + first dispatch with the auto tier; goals: first result < 10 ms, "
           "optimized cold build < 50 ms, hit < 1 us, disk load < 1 ms):\n")
     print(compile_table(results, all_cores))

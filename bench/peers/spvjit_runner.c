@@ -14,18 +14,20 @@
  *
  * It loads the same Shader-flavour module lavapipe loads (the launch
  * description's binding i = set 0 binding i, scalars as push constants).
- * Per case (compile tiers: see spvjit_tier in lib/spvjit.h):
+ * Per case (compile tiers: see spvjit_tier in lib/spvjit.h), each time the
+ * median of COLD_SAMPLES (a single one moves by a third or more on a busy
+ * machine):
  *   build_ms   cold, optimized tier (spvjit_build_options.tier = OPT, the code
  *              the throughput is measured on): a fresh context whose disk cache
  *              is a new empty folder, module load (validation included, as
  *              vkCreateShaderModule) + spvjit_kernel_build;
- *   lower_ms passes_ms codegen_ms   that build's split (spvjit_kernel_stats_get);
+ *   lower_ms passes_ms codegen_ms   those builds' split (spvjit_kernel_stats_get);
  *   quick_ms   the same cold build at the quick tier (no disk cache);
  *   hit_us     the same build again in the first context: a memory-cache
  *              lookup (the median of HIT_SAMPLES);
- *   disk_ms    the same build in a second fresh context on the same disk
- *              folder, when spvjit_kernel_stats says from_cache (a disk hit),
- *              else "n/a" (no disk cache stored the kernel);
+ *   disk_ms    the same build in another fresh context on the first build's
+ *              disk folder, when spvjit_kernel_stats says from_cache (a disk
+ *              hit), else "n/a" (no disk cache stored the kernel);
  *   auto_first_ms  time to the first result with the auto tier: a fresh
  *              context on an empty disk folder, module load + build + the first
  *              dispatch (checked), which runs the quick code or, when it is
@@ -163,12 +165,19 @@ typedef struct build_times {
     double auto_first_ms;                   /* auto: load + build + first dispatch; < 0: failed */
 } build_times;
 
-enum { HIT_SAMPLES = 201 };
+enum { HIT_SAMPLES = 201, COLD_SAMPLES = 5 };
 
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n) (reordered); < 0 when any is (a failed sample). */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof v[0], cmp_double);
+    return v[0] < 0 ? -1.0 : v[n / 2];
 }
 
 static spvjit_status load_and_build(spvjit_context *ctx, const char *path, const spvjit_specs *specs,
@@ -180,10 +189,10 @@ static spvjit_status load_and_build(spvjit_context *ctx, const char *path, const
     return st;
 }
 
-/* The same build in a second fresh context on the cold build's disk folder:
+/* The same build in another fresh context on the cold build's disk folder:
  * a disk hit when the stats say from_cache (its memory cache is empty). */
-static double disk_load_ms(const bench_opts *o, const char *cache_dir, const char *path, const spvjit_specs *specs,
-                           const spvjit_build_options *bo)
+static double disk_load_once(const bench_opts *o, const char *cache_dir, const char *path, const spvjit_specs *specs,
+                             const spvjit_build_options *bo)
 {
     spvjit_context *ctx = NULL;
     spvjit_module *m = NULL;
@@ -204,6 +213,15 @@ static double disk_load_ms(const bench_opts *o, const char *cache_dir, const cha
     return ms;
 }
 
+static double disk_load_ms(const bench_opts *o, const char *cache_dir, const char *path, const spvjit_specs *specs,
+                           const spvjit_build_options *bo)
+{
+    double ms[COLD_SAMPLES];
+    for (int i = 0; i < COLD_SAMPLES; ++i)
+        ms[i] = disk_load_once(o, cache_dir, path, specs, bo);
+    return median(ms, COLD_SAMPLES);
+}
+
 /* --- one case --------------------------------------------------------------- */
 
 /* One runner's (mode's) state in a case. */
@@ -220,25 +238,64 @@ typedef struct mode_run {
     char cache_dir[512];
 } mode_run;
 
-/* A cold build at the quick tier: a fresh context without disk cache, module
- * load + build (ms), or < 0. */
-static double quick_build_ms(const bench_opts *o, const char *path, const spvjit_specs *specs, run_mode mode)
+/* A cold build: a fresh context whose disk cache is the folder `dir` ("":
+ * none), module load + build (ms, or < 0), its split into *ks. */
+static double cold_build_once(const bench_opts *o, const char *dir, const char *path, const spvjit_specs *specs,
+                              const spvjit_build_options *bo, spvjit_kernel_stats *ks)
 {
     spvjit_context *ctx = NULL;
     spvjit_module *m = NULL;
     spvjit_kernel *k = NULL;
-    const spvjit_build_options bo = mode_options(mode, SPVJIT_TIER_QUICK);
-    spvjit_context_options co = { .threads = (unsigned)o->threads, .disk_cache_dir = "" };
+    spvjit_context_options co = { .threads = (unsigned)o->threads, .disk_cache_dir = dir };
     double ms = -1.0;
     if (spvjit_context_create(&co, &ctx) == SPVJIT_OK) {
         double t0 = bench_now_ms();
-        if (load_and_build(ctx, path, specs, &bo, &m, &k) == SPVJIT_OK)
+        if (load_and_build(ctx, path, specs, bo, &m, &k) == SPVJIT_OK)
             ms = bench_now_ms() - t0;
     }
+    if (ms >= 0 && spvjit_kernel_stats_get(k, ks) != SPVJIT_OK)
+        ms = -1.0;
     spvjit_kernel_destroy(k);
     spvjit_module_destroy(m);
     spvjit_context_destroy(ctx);
     return ms;
+}
+
+/* Cold builds at the quick tier, without disk cache. */
+static double quick_build_ms(const bench_opts *o, const char *path, const spvjit_specs *specs, run_mode mode)
+{
+    const spvjit_build_options bo = mode_options(mode, SPVJIT_TIER_QUICK);
+    double ms[COLD_SAMPLES];
+    spvjit_kernel_stats ks;
+    for (int i = 0; i < COLD_SAMPLES; ++i)
+        ms[i] = cold_build_once(o, "", path, specs, &bo, &ks);
+    return median(ms, COLD_SAMPLES);
+}
+
+/* More cold builds at the optimized tier, each on a new empty disk folder:
+ * with the first (ms[0], split[0]), the medians of all into r->bt. */
+static bool more_cold_builds(const bench_opts *o, const char *path, const spvjit_specs *specs,
+                             const spvjit_build_options *bo, double ms[COLD_SAMPLES], double split[3][COLD_SAMPLES],
+                             mode_run *r)
+{
+    for (int i = 1; i < COLD_SAMPLES; ++i) {
+        char dir[512];
+        spvjit_kernel_stats ks;
+        if (!make_cache_dir(dir, sizeof dir))
+            return false;
+        ms[i] = cold_build_once(o, dir, path, specs, bo, &ks);
+        remove_cache_dir(dir);
+        if (ms[i] < 0)
+            return false;
+        split[0][i] = ks.lower_ms;
+        split[1][i] = ks.passes_ms;
+        split[2][i] = ks.codegen_ms;
+    }
+    r->bt.build_ms = median(ms, COLD_SAMPLES);
+    r->bt.lower_ms = median(split[0], COLD_SAMPLES);
+    r->bt.passes_ms = median(split[1], COLD_SAMPLES);
+    r->bt.codegen_ms = median(split[2], COLD_SAMPLES);
+    return true;
 }
 
 /* Cold build (optimized tier) in a fresh context on an empty disk-cache
@@ -255,20 +312,23 @@ static bool build_cold(const bench_opts *o, const bench_case *c, const char *pat
         api_error(c, "context");
         return false;
     }
-    double t0 = bench_now_ms();
+    double t0 = bench_now_ms(), ms[COLD_SAMPLES], split[3][COLD_SAMPLES];
     if (load_and_build(r->ctx, path, specs, &bo, &r->m, &r->k) != SPVJIT_OK) {
         api_error(c, "build");
         return false;
     }
-    r->bt.build_ms = bench_now_ms() - t0;
+    ms[0] = bench_now_ms() - t0;
     spvjit_kernel_stats ks;
-    if (spvjit_kernel_stats_get(r->k, &ks) == SPVJIT_OK) {
-        if (ks.from_cache) /* cannot happen with an empty folder: say so if it does */
-            fprintf(stderr, "spvjit_runner: %s %s: the cold build was a cache hit\n", c->name, c->variant);
-        r->bt.lower_ms = ks.lower_ms;
-        r->bt.passes_ms = ks.passes_ms;
-        r->bt.codegen_ms = ks.codegen_ms;
+    bool stats = spvjit_kernel_stats_get(r->k, &ks) == SPVJIT_OK;
+    split[0][0] = ks.lower_ms;
+    split[1][0] = ks.passes_ms;
+    split[2][0] = ks.codegen_ms;
+    if (!stats || !more_cold_builds(o, path, specs, &bo, ms, split, r)) {
+        api_error(c, "cold builds");
+        return false;
     }
+    if (ks.from_cache) /* cannot happen with an empty folder: say so if it does */
+        fprintf(stderr, "spvjit_runner: %s %s: the cold build was a cache hit\n", c->name, c->variant);
     /* the same values again: a lookup in this context's memory cache */
     static double hit[HIT_SAMPLES];
     for (int i = 0; i < HIT_SAMPLES; ++i) {
@@ -281,18 +341,18 @@ static bool build_cold(const bench_opts *o, const bench_case *c, const char *pat
         hit[i] = (bench_now_ms() - t0) * 1e3;
         spvjit_kernel_destroy(again);
     }
-    qsort(hit, HIT_SAMPLES, sizeof hit[0], cmp_double);
-    r->bt.hit_us = hit[HIT_SAMPLES / 2];
+    r->bt.hit_us = median(hit, HIT_SAMPLES);
     r->bt.disk_ms = disk_load_ms(o, r->cache_dir, path, specs, &bo);
     r->bt.quick_ms = quick_build_ms(o, path, specs, r->mode);
     return true;
 }
 
 /* Time to a first result with the auto tier: a fresh context on a new empty
- * disk folder, module load + build + bind + the first dispatch, checked. */
-static double auto_first_ms(const bench_opts *o, const bench_case *c, const bench_data *d, const bench_launch *L,
-                            const char *path, const spvjit_specs *specs, float *buf[3], const spvjit_dispatch_info *di,
-                            run_mode mode)
+ * disk folder, module load + build + bind + the first dispatch, checked (the
+ * median of COLD_SAMPLES). */
+static double auto_first_once(const bench_opts *o, const bench_case *c, const bench_data *d, const bench_launch *L,
+                              const char *path, const spvjit_specs *specs, float *buf[3],
+                              const spvjit_dispatch_info *di, run_mode mode)
 {
     char dir[512];
     if (!make_cache_dir(dir, sizeof dir))
@@ -323,6 +383,16 @@ static double auto_first_ms(const bench_opts *o, const bench_case *c, const benc
     spvjit_context_destroy(ctx);
     remove_cache_dir(dir);
     return ms;
+}
+
+static double auto_first_ms(const bench_opts *o, const bench_case *c, const bench_data *d, const bench_launch *L,
+                            const char *path, const spvjit_specs *specs, float *buf[3], const spvjit_dispatch_info *di,
+                            run_mode mode)
+{
+    double ms[COLD_SAMPLES];
+    for (int i = 0; i < COLD_SAMPLES; ++i)
+        ms[i] = auto_first_once(o, c, d, L, path, specs, buf, di, mode);
+    return median(ms, COLD_SAMPLES);
 }
 
 /* Binds, runs once (first_ms) and checks the outputs against the reference. */
