@@ -82,6 +82,12 @@ static bool poll_in_branch(LLVMBuilderRef b, LLVMValueRef term, LLVMBasicBlockRe
 /* The most trips an innermost loop may make without a poll (below). */
 #define UNPOLLED_TRIPS 4096
 
+/* `x pred y` on integer constants, folded by the builder. */
+static bool const_holds(LLVMBuilderRef b, LLVMIntPredicate pred, LLVMValueRef x, LLVMValueRef y)
+{
+    return LLVMConstIntGetZExtValue(LLVMBuildICmp(b, pred, x, y, "")) != 0;
+}
+
 /* Whether the back edge latch -> header closes an innermost natural loop
  * that makes at most UNPOLLED_TRIPS trips each time it is entered: its only
  * back edge, a header whose one other predecessor enters it, and the
@@ -117,7 +123,8 @@ static bool bounded_innermost(LLVMBuilderRef b, const jit_cfg *g, unsigned latch
         phi = LLVMGetOperand(x, 0);
         next = x;
     }
-    if (!LLVMIsAPHINode(phi) || LLVMGetInstructionParent(phi) != g->blocks[header] || LLVMCountIncoming(phi) != 2)
+    if (!LLVMIsAPHINode(phi) || LLVMGetInstructionParent(phi) != g->blocks[header] || LLVMCountIncoming(phi) != 2 ||
+        LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(phi)) > 64)
         return false;
     LLVMValueRef start = NULL, back = NULL;
     for (unsigned i = 0; i < 2; i++) {
@@ -133,14 +140,17 @@ static bool bounded_innermost(LLVMBuilderRef b, const jit_cfg *g, unsigned latch
     if (!LLVMIsAConstantInt(start) || !LLVMIsAConstantInt(step) || !LLVMIsAConstantInt(bound))
         return false;
     /* the counter run with LLVM's constant folding (the builder folds
-     * constants: the type's width and wrapping, the predicate's signedness) */
+     * constants: the type's width and wrapping, the predicate's signedness);
+     * a step that wraps where the add says it does not (nuw, nsw) is poison,
+     * on which the compiled code may loop on */
     LLVMIntPredicate pred = LLVMGetICmpPredicate(cmp);
+    LLVMIntPredicate wrapped_signed = LLVMConstIntGetSExtValue(step) < 0 ? LLVMIntSGT : LLVMIntSLT;
     for (unsigned trips = 1; trips <= UNPOLLED_TRIPS; trips++) {
         LLVMValueRef after = LLVMBuildAdd(b, start, step, "");
-        LLVMValueRef stays = LLVMBuildICmp(b, pred, next ? after : start, bound, "");
-        if (!LLVMIsAConstantInt(stays))
+        if ((LLVMGetNUW(back) && const_holds(b, LLVMIntULT, after, start)) ||
+            (LLVMGetNSW(back) && const_holds(b, wrapped_signed, after, start)))
             return false;
-        if ((bool)LLVMConstIntGetZExtValue(stays) != stay_if_true)
+        if (const_holds(b, pred, next ? after : start, bound) != stay_if_true)
             return true;
         start = after;
     }

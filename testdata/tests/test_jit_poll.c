@@ -225,24 +225,37 @@ TEST(jit_poll_every_back_edge)
  * a constant bound ends by itself within UNPOLLED_TRIPS (4096) trips: it has
  * no poll, and the loop around it (polled) stops the function.  Each counts
  * its trips into memory like the shapes above; *count is what C counts. */
-enum { B_ULT, B_PHI, B_SLT, B_I8_WRAP, B_NESTED, B_NEVER_EQUAL, B_TOO_MANY, B_VAR_STEP, B_TWO_LATCHES, NBOUNDED };
+enum {
+    B_ULT,
+    B_PHI,
+    B_SLT,
+    B_I8_WRAP,
+    B_NESTED,
+    B_NEVER_EQUAL,
+    B_TOO_MANY,
+    B_VAR_STEP,
+    B_TWO_LATCHES,
+    B_NUW_WRAP,
+    NBOUNDED
+};
 static const char *const bounded_names[NBOUNDED] = {
-    "spvjit.group.ult",      "spvjit.group.phi",      "spvjit.group.slt",
-    "spvjit.group.i8_wrap",  "spvjit.group.nested",   "spvjit.group.never_equal",
-    "spvjit.group.too_many", "spvjit.group.var_step", "spvjit.group.two_latches",
+    "spvjit.group.ult",         "spvjit.group.phi",         "spvjit.group.slt",      "spvjit.group.i8_wrap",
+    "spvjit.group.nested",      "spvjit.group.never_equal", "spvjit.group.too_many", "spvjit.group.var_step",
+    "spvjit.group.two_latches", "spvjit.group.nuw_wrap",
 };
 /* whether the function's innermost loop may go without a poll; the polls expected in the function */
-static const int bounded_polls[NBOUNDED] = { 0, 0, 0, 0, 1, 1, 1, 1, 2 };
+static const int bounded_polls[NBOUNDED] = { 0, 0, 0, 0, 1, 1, 1, 1, 2, 1 };
 
-/* a loop of one block counting k from START by STEP while `k1 PRED BOUND`
- * (k1 the next value; TYPE the counter's), the trips in *count */
-#define COUNTED_LOOP(NAME, TYPE, START, STEP, PRED, BOUND)                                                             \
+/* a loop of one block counting k from START by STEP (an add with FLAGS)
+ * while `k1 PRED BOUND` (k1 the next value; TYPE the counter's), the trips
+ * in *count */
+#define COUNTED_LOOP(NAME, TYPE, START, FLAGS, STEP, PRED, BOUND)                                                      \
     "define i64 @\"spvjit.group." NAME "\"(ptr %%ctx, i64 %%n, ptr %%count) {\n"                                       \
     "entry:\n" STOP_FIELD "  br label %%body\n"                                                                        \
     "body:\n"                                                                                                          \
     "  %%k = phi " TYPE " [ " START ", %%entry ], [ %%k1, %%body ]\n"                                                  \
     "  %%t = phi i64 [ 0, %%entry ], [ %%t1, %%body ]\n"                                                               \
-    "  %%k1 = add " TYPE " %%k, " STEP "\n"                                                                            \
+    "  %%k1 = add " FLAGS TYPE " %%k, " STEP "\n"                                                                      \
     "  %%t1 = add i64 %%t, 1\n"                                                                                        \
     "  store i64 %%t1, ptr %%count, align 8\n"                                                                         \
     "  %%more = icmp " PRED " " TYPE " %%k1, " BOUND "\n"                                                              \
@@ -254,7 +267,7 @@ static const int bounded_polls[NBOUNDED] = { 0, 0, 0, 0, 1, 1, 1, 1, 2 };
 static char *bounded_module_text(void)
 {
     return with_stop_offset(
-        COUNTED_LOOP("ult", "i32", "0", "1", "ult", "16")
+        COUNTED_LOOP("ult", "i32", "0", "", "1", "ult", "16")
         /* the test on the counter before its step: k = 0..15 */
         "define i64 @\"spvjit.group.phi\"(ptr %%ctx, i64 %%n, ptr %%count) {\n"
         "entry:\n" STOP_FIELD "  br label %%body\n"
@@ -267,9 +280,9 @@ static char *bounded_module_text(void)
         "  br i1 %%more, label %%body, label %%exit\n"
         "exit:\n"
         "  ret i64 %%t\n"
-        "}\n" COUNTED_LOOP("slt", "i32", "-5", "1", "slt", "3")
+        "}\n" COUNTED_LOOP("slt", "i32", "-5", "", "1", "slt", "3")
         /* an 8-bit counter ends by wrapping to zero: 256 trips */
-        COUNTED_LOOP("i8_wrap", "i8", "0", "1", "ne", "0")
+        COUNTED_LOOP("i8_wrap", "i8", "0", "", "1", "ne", "0")
         /* for (j = 0; j < 4; j++) for (k = 0; k < 16; k++): the inner loop unpolled, the outer polled */
         "define i64 @\"spvjit.group.nested\"(ptr %%ctx, i64 %%n, ptr %%count) {\n"
         "entry:\n" STOP_FIELD "  br label %%outer\n"
@@ -293,9 +306,9 @@ static char *bounded_module_text(void)
         "  ret i64 %%t1\n"
         "}\n"
         /* k = 0, 2, 4, ... never equals 7: endless, polled */
-        COUNTED_LOOP("never_equal", "i64", "0", "2", "ne", "7")
+        COUNTED_LOOP("never_equal", "i64", "0", "", "2", "ne", "7")
         /* bounded, but past UNPOLLED_TRIPS */
-        COUNTED_LOOP("too_many", "i32", "0", "1", "ult", "100000")
+        COUNTED_LOOP("too_many", "i32", "0", "", "1", "ult", "100000")
         /* a step that is not a constant */
         "define i64 @\"spvjit.group.var_step\"(ptr %%ctx, i64 %%n, ptr %%count) {\n"
         "entry:\n" STOP_FIELD "  br label %%body\n"
@@ -322,7 +335,9 @@ static char *bounded_module_text(void)
         "again:\n"
         "  br label %%head\n"
         "}\n"
-        "!0 = !{}\n");
+        /* the 8-bit counter wraps to zero, but its add says it does not wrap
+         * (poison the compiled code may loop on): polled */
+        COUNTED_LOOP("nuw_wrap", "i8", "0", "nuw ", "1", "ne", "0") "!0 = !{}\n");
 }
 
 /* What the bounded shapes count with the flag clear (the endless ones: -1). */
@@ -339,7 +354,8 @@ static int64_t bounded_in_c(int s, int64_t n)
         for (int32_t k = -5; k < 3; k++)
             t++;
         return t;
-    case B_I8_WRAP: {
+    case B_I8_WRAP:
+    case B_NUW_WRAP: {
         uint8_t k = 0;
         do
             t++;
