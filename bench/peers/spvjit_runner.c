@@ -298,9 +298,9 @@ static bool more_cold_builds(const bench_opts *o, const char *path, const spvjit
     return true;
 }
 
-/* Cold build (optimized tier) in a fresh context on an empty disk-cache
- * folder, then the quick tier's cold build, the memory-cache hit and the
- * disk-cache load. */
+/* Cold builds (optimized tier), each in a fresh context on an empty
+ * disk-cache folder, the first kept for the runs; then the quick tier's cold
+ * builds, the memory-cache hits and the disk-cache loads. */
 static bool build_cold(const bench_opts *o, const bench_case *c, const char *path, const spvjit_specs *specs,
                        mode_run *r)
 {
@@ -318,7 +318,7 @@ static bool build_cold(const bench_opts *o, const bench_case *c, const char *pat
         return false;
     }
     ms[0] = bench_now_ms() - t0;
-    spvjit_kernel_stats ks;
+    spvjit_kernel_stats ks = { 0 };
     bool stats = spvjit_kernel_stats_get(r->k, &ks) == SPVJIT_OK;
     split[0][0] = ks.lower_ms;
     split[1][0] = ks.passes_ms;

@@ -14,7 +14,8 @@
  * the stop path's zero after at most one pass round its cycle.  A second
  * module holds loops that need no poll (innermost, a constant count) and
  * near misses that do (endless, too long, a step or a second back edge the
- * count cannot follow, a loop around another). */
+ * count cannot follow, an add whose nuw the count breaks, a loop around
+ * another). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
