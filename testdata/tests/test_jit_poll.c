@@ -177,14 +177,21 @@ static int count_poll_blocks(LLVMValueRef fn)
 
 typedef int64_t (*shape_fn)(spvjit_wg_ctx *, int64_t, int64_t *);
 
+/* The module text_fn makes, parsed for the quick tier into h; false (the
+ * reason in diag) when it does not parse. */
+static bool parse_module(tir_host *h, char *(*text_fn)(void), spv_diag *diag)
+{
+    char *text = text_fn();
+    bool ok = text && tir_host_parse(h, text, JIT_LEVEL_QUICK, diag);
+    free(text);
+    return ok;
+}
+
 TEST(jit_poll_every_back_edge)
 {
     spv_diag diag = { { 0 } };
     tir_host h;
-    char *text = module_text();
-    REQUIRE(text, "out of memory");
-    TIR_HOST_PARSE(&h, text, JIT_LEVEL_QUICK, &diag);
-    free(text);
+    REQUIRE(parse_module(&h, module_text, &diag), "the test module: %s", diag.msg[0] ? diag.msg : "does not parse");
 
     int polls = jit_insert_polls(h.mod);
     CHECK(polls == NSHAPES, "%d polls, expected one per function's cycle, %d", polls, NSHAPES);
@@ -395,10 +402,8 @@ TEST(jit_poll_bounded_innermost_loops)
 {
     spv_diag diag = { { 0 } };
     tir_host h;
-    char *text = bounded_module_text();
-    REQUIRE(text, "out of memory");
-    TIR_HOST_PARSE(&h, text, JIT_LEVEL_QUICK, &diag);
-    free(text);
+    REQUIRE(parse_module(&h, bounded_module_text, &diag), "the test module: %s",
+            diag.msg[0] ? diag.msg : "does not parse");
 
     int polls = jit_insert_polls(h.mod), want_polls = 0;
     for (int s = 0; s < NBOUNDED; s++) {
