@@ -62,6 +62,10 @@ int jit_build_begin(jit_build *b, const spv_module *m, const spv_entry_point *ep
             return -1;
         c->llc = LLVMContextCreate();
         LLVMContextSetDiagnosticHandler(c->llc, on_llvm_diagnostic, b);
+        /* Names are for a reader of the IR texts; building and copying them
+         * is a few percent of a build that shows none. */
+        bool ir_text = o->emit && (o->emit_ir || o->emit_opt_ir);
+        LLVMContextSetDiscardValueNames(c->llc, !ir_text);
     }
     if (jit_ctx_init(c, c->llc))
         return -1;

@@ -1040,13 +1040,11 @@ LLVMValueRef jit_guard_versions(lower_ctx *c, LLVMValueRef body, LLVMValueRef co
         return NULL;
     analysis a = { .c = c, .body = body, .args = args, .group_hi = group_hi, .ls = ls };
     jit_proof_init(&a.prog);
+    unsigned item_md = LLVMGetMDKindIDInContext(c->llc, JIT_ITEM_STATE_MD, strlen(JIT_ITEM_STATE_MD));
     for (LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(body)); i && !a.item;
-         i = LLVMGetNextInstruction(i)) {
-        size_t len;
-        const char *name = LLVMGetValueName2(i, &len);
-        if (LLVMIsAAllocaInst(i) && len == 4 && !memcmp(name, "item", 4))
+         i = LLVMGetNextInstruction(i))
+        if (LLVMIsAAllocaInst(i) && LLVMGetMetadata(i, item_md))
             a.item = i; /* (SROA may have taken it apart: the fields are then the parameters) */
-    }
     util_hashmap_init(&a.memo, NULL);
     util_hashmap_init(&a.local, NULL);
     if (jit_cfg_build(&a.cfg, body)) {

@@ -123,6 +123,9 @@ typedef struct jit_leaf_guard {
 /* Metadata on a check's `or` of the proven-for-the-group flag and its
  * compare (c->item_fast; jit/guard_versions.h). */
 #define JIT_GUARD_MD "spvjit.guard"
+/* Metadata on the alloca of a work-item's state (workgroup.c), which the
+ * proof reads through (guard_versions.c). */
+#define JIT_ITEM_STATE_MD "spvjit.item.state"
 /* Metadata on a multiply, add or subtract that may contract (contract.h). */
 #define JIT_CONTRACT_MD "spvjit.contract"
 /* Replaces every call of JIT_GROUP_PROVEN (llvm_facts.h) left in the module

@@ -158,6 +158,7 @@ static LLVMValueRef new_item_state(lower_ctx *c, LLVMValueRef *env)
 {
     LLVMValueRef st = LLVMBuildAlloca(c->b, LLVMArrayType2(c->t_i8, c->item_size), "item");
     LLVMSetAlignment(st, c->item_align);
+    jit_mark(c, st, JIT_ITEM_STATE_MD);
     for (unsigned i = 0; i < nenv(c); i++)
         jit_store_at(c, st, JIT_ITEM_ENV + 8ull * i, env[i], 8);
     return st;
