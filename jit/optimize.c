@@ -66,6 +66,19 @@ static LLVMCodeGenOptLevel codegen_level(int level)
                         : LLVMCodeGenLevelAggressive;
 }
 
+/* The small code model where the process's JIT links with JITLink (ORC's
+ * choice on x86-64 ELF, emit.c): one object's sections go into one block of
+ * memory, and it makes stubs for the calls and addresses outside it.  Then
+ * an address is RIP-relative, where the large model (LLVM's JIT default)
+ * loads a 64-bit constant for each, and FastISel can select the globals
+ * (it cannot in the large model: every instruction that uses one, and the
+ * rest of its block, went to SelectionDAG).  Elsewhere, the JIT default. */
+static LLVMCodeModel code_model(void)
+{
+    return !strncmp(host.triple, "x86_64-", 7) && strstr(host.triple, "-linux") ? LLVMCodeModelSmall
+                                                                                : LLVMCodeModelJITDefault;
+}
+
 LLVMTargetMachineRef jit_host_target_machine(int level, spv_diag *diag)
 {
     pthread_once(&host_once, init_host);
@@ -77,7 +90,7 @@ LLVMTargetMachineRef jit_host_target_machine(int level, spv_diag *diag)
         return NULL;
     }
     LLVMTargetMachineRef tm = LLVMCreateTargetMachine(host.target, host.triple, host.cpu, host.features,
-                                                      codegen_level(level), LLVMRelocPIC, LLVMCodeModelJITDefault);
+                                                      codegen_level(level), LLVMRelocPIC, code_model());
     if (!tm)
         spv_fail(diag, "LLVM: could not create a target machine for the host");
     return tm;
