@@ -490,7 +490,7 @@ static void save_at_start(emitter *e, unsigned k)
     }
 }
 /* After a region: every item must have stopped at the same barrier (or returned).
- * Divergence calls ctx->report_divergence and returns true (the range stops);
+ * Divergence calls ctx->report_divergence and returns 1 (the range stops);
  * otherwise dispatches.
  * A region with a uniform exit needs no check: next_uniform says where all went. */
 static void emit_check(emitter *e, LLVMValueRef *bound, LLVMBasicBlockRef *region_pre, LLVMBasicBlockRef exit,
@@ -522,7 +522,7 @@ static void emit_check(emitter *e, LLVMValueRef *bound, LLVMBasicBlockRef *regio
         LLVMValueRef args[5] = { ctx, e->m->g.index, e->m->next, e->site_table,
                                  LLVMBuildLoad2(e->b, c->t_i64, e->m->rounds, "") };
         LLVMBuildCall2(e->b, ft, fn, args, 5, "");
-        LLVMBuildRet(e->b, LLVMConstInt(c->t_i1, 1, 0));
+        LLVMBuildRet(e->b, LLVMConstInt(c->t_i8, 1, 0));
         LLVMPositionBuilderAtEnd(e->b, same);
     }
     LLVMValueRef rounds = LLVMBuildLoad2(e->b, c->t_i64, e->m->rounds, "");
@@ -755,9 +755,10 @@ static void free_machine(emitter *e, machine *m)
     free(m->uniform);
 }
 
-/* i1 machine(ctx, i64 group index, i32 WorkgroupId x, y, z, i32 size x, y, z)
- * up to its code proper: the frame, the hoisted values, the region functions
- * and the environment they read.  `full`: the sizes are the compile-time
+/* i8 machine(ctx, i64 group index, i32 WorkgroupId x, y, z, i32 size x, y, z),
+ * 1 where the group diverged (an i8: FastISel cannot return an i1), up to
+ * its code proper: the frame, the hoisted values, the region functions and
+ * the environment they read.  `full`: the sizes are the compile-time
  * local size (the parameters are ignored).  A function of its own, not
  * inlined into the loop over groups: LLVM's loop passes would otherwise
  * analyze the machine once more per enclosing loop (+30% compile time), for
@@ -767,7 +768,7 @@ static int begin_machine(emitter *e, machine *m, bool full)
     lower_ctx *c = e->c;
     LLVMTypeRef pt[8] = { c->t_ptr, c->t_i64, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32 };
     LLVMValueRef fn = LLVMAddFunction(c->mod, full ? JIT_SYM_GROUP_PREFIX "full" : JIT_SYM_GROUP_PREFIX "partial",
-                                      LLVMFunctionType(c->t_i1, pt, 8, 0));
+                                      LLVMFunctionType(c->t_i8, pt, 8, 0));
     LLVMSetLinkage(fn, LLVMInternalLinkage);
     jit_add_attr(c, fn, 1, "noalias");
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
@@ -861,7 +862,7 @@ static int finish_machine(emitter *e, machine *m)
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->llc, m->fn, "done");
     int rc = emit_machine(e, m->g.size, !m->full, done);
     LLVMPositionBuilderAtEnd(e->b, done);
-    LLVMBuildRet(e->b, LLVMConstInt(c->t_i1, 0, 0));
+    LLVMBuildRet(e->b, LLVMConstInt(c->t_i8, 0, 0));
     return rc;
 }
 
@@ -884,7 +885,9 @@ static int emit_group(void *user, const jit_group *g)
     LLVMValueRef a[8] = {
         LLVMGetParam(r->range, 0), g->index, g->id[0], g->id[1], g->id[2], g->size[0], g->size[1], g->size[2]
     };
-    LLVMValueRef diverged = LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, a, 8, "diverged");
+    LLVMValueRef diverged =
+        LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, a, 8, ""),
+                      LLVMConstInt(c->t_i8, 0, 0), "diverged");
     LLVMBasicBlockRef stop = LLVMAppendBasicBlockInContext(c->llc, r->range, "diverged");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c->llc, r->range, "group.done");
     LLVMBuildCondBr(c->b, diverged, stop, next);
@@ -914,7 +917,7 @@ static int build_range(emitter *e, char *simd_why)
         LLVMValueRef stop[2];
         for (unsigned i = 0; i < e->nmach; i++) {
             LLVMPositionBuilderAtEnd(e->b, e->mach[i].top);
-            stop[i] = LLVMBuildRet(e->b, LLVMConstInt(e->c->t_i1, 0, 0));
+            stop[i] = LLVMBuildRet(e->b, LLVMConstInt(e->c->t_i8, 0, 0));
         }
         int rc = vectorize_regions(e, simd_why);
         for (unsigned i = 0; i < e->nmach; i++)
