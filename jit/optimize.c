@@ -5,7 +5,7 @@
  * the machine.  Two tiers (jit_level):
  *  - quick: the functions called once moved into their callers
  *    (inline_once.h), the inliner for the other always-inline helpers the
- *    lowering makes, then SROA, early CSE, InstCombine and SimplifyCFG per
+ *    lowering makes, then SROA, early CSE, InstSimplify and SimplifyCFG per
  *    function (enough to turn the lowering's stack slots into registers)
  *    and loop rotation, what FastISel cannot select rewritten (integer
  *    intrinsics, one-bit selects: quick_isel.h), and code generation at
@@ -149,9 +149,10 @@ unsigned jit_host_lanes32(void)
  * latch, and a loop body of one block keeps its values in registers where
  * the fast register allocator spills and reloads every value live across a
  * block boundary (mm's quick dispatch a fifth shorter, for a few tenths of a
- * millisecond of passes).  The other loop passes cost what the tier saves. */
-#define QUICK_PIPELINE                                                                                                 \
-    "always-inline,function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop(loop-rotate))"
+ * millisecond of passes).  The other loop passes cost what the tier saves.
+ * InstSimplify, not InstCombine: its rewrites took a third of the passes
+ * and made no quick code faster (saxpy's, reduce's and scan's slower). */
+#define QUICK_PIPELINE "always-inline,function(sroa,early-cse,instsimplify,simplifycfg,loop(loop-rotate))"
 
 /* Deletes the internal functions nothing refers to any more (the scalar body
  * where the vectorizer took it, functions inlined into it): the pipeline's

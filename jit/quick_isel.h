@@ -10,7 +10,7 @@
  * took up to half again as long (reduce: 3.6 against 2.4 ms, llc -O0).  Each
  * becomes the compare and select it means, the same integer result, so the
  * tiers still agree bit for bit.  Nor has it one for a select of one bit,
- * which InstCombine makes of every `a && b` and `a || b` (`a ? b : false`):
+ * the form LLVM's passes give `a && b` and `a || b` (`a ? b : false`):
  * those become the ands and ors they mean (mm's quick build 2-7% shorter).
  * The optimized tier keeps both (SelectionDAG selects them well, and its
  * passes recognize them).
