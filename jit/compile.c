@@ -7,6 +7,7 @@
 #include "barrier_path.h"
 #include "lane_redirect.h"
 #include "poll.h"
+#include "quick_isel.h"
 #include "unbranch.h"
 #include "unmask.h"
 
@@ -147,6 +148,10 @@ LLVMMemoryBufferRef jit_build_object(jit_build *b)
     if (jit_insert_polls(mod) < 0) { /* after the passes: they never see a poll */
         spv_fail(diag, "internal error: inserting the stop polls (out of memory, or a group function "
                        "without its load of the stop flag)");
+        return NULL;
+    }
+    if (jit_level(o) == JIT_LEVEL_QUICK && jit_quick_isel_expand(mod) < 0) { /* the last rewrite: see quick_isel.h */
+        spv_fail(diag, "out of memory");
         return NULL;
     }
     b->t_optimized = util_now_ms();

@@ -7,9 +7,9 @@
  *    (inline_once.h), the inliner for the other always-inline helpers the
  *    lowering makes, then SROA, early CSE, InstSimplify and SimplifyCFG per
  *    function (enough to turn the lowering's stack slots into registers)
- *    and loop rotation, what FastISel cannot select rewritten (integer
- *    intrinsics, one-bit selects: quick_isel.h), and code generation at
- *    CodeGenOpt::None (FastISel, the fast register allocator).  A few
+ *    and loop rotation, and code generation at CodeGenOpt::None (FastISel,
+ *    the fast register allocator; what it cannot select is rewritten last,
+ *    quick_isel.h).  A few
  *    milliseconds for the seed kernels; the code runs 2-60x slower.
  *  - optimized (0..3): LLVM's default<On>, with loop and SLP vectorization
  *    and loop unrolling on from -O2.
@@ -17,7 +17,6 @@
 #include "jit_internal.h"
 
 #include "inline_once.h"
-#include "quick_isel.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -226,7 +225,5 @@ int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int level, spv_diag
         LLVMDisposeErrorMessage(msg);
         return -1;
     }
-    if (quick) /* after the passes, which would fold the selects back */
-        jit_quick_isel_expand(mod);
     return 0;
 }

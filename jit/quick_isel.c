@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "../util/array.h"
+#include "../util/hashmap.h"
 #include "llvm_facts.h"
 
 /* The compare and select call means, built before it; NULL when call is
@@ -63,6 +65,69 @@ static LLVMValueRef bit_logic(LLVMBuilderRef b, LLVMValueRef sel)
     return LLVMBuildOr(b, LLVMBuildAnd(b, c, x, ""), LLVMBuildAnd(b, not_c, y, ""), "");
 }
 
+/* A vector constant loaded at the end of a block, for the phis it flows into. */
+typedef struct edge_load {
+    LLVMBasicBlockRef from;
+    LLVMValueRef constant, load;
+} edge_load;
+
+/* c loaded at the end of from (once per block and constant), from a private
+ * constant global (once per constant); NULL when out of memory. */
+static LLVMValueRef load_at_end(LLVMModuleRef mod, LLVMBuilderRef b, util_hashmap *globals, util_array *loads,
+                                LLVMBasicBlockRef from, LLVMValueRef c)
+{
+    for (size_t k = 0, n = UTIL_ARRAY_COUNT(loads, edge_load); k < n; k++) {
+        const edge_load *e = &UTIL_ARRAY_AT(loads, edge_load, k);
+        if (e->from == from && e->constant == c)
+            return e->load;
+    }
+    LLVMValueRef g = util_ptrmap_get(globals, c);
+    if (!g) {
+        g = LLVMAddGlobal(mod, LLVMTypeOf(c), "spvjit.phi.constant");
+        LLVMSetInitializer(g, c);
+        LLVMSetGlobalConstant(g, true);
+        LLVMSetLinkage(g, LLVMPrivateLinkage);
+        LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+        if (!util_ptrmap_put(globals, c, g))
+            return NULL;
+    }
+    LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(from));
+    edge_load e = { from, c, LLVMBuildLoad2(b, LLVMTypeOf(c), g, "") };
+    return UTIL_ARRAY_PUSH(loads, edge_load, e) ? e.load : NULL;
+}
+
+/* Each vector constant a phi takes (not undef or poison) loaded at the end
+ * of its incoming block instead; returns how many, or -1 when out of
+ * memory. */
+static int load_phi_constants(LLVMModuleRef mod, LLVMBuilderRef b)
+{
+    util_hashmap globals;
+    util_hashmap_init(&globals, NULL);
+    util_array loads = { 0 };
+    int n = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f && n >= 0; f = LLVMGetNextFunction(f)) {
+        loads.size = 0;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb && n >= 0; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef phi = LLVMGetFirstInstruction(bb); phi && LLVMIsAPHINode(phi) && n >= 0;
+                 phi = LLVMGetNextInstruction(phi)) {
+                if (LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMVectorTypeKind)
+                    continue;
+                for (unsigned e = 0, ne = LLVMCountIncoming(phi); e < ne && n >= 0; e++) {
+                    LLVMValueRef c = LLVMGetIncomingValue(phi, e);
+                    if (!LLVMIsAConstant(c) || LLVMIsUndef(c))
+                        continue;
+                    LLVMValueRef v = load_at_end(mod, b, &globals, &loads, LLVMGetIncomingBlock(phi, e), c);
+                    if (v)
+                        LLVMSetOperand(phi, e, v);
+                    n = v ? n + 1 : -1;
+                }
+            }
+    }
+    util_array_fini(&loads);
+    util_hashmap_fini(&globals);
+    return n;
+}
+
 int jit_quick_isel_expand(LLVMModuleRef mod)
 {
     LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
@@ -78,6 +143,8 @@ int jit_quick_isel_expand(LLVMModuleRef mod)
                 LLVMInstructionEraseFromParent(i);
                 n++;
             }
+    int masks = jit_quick_widen_masks(mod); /* first: masks leave the phis */
+    int loads = masks < 0 ? -1 : load_phi_constants(mod, b);
     LLVMDisposeBuilder(b);
-    return n;
+    return loads < 0 ? -1 : n + masks + loads;
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <llvm-c/Analysis.h>
 
 #include "harness.h"
 #include "jit/quick_isel.h"
@@ -208,5 +209,176 @@ TEST(quick_isel_bit_selects_as_logic)
             CHECK(got == want, "select i1 %d, %s with x = %d, y = %d: %d, expected %d", c, sel_forms[k], x, y, got,
                   want);
         }
+    tir_host_end(&h, code);
+}
+
+/* --- masks and vector constants in phis ----------------------------------------------------------- */
+
+/* A loop that carries a mask of N lanes through phis and changes it with
+ * xor (a constant that is not a splat), a shuffle of two masks, or, selects
+ * on a mask and on a scalar, a compare and a phi taking a constant mask;
+ * a select of data and a bitcast read the masks, and two phis of i32
+ * vectors take constants (one zero).  Its result in C, lane by lane. */
+static void masks_in_c(unsigned lanes, const int32_t *a, const int32_t *b, uint32_t n, int32_t *acc, uint32_t *bits)
+{
+    bool m0[16], m[16], m2[16], m3[16], k[16], next[16];
+    for (unsigned l = 0; l < lanes; l++) {
+        m0[l] = m[l] = a[l] < b[l];
+        acc[l] = (int32_t)l + 1;
+    }
+    for (uint32_t i = 0;; i++) {
+        int32_t add[16];
+        for (unsigned l = 0; l < lanes; l++) {
+            if (i & 1) { /* flip */
+                m2[l] = m[l] ^ (l % 3 == 0);
+                k[l] = l % 4 < 2;
+                add[l] = 0;
+            } else { /* mix */
+                bool s = l + 1 < lanes ? m[l + 1] : m0[l + 1 - lanes];
+                bool pos = acc[l] > b[l];
+                m2[l] = pos ? (s || pos) : m[l];
+                k[l] = pos;
+                add[l] = a[l];
+            }
+        }
+        for (unsigned l = 0; l < lanes; l++) {
+            next[l] = i % 3 == 0 ? m[l] : (m2[l] || k[l]) && m0[(l + 2) % lanes];
+            m3[l] = next[l];
+            if (m3[l])
+                acc[l] += add[l] + a[l];
+        }
+        for (unsigned l = 0; l < lanes; l++)
+            m[l] = m3[l];
+        if (i + 1 == n)
+            break;
+    }
+    *bits = 0;
+    for (unsigned l = 0; l < lanes; l++)
+        *bits |= (uint32_t)m3[l] << l;
+}
+
+/* The function of masks_in_c for N lanes, named masks_N. */
+static size_t masks_text(char *t, size_t cap, unsigned lanes)
+{
+    char flip[512] = "", vals[512] = "", shuf[512] = "", rot[512] = "", kc[512] = "";
+    size_t f = 0, v = 0, s = 0, r = 0, k = 0;
+    for (unsigned l = 0; l < lanes; l++) {
+        const char *sep = l ? ", " : "";
+        f += (size_t)snprintf(flip + f, sizeof flip - f, "%si1 %s", sep, l % 3 == 0 ? "true" : "false");
+        k += (size_t)snprintf(kc + k, sizeof kc - k, "%si1 %s", sep, l % 4 < 2 ? "true" : "false");
+        v += (size_t)snprintf(vals + v, sizeof vals - v, "%si32 %u", sep, l + 1);
+        s += (size_t)snprintf(shuf + s, sizeof shuf - s, "%si32 %u", sep, l + 1);
+        r += (size_t)snprintf(rot + r, sizeof rot - r, "%si32 %u", sep, (l + 2) % lanes);
+    }
+    unsigned N = lanes;
+    return (size_t)snprintf(t, cap,
+                            "define void @masks_%u(ptr %%pa, ptr %%pb, i32 %%n, ptr %%out) {\n"
+                            "entry:\n"
+                            "  %%a = load <%u x i32>, ptr %%pa, align 4\n"
+                            "  %%b = load <%u x i32>, ptr %%pb, align 4\n"
+                            "  %%m0 = icmp slt <%u x i32> %%a, %%b\n"
+                            "  %%m0r = shufflevector <%u x i1> %%m0, <%u x i1> poison, <%u x i32> <%s>\n"
+                            "  br label %%loop\n"
+                            "loop:\n"
+                            "  %%i = phi i32 [ 0, %%entry ], [ %%i1, %%latch ]\n"
+                            "  %%m = phi <%u x i1> [ %%m0, %%entry ], [ %%m3, %%latch ]\n"
+                            "  %%acc = phi <%u x i32> [ <%s>, %%entry ], [ %%acc1, %%latch ]\n"
+                            "  %%low = and i32 %%i, 1\n"
+                            "  %%odd = icmp ne i32 %%low, 0\n"
+                            "  br i1 %%odd, label %%flip, label %%mix\n"
+                            "flip:\n"
+                            "  %%x = xor <%u x i1> %%m, <%s>\n"
+                            "  br label %%latch\n"
+                            "mix:\n"
+                            "  %%s = shufflevector <%u x i1> %%m, <%u x i1> %%m0, <%u x i32> <%s>\n"
+                            "  %%pos = icmp sgt <%u x i32> %%acc, %%b\n"
+                            "  %%o = or <%u x i1> %%s, %%pos\n"
+                            "  %%v = select <%u x i1> %%pos, <%u x i1> %%o, <%u x i1> %%m\n"
+                            "  br label %%latch\n"
+                            "latch:\n"
+                            "  %%m2 = phi <%u x i1> [ %%x, %%flip ], [ %%v, %%mix ]\n"
+                            "  %%k = phi <%u x i1> [ <%s>, %%flip ], [ %%pos, %%mix ]\n"
+                            "  %%add = phi <%u x i32> [ zeroinitializer, %%flip ], [ %%a, %%mix ]\n"
+                            "  %%third = urem i32 %%i, 3\n"
+                            "  %%t = icmp eq i32 %%third, 0\n"
+                            "  %%m2k = or <%u x i1> %%m2, %%k\n"
+                            "  %%m2r = and <%u x i1> %%m2k, %%m0r\n"
+                            "  %%m3 = select i1 %%t, <%u x i1> %%m, <%u x i1> %%m2r\n"
+                            "  %%inc = add <%u x i32> %%add, %%a\n"
+                            "  %%sum = add <%u x i32> %%acc, %%inc\n"
+                            "  %%acc1 = select <%u x i1> %%m3, <%u x i32> %%sum, <%u x i32> %%acc\n"
+                            "  %%i1 = add i32 %%i, 1\n"
+                            "  %%done = icmp eq i32 %%i1, %%n\n"
+                            "  br i1 %%done, label %%exit, label %%loop\n"
+                            "exit:\n"
+                            "  store <%u x i32> %%acc1, ptr %%out, align 4\n"
+                            "  %%bits = bitcast <%u x i1> %%m3 to i%u\n"
+                            "  %%wide = zext i%u %%bits to i32\n"
+                            "  %%pbits = getelementptr i32, ptr %%out, i64 %u\n"
+                            "  store i32 %%wide, ptr %%pbits, align 4\n"
+                            "  ret void\n}\n",
+                            N, N, N, N, N, N, N, rot, N, N, vals, N, flip, N, N, N, shuf, N, N, N, N, N, N, N, kc, N, N,
+                            N, N, N, N, N, N, N, N, N, N, N, N, N);
+}
+
+typedef void (*masks_fn)(const int32_t *, const int32_t *, uint32_t, int32_t *);
+
+TEST(quick_isel_masks_wide_and_phi_constants_loaded)
+{
+    static const unsigned lane_counts[3] = { 4, 8, 16 };
+    char text[16384];
+    size_t len = 0;
+    for (unsigned c = 0; c < 3; c++)
+        len += masks_text(text + len, sizeof text - len, lane_counts[c]);
+    REQUIRE(len < sizeof text, "module text too long");
+    spv_diag diag = { { 0 } };
+    tir_host h;
+    TIR_HOST_PARSE(&h, text, JIT_LEVEL_QUICK, &diag);
+    int n = jit_quick_isel_expand(h.mod);
+    CHECK(n > 0, "nothing rewritten: %d", n);
+    char *err = NULL;
+    CHECK(!LLVMVerifyModule(h.mod, LLVMReturnStatusAction, &err), "the rewritten module does not verify: %s", err);
+    LLVMDisposeMessage(err);
+    char names[3][16];
+    const char *name_ptrs[3];
+    void *addrs[3];
+    for (unsigned c = 0; c < 3; c++) {
+        snprintf(names[c], sizeof names[c], "masks_%u", lane_counts[c]);
+        name_ptrs[c] = names[c];
+        char *fn = tir_print(LLVMGetNamedFunction(h.mod, names[c]));
+        char narrow_phi[32], const_phi[32];
+        snprintf(narrow_phi, sizeof narrow_phi, "phi <%u x i1>", lane_counts[c]);
+        snprintf(const_phi, sizeof const_phi, "phi <%u x i32> [ <", lane_counts[c]);
+        CHECK(!strstr(fn, narrow_phi), "%s keeps a phi of a mask: %s", names[c], fn);
+        CHECK(!strstr(fn, const_phi) && !strstr(fn, "[ zeroinitializer"), "%s: a phi still takes a constant: %s",
+              names[c], fn);
+        CHECK(strstr(fn, "@spvjit.phi.constant"), "%s loads no constant: %s", names[c], fn);
+        free(fn);
+    }
+    jit_code *code;
+    TIR_HOST_LINK(code, &h, name_ptrs, addrs, 3, &diag);
+    uint32_t seed = 12345;
+    unsigned checked = 0;
+    for (unsigned c = 0; c < 3; c++)
+        for (uint32_t iters = 1; iters <= 13; iters++) {
+            unsigned lanes = lane_counts[c];
+            int32_t a[16], b[16], want[16], got[17];
+            for (unsigned l = 0; l < lanes; l++) {
+                seed = seed * 1103515245u + 12345u;
+                a[l] = (int32_t)(seed >> 16) % 21 - 10;
+                seed = seed * 1103515245u + 12345u;
+                b[l] = (int32_t)(seed >> 16) % 41 - 20;
+            }
+            uint32_t want_bits;
+            masks_in_c(lanes, a, b, iters, want, &want_bits);
+            ((masks_fn)addrs[c])(a, b, iters, got);
+            for (unsigned l = 0; l < lanes; l++)
+                CHECK(got[l] == want[l], "%u lanes, %u trips: lane %u is %d, expected %d", lanes, iters, l, got[l],
+                      want[l]);
+            CHECK((uint32_t)got[lanes] == want_bits, "%u lanes, %u trips: mask %#x, expected %#x", lanes, iters,
+                  (unsigned)got[lanes], (unsigned)want_bits);
+            checked++;
+        }
+    CHECK(checked == 39, "%u cases", checked);
     tir_host_end(&h, code);
 }
