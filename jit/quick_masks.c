@@ -13,7 +13,6 @@
 #include "quick_isel.h"
 
 #include <stdbool.h>
-#include <stdlib.h>
 
 #include "../util/array.h"
 #include "../util/hashmap.h"

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <llvm-c/Analysis.h>
 
 #include "harness.h"
 #include "jit/quick_isel.h"
@@ -218,7 +217,9 @@ TEST(quick_isel_bit_selects_as_logic)
  * xor (a constant that is not a splat), a shuffle of two masks, or, selects
  * on a mask and on a scalar, a compare and a phi taking a constant mask;
  * a select of data and a bitcast read the masks, and two phis of i32
- * vectors take constants (one zero).  Its result in C, lane by lane. */
+ * vectors take constants (one zero).  Its result in C, lane by lane.  The
+ * rewritten module must verify (TIR_HOST_LINK), keep no phi of a mask and
+ * load its phis' constants, and return what C does. */
 static void masks_in_c(unsigned lanes, const int32_t *a, const int32_t *b, uint32_t n, int32_t *acc, uint32_t *bits)
 {
     bool m0[16], m[16], m2[16], m3[16], k[16], next[16];
@@ -336,9 +337,6 @@ TEST(quick_isel_masks_wide_and_phi_constants_loaded)
     TIR_HOST_PARSE(&h, text, JIT_LEVEL_QUICK, &diag);
     int n = jit_quick_isel_expand(h.mod);
     CHECK(n > 0, "nothing rewritten: %d", n);
-    char *err = NULL;
-    CHECK(!LLVMVerifyModule(h.mod, LLVMReturnStatusAction, &err), "the rewritten module does not verify: %s", err);
-    LLVMDisposeMessage(err);
     char names[3][16];
     const char *name_ptrs[3];
     void *addrs[3];
