@@ -474,3 +474,69 @@ void jit_cfg_free(jit_cfg *g)
     memset(g, 0, sizeof *g);
     util_hashmap_init(&g->index, NULL);
 }
+
+/* `x pred y` on integer constants, folded by the builder. */
+static bool const_holds(LLVMBuilderRef b, LLVMIntPredicate pred, LLVMValueRef x, LLVMValueRef y)
+{
+    return LLVMConstIntGetZExtValue(LLVMBuildICmp(b, pred, x, y, "")) != 0;
+}
+
+unsigned jit_cfg_counted_trips(LLVMBuilderRef b, const jit_cfg *g, unsigned latch, unsigned header, unsigned limit)
+{
+    if (g->irreducible)
+        return 0;
+    unsigned l = g->loop_of[header];
+    if (l == JIT_CFG_NONE || g->loops[l].header != header || g->loops[l].nlatches != 1 || jit_cfg_npred(g, header) != 2)
+        return 0;
+    const jit_loop *lp = &g->loops[l];
+    for (unsigned i = 0; i < lp->nblocks; i++)
+        if (g->loop_of[lp->blocks[i]] != l)
+            return 0; /* a loop inside */
+    LLVMValueRef br = LLVMGetBasicBlockTerminator(g->blocks[latch]);
+    if (!LLVMIsABranchInst(br) || !LLVMIsConditional(br))
+        return 0;
+    LLVMValueRef cmp = LLVMGetCondition(br);
+    if (!LLVMIsAICmpInst(cmp))
+        return 0;
+    bool stay_if_true = LLVMGetSuccessor(br, 0) == g->blocks[header];
+    if (stay_if_true == (LLVMGetSuccessor(br, 1) == g->blocks[header]))
+        return 0;
+    /* x is the counter's next value (an add of the phi) or the phi itself */
+    LLVMValueRef x = LLVMGetOperand(cmp, 0), bound = LLVMGetOperand(cmp, 1), phi = x, next = NULL;
+    if (LLVMIsABinaryOperator(x) && LLVMGetInstructionOpcode(x) == LLVMAdd) {
+        phi = LLVMGetOperand(x, 0);
+        next = x;
+    }
+    if (!LLVMIsAPHINode(phi) || LLVMGetInstructionParent(phi) != g->blocks[header] || LLVMCountIncoming(phi) != 2 ||
+        LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(phi)) > 64)
+        return 0;
+    LLVMValueRef start = NULL, back = NULL;
+    for (unsigned i = 0; i < 2; i++) {
+        if (LLVMGetIncomingBlock(phi, i) == g->blocks[latch])
+            back = LLVMGetIncomingValue(phi, i);
+        else
+            start = LLVMGetIncomingValue(phi, i);
+    }
+    if (!back || !start || !LLVMIsABinaryOperator(back) || LLVMGetInstructionOpcode(back) != LLVMAdd ||
+        LLVMGetOperand(back, 0) != phi || (next && next != back))
+        return 0;
+    LLVMValueRef step = LLVMGetOperand(back, 1);
+    if (!LLVMIsAConstantInt(start) || !LLVMIsAConstantInt(step) || !LLVMIsAConstantInt(bound))
+        return 0;
+    /* the counter run with LLVM's constant folding (the builder folds
+     * constants: the type's width and wrapping, the predicate's signedness);
+     * a step that wraps where the add says it does not (nuw, nsw) is poison,
+     * on which the compiled code may loop on */
+    LLVMIntPredicate pred = LLVMGetICmpPredicate(cmp);
+    LLVMIntPredicate wrapped_signed = LLVMConstIntGetSExtValue(step) < 0 ? LLVMIntSGT : LLVMIntSLT;
+    for (unsigned trips = 1; trips <= limit; trips++) {
+        LLVMValueRef after = LLVMBuildAdd(b, start, step, "");
+        if ((LLVMGetNUW(back) && const_holds(b, LLVMIntULT, after, start)) ||
+            (LLVMGetNSW(back) && const_holds(b, wrapped_signed, after, start)))
+            return 0;
+        if (const_holds(b, pred, next ? after : start, bound) != stay_if_true)
+            return trips;
+        start = after;
+    }
+    return 0;
+}

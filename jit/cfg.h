@@ -97,5 +97,13 @@ bool jit_cfg_dominates(const jit_cfg *g, unsigned a, unsigned b);
 bool jit_cfg_post_dominates(const jit_cfg *g, unsigned a, unsigned b);
 /* Whether block b lies in loop l (or in one nested in it). */
 bool jit_cfg_loop_contains(const jit_cfg *g, unsigned l, unsigned b);
+/* How many times the body of the innermost natural loop whose back edge is
+ * latch -> header runs each time the loop is entered, when that is a
+ * constant from 1 to `limit`: its only back edge, a header whose one other
+ * predecessor enters it, the latch's branch testing a counter `i = phi
+ * [start, entry], [i + step, latch]` (or i + step) against a bound, all
+ * three constants; the trips are counted by running the counter with LLVM's
+ * constant folding (b's).  0 when the loop is not such a loop. */
+unsigned jit_cfg_counted_trips(LLVMBuilderRef b, const jit_cfg *g, unsigned latch, unsigned header, unsigned limit);
 
 #endif

@@ -150,7 +150,8 @@ LLVMMemoryBufferRef jit_build_object(jit_build *b)
                        "without its load of the stop flag)");
         return NULL;
     }
-    if (jit_level(o) == JIT_LEVEL_QUICK && jit_quick_isel_expand(mod) < 0) { /* the last rewrite: see quick_isel.h */
+    if (jit_level(o) == JIT_LEVEL_QUICK && (jit_quick_unroll(mod) < 0 || jit_quick_isel_expand(mod) < 0)) {
+        /* the last rewrites: see quick_isel.h */
         spv_fail(diag, "out of memory");
         return NULL;
     }

@@ -79,83 +79,11 @@ static bool poll_in_branch(LLVMBuilderRef b, LLVMValueRef term, LLVMBasicBlockRe
     return true;
 }
 
-/* The most trips an innermost loop may make without a poll (below). */
+/* The most trips an innermost loop may make without a poll: such a loop
+ * needs none, since whatever runs forever must take some back edge forever,
+ * and this one's are bounded by the entries into the loop, which a polled
+ * (or likewise bounded) loop around it makes. */
 #define UNPOLLED_TRIPS 4096
-
-/* `x pred y` on integer constants, folded by the builder. */
-static bool const_holds(LLVMBuilderRef b, LLVMIntPredicate pred, LLVMValueRef x, LLVMValueRef y)
-{
-    return LLVMConstIntGetZExtValue(LLVMBuildICmp(b, pred, x, y, "")) != 0;
-}
-
-/* Whether the back edge latch -> header closes an innermost natural loop
- * that makes at most UNPOLLED_TRIPS trips each time it is entered: its only
- * back edge, a header whose one other predecessor enters it, and the
- * latch's branch testing a counter `i = phi [start, entry], [i + step,
- * latch]` (or i + step) against a constant, all constants, so the trips
- * are counted here by running the counter.  Such a loop needs no poll:
- * whatever runs forever must take some back edge forever, and this one's
- * are bounded by the entries into the loop, which a polled (or likewise
- * bounded) loop around it makes. */
-static bool bounded_innermost(LLVMBuilderRef b, const jit_cfg *g, unsigned latch, unsigned header)
-{
-    if (g->irreducible)
-        return false;
-    unsigned l = g->loop_of[header];
-    if (l == JIT_CFG_NONE || g->loops[l].header != header || g->loops[l].nlatches != 1 || jit_cfg_npred(g, header) != 2)
-        return false;
-    const jit_loop *lp = &g->loops[l];
-    for (unsigned i = 0; i < lp->nblocks; i++)
-        if (g->loop_of[lp->blocks[i]] != l)
-            return false; /* a loop inside */
-    LLVMValueRef br = LLVMGetBasicBlockTerminator(g->blocks[latch]);
-    if (!LLVMIsABranchInst(br) || !LLVMIsConditional(br))
-        return false;
-    LLVMValueRef cmp = LLVMGetCondition(br);
-    if (!LLVMIsAICmpInst(cmp))
-        return false;
-    bool stay_if_true = LLVMGetSuccessor(br, 0) == g->blocks[header];
-    if (stay_if_true == (LLVMGetSuccessor(br, 1) == g->blocks[header]))
-        return false;
-    /* x is the counter's next value (an add of the phi) or the phi itself */
-    LLVMValueRef x = LLVMGetOperand(cmp, 0), bound = LLVMGetOperand(cmp, 1), phi = x, next = NULL;
-    if (LLVMIsABinaryOperator(x) && LLVMGetInstructionOpcode(x) == LLVMAdd) {
-        phi = LLVMGetOperand(x, 0);
-        next = x;
-    }
-    if (!LLVMIsAPHINode(phi) || LLVMGetInstructionParent(phi) != g->blocks[header] || LLVMCountIncoming(phi) != 2 ||
-        LLVMGetTypeKind(LLVMTypeOf(phi)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(phi)) > 64)
-        return false;
-    LLVMValueRef start = NULL, back = NULL;
-    for (unsigned i = 0; i < 2; i++) {
-        if (LLVMGetIncomingBlock(phi, i) == g->blocks[latch])
-            back = LLVMGetIncomingValue(phi, i);
-        else
-            start = LLVMGetIncomingValue(phi, i);
-    }
-    if (!back || !start || !LLVMIsABinaryOperator(back) || LLVMGetInstructionOpcode(back) != LLVMAdd ||
-        LLVMGetOperand(back, 0) != phi || (next && next != back))
-        return false;
-    LLVMValueRef step = LLVMGetOperand(back, 1);
-    if (!LLVMIsAConstantInt(start) || !LLVMIsAConstantInt(step) || !LLVMIsAConstantInt(bound))
-        return false;
-    /* the counter run with LLVM's constant folding (the builder folds
-     * constants: the type's width and wrapping, the predicate's signedness);
-     * a step that wraps where the add says it does not (nuw, nsw) is poison,
-     * on which the compiled code may loop on */
-    LLVMIntPredicate pred = LLVMGetICmpPredicate(cmp);
-    LLVMIntPredicate wrapped_signed = LLVMConstIntGetSExtValue(step) < 0 ? LLVMIntSGT : LLVMIntSLT;
-    for (unsigned trips = 1; trips <= UNPOLLED_TRIPS; trips++) {
-        LLVMValueRef after = LLVMBuildAdd(b, start, step, "");
-        if ((LLVMGetNUW(back) && const_holds(b, LLVMIntULT, after, start)) ||
-            (LLVMGetNSW(back) && const_holds(b, wrapped_signed, after, start)))
-            return false;
-        if (const_holds(b, pred, next ? after : start, bound) != stay_if_true)
-            return true;
-        start = after;
-    }
-    return false;
-}
 
 /* field: the function's load of ctx->stop (NULL: it has none, its first
  * parameter is the ctx) */
@@ -181,7 +109,7 @@ static int poll_function(LLVMValueRef fn, LLVMValueRef field)
             bool seen = false; /* one poll per (from, to), however many edges */
             for (unsigned j = g.succ_off[bi]; j < k; j++)
                 seen |= g.succ[j] == si;
-            if (seen || bounded_innermost(b, &g, bi, si))
+            if (seen || jit_cfg_counted_trips(b, &g, bi, si, UNPOLLED_TRIPS))
                 continue;
             if (!stop) {
                 /* the flag's address, once: after the function's own load of
