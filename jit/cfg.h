@@ -16,6 +16,8 @@
  *    loop, the blocks, exiting blocks and exit blocks, and the nesting.  A cycle
  *    entered other than through a block dominating it (irreducible control
  *    flow) is no natural loop: `irreducible` says one exists.
+ *  - how many trips an innermost loop that counts from a constant to a
+ *    constant makes (the polls leave it alone; the quick tier may unroll it).
  *
  *   jit_cfg g;
  *   if (jit_cfg_build(&g, fn)) ...out of memory...

@@ -8,6 +8,7 @@
 #include "lane_redirect.h"
 #include "poll.h"
 #include "quick_isel.h"
+#include "quick_unroll.h"
 #include "unbranch.h"
 #include "unmask.h"
 
@@ -151,7 +152,7 @@ LLVMMemoryBufferRef jit_build_object(jit_build *b)
         return NULL;
     }
     if (jit_level(o) == JIT_LEVEL_QUICK && (jit_quick_unroll(mod) < 0 || jit_quick_isel_expand(mod) < 0)) {
-        /* the last rewrites: see quick_isel.h */
+        /* the last rewrites: see quick_unroll.h, quick_isel.h */
         spv_fail(diag, "out of memory");
         return NULL;
     }

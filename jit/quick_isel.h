@@ -25,17 +25,6 @@
  * predecessor's block there too, so the constant is loaded from a constant
  * global at the end of that block.  sgreduce's quick code generation,
  * alternating in one process: 7.5-8.7 -> 6.1-7.0 ms (medians of 40).
- *
- * And the fast register allocator keeps nothing in a register across a
- * block boundary, a loop's back edge included: a loop of one block reloads
- * its invariants and its phis every trip, and a value it carries through
- * memory (mm's accumulator, a per-item slot of the region loops) is a store
- * and a load on the critical path of every trip.  A counted loop of one
- * block whose body reads what its one store wrote the trip before gets up
- * to 8 copies of its body (quick_unroll.c), the later copies taking that
- * value from the copy before: mm's quick dispatch at 100x100, 2 threads,
- * 3.99 -> 3.07 ms at bs8, 3.97 -> 2.47 at bs16, 5.74 -> 3.46 at bs32, for
- * 0.3-0.7 ms more of build; no other seed kernel has such a loop.
  */
 #ifndef SPVJIT_JIT_QUICK_ISEL_H
 #define SPVJIT_JIT_QUICK_ISEL_H
@@ -54,13 +43,5 @@ int jit_quick_isel_expand(LLVMModuleRef mod);
  * them given the compare `!= 0`; returns how many, or -1 when out of
  * memory. */
 int jit_quick_widen_masks(LLVMModuleRef mod);
-
-/* quick_unroll.c: every loop of mod that is one block and counts from a
- * constant by a constant to a constant (jit_cfg_counted_trips) unrolled
- * into up to 8 copies of its body that divide its trips, one test left at
- * the end; a load of what the body's one store wrote the copy before reads
- * that value instead.  Returns how many loops, or -1 when out of memory.
- * After the polls: such a loop has none (poll.h). */
-int jit_quick_unroll(LLVMModuleRef mod);
 
 #endif

@@ -1,5 +1,5 @@
-/* jit/quick_unroll.c — the quick tier's counted one-block loops unrolled (see quick_isel.h). */
-#include "quick_isel.h"
+/* jit/quick_unroll.c — the quick tier's counted one-block loops unrolled (see quick_unroll.h). */
+#include "quick_unroll.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -231,7 +231,7 @@ static int unroll_function(LLVMBuilderRef b, LLVMValueRef fn)
     jit_cfg g;
     if (jit_cfg_build(&g, fn))
         return -1;
-    int done = 0;
+    int done = 0; /* the copies add no block and no edge: g stays true */
     for (unsigned l = 0; l < g.nloops && done >= 0; l++) {
         if (g.loops[l].nblocks != 1)
             continue;

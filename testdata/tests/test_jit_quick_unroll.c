@@ -1,5 +1,5 @@
 /* testdata/tests/test_jit_quick_unroll.c — the quick tier's counted loops of
- * one block unrolled (jit/quick_isel.h: jit_quick_unroll).
+ * one block that carry a value through memory, unrolled (jit/quick_unroll.h).
  *
  * Each function is a loop of one block that counts from a constant by a
  * constant to a constant: up and down, by 1, 2 and -3, tested with <, !=,
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "jit/quick_isel.h"
+#include "jit/quick_unroll.h"
 #include "test_ir_util.h"
 
 typedef struct counted {
