@@ -31,9 +31,10 @@ static LLVMValueRef now_of(const body *bd, LLVMValueRef v)
     return k ? bd->now[k - 1] : v;
 }
 
-/* Whether the body can be copied: no stack allocation, only direct calls.
- * Sets bd->store to the body's store when that is its only write to memory,
- * plain, to an address made outside the body. */
+/* Whether the body can be copied: no stack allocation.  Sets bd->store to
+ * the body's store when that is its only write to memory (a call that may
+ * write counts, an indirect one always), plain, to an address made outside
+ * the body. */
 static bool copyable(body *bd)
 {
     unsigned writes = 0;
@@ -41,12 +42,8 @@ static bool copyable(body *bd)
         LLVMValueRef in = bd->ins[i];
         switch (LLVMGetInstructionOpcode(in)) {
         case LLVMAlloca:
-        case LLVMInvoke:
-        case LLVMCallBr:
             return false;
         case LLVMCall:
-            if (!LLVMIsAFunction(LLVMGetCalledValue(in)))
-                return false;
             writes += jit_call_may_write(in);
             break;
         case LLVMStore:
@@ -109,8 +106,10 @@ static void copy_body(LLVMBuilderRef b, body *bd, LLVMValueRef term)
         for (unsigned k = 0; k < nops && same; k++)
             same = now_of(bd, LLVMGetOperand(in, k)) == LLVMGetOperand(in, k);
         LLVMOpcode op = LLVMGetInstructionOpcode(in);
-        if (same && ((jit_opcode_pure(op) && jit_opcode_never_traps(op)) || (op == LLVMCall && jit_call_pure(in)))) {
-            bd->now[i] = in; /* the same value in every copy: the first one's */
+        if (same && (jit_opcode_pure(op) || (op == LLVMCall && jit_call_pure(in)))) {
+            /* the same value in every copy: the first one's (a division
+             * that ran there runs the same way in the later ones) */
+            bd->now[i] = in;
             continue;
         }
         LLVMValueRef copy = LLVMInstructionClone(in);
@@ -221,7 +220,7 @@ static bool take_body(body *bd, LLVMBasicBlockRef bb, bool *oom)
 static unsigned copies_for(unsigned trips, unsigned n)
 {
     for (unsigned u = trips < COPIES_MAX ? trips : COPIES_MAX; u >= 2; u--)
-        if (trips % u == 0 && (n ? n : 1) * u <= UNROLLED_MAX)
+        if (trips % u == 0 && n * u <= UNROLLED_MAX)
             return u;
     return 0;
 }

@@ -95,6 +95,14 @@ void *test_read_file(const char *path, size_t *len)
     return p;
 }
 
+int test_count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
 int test_run_capture(const char *cmd, char **out)
 {
     char full[8192];

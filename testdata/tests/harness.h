@@ -50,6 +50,8 @@ const char *test_data_path(const char *rel);
 void *test_read_file(const char *path, size_t *len);
 /* Runs a shell command, captures stdout+stderr into a malloc'd string; returns exit status. */
 int test_run_capture(const char *cmd, char **out);
+/* How many times `needle` occurs in text, not overlapping. */
+int test_count(const char *text, const char *needle);
 /* A fresh directory /tmp/spvjit-NAME-XXXXXX (malloc'd), or NULL; and its removal. */
 char *test_temp_dir(const char *name);
 void test_remove_dir(const char *dir);

@@ -33,9 +33,7 @@ static int dis_count(const char *spv, const char *needle)
         free(out);
         return -1;
     }
-    int n = 0;
-    for (char *p = out; (p = strstr(p, needle)); p++)
-        n++;
+    int n = test_count(out, needle);
     free(out);
     return n;
 }

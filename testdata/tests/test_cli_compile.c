@@ -25,14 +25,6 @@ static int compile(char **out, const char *args)
     return test_run_capture(cmd, out);
 }
 
-static int count(const char *text, const char *needle)
-{
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /* Whether the IR has a phi of the loop counter `k` (OpName k of mm.comp). */
 static bool k_phi(const char *ir)
 {
@@ -63,10 +55,10 @@ TEST(cli_compile_mm_specialized_unrolls_inner_loop)
     CHECK(k_phi(lowered) || strstr(lowered, "%k"), "the lowered IR lacks the k loop's variable");
     CHECK(!k_phi(spec), "specialized: the inner k loop is still there");
     /* a multiply-add a[..] * b[..] + acc per k: contracted (jit/contract.h), or not */
-    int products = count(spec, " fmul ") + count(spec, "call nnan ninf nsz <16 x float> @llvm.fmuladd.") +
-                   count(spec, "call nnan ninf nsz <8 x float> @llvm.fmuladd.") +
-                   count(spec, "call nnan ninf nsz <4 x float> @llvm.fmuladd.") +
-                   count(spec, "call nnan ninf nsz float @llvm.fmuladd.");
+    int products = test_count(spec, " fmul ") + test_count(spec, "call nnan ninf nsz <16 x float> @llvm.fmuladd.") +
+                   test_count(spec, "call nnan ninf nsz <8 x float> @llvm.fmuladd.") +
+                   test_count(spec, "call nnan ninf nsz <4 x float> @llvm.fmuladd.") +
+                   test_count(spec, "call nnan ninf nsz float @llvm.fmuladd.");
     CHECK(products >= 16, "specialized: %d products (fmul, fmuladd), expected the 16 of the unrolled loop", products);
     CHECK(k_phi(unspec), "--no-specialize: no k loop in the optimized IR");
     free(spec);
@@ -85,7 +77,8 @@ TEST(cli_compile_quick_tier_keeps_loops)
     CHECK(k_phi(quick), "--tier quick: the k loop is gone: the quick tier ran loop passes");
     CHECK(!strstr(quick, "alloca float"), "--tier quick: a float variable stayed in memory (no SROA?)");
     snprintf(args, sizeof args, "%s --tier fast --emit asm", spv);
-    CHECK(compile(&bad, args) != 0 && strstr(bad, "--tier fast: expected auto, quick or opt") && count(bad, "\n") == 1,
+    CHECK(compile(&bad, args) != 0 && strstr(bad, "--tier fast: expected auto, quick or opt") &&
+              test_count(bad, "\n") == 1,
           "--tier fast: %s", bad ? bad : "");
     free(quick);
     free(bad);

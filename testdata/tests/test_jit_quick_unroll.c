@@ -165,15 +165,6 @@ static uint32_t two_writes_in_c(uint32_t *p, uint32_t *q)
     return v;
 }
 
-/* How many times `what` occurs in s. */
-static unsigned occurrences(const char *s, const char *what)
-{
-    unsigned n = 0;
-    for (const char *at = strstr(s, what); at; at = strstr(at + 1, what))
-        n++;
-    return n;
-}
-
 typedef uint32_t (*loop_fn)(uint32_t *, uint32_t *, const uint32_t *);
 
 TEST(quick_unroll_counted_one_block_loops)
@@ -197,23 +188,23 @@ TEST(quick_unroll_counted_one_block_loops)
     for (unsigned c = 0; c < NLOOPS; c++) {
         names[c] = loops[c].name;
         char *fn = tir_print(LLVMGetNamedFunction(h.mod, names[c]));
-        unsigned copies = loops[c].copies ? loops[c].copies : 1;
+        int copies = loops[c].copies ? (int)loops[c].copies : 1;
         /* one load of the accumulator (the first copy's), one of %q and one store per copy */
-        CHECK(occurrences(fn, "load i32, ptr %p") == 1, "%s: %u loads of %%p: %s", names[c],
-              occurrences(fn, "load i32, ptr %p"), fn);
-        CHECK(occurrences(fn, "load i32, ptr %q") == copies && occurrences(fn, "store i32") == copies,
-              "%s: %u loads of %%q and %u stores, expected %u: %s", names[c], occurrences(fn, "load i32, ptr %q"),
-              occurrences(fn, "store i32"), copies, fn);
-        CHECK(occurrences(fn, "br ") == 2, "%s: more than the loop's one test: %s", names[c], fn);
+        CHECK(test_count(fn, "load i32, ptr %p") == 1, "%s: %d loads of %%p: %s", names[c],
+              test_count(fn, "load i32, ptr %p"), fn);
+        CHECK(test_count(fn, "load i32, ptr %q") == copies && test_count(fn, "store i32") == copies,
+              "%s: %d loads of %%q and %d stores, expected %d: %s", names[c], test_count(fn, "load i32, ptr %q"),
+              test_count(fn, "store i32"), copies, fn);
+        CHECK(test_count(fn, "br ") == 2, "%s: more than the loop's one test: %s", names[c], fn);
         free(fn);
     }
     names[NLOOPS] = "trade";
     names[NLOOPS + 1] = "two_writes";
     char *fn = tir_print(LLVMGetNamedFunction(h.mod, "two_writes"));
-    CHECK(occurrences(fn, "store i32") == 2, "two_writes was unrolled: %s", fn);
+    CHECK(test_count(fn, "store i32") == 2, "two_writes was unrolled: %s", fn);
     free(fn);
     fn = tir_print(LLVMGetNamedFunction(h.mod, "trade"));
-    CHECK(occurrences(fn, "store i32") == 8 && occurrences(fn, "load i32") == 1, "trade: not 8 copies: %s", fn);
+    CHECK(test_count(fn, "store i32") == 8 && test_count(fn, "load i32") == 1, "trade: not 8 copies: %s", fn);
     free(fn);
     jit_code *code;
     TIR_HOST_LINK(code, &h, names, addrs, NLOOPS + 2, &diag);
