@@ -65,6 +65,46 @@ static LLVMValueRef bit_logic(LLVMBuilderRef b, LLVMValueRef sel)
     return LLVMBuildOr(b, LLVMBuildAnd(b, c, x, ""), LLVMBuildAnd(b, not_c, y, ""), "");
 }
 
+/* A store of a constant vector as one store of each element, built before
+ * it; false (nothing built) for any other store.  FastISel can neither
+ * materialize a vector constant nor store a vector the target has no
+ * register for (<3 x float>, a row of specialized coefficients): either
+ * sends the store, and the rest of its block above it, to SelectionDAG.
+ * Elements of whole bytes only (a vector of i1 packs its bits); volatile
+ * and atomic stores stay; an undefined element is not stored. */
+static bool split_constant_store(LLVMBuilderRef b, LLVMValueRef st)
+{
+    LLVMValueRef v = LLVMGetOperand(st, 0), p = LLVMGetOperand(st, 1);
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind || !LLVMIsAConstant(v) || LLVMGetVolatile(st) ||
+        LLVMGetOrdering(st) != LLVMAtomicOrderingNotAtomic)
+        return false;
+    LLVMTypeRef et = LLVMGetElementType(t);
+    unsigned bits = LLVMGetTypeKind(et) == LLVMIntegerTypeKind  ? LLVMGetIntTypeWidth(et)
+                    : LLVMGetTypeKind(et) == LLVMHalfTypeKind   ? 16
+                    : LLVMGetTypeKind(et) == LLVMFloatTypeKind  ? 32
+                    : LLVMGetTypeKind(et) == LLVMDoubleTypeKind ? 64
+                                                                : 0;
+    unsigned n = LLVMGetVectorSize(t), align = LLVMGetAlignment(st);
+    if (!bits || bits % 8 || !n || n > 64 || !align)
+        return false;
+    LLVMContextRef llc = LLVMGetTypeContext(t);
+    LLVMPositionBuilderBefore(b, st);
+    for (unsigned i = 0; i < n; i++) {
+        LLVMValueRef e = LLVMGetAggregateElement(v, i);
+        if (!e || LLVMIsUndef(e) || LLVMIsPoison(e))
+            continue;
+        unsigned long long at = (unsigned long long)i * (bits / 8);
+        unsigned a = align;
+        while (at % a)
+            a /= 2;
+        LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(llc), at, 0);
+        LLVMValueRef q = at ? LLVMBuildGEP2(b, LLVMInt8TypeInContext(llc), p, &off, 1, "") : p;
+        LLVMSetAlignment(LLVMBuildStore(b, e, q), a);
+    }
+    return true;
+}
+
 /* A vector constant loaded at the end of a block, for the phis it flows into. */
 typedef struct edge_load {
     LLVMBasicBlockRef from;
@@ -136,6 +176,11 @@ int jit_quick_isel_expand(LLVMModuleRef mod)
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
             for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
                 next = LLVMGetNextInstruction(i);
+                if (LLVMIsAStoreInst(i) && split_constant_store(b, i)) {
+                    LLVMInstructionEraseFromParent(i);
+                    n++;
+                    continue;
+                }
                 LLVMValueRef r = LLVMIsACallInst(i) ? expansion(b, i) : LLVMIsASelectInst(i) ? bit_logic(b, i) : NULL;
                 if (!r)
                     continue;

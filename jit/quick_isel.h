@@ -1,5 +1,5 @@
-/* jit/quick_isel.h — the integer intrinsics and one-bit selects FastISel
- * cannot select, expanded for the quick tier.
+/* jit/quick_isel.h — the integer intrinsics, one-bit selects and vector
+ * constants FastISel cannot select, rewritten for the quick tier.
  *
  * The quick tier's code generator is FastISel, which gives up on an
  * instruction it has no pattern for and hands that instruction and the rest
@@ -25,6 +25,12 @@
  * predecessor's block there too, so the constant is loaded from a constant
  * global at the end of that block.  sgreduce's quick code generation,
  * alternating in one process: 7.5-8.7 -> 6.1-7.0 ms (medians of 40).
+ * Nor, for the same reason, can it store a constant vector, nor a vector
+ * of a type without a register (<3 x float>: the rows of coefficients SROA
+ * leaves as the specialized initializers of a private array): each such
+ * store becomes one store of each element.  conv3x3's quick build (load
+ * included, alternating in one process): 8.15 -> 7.24 and 7.67 -> 7.03 ms
+ * (medians of 41).
  */
 #ifndef SPVJIT_JIT_QUICK_ISEL_H
 #define SPVJIT_JIT_QUICK_ISEL_H
@@ -33,8 +39,9 @@
 
 /* Replaces in mod every scalar call of llvm.{u,s}{min,max} and
  * llvm.u{add,sub}.sat by compares and selects, every select of an i1 by ands
- * and ors, the masks by their wide forms and the vector constants phis take
- * by loads; returns how many, or -1 when out of memory.  The last step
+ * and ors, every store of a constant vector by stores of its elements, the
+ * masks by their wide forms and the vector constants phis take by loads;
+ * returns how many, or -1 when out of memory.  The last step
  * before code generation: no pass may fold them back. */
 int jit_quick_isel_expand(LLVMModuleRef mod);
 

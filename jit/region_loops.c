@@ -759,7 +759,9 @@ static void free_machine(emitter *e, machine *m)
  * 1 where the group diverged (an i8: FastISel cannot return an i1), up to
  * its code proper: the frame, the hoisted values, the region functions and
  * the environment they read.  `full`: the sizes are the compile-time
- * local size (the parameters are ignored).  A function of its own, not
+ * local size, and not parameters (FastISel takes at most six integer
+ * arguments on x86-64; with eight it hands the entry block to
+ * SelectionDAG).  A function of its own, not
  * inlined into the loop over groups: LLVM's loop passes would otherwise
  * analyze the machine once more per enclosing loop (+30% compile time), for
  * a call per group saved. */
@@ -768,7 +770,7 @@ static int begin_machine(emitter *e, machine *m, bool full)
     lower_ctx *c = e->c;
     LLVMTypeRef pt[8] = { c->t_ptr, c->t_i64, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32 };
     LLVMValueRef fn = LLVMAddFunction(c->mod, full ? JIT_SYM_GROUP_PREFIX "full" : JIT_SYM_GROUP_PREFIX "partial",
-                                      LLVMFunctionType(c->t_i8, pt, 8, 0));
+                                      LLVMFunctionType(c->t_i8, pt, full ? 5 : 8, 0));
     LLVMSetLinkage(fn, LLVMInternalLinkage);
     jit_add_attr(c, fn, 1, "noalias");
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
@@ -886,7 +888,7 @@ static int emit_group(void *user, const jit_group *g)
         LLVMGetParam(r->range, 0), g->index, g->id[0], g->id[1], g->id[2], g->size[0], g->size[1], g->size[2]
     };
     LLVMValueRef diverged =
-        LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, a, 8, ""),
+        LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, a, full ? 5 : 8, ""),
                       LLVMConstInt(c->t_i8, 0, 0), "diverged");
     LLVMBasicBlockRef stop = LLVMAppendBasicBlockInContext(c->llc, r->range, "diverged");
     LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c->llc, r->range, "group.done");

@@ -10,7 +10,9 @@
  * unsigned ranges of each width.  And a select of one bit in each form
  * InstCombine writes (`c ? x : false`, `c ? true : y`, their negations) and
  * the general one become ands and ors, a select of i32 staying, and return
- * what C's ?: does for every c, x and y. */
+ * what C's ?: does for every c, x and y.  And stores of constant vectors
+ * become stores of their elements (not a volatile one, nor one of i1
+ * lanes), leaving the bytes C's stores do. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -378,5 +380,78 @@ TEST(quick_isel_masks_wide_and_phi_constants_loaded)
             checked++;
         }
     CHECK(checked == 39, "%u cases", checked);
+    tir_host_end(&h, code);
+}
+
+/* --- stores of constant vectors ------------------------------------------------------------------- */
+
+/* Stores of constant vectors, each at its own offset of a 96-byte buffer:
+ * what the quick tier splits (a <3 x float> row of coefficients, legal and
+ * odd widths, 16-byte alignment, a byte-aligned <3 x i16> with an undefined
+ * lane) and what stays (a volatile store, a vector of i1, packed bits). */
+static const char constant_stores_text[] =
+    "define void @stores(ptr %p) {\n"
+    "  store <3 x float> <float 1.5, float -2.25, float 0x3FB99999A0000000>, ptr %p, align 4\n"
+    "  %q1 = getelementptr i8, ptr %p, i64 12\n"
+    "  store <4 x i32> <i32 1, i32 -2, i32 305419896, i32 2147483647>, ptr %q1, align 4\n"
+    "  %q2 = getelementptr i8, ptr %p, i64 32\n"
+    "  store <2 x double> <double 3.5, double -0.0>, ptr %q2, align 16\n"
+    "  %q3 = getelementptr i8, ptr %p, i64 49\n"
+    "  store <3 x i16> <i16 -1, i16 4660, i16 undef>, ptr %q3, align 1\n"
+    "  %q4 = getelementptr i8, ptr %p, i64 56\n"
+    "  store <5 x i8> <i8 1, i8 2, i8 -3, i8 4, i8 5>, ptr %q4, align 1\n"
+    "  %q5 = getelementptr i8, ptr %p, i64 64\n"
+    "  store volatile <4 x float> <float 1.0, float 2.0, float 3.0, float 4.0>, ptr %q5, align 16\n"
+    "  %q6 = getelementptr i8, ptr %p, i64 80\n"
+    "  store <8 x i1> <i1 1, i1 0, i1 1, i1 1, i1 0, i1 0, i1 0, i1 1>, ptr %q6, align 1\n"
+    "  %q7 = getelementptr i8, ptr %p, i64 84\n"
+    "  store <2 x half> <half 0xH3C00, half 0xHC000>, ptr %q7, align 2\n"
+    "  ret void\n}\n";
+
+TEST(quick_isel_constant_vector_stores_split)
+{
+    spv_diag diag = { { 0 } };
+    tir_host h;
+    TIR_HOST_PARSE(&h, constant_stores_text, JIT_LEVEL_QUICK, &diag);
+    int n = jit_quick_isel_expand(h.mod);
+    CHECK(n == 6, "%d rewrites, expected the 6 stores split", n);
+    char *fn = tir_print(LLVMGetNamedFunction(h.mod, "stores"));
+    static const char *const split[] = { "<3 x float>", "<4 x i32>", "<2 x double>",
+                                         "<3 x i16>",   "<5 x i8>",  "<2 x half>" };
+    for (unsigned k = 0; k < sizeof split / sizeof *split; k++)
+        CHECK(!strstr(fn, split[k]), "a store of %s is left: %s", split[k], fn);
+    CHECK(strstr(fn, "store volatile <4 x float>") && strstr(fn, "store <8 x i1>"),
+          "the volatile store or the store of i1 lanes went: %s", fn);
+    CHECK(strstr(fn, "store double -0.000000e+00, ptr %") && strstr(fn, ", align 8"),
+          "the second double is not stored 8-byte aligned: %s", fn);
+    CHECK(test_count(fn, "store i16") == 2, "the undefined i16 lane is stored, or a defined one is not: %s", fn);
+    free(fn);
+
+    /* The bytes C's own stores leave; the undefined lane's two bytes are not compared. */
+    unsigned char want[96], got[96];
+    memset(want, 0xab, sizeof want);
+    const float f3[3] = { 1.5f, -2.25f, 0.1f };
+    const int32_t i4[4] = { 1, -2, 305419896, 2147483647 };
+    const double d2[2] = { 3.5, -0.0 };
+    const uint16_t s2[2] = { 0xffff, 4660 }, h2[2] = { 0x3c00, 0xc000 };
+    const int8_t b5[5] = { 1, 2, -3, 4, 5 };
+    const float v4[4] = { 1, 2, 3, 4 };
+    memcpy(want, f3, 12);
+    memcpy(want + 12, i4, 16);
+    memcpy(want + 32, d2, 16);
+    memcpy(want + 49, s2, 4);
+    memcpy(want + 56, b5, 5);
+    memcpy(want + 64, v4, 16);
+    want[80] = 0x8d; /* lane 0 in bit 0 */
+    memcpy(want + 84, h2, 4);
+    memset(got, 0xab, sizeof got);
+    const char *name = "stores";
+    void *addr;
+    jit_code *code;
+    TIR_HOST_LINK(code, &h, &name, &addr, 1, &diag);
+    ((void (*)(void *))addr)(got);
+    for (unsigned i = 0; i < sizeof got; i++)
+        if (i != 53 && i != 54)
+            CHECK(got[i] == want[i], "byte %u is %#x, expected %#x", i, got[i], want[i]);
     tir_host_end(&h, code);
 }
