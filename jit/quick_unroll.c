@@ -75,16 +75,6 @@ static bool forwarded(const body *bd, LLVMValueRef in)
            LLVMGetOperand(in, 0) == LLVMGetOperand(bd->store, 1) && LLVMTypeOf(in) == LLVMTypeOf(bd->stored);
 }
 
-/* Whether a load of the body reads what its store wrote the trip before. */
-static bool forwards(body *bd)
-{
-    bd->stored = LLVMGetOperand(bd->store, 0);
-    bool any = false;
-    for (unsigned i = 0; i < bd->nins && !any; i++)
-        any = bd->ins[i] != bd->store && forwarded(bd, bd->ins[i]);
-    return any;
-}
-
 /* Copy c >= 1 of the body, before its branch. */
 static void copy_body(LLVMBuilderRef b, body *bd, LLVMValueRef term)
 {
@@ -238,9 +228,9 @@ static int unroll_function(LLVMBuilderRef b, LLVMValueRef fn)
         body bd = { 0 };
         util_hashmap_init(&bd.at, NULL);
         bool oom = false;
-        if (take_body(&bd, g.blocks[h], &oom)) {
-            unsigned copies =
-                bd.store && forwards(&bd) ? copies_for(jit_cfg_counted_trips(b, &g, h, h, UNROLLED_TRIPS), bd.nins) : 0;
+        if (take_body(&bd, g.blocks[h], &oom) && bd.store) {
+            bd.stored = LLVMGetOperand(bd.store, 0); /* the first copy's: what the second one's loads of it read */
+            unsigned copies = copies_for(jit_cfg_counted_trips(b, &g, h, h, UNROLLED_TRIPS), bd.nins);
             if (copies && unroll(b, &bd, copies) < 0)
                 oom = true;
             done += copies != 0;

@@ -10,8 +10,9 @@
  * which the caller may make %p: never forwarded), and leaves a counter phi,
  * the accumulator and the stored value to the code after the loop.  One
  * more carries two phis that trade values (a phi's value from the block is
- * the other phi), and one writes twice (no loop whose body writes more than
- * once is unrolled).  After the rewrite the module must verify, the right
+ * the other phi), one carries its accumulator in a phi and stores it every
+ * trip without reading it back (unrolled, nothing forwarded), and one
+ * writes twice (no loop whose body writes more than once is unrolled).  After the rewrite the module must verify, the right
  * loops must be unrolled into the number of copies that divides their trips
  * (at most 8), and on the quick tier's code generation every function must
  * return, and leave at %p, what the same loop in C does, %q apart from %p
@@ -138,6 +139,42 @@ static uint32_t trade_in_c(uint32_t *p)
     return g * 31u + f;
 }
 
+/* An accumulator in a phi, stored every trip and never loaded in the loop
+ * (mm's k loop with the memory mode `unchecked`): 24 trips, 8 copies. */
+static const char carried_text[] = "define i32 @carried(ptr %p, ptr %q, ptr %a) {\n"
+                                   "entry:\n"
+                                   "  %init = load i32, ptr %p, align 4\n"
+                                   "  br label %loop\n"
+                                   "loop:\n"
+                                   "  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]\n"
+                                   "  %acc = phi i32 [ %init, %entry ], [ %t, %loop ]\n"
+                                   "  %via = load i32, ptr %q, align 4\n"
+                                   "  %idx = and i32 %i, 15\n"
+                                   "  %ai = getelementptr i32, ptr %a, i32 %idx\n"
+                                   "  %x = load i32, ptr %ai, align 4\n"
+                                   "  %m = mul i32 %acc, 5\n"
+                                   "  %s = add i32 %m, %x\n"
+                                   "  %t = xor i32 %s, %via\n"
+                                   "  store i32 %t, ptr %p, align 4\n"
+                                   "  %i1 = add i32 %i, 1\n"
+                                   "  %c = icmp ult i32 %i1, 24\n"
+                                   "  br i1 %c, label %loop, label %exit\n"
+                                   "exit:\n"
+                                   "  %r = add i32 %t, %acc\n"
+                                   "  ret i32 %r\n}\n";
+
+static uint32_t carried_in_c(uint32_t *p, const uint32_t *q, const uint32_t *a)
+{
+    uint32_t acc = *p, t = 0, last = 0;
+    for (uint32_t i = 0; i < 24; i++) {
+        t = (acc * 5u + a[i & 15]) ^ *q;
+        *p = t;
+        last = acc;
+        acc = t;
+    }
+    return t + last;
+}
+
 /* Two writes a trip, %q possibly %p: left rolled. */
 static const char two_writes_text[] = "define i32 @two_writes(ptr %p, ptr %q, ptr %a) {\n"
                                       "entry:\n"
@@ -173,7 +210,7 @@ TEST(quick_unroll_counted_one_block_loops)
     size_t len = 0;
     for (unsigned c = 0; c < NLOOPS; c++)
         len += counted_text(text + len, sizeof text - len, &loops[c]);
-    len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", trade_text, two_writes_text);
+    len += (size_t)snprintf(text + len, sizeof text - len, "%s%s%s", trade_text, two_writes_text, carried_text);
     REQUIRE(len < sizeof text, "module text too long");
     spv_diag diag = { { 0 } };
     tir_host h;
@@ -182,9 +219,9 @@ TEST(quick_unroll_counted_one_block_loops)
     for (unsigned c = 0; c < NLOOPS; c++)
         unrolled += loops[c].copies != 0;
     int n = jit_quick_unroll(h.mod);
-    CHECK(n == unrolled + 1, "%d loops unrolled, expected %d", n, unrolled + 1);
-    const char *names[NLOOPS + 2];
-    void *addrs[NLOOPS + 2];
+    CHECK(n == unrolled + 2, "%d loops unrolled, expected %d", n, unrolled + 2);
+    const char *names[NLOOPS + 3];
+    void *addrs[NLOOPS + 3];
     for (unsigned c = 0; c < NLOOPS; c++) {
         names[c] = loops[c].name;
         char *fn = tir_print(LLVMGetNamedFunction(h.mod, names[c]));
@@ -200,14 +237,19 @@ TEST(quick_unroll_counted_one_block_loops)
     }
     names[NLOOPS] = "trade";
     names[NLOOPS + 1] = "two_writes";
+    names[NLOOPS + 2] = "carried";
     char *fn = tir_print(LLVMGetNamedFunction(h.mod, "two_writes"));
     CHECK(test_count(fn, "store i32") == 2, "two_writes was unrolled: %s", fn);
     free(fn);
     fn = tir_print(LLVMGetNamedFunction(h.mod, "trade"));
     CHECK(test_count(fn, "store i32") == 8 && test_count(fn, "load i32") == 1, "trade: not 8 copies: %s", fn);
     free(fn);
+    fn = tir_print(LLVMGetNamedFunction(h.mod, "carried"));
+    CHECK(test_count(fn, "store i32") == 8 && test_count(fn, "load i32, ptr %q") == 8 && test_count(fn, "br ") == 2,
+          "carried: not 8 copies with one test: %s", fn);
+    free(fn);
     jit_code *code;
-    TIR_HOST_LINK(code, &h, names, addrs, NLOOPS + 2, &diag);
+    TIR_HOST_LINK(code, &h, names, addrs, NLOOPS + 3, &diag);
     uint32_t a[16], seed = 2024;
     for (unsigned k = 0; k < 16; k++) {
         seed = seed * 1103515245u + 12345u;
@@ -235,6 +277,13 @@ TEST(quick_unroll_counted_one_block_loops)
               "two_writes (%%q %s %%p): returned %u, left %u and %u, expected "
               "%u, %u and %u",
               same ? "is" : "is not", got, gp, gq, want, wp, wq);
+    }
+    for (unsigned same = 0; same < 2; same++) {
+        uint32_t wp = 0x9e3779b9u, wq = 0x7f4a7c15u, gp = wp, gq = wq;
+        want = carried_in_c(&wp, same ? &wp : &wq, a);
+        got = ((loop_fn)addrs[NLOOPS + 2])(&gp, same ? &gp : &gq, a);
+        CHECK(got == want && gp == wp, "carried (%%q %s %%p): returned %#x and left %#x, expected %#x and %#x",
+              same ? "is" : "is not", got, gp, want, wp);
     }
     CHECK(checked == 2 * NLOOPS, "%u cases", checked);
     tir_host_end(&h, code);
