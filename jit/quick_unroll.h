@@ -17,10 +17,9 @@
  * build.  With the memory mode `unchecked`, early CSE forwards mm's
  * accumulator through a phi and the store stays: unrolled too, its quick
  * dispatch 3.39 -> 2.25 ms at bs8, 5.46 -> 2.59 at bs32 (the first result
- * 12.6 -> 11.8 and 14.8 -> 12.4).  Loops that write no one address every
- * trip stay rolled: unrolled, scan's and conv3x3's made their quick builds
- * 0.4-0.8 ms longer for dispatches at the small sizes too short to win it
- * back.
+ * 12.6 -> 11.8 and 14.8 -> 12.4).  Loops without such a store stay
+ * rolled: unrolled, scan's and conv3x3's made their quick builds 0.4-0.8 ms
+ * longer for dispatches at the small sizes too short to win it back.
  */
 #ifndef SPVJIT_JIT_QUICK_UNROLL_H
 #define SPVJIT_JIT_QUICK_UNROLL_H
