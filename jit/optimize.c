@@ -9,7 +9,7 @@
  *    function (enough to turn the lowering's stack slots into registers)
  *    and loop rotation, and code generation at CodeGenOpt::None (FastISel,
  *    the fast register allocator; what it cannot select is rewritten last,
- *    quick_isel.h, and counted loops that carry a value through memory
+ *    quick_isel.h, and counted loops that write one address every trip
  *    unrolled, quick_unroll.h).  A few
  *    milliseconds for the seed kernels; the code runs 2-60x slower.
  *  - optimized (0..3): LLVM's default<On>, with loop and SLP vectorization

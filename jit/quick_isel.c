@@ -71,7 +71,8 @@ static LLVMValueRef bit_logic(LLVMBuilderRef b, LLVMValueRef sel)
  * register for (<3 x float>, a row of specialized coefficients): either
  * sends the store, and the rest of its block above it, to SelectionDAG.
  * Elements of whole bytes only (a vector of i1 packs its bits); volatile
- * and atomic stores stay; an undefined element is not stored. */
+ * and atomic stores stay; an undefined element is not stored; each part
+ * keeps the store's metadata. */
 static bool split_constant_store(LLVMBuilderRef b, LLVMValueRef st)
 {
     LLVMValueRef v = LLVMGetOperand(st, 0), p = LLVMGetOperand(st, 1);
@@ -100,7 +101,9 @@ static bool split_constant_store(LLVMBuilderRef b, LLVMValueRef st)
             a /= 2;
         LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(llc), at, 0);
         LLVMValueRef q = at ? LLVMBuildGEP2(b, LLVMInt8TypeInContext(llc), p, &off, 1, "") : p;
-        LLVMSetAlignment(LLVMBuildStore(b, e, q), a);
+        LLVMValueRef part = LLVMBuildStore(b, e, q);
+        LLVMSetAlignment(part, a);
+        jit_copy_metadata(st, part);
     }
     return true;
 }

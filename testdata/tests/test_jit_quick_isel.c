@@ -12,7 +12,7 @@
  * the general one become ands and ors, a select of i32 staying, and return
  * what C's ?: does for every c, x and y.  And stores of constant vectors
  * become stores of their elements (not a volatile one, nor one of i1
- * lanes), leaving the bytes C's stores do. */
+ * lanes), keeping their metadata and leaving the bytes C's stores do. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -391,7 +391,7 @@ TEST(quick_isel_masks_wide_and_phi_constants_loaded)
  * lane) and what stays (a volatile store, a vector of i1, packed bits). */
 static const char constant_stores_text[] =
     "define void @stores(ptr %p) {\n"
-    "  store <3 x float> <float 1.5, float -2.25, float 0x3FB99999A0000000>, ptr %p, align 4\n"
+    "  store <3 x float> <float 1.5, float -2.25, float 0x3FB99999A0000000>, ptr %p, align 4, !spvjit.wg !0\n"
     "  %q1 = getelementptr i8, ptr %p, i64 12\n"
     "  store <4 x i32> <i32 1, i32 -2, i32 305419896, i32 2147483647>, ptr %q1, align 4\n"
     "  %q2 = getelementptr i8, ptr %p, i64 32\n"
@@ -406,7 +406,8 @@ static const char constant_stores_text[] =
     "  store <8 x i1> <i1 1, i1 0, i1 1, i1 1, i1 0, i1 0, i1 0, i1 1>, ptr %q6, align 1\n"
     "  %q7 = getelementptr i8, ptr %p, i64 84\n"
     "  store <2 x half> <half 0xH3C00, half 0xHC000>, ptr %q7, align 2\n"
-    "  ret void\n}\n";
+    "  ret void\n}\n"
+    "!0 = !{}\n";
 
 TEST(quick_isel_constant_vector_stores_split)
 {
@@ -425,6 +426,7 @@ TEST(quick_isel_constant_vector_stores_split)
     CHECK(strstr(fn, "store double -0.000000e+00, ptr %") && strstr(fn, ", align 8"),
           "the second double is not stored 8-byte aligned: %s", fn);
     CHECK(test_count(fn, "store i16") == 2, "the undefined i16 lane is stored, or a defined one is not: %s", fn);
+    CHECK(test_count(fn, "!spvjit.wg") == 3, "the <3 x float> store's parts lost its metadata: %s", fn);
     free(fn);
 
     /* The bytes C's own stores leave; the undefined lane's two bytes are not compared. */

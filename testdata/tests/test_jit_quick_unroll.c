@@ -1,5 +1,5 @@
 /* testdata/tests/test_jit_quick_unroll.c — the quick tier's counted loops of
- * one block that carry a value through memory, unrolled (jit/quick_unroll.h).
+ * one block that write one address every trip, unrolled (jit/quick_unroll.h).
  *
  * Each function is a loop of one block that counts from a constant by a
  * constant to a constant: up and down, by 1, 2 and -3, tested with <, !=,
