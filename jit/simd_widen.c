@@ -344,11 +344,68 @@ static LLVMValueRef vector_op(simd_fn *s, LLVMValueRef in, LLVMValueRef *w, LLVM
     return r;
 }
 
+/* The integer of `bits` bits in every lane. */
+static LLVMValueRef splat_bits(simd_fn *s, LLVMTypeRef lane_int, unsigned long long v)
+{
+    return simd_splat(s, LLVMConstInt(lane_int, v, 0));
+}
+
+/* A bit cast in the scalar function between an LLVM vector and a type of
+ * another element count (i32 to <2 x i16>: OpenCL's as_ushort2, OpenCL and
+ * SPIR-V's OpBitcast): each lane's bits gathered into one integer (element
+ * k at bit k times its width: the order of a little-endian target's
+ * memory, which LLVM's bit cast follows), then cut into the result's
+ * elements.  NULL (the lanes one at a time) for more than 64 bits, a
+ * pointer, or a big-endian target. */
+static LLVMValueRef widen_bitcast(simd_fn *s, LLVMValueRef in, LLVMValueRef w)
+{
+    LLVMTypeRef from = LLVMTypeOf(LLVMGetOperand(in, 0)), to = LLVMTypeOf(in);
+    bool vfrom = LLVMGetTypeKind(from) == LLVMVectorTypeKind, vto = LLVMGetTypeKind(to) == LLVMVectorTypeKind;
+    LLVMTypeRef efrom = vfrom ? LLVMGetElementType(from) : from, eto = vto ? LLVMGetElementType(to) : to;
+    unsigned long long bits = LLVMSizeOfTypeInBits(s->td, to);
+    if (bits > 64 || LLVMByteOrder(s->td) != LLVMLittleEndian || LLVMGetTypeKind(efrom) == LLVMPointerTypeKind ||
+        LLVMGetTypeKind(eto) == LLVMPointerTypeKind)
+        return NULL;
+    LLVMTypeRef lane_int = LLVMIntTypeInContext(s->llc, (unsigned)bits), iw = LLVMVectorType(lane_int, s->W);
+    LLVMValueRef x;
+    if (vfrom) {
+        unsigned eb = (unsigned)LLVMSizeOfTypeInBits(s->td, efrom);
+        LLVMTypeRef ew = LLVMVectorType(LLVMIntTypeInContext(s->llc, eb), s->W);
+        x = LLVMConstNull(iw);
+        for (unsigned k = 0; k < LLVMGetVectorSize(from); k++) {
+            LLVMValueRef part = LLVMBuildBitCast(s->b, LLVMBuildExtractValue(s->b, w, k, ""), ew, "");
+            part = LLVMBuildZExtOrBitCast(s->b, part, iw, "");
+            if (k)
+                part = LLVMBuildShl(s->b, part, splat_bits(s, lane_int, (unsigned long long)k * eb), "");
+            x = LLVMBuildOr(s->b, x, part, "");
+        }
+    } else {
+        x = LLVMBuildBitCast(s->b, w, iw, "");
+    }
+    if (!vto)
+        return LLVMBuildBitCast(s->b, x, LLVMVectorType(to, s->W), "");
+    unsigned eb = (unsigned)LLVMSizeOfTypeInBits(s->td, eto);
+    LLVMTypeRef ew = LLVMVectorType(LLVMIntTypeInContext(s->llc, eb), s->W);
+    LLVMValueRef r = LLVMGetPoison(jit_simd_widen_type(to, s->W));
+    for (unsigned k = 0; k < LLVMGetVectorSize(to); k++) {
+        LLVMValueRef part = k ? LLVMBuildLShr(s->b, x, splat_bits(s, lane_int, (unsigned long long)k * eb), "") : x;
+        part = LLVMBuildTruncOrBitCast(s->b, part, ew, "");
+        r = LLVMBuildInsertValue(s->b, r, LLVMBuildBitCast(s->b, part, LLVMVectorType(eto, s->W), ""), k, "");
+    }
+    return r;
+}
+
 /* Element-wise operations on LLVM vectors of the scalar function: element k
  * of each widened operand is member k. */
 static LLVMValueRef elementwise(simd_fn *s, LLVMValueRef in, LLVMValueRef *w, unsigned n)
 {
     LLVMTypeRef rt = LLVMTypeOf(in);
+    if (LLVMGetInstructionOpcode(in) == LLVMBitCast) {
+        LLVMTypeRef ft = LLVMTypeOf(LLVMGetOperand(in, 0));
+        bool vr = LLVMGetTypeKind(rt) == LLVMVectorTypeKind, vf = LLVMGetTypeKind(ft) == LLVMVectorTypeKind;
+        if ((vr || vf) && !(vr && vf && LLVMGetVectorSize(rt) == LLVMGetVectorSize(ft)))
+            return widen_bitcast(s, in, w[0]);
+    }
     if (LLVMGetTypeKind(rt) != LLVMVectorTypeKind)
         return vector_op(s, in, w, rt);
     LLVMTypeRef wt = jit_simd_widen_type(rt, s->W);

@@ -305,6 +305,41 @@ TEST(simd_straight_line)
                          7, 0xffff);
 }
 
+/* Bit casts between LLVM vectors and types of other element counts (OpenCL's
+ * as_ushort2, as_uint of a uchar4, ...): each lane reinterprets its own bits
+ * (piglit's load-lo16 compiled a bit cast of <W x i32> to <W x i16> once). */
+TEST(simd_bit_casts_across_element_counts)
+{
+    check_against_scalar("bit casts",
+                         "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
+                         "  %h = bitcast i32 %x to <2 x i16>\n"
+                         "  %h1 = add <2 x i16> %h, <i16 1, i16 -3>\n"
+                         "  %b = bitcast <2 x i16> %h1 to <4 x i8>\n"
+                         "  %b1 = xor <4 x i8> %b, <i8 90, i8 1, i8 2, i8 3>\n"
+                         "  %y = bitcast <4 x i8> %b1 to i32\n"
+                         "  %f = bitcast <2 x i16> %h1 to float\n"
+                         "  %fi = bitcast float %f to i32\n"
+                         "  %l = zext i32 %x to i64\n"
+                         "  %l1 = shl i64 %l, 20\n"
+                         "  %v = bitcast i64 %l1 to <2 x i32>\n"
+                         "  %v1 = add <2 x i32> %v, <i32 7, i32 11>\n"
+                         "  %q = bitcast <2 x i32> %v1 to <8 x i8>\n"
+                         "  %q1 = bitcast <8 x i8> %q to i64\n"
+                         "  %q2 = lshr i64 %q1, 13\n"
+                         "  %t = trunc i64 %q2 to i32\n"
+                         "  %x8 = trunc i32 %x to i8\n"
+                         "  %m = bitcast i8 %x8 to <8 x i1>\n"
+                         "  %m1 = xor <8 x i1> %m, <i1 1, i1 0, i1 0, i1 1, i1 0, i1 0, i1 0, i1 1>\n"
+                         "  %mb = bitcast <8 x i1> %m1 to i8\n"
+                         "  %me = zext i8 %mb to i32\n"
+                         "  %z0 = add i32 %y, %fi\n"
+                         "  %z1 = xor i32 %z0, %t\n"
+                         "  %z = add i32 %z1, %me\n"
+                         "  store i32 %z, ptr %pout\n"
+                         "  ret void\n}\n",
+                         7, 0xffffffff);
+}
+
 TEST(simd_if_else_phi)
 {
     check_against_scalar("if/else",
