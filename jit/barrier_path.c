@@ -31,8 +31,9 @@ static void say(jit_barrier_path *path, jit_barrier_kind kind, const char *fmt, 
 static void say_simd(jit_barrier_path *path, unsigned asked, unsigned width, const char *why)
 {
     path->subgroup_size = width;
-    if (width > 1)
-        snprintf(path->simd, sizeof path->simd, "sub-groups of %u work-items as SIMD lanes", width);
+    if (width > 1) /* why: regions run work-item by work-item (region_loops.c) */
+        snprintf(path->simd, sizeof path->simd, "sub-groups of %u work-items as SIMD lanes%s%s", width,
+                 *why ? ", " : "", why);
     else if (asked > 1)
         snprintf(path->simd, sizeof path->simd, "work-items one at a time (sub-groups of 1): %s", why);
     else

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sg_marker.h"
 #include "simd.h"
 #include "util/array.h"
 
@@ -684,7 +685,7 @@ static int emit_machine(emitter *e, LLVMValueRef *bound, bool dyn, LLVMBasicBloc
     for (unsigned k = 0; k <= nr; k++) {
         LLVMPositionBuilderAtEnd(e->b, pre[k]);
         save_at_start(e, k);
-        if (e->width > 1)
+        if (e->m->vfn[k]) /* else width 1, or work-item by work-item (vectorize_regions) */
             emit_subgroups(e, k, bound, dyn);
         else
             emit_items(e, k, bound);
@@ -804,25 +805,49 @@ static int begin_machine(emitter *e, machine *m, bool full)
     return e->oom ? -1 : 0;
 }
 
+/* Region function fn run work-item by work-item in sub-groups of e->width:
+ * its markers computed from the item's linear local index (x + X * (y + Y *
+ * z) over the group's actual size, the order sub-groups are made in). */
+static void lower_per_item(emitter *e, LLVMValueRef fn)
+{
+    LLVMBuilderRef b = e->eb;
+    LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(fn)));
+    LLVMValueRef yz = LLVMBuildAdd(b, LLVMGetParam(fn, RF_LY),
+                                   LLVMBuildMul(b, LLVMGetParam(fn, RF_SY), LLVMGetParam(fn, RF_LZ), ""), "");
+    LLVMValueRef index = LLVMBuildAdd(b, LLVMGetParam(fn, RF_LX), LLVMBuildMul(b, LLVMGetParam(fn, RF_SX), yz, ""), "");
+    jit_sg_lower_per_item(fn, e->width, index);
+}
+
 /* The vector functions of the regions of every machine; e->width 1 and
- * simd_why filled when the vectorizer declines. */
+ * simd_why filled when the vectorizer declines.  A region whose markers each
+ * work-item can compute alone (jit_sg_per_item) needs no lanes: the quick
+ * tier runs it one work-item at a time (sgreduce's sum of the sub-group
+ * sums: its quick load and build 0.88x as long, alternating in one
+ * process), and so does the optimized tier where the vectorizer declines
+ * it.  The other regions decide: both tiers vectorize them, so their
+ * sub-group sizes agree. */
 static int vectorize_regions(emitter *e, char *simd_why)
 {
     lower_ctx *c = e->c;
     unsigned nr = e->rg->nresume + 1, n = 0;
     jit_simd_items_req *req = calloc(2 * nr, sizeof *req);
     LLVMValueRef *out = calloc(2 * nr, sizeof *out);
+    LLVMValueRef **vfn = calloc(2 * nr, sizeof *vfn); /* where out[j] goes */
     char(*names)[48] = calloc(2 * nr, sizeof *names);
-    if (!req || !out || !names) {
+    if (!req || !out || !vfn || !names) {
         free(req);
         free(out);
+        free(vfn);
         free(names);
         e->oom = true;
         return -1;
     }
     for (unsigned i = 0; i < e->nmach; i++)
-        for (unsigned k = 0; k < nr; k++, n++) {
+        for (unsigned k = 0; k < nr; k++) {
             machine *m = &e->mach[i];
+            bool per_item = jit_sg_per_item(m->rfn[k]);
+            if (per_item && c->quick)
+                continue;
             snprintf(names[n], sizeof names[n], "spvjit.region.%u%s.simd", k, m->full ? "" : ".partial");
             req[n] = (jit_simd_items_req){ .item = m->rfn[k],
                                            .width = e->width,
@@ -830,11 +855,15 @@ static int vectorize_regions(emitter *e, char *simd_why)
                                            .size_param = RF_SX,
                                            .layout = e->ls,
                                            .name = names[n],
-                                           .td = c->td };
+                                           .td = c->td,
+                                           .optional = per_item };
+            vfn[n++] = &m->vfn[k];
         }
     char msg[JIT_SIMD_MSG];
     LLVMValueRef as_is[3] = { e->item, e->mach[0].fn, e->mach[1].fn };
-    int rc = jit_simd_items(req, n, as_is, 1 + e->nmach, c->quick ? JIT_SIMD_PREP_QUICK : JIT_SIMD_PREP_FULL, out, msg);
+    int rc =
+        n ? jit_simd_items(req, n, as_is, 1 + e->nmach, c->quick ? JIT_SIMD_PREP_QUICK : JIT_SIMD_PREP_FULL, out, msg)
+          : 0;
     if (rc > 0) {
         snprintf(simd_why, JIT_SIMD_MSG, "%s", msg);
         e->width = 1;
@@ -842,11 +871,22 @@ static int vectorize_regions(emitter *e, char *simd_why)
     } else if (rc < 0) {
         snprintf(e->msg, JIT_REGIONS_MSG, "%s", msg);
     } else {
+        for (unsigned j = 0; j < n; j++)
+            *vfn[j] = out[j];
+        unsigned scalar = 0;
         for (unsigned i = 0; i < e->nmach; i++)
-            memcpy(e->mach[i].vfn, out + i * nr, nr * sizeof *out);
+            for (unsigned k = 0; k < nr; k++)
+                if (!e->mach[i].vfn[k]) {
+                    lower_per_item(e, e->mach[i].rfn[k]);
+                    scalar += i == 0;
+                }
+        if (scalar)
+            snprintf(simd_why, JIT_SIMD_MSG, "%u of %u region%s work-item by work-item (no operation across lanes)",
+                     scalar, nr, nr == 1 ? "" : "s");
     }
     free(req);
     free(out);
+    free(vfn);
     free(names);
     return rc;
 }

@@ -312,3 +312,36 @@ void jit_sg_lower_scalar(LLVMModuleRef mod)
     }
     LLVMDisposeBuilder(b);
 }
+
+/* --- sub-groups of W work-items, one work-item at a time ----------------------------------------- */
+
+bool jit_sg_per_item(LLVMValueRef fn)
+{
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+            jit_sg_kind k = jit_sg_decode(i).kind;
+            if (k != JIT_SG_NONE && k != JIT_SG_SIZE && k != JIT_SG_LANE && k != JIT_SG_ID)
+                return false;
+        }
+    return true;
+}
+
+void jit_sg_lower_per_item(LLVMValueRef fn, unsigned w, LLVMValueRef index)
+{
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(fn)));
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
+            next = LLVMGetNextInstruction(i);
+            jit_sg_kind k = jit_sg_decode(i).kind;
+            if (k == JIT_SG_NONE)
+                continue;
+            LLVMValueRef wv = LLVMConstInt(LLVMTypeOf(i), w, 0);
+            LLVMPositionBuilderBefore(b, i);
+            LLVMValueRef r = k == JIT_SG_SIZE   ? wv
+                             : k == JIT_SG_LANE ? LLVMBuildURem(b, index, wv, "")
+                                                : LLVMBuildUDiv(b, LLVMGetOperand(i, 0), wv, "");
+            LLVMReplaceAllUsesWith(i, r);
+            LLVMInstructionEraseFromParent(i);
+        }
+    LLVMDisposeBuilder(b);
+}

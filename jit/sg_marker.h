@@ -108,4 +108,17 @@ LLVMValueRef jit_sg_combine(LLVMBuilderRef b, LLVMModuleRef mod, jit_sg_arith op
  * deletes the declarations. */
 void jit_sg_lower_scalar(LLVMModuleRef mod);
 
+/* --- sub-groups of W work-items, run one work-item at a time ---------------------------------
+ * size(), lane() and id() (SubgroupSize, SubgroupLocalInvocationId,
+ * SubgroupId, NumSubgroups and what is built from them) have a meaning each
+ * work-item can compute alone; the other markers need the lanes. */
+
+/* Whether fn has no marker but size, lane and id. */
+bool jit_sg_per_item(LLVMValueRef fn);
+/* Replaces the markers of fn (jit_sg_per_item holds) with their meaning for
+ * sub-groups of w work-items of consecutive linear local index: size w,
+ * lane index % w, id(i) i / w.  `index`, the work-item's linear local
+ * index, is an i32 that dominates every marker of fn. */
+void jit_sg_lower_per_item(LLVMValueRef fn, unsigned w, LLVMValueRef index);
+
 #endif

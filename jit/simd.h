@@ -112,6 +112,9 @@ typedef struct jit_simd_items_req {
      * what it decides folds before the vectorizer sees it */
     unsigned fixed_param;
     LLVMValueRef fixed_value;
+    /* the vectorizer may decline this one alone: its out[i] is then NULL and
+     * the others are still made (the caller runs its items one at a time) */
+    bool optional;
 } jit_simd_items_req;
 
 /* For each of the n requests, the vector function running a sub-group of the
@@ -122,7 +125,8 @@ typedef struct jit_simd_items_req {
  * for the scalar path), the functions of as_is[] (still being built or read
  * by the caller) left unchanged.  When the vectorizer declines the quick
  * preparation's form, the full one's is tried: the tiers vectorize the same
- * kernels (their sub-group sizes agree).  0; 1 declined, -1 failed (msg),
+ * kernels (their sub-group sizes agree).  0 (out[i] NULL where an optional
+ * request was declined); 1 a request not optional declined, -1 failed (msg),
  * nothing made then. */
 int jit_simd_items(const jit_simd_items_req *r, unsigned n, const LLVMValueRef *as_is, unsigned nas_is,
                    jit_simd_prep prep, LLVMValueRef *out, char *msg);

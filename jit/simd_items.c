@@ -182,6 +182,8 @@ static int vectorize_items(const jit_simd_items_req *r, unsigned n, const LLVMVa
             args[k] = JIT_SIMD_ARG_UNIFORM;
         jit_simd_request vr = { .fn = wrap[i], .args = args, .width = r[i].width, .name = r[i].name, .td = r[i].td };
         rc = jit_simd_vectorize(&vr, &out[i], msg);
+        if (rc == 1 && r[i].optional)
+            rc = 0; /* out[i] stays NULL */
     }
     for (unsigned i = 0; i < n; i++) {
         if (wrap[i])

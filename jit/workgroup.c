@@ -570,6 +570,8 @@ static int build_range(lower_ctx *c, LLVMValueRef body)
             return -1;
         if (rc)
             width = 1;
+        else
+            c->simd_why[0] = 0; /* what the quick preparation's form was declined for, if it was */
     }
     c->simd_width = width;
     /* a known local size: Kernel groups of it inline, smaller ones out of line */

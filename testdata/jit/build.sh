@@ -7,7 +7,8 @@
 #                         maximum), plus -no-opaque-pointers (llvm-spirv-15
 #                         asserts on clang-15's opaque pointers for these kernels) and
 #                         the integer dot product extension for cl_wg.cl and the
-#                         sub-group extensions for cl_v14_subgroup_ops.cl
+#                         sub-group extensions for cl_v14_subgroup_ops.cl and
+#                         cl_v14_subgroup_regions.cl
 set -e
 cd "$(dirname "$0")"
 for f in *.comp; do
@@ -23,7 +24,7 @@ DOT_EXT="-cl-ext=+cl_khr_integer_dot_product,+__opencl_c_integer_dot_product_inp
 for f in *.cl; do
   ext=""; spvext=""; maxver=1.2; env=opencl2.2
   if [ "$f" = cl_wg.cl ]; then ext="$DOT_EXT"; spvext="--spirv-ext=+SPV_KHR_integer_dot_product"; fi
-  if [ "$f" = cl_v14_subgroup_ops.cl ]; then ext="$SG_EXT"; fi
+  case "$f" in cl_v14_subgroup_ops.cl | cl_v14_subgroup_regions.cl) ext="$SG_EXT" ;; esac
   # cl_v14_*: llvm-spirv-15's default (up to SPIR-V 1.4), validated by the rules of 1.4
   case "$f" in cl_v14_*) maxver=1.4; env=spv1.4 ;; esac
   clang-15 $CLFLAGS $ext -o "$tmp/$f.bc" "$f"

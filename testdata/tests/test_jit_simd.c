@@ -1133,6 +1133,105 @@ static uint64_t cluster_size_in(LLVMModuleRef mod)
     return c && LLVMIsAConstantInt(c) ? LLVMConstIntGetZExtValue(c) : 0;
 }
 
+/* Ends a host whose module was not linked: what tir_host_link would have
+ * taken is freed here. */
+static void end_unlinked(tir_host *h)
+{
+    LLVMDisposeModule(h->mod);
+    LLVMDisposeTargetData(h->td);
+    LLVMDisposeTargetMachine(h->tm);
+    tir_host_end(h, NULL);
+}
+
+/* Runs vf(null ctx, base, out, all 8 lanes) of h's module, a vector function
+ * of jit_simd_items, for the bases 0 and 8 (two sub-groups of 8) into out[16]
+ * (first filled with 0x5a bytes); the host is ended.  False (the test
+ * failed) when the module does not compile. */
+static bool run_two_subgroups(tir_host *h, LLVMValueRef vf, int32_t out[16], spv_diag *diag)
+{
+    LLVMContextRef llc = h->llc;
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(llc, 0), i32 = LLVMInt32TypeInContext(llc);
+    LLVMValueRef run = LLVMAddFunction(h->mod, "run", LLVMFunctionType(LLVMVoidTypeInContext(llc), &ptr, 1, 0));
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(llc);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(llc, run, "entry"));
+    LLVMValueRef all = LLVMConstAllOnes(LLVMVectorType(LLVMInt1TypeInContext(llc), 8));
+    for (unsigned base = 0; base < 16; base += 8) {
+        LLVMValueRef args[4] = { LLVMConstNull(ptr), LLVMConstInt(i32, base, 0), LLVMGetParam(run, 0), all };
+        LLVMBuildCall2(b, LLVMGlobalGetValueType(vf), vf, args, 4, "");
+    }
+    LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+    const char *names[1] = { "run" };
+    void *addrs[1] = { 0 };
+    bool verified;
+    jit_code *code = tir_host_link(h, names, addrs, 1, &verified, diag);
+    CHECK(verified && code, "the module does not verify, or does not compile: %s", diag->msg);
+    memset(out, 0x5a, 16 * sizeof *out);
+    if (code)
+        ((void (*)(int32_t *))addrs[0])(out);
+    tir_host_end(h, code);
+    return code != NULL;
+}
+
+/* Two items for sub-groups of 8: `sum` (each lane stores its sub-group's sum
+ * of lx) and `indirect`, which the vectorizer declines (an indirect call).  Requested together with `indirect` optional, `sum` is still
+ * vectorized and `indirect` left to the scalar path (out NULL); with `indirect` not
+ * optional, nothing is made.  sum's vector function, run for the bases 0 and
+ * 8, stores what C computes. */
+TEST(simd_items_optional_request_declined_alone)
+{
+    static const char ir[] =
+        SG_DECLS "define internal void @sum(ptr %ctx, i32 %lx, i32 %ly, i32 %lz, i32 %idx, ptr %out) {\n"
+                 "entry:\n"
+                 "  %r = call i32 @spvjit.sg.reduce.add.i32(i32 %lx)\n"
+                 "  %p = getelementptr inbounds i32, ptr %out, i32 %lx\n"
+                 "  store i32 %r, ptr %p\n  ret void\n}\n"
+                 "define internal void @indirect(ptr %ctx, i32 %lx, i32 %ly, i32 %lz, i32 %idx, ptr %out) {\n"
+                 "entry:\n"
+                 "  %f = load ptr, ptr %ctx\n"
+                 "  call void %f(i32 %lx)\n  ret void\n}\n";
+    static const uint32_t size[3] = { 16, 1, 1 };
+    char msg[JIT_SIMD_MSG] = "";
+    tir_host h;
+    spv_diag diag = { { 0 } };
+    for (int optional = 0; optional < 2; optional++) {
+        TIR_HOST_PARSE(&h, ir, 0, &diag);
+        jit_simd_items_req req[2] = {
+            { .item = LLVMGetNamedFunction(h.mod, "sum"), .width = 8, .size = size, .name = "sum.simd", .td = h.td },
+            { .item = LLVMGetNamedFunction(h.mod, "indirect"),
+              .width = 8,
+              .size = size,
+              .name = "indirect.simd",
+              .td = h.td,
+              .optional = optional },
+        };
+        LLVMValueRef out[2] = { NULL, NULL };
+        int rc = jit_simd_items(req, 2, NULL, 0, JIT_SIMD_PREP_FULL, out, msg);
+        if (!optional) {
+            CHECK(rc == 1 && !out[0] && !out[1] && !LLVMGetNamedFunction(h.mod, "sum.simd"),
+                  "indirect not optional: rc %d (%s), out %p %p", rc, msg, (void *)out[0], (void *)out[1]);
+            end_unlinked(&h);
+            continue;
+        }
+        CHECK(rc == 0 && out[0] && !out[1] && !LLVMGetNamedFunction(h.mod, "indirect.simd"),
+              "indirect optional: rc %d (%s), out %p %p", rc, msg, (void *)out[0], (void *)out[1]);
+        if (rc || !out[0]) {
+            end_unlinked(&h);
+            return;
+        }
+        jit_sg_lower_scalar(h.mod);
+        int32_t o[16];
+        if (!run_two_subgroups(&h, out[0], o, &diag))
+            return;
+        for (int l = 0; l < 16; l++) {
+            int want = 0;
+            for (int j = l / 8 * 8; j < l / 8 * 8 + 8; j++)
+                want += j;
+            CHECK(o[l] == want, "lane %d: %d, expected %d", l, o[l], want);
+        }
+    }
+}
+
 /* An item whose cluster size only the full preparation makes a constant (a
  * loop doubling it twice: unrolled and folded to 4).  The quick preparation
  * leaves the loop, and the vectorizer declines a cluster size it cannot read;
@@ -1180,37 +1279,15 @@ TEST(simd_items_quick_preparation_falls_back_to_full)
     int rc = jit_simd_items(&req, 1, NULL, 0, JIT_SIMD_PREP_QUICK, &vf, msg);
     CHECK(rc == 0 && vf, "jit_simd_items: %d (%s)", rc, msg);
     if (rc || !vf) {
-        LLVMDisposeModule(h.mod);
-        LLVMDisposeTargetData(h.td);
-        LLVMDisposeTargetMachine(h.tm);
-        tir_host_end(&h, NULL);
+        end_unlinked(&h);
         return;
     }
     jit_sg_lower_scalar(h.mod); /* the scalar item keeps its marker: sub-groups of one */
-    /* run(out): vf(null, base, out, all lanes) for the bases 0 and 8 */
-    LLVMContextRef llc = h.llc;
-    LLVMTypeRef ptr = LLVMPointerTypeInContext(llc, 0), i32 = LLVMInt32TypeInContext(llc);
-    LLVMTypeRef run_t = LLVMFunctionType(LLVMVoidTypeInContext(llc), &ptr, 1, 0);
-    LLVMValueRef run = LLVMAddFunction(h.mod, "run", run_t);
-    LLVMBuilderRef b = LLVMCreateBuilderInContext(llc);
-    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(llc, run, "entry"));
-    LLVMValueRef all = LLVMConstAllOnes(LLVMVectorType(LLVMInt1TypeInContext(llc), 8));
-    for (unsigned base = 0; base < 16; base += 8) {
-        LLVMValueRef args[4] = { LLVMConstNull(ptr), LLVMConstInt(i32, base, 0), LLVMGetParam(run, 0), all };
-        LLVMBuildCall2(b, LLVMGlobalGetValueType(vf), vf, args, 4, "");
-    }
-    LLVMBuildRetVoid(b);
-    LLVMDisposeBuilder(b);
-    jit_code *code;
-    const char *names[1] = { "run" };
-    void *addrs[1] = { 0 };
-    TIR_HOST_LINK(code, &h, names, addrs, 1, &diag);
     int32_t out[16];
-    memset(out, 0x5a, sizeof out);
-    ((void (*)(int32_t *))addrs[0])(out);
+    if (!run_two_subgroups(&h, vf, out, &diag))
+        return;
     for (int l = 0; l < 16; l++) {
         int first = l & ~3, want = 3 * (4 * first + 6); /* 3 * (first + first+1 + first+2 + first+3) */
         CHECK(out[l] == want, "lane %d: %d, expected %d", l, out[l], want);
     }
-    tir_host_end(&h, code);
 }

@@ -627,3 +627,89 @@ TEST(jit_subgroup_bench_sgreduce)
             sgreduce_run(file, sizes[i], 40);
         }
 }
+
+/* --- a region without operations across lanes -------------------------------------------------------- */
+
+static void keep_ir(void *user, const char *what, const char *text)
+{
+    char **ir = user;
+    if (!strcmp(what, "ir") && !*ir)
+        *ir = strdup(text);
+}
+
+/* testdata/jit/cl_v14_subgroup_regions.cl at sub-group size w on `tier`, in
+ * groups of 5 x 4 over 13 x 9 work-items (smaller groups at both edges):
+ * each item's sub-group is lx / w of its group's linear local index lx (over
+ * the group's actual size), its lane lx % w.  The quick tier says it runs the
+ * second region (sub-group numbers only) work-item by work-item, the
+ * optimized tier runs it as lanes; the results are the C model's on both. */
+static void subgroup_regions_case(unsigned w, jit_tier tier)
+{
+    enum { LX = 5, LY = 4, GX = 13, GY = 9, N = GX * GY };
+    spv_module *m = tj_load("jit/cl_v14_subgroup_regions.cl.spv");
+    REQUIRE(m, "load");
+    char *ir = NULL;
+    spvjit_options o = { .local_size = { LX, LY, 1 },
+                         .subgroup_size = w,
+                         .tier = tier,
+                         .emit = keep_ir,
+                         .emit_user = &ir,
+                         .emit_ir = true };
+    jit_kernel *k = tj_compile(m, "subgroup_regions", &o);
+    REQUIRE(k, "compile W=%u: %s", w, tj_last_error);
+    bool quick = tier == JIT_TIER_QUICK;
+    const char *note = "1 of 2 regions work-item by work-item (no operation across lanes)";
+    CHECK(ir && (strstr(ir, note) != NULL) == quick && spvjit_kernel_facts_of(k)->subgroup_size == w,
+          "W=%u %s tier: sub-groups of %u, first line %.*s", w, quick ? "quick" : "optimized",
+          spvjit_kernel_facts_of(k)->subgroup_size, ir ? (int)strcspn(ir, "\n") : 0, ir ? ir : "");
+    free(ir);
+    int32_t src[N];
+    uint32_t dst[4 * N], ref[4 * N];
+    uint64_t s = 99 + w;
+    for (int i = 0; i < N; i++)
+        src[i] = (int32_t)(test_rand_u64(&s) % 201) - 100;
+    for (int gy0 = 0; gy0 < GY; gy0 += LY)
+        for (int gx0 = 0; gx0 < GX; gx0 += LX) {
+            int sx = GX - gx0 < LX ? GX - gx0 : LX, sy = GY - gy0 < LY ? GY - gy0 : LY, n = sx * sy;
+            int sums[LX * LY];
+            for (int l = 0; l < n; l++) { /* the sum over l's sub-group */
+                int s0 = l / (int)w * (int)w, s1 = s0 + (int)w < n ? s0 + (int)w : n, sum = 0;
+                for (int j = s0; j < s1; j++)
+                    sum += src[(gy0 + j / sx) * GX + gx0 + j % sx];
+                sums[l] = sum;
+            }
+            for (int l = 0; l < n; l++) {
+                uint32_t *r = &ref[4 * ((gy0 + l / sx) * GX + gx0 + l % sx)];
+                r[0] = (uint32_t)sums[n - 1 - l];
+                r[1] = (uint32_t)(l / (int)w) * 1000u + (uint32_t)(l % (int)w);
+                r[2] = (uint32_t)((n + (int)w - 1) / (int)w) * 1000u + w;
+                r[3] = (uint32_t)l;
+            }
+        }
+    memset(dst, 0x5a, sizeof dst);
+    int32_t *sp = src;
+    uint32_t *dp = dst;
+    uint64_t off = spvjit_kernel_facts_of(k)->wg_mem_size;
+    void *args[3] = { &sp, &dp, &off };
+    uint64_t sizes[3] = { sizeof src, sizeof dst, LX * LY * 4 };
+    tj_dispatch d = {
+        .args = args, .arg_sizes = sizes, .work_dim = 2, .global_size = { GX, GY, 1 }, .extra_wg_mem = LX * LY * 4ull
+    };
+    REQUIRE(tj_run(k, &d) == 0, "run");
+    int bad = 0;
+    for (int i = 0; i < 4 * N; i++)
+        if (dst[i] != ref[i] && bad++ < 6)
+            CHECK(0, "W=%u %s tier: item %d result %d: got %u, expected %u", w, quick ? "quick" : "optimized", i / 4,
+                  i % 4, dst[i], ref[i]);
+    spvjit_kernel_free(k);
+    spv_module_free(m);
+}
+
+TEST(jit_subgroup_regions_work_item_by_work_item)
+{
+    static const unsigned ws[] = { 4, 8, 16 };
+    for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; i++) {
+        subgroup_regions_case(ws[i], JIT_TIER_QUICK);
+        subgroup_regions_case(ws[i], JIT_TIER_OPT);
+    }
+}
