@@ -171,6 +171,84 @@ static int load_phi_constants(LLVMModuleRef mod, LLVMBuilderRef b)
     return n;
 }
 
+static bool is_vector(LLVMValueRef v)
+{
+    return LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind;
+}
+
+/* Whether FastISel (x86) has no pattern for instruction i: vector
+ * comparisons, selects on a vector condition, shuffles, element inserts and
+ * extracts, conversions of vectors, bit casts of masks (vectors of i1).  A
+ * call is left out: FastISel hands over the call alone. */
+static bool selection_dag_only(LLVMValueRef i)
+{
+    switch (LLVMGetInstructionOpcode(i)) {
+    case LLVMICmp:
+    case LLVMFCmp:
+    case LLVMSelect:
+        return is_vector(LLVMGetOperand(i, 0));
+    case LLVMShuffleVector:
+    case LLVMInsertElement:
+    case LLVMExtractElement:
+        return true;
+    case LLVMBitCast: {
+        LLVMTypeRef t = LLVMTypeOf(i), f = LLVMTypeOf(LLVMGetOperand(i, 0));
+        return (is_vector(i) && LLVMGetElementType(t) == LLVMInt1TypeInContext(LLVMGetTypeContext(t))) ||
+               (LLVMGetTypeKind(f) == LLVMVectorTypeKind &&
+                LLVMGetElementType(f) == LLVMInt1TypeInContext(LLVMGetTypeContext(f)));
+    }
+    case LLVMTrunc:
+    case LLVMZExt:
+    case LLVMSExt:
+    case LLVMFPTrunc:
+    case LLVMFPExt:
+    case LLVMFPToUI:
+    case LLVMFPToSI:
+    case LLVMUIToFP:
+    case LLVMSIToFP:
+        return is_vector(i);
+    default:
+        return false;
+    }
+}
+
+/* Splits each block before its first instruction FastISel has no pattern
+ * for, when instructions come before it (and no stack allocation after
+ * it: it would become a dynamic one).  FastISel selects a block from its
+ * end and hands the instruction it cannot select, and everything above it
+ * in the block, to SelectionDAG: the scalar head of a block of vector code
+ * (a sub-group's index arithmetic) went with it.  Returns the blocks split. */
+static int split_before_selection_dag(LLVMModuleRef mod, LLVMBuilderRef b)
+{
+    LLVMContextRef llc = LLVMGetModuleContext(mod);
+    int n = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb)) {
+            LLVMValueRef i = LLVMGetFirstInstruction(bb);
+            while (i && LLVMIsAPHINode(i))
+                i = LLVMGetNextInstruction(i);
+            LLVMValueRef first = i;
+            while (i && !selection_dag_only(i))
+                i = LLVMGetNextInstruction(i);
+            if (!i || i == first)
+                continue;
+            bool alloca_after = false;
+            for (LLVMValueRef k = i; k && !alloca_after; k = LLVMGetNextInstruction(k))
+                alloca_after = LLVMIsAAllocaInst(k) != NULL;
+            if (alloca_after)
+                continue;
+            LLVMBasicBlockRef next = LLVMGetNextBasicBlock(bb);
+            LLVMBasicBlockRef tail =
+                next ? LLVMInsertBasicBlockInContext(llc, next, "") : LLVMAppendBasicBlockInContext(llc, f, "");
+            jit_move_tail(b, i, tail);
+            LLVMPositionBuilderAtEnd(b, bb);
+            LLVMBuildBr(b, tail);
+            bb = tail; /* starts with the instruction: nothing more to split */
+            n++;
+        }
+    return n;
+}
+
 int jit_quick_isel_expand(LLVMModuleRef mod)
 {
     LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
@@ -193,6 +271,7 @@ int jit_quick_isel_expand(LLVMModuleRef mod)
             }
     int masks = jit_quick_widen_masks(mod); /* first: masks leave the phis */
     int loads = masks < 0 ? -1 : load_phi_constants(mod, b);
+    int splits = loads < 0 ? -1 : split_before_selection_dag(mod, b); /* last: the blocks are final */
     LLVMDisposeBuilder(b);
-    return loads < 0 ? -1 : n + masks + loads;
+    return splits < 0 ? -1 : n + masks + loads + splits;
 }

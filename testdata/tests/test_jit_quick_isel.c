@@ -23,6 +23,8 @@
 #include "jit/quick_isel.h"
 #include "test_ir_util.h"
 
+#include <llvm-c/Analysis.h>
+
 enum { UMIN, UMAX, SMIN, SMAX, USUB, UADD, NOPS };
 static const char *const op_names[NOPS] = { "umin", "umax", "smin", "smax", "usub.sat", "uadd.sat" };
 static const unsigned widths[3] = { 8, 32, 64 };
@@ -455,5 +457,71 @@ TEST(quick_isel_constant_vector_stores_split)
     for (unsigned i = 0; i < sizeof got; i++)
         if (i != 53 && i != 54)
             CHECK(got[i] == want[i], "byte %u is %#x, expected %#x", i, got[i], want[i]);
+    tir_host_end(&h, code);
+}
+
+/* --- blocks split before what FastISel cannot select ------------------------------------------------ */
+
+/* `split`: a scalar head (an index computed from in[0]), then vector code
+ * (a splat, a compare and a select of <4 x i32>); `kept`: the same with a
+ * stack allocation after the vector code, which a split would make dynamic. */
+static const char split_text[] = "define void @split(ptr %in, ptr %out) {\n"
+                                 "entry:\n"
+                                 "  %x = load i32, ptr %in\n"
+                                 "  %i = mul i32 %x, 3\n"
+                                 "  %j = add i32 %i, -7\n"
+                                 "  %v0 = insertelement <4 x i32> poison, i32 %j, i32 0\n"
+                                 "  %v = shufflevector <4 x i32> %v0, <4 x i32> poison, <4 x i32> zeroinitializer\n"
+                                 "  %w = add <4 x i32> %v, <i32 0, i32 5, i32 10, i32 15>\n"
+                                 "  %c = icmp slt <4 x i32> %w, <i32 0, i32 0, i32 0, i32 0>\n"
+                                 "  %r = select <4 x i1> %c, <4 x i32> zeroinitializer, <4 x i32> %w\n"
+                                 "  store <4 x i32> %r, ptr %out, align 4\n"
+                                 "  ret void\n"
+                                 "}\n"
+                                 "define void @kept(ptr %in, ptr %out) {\n"
+                                 "entry:\n"
+                                 "  %x = load i32, ptr %in\n"
+                                 "  %v0 = insertelement <4 x i32> poison, i32 %x, i32 0\n"
+                                 "  %a = alloca <4 x i32>, align 16\n"
+                                 "  store <4 x i32> %v0, ptr %a\n"
+                                 "  %e = load i32, ptr %a\n"
+                                 "  store i32 %e, ptr %out\n"
+                                 "  ret void\n"
+                                 "}\n";
+
+/* The first instruction of the block after the entry, as text. */
+static char *second_block_head(LLVMValueRef fn)
+{
+    LLVMBasicBlockRef bb = LLVMGetNextBasicBlock(LLVMGetEntryBasicBlock(fn));
+    return bb ? LLVMPrintValueToString(LLVMGetFirstInstruction(bb)) : NULL;
+}
+
+TEST(quick_isel_blocks_split_before_selection_dag)
+{
+    spv_diag diag = { { 0 } };
+    tir_host h;
+    TIR_HOST_PARSE(&h, split_text, JIT_LEVEL_QUICK, &diag);
+    int n = jit_quick_isel_expand(h.mod);
+    LLVMValueRef split = LLVMGetNamedFunction(h.mod, "split"), kept = LLVMGetNamedFunction(h.mod, "kept");
+    char *head = second_block_head(split);
+    CHECK(n >= 1 && LLVMCountBasicBlocks(split) == 2 && head && strstr(head, "insertelement"),
+          "split: %d rewrites, %u blocks, the second from '%s'", n, LLVMCountBasicBlocks(split), head ? head : "");
+    LLVMDisposeMessage(head);
+    CHECK(LLVMCountBasicBlocks(kept) == 1, "kept: split into %u blocks", LLVMCountBasicBlocks(kept));
+    CHECK(!LLVMVerifyModule(h.mod, LLVMReturnStatusAction, NULL), "the module does not verify");
+    const char *names[2] = { "split", "kept" };
+    void *addrs[2];
+    jit_code *code;
+    TIR_HOST_LINK(code, &h, names, addrs, 2, &diag);
+    for (int32_t x = -4; x <= 6; x++) {
+        int32_t out[4] = { 0x5a5a5a5a, 0x5a5a5a5a, 0x5a5a5a5a, 0x5a5a5a5a }, one = 0;
+        ((void (*)(const int32_t *, int32_t *))addrs[0])(&x, out);
+        for (int l = 0; l < 4; l++) {
+            int32_t w = 3 * x - 7 + 5 * l;
+            CHECK(out[l] == (w < 0 ? 0 : w), "split(%d) lane %d: %d, expected %d", x, l, out[l], w < 0 ? 0 : w);
+        }
+        ((void (*)(const int32_t *, int32_t *))addrs[1])(&x, &one);
+        CHECK(one == x, "kept(%d): %d", x, one);
+    }
     tir_host_end(&h, code);
 }
