@@ -824,8 +824,10 @@ static void lower_per_item(emitter *e, LLVMValueRef fn)
  * tier runs it one work-item at a time (sgreduce's sum of the sub-group
  * sums: its quick load and build 0.88x as long, alternating in one
  * process), and so does the optimized tier where the vectorizer declines
- * it.  The other regions decide: both tiers vectorize them, so their
- * sub-group sizes agree. */
+ * it (a region without markers is one of these; when every region of a
+ * kernel that cannot observe its sub-groups is declined, its work-items run
+ * one at a time, sub-groups of 1, as before).  The other regions decide:
+ * both tiers vectorize them, so their sub-group sizes agree. */
 static int vectorize_regions(emitter *e, char *simd_why)
 {
     lower_ctx *c = e->c;
@@ -864,6 +866,11 @@ static int vectorize_regions(emitter *e, char *simd_why)
     int rc =
         n ? jit_simd_items(req, n, as_is, 1 + e->nmach, c->quick ? JIT_SIMD_PREP_QUICK : JIT_SIMD_PREP_FULL, out, msg)
           : 0;
+    unsigned made = 0;
+    for (unsigned j = 0; rc == 0 && j < n; j++)
+        made += out[j] != NULL;
+    if (rc == 0 && n && !made && !jit_sg_any_marker(c->mod))
+        rc = 1; /* every region declined, and no code observes the sub-groups: msg says why */
     if (rc > 0) {
         snprintf(simd_why, JIT_SIMD_MSG, "%s", msg);
         e->width = 1;

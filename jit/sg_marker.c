@@ -131,6 +131,14 @@ bool jit_sg_is_marker_fn(LLVMValueRef f)
     return name && !strncmp(name, JIT_SG_PREFIX, strlen(JIT_SG_PREFIX));
 }
 
+bool jit_sg_any_marker(LLVMModuleRef mod)
+{
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        if (jit_sg_is_marker_fn(f))
+            return true;
+    return false;
+}
+
 jit_sg_call jit_sg_decode(LLVMValueRef call)
 {
     jit_sg_call r = { JIT_SG_NONE, 0 };

@@ -94,6 +94,8 @@ LLVMValueRef jit_sg_build(LLVMBuilderRef b, LLVMModuleRef mod, jit_sg_kind kind,
 jit_sg_call jit_sg_decode(LLVMValueRef call);
 /* Whether function f is a marker declaration. */
 bool jit_sg_is_marker_fn(LLVMValueRef f);
+/* Whether mod declares a marker: its code can observe its sub-groups. */
+bool jit_sg_any_marker(LLVMModuleRef mod);
 
 /* The identity of OP for type t (0 for add, -0.0 for fadd, 1 for mul, +inf for fmin, ...). */
 LLVMValueRef jit_sg_identity(jit_sg_arith op, LLVMTypeRef t);

@@ -344,7 +344,7 @@ static LLVMValueRef vector_op(simd_fn *s, LLVMValueRef in, LLVMValueRef *w, LLVM
     return r;
 }
 
-/* The integer of `bits` bits in every lane. */
+/* v, an integer of type lane_int, in every lane. */
 static LLVMValueRef splat_bits(simd_fn *s, LLVMTypeRef lane_int, unsigned long long v)
 {
     return simd_splat(s, LLVMConstInt(lane_int, v, 0));

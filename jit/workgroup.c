@@ -398,11 +398,8 @@ static void sg_loop(lower_ctx *c, const items *it, LLVMValueRef vf, LLVMValueRef
 
 unsigned jit_simd_width(lower_ctx *c, unsigned w, char *why)
 {
-    if (w <= 1)
+    if (w <= 1 || jit_sg_any_marker(c->mod))
         return w;
-    for (LLVMValueRef f = LLVMGetFirstFunction(c->mod); f; f = LLVMGetNextFunction(f))
-        if (jit_sg_is_marker_fn(f))
-            return w;
     if (c->simd_observed_only) {
         snprintf(why, JIT_SIMD_MSG, "the quick tier keeps vectors for kernels that observe their sub-groups");
         return 1;
