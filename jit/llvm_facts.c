@@ -127,6 +127,15 @@ bool jit_inst_may_write_shared(LLVMValueRef in)
     }
 }
 
+bool jit_is_mask(LLVMValueRef v)
+{
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
+        return false;
+    LLVMTypeRef e = LLVMGetElementType(t);
+    return LLVMGetTypeKind(e) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(e) == 1;
+}
+
 LLVMValueRef jit_strip_geps(LLVMValueRef p)
 {
     while (LLVMIsAGetElementPtrInst(p))
@@ -182,6 +191,18 @@ void jit_move_tail(LLVMBuilderRef b, LLVMValueRef first, LLVMBasicBlockRef to)
     LLVMValueRef term = LLVMGetBasicBlockTerminator(to);
     for (unsigned k = 0, n = term ? LLVMGetNumSuccessors(term) : 0; k < n; k++)
         jit_retarget_phis(b, LLVMGetSuccessor(term, k), from, to);
+}
+
+LLVMBasicBlockRef jit_split_block(LLVMBuilderRef b, LLVMValueRef first, const char *name)
+{
+    LLVMBasicBlockRef bb = LLVMGetInstructionParent(first), after = LLVMGetNextBasicBlock(bb);
+    LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(first));
+    LLVMBasicBlockRef nb = after ? LLVMInsertBasicBlockInContext(llc, after, name)
+                                 : LLVMAppendBasicBlockInContext(llc, LLVMGetBasicBlockParent(bb), name);
+    jit_move_tail(b, first, nb);
+    LLVMPositionBuilderAtEnd(b, bb);
+    LLVMBuildBr(b, nb);
+    return nb;
 }
 
 void jit_join_predecessor(LLVMBuilderRef b, LLVMBasicBlockRef bb)

@@ -57,6 +57,9 @@ bool jit_inst_may_write_shared(LLVMValueRef in);
 /* Whether v is a call of JIT_GROUP_PROVEN. */
 bool jit_is_group_proven(LLVMValueRef v);
 
+/* Whether v is a mask: a vector of i1. */
+bool jit_is_mask(LLVMValueRef v);
+
 /* p without its GEPs: the pointer they are computed from. */
 LLVMValueRef jit_strip_geps(LLVMValueRef p);
 
@@ -80,6 +83,10 @@ void jit_move_inst(LLVMBuilderRef b, LLVMValueRef i);
  * merged into `to`); the phis of the moved terminator's successors then name
  * `to` where they named first's block. */
 void jit_move_tail(LLVMBuilderRef b, LLVMValueRef first, LLVMBasicBlockRef to);
+/* Splits first's block before first: first and what follows it move to a new
+ * block `name` placed right after, which the old block now branches to;
+ * returns the new block. */
+LLVMBasicBlockRef jit_split_block(LLVMBuilderRef b, LLVMValueRef first, const char *name);
 /* bb joins its predecessor when that is its only one and ends in an
  * unconditional branch to bb: bb's phis become their one value, its
  * instructions move to the predecessor's end, bb is deleted. */

@@ -191,12 +191,8 @@ static bool selection_dag_only(LLVMValueRef i)
     case LLVMInsertElement:
     case LLVMExtractElement:
         return true;
-    case LLVMBitCast: {
-        LLVMTypeRef t = LLVMTypeOf(i), f = LLVMTypeOf(LLVMGetOperand(i, 0));
-        return (is_vector(i) && LLVMGetElementType(t) == LLVMInt1TypeInContext(LLVMGetTypeContext(t))) ||
-               (LLVMGetTypeKind(f) == LLVMVectorTypeKind &&
-                LLVMGetElementType(f) == LLVMInt1TypeInContext(LLVMGetTypeContext(f)));
-    }
+    case LLVMBitCast:
+        return jit_is_mask(i) || jit_is_mask(LLVMGetOperand(i, 0));
     case LLVMTrunc:
     case LLVMZExt:
     case LLVMSExt:
@@ -220,7 +216,6 @@ static bool selection_dag_only(LLVMValueRef i)
  * (a sub-group's index arithmetic) went with it.  Returns the blocks split. */
 static int split_before_selection_dag(LLVMModuleRef mod, LLVMBuilderRef b)
 {
-    LLVMContextRef llc = LLVMGetModuleContext(mod);
     int n = 0;
     for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb)) {
@@ -237,13 +232,7 @@ static int split_before_selection_dag(LLVMModuleRef mod, LLVMBuilderRef b)
                 alloca_after = LLVMIsAAllocaInst(k) != NULL;
             if (alloca_after)
                 continue;
-            LLVMBasicBlockRef next = LLVMGetNextBasicBlock(bb);
-            LLVMBasicBlockRef tail =
-                next ? LLVMInsertBasicBlockInContext(llc, next, "") : LLVMAppendBasicBlockInContext(llc, f, "");
-            jit_move_tail(b, i, tail);
-            LLVMPositionBuilderAtEnd(b, bb);
-            LLVMBuildBr(b, tail);
-            bb = tail; /* starts with the instruction: nothing more to split */
+            bb = jit_split_block(b, i, ""); /* starts with the instruction: nothing more to split */
             n++;
         }
     return n;

@@ -16,6 +16,7 @@
 
 #include "../util/array.h"
 #include "../util/hashmap.h"
+#include "llvm_facts.h"
 
 typedef struct widen {
     LLVMBuilderRef b;
@@ -27,15 +28,6 @@ typedef struct widen {
 
 enum { MAX_LANES = 64 };
 
-static bool is_mask(LLVMValueRef v)
-{
-    LLVMTypeRef t = LLVMTypeOf(v);
-    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
-        return false;
-    LLVMTypeRef e = LLVMGetElementType(t);
-    return LLVMGetTypeKind(e) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(e) == 1;
-}
-
 static LLVMTypeRef wide_type(const widen *w, LLVMValueRef mask)
 {
     return LLVMVectorType(w->i32, LLVMGetVectorSize(LLVMTypeOf(mask)));
@@ -44,7 +36,7 @@ static LLVMTypeRef wide_type(const widen *w, LLVMValueRef mask)
 /* Whether v is rebuilt wide: a phi, logic, select or shuffle of masks. */
 static bool in_web(LLVMValueRef v)
 {
-    if (!LLVMIsAInstruction(v) || !is_mask(v))
+    if (!LLVMIsAInstruction(v) || !jit_is_mask(v))
         return false;
     switch (LLVMGetInstructionOpcode(v)) {
     case LLVMPHI:
@@ -54,7 +46,7 @@ static bool in_web(LLVMValueRef v)
     case LLVMSelect:
         return true;
     case LLVMShuffleVector:
-        return is_mask(LLVMGetOperand(v, 0)) && LLVMGetNumMaskElements(v) <= MAX_LANES;
+        return jit_is_mask(LLVMGetOperand(v, 0)) && LLVMGetNumMaskElements(v) <= MAX_LANES;
     default:
         return false;
     }
@@ -111,8 +103,8 @@ static LLVMValueRef build_wide(widen *w, LLVMValueRef in, LLVMValueRef fn)
     LLVMValueRef a = get_wide(w, LLVMGetOperand(in, sel ? 1 : 0), fn);
     LLVMValueRef b = get_wide(w, LLVMGetOperand(in, sel ? 2 : 1), fn);
     LLVMValueRef c = sel ? LLVMGetOperand(in, 0) : NULL;
-    LLVMValueRef wc = c && is_mask(c) ? get_wide(w, c, fn) : NULL;
-    if (!a || !b || (c && is_mask(c) && !wc))
+    LLVMValueRef wc = c && jit_is_mask(c) ? get_wide(w, c, fn) : NULL;
+    if (!a || !b || (c && jit_is_mask(c) && !wc))
         return NULL;
     LLVMPositionBuilderBefore(w->b, in);
     switch (op) {
@@ -161,7 +153,7 @@ static bool constants_widen(const widen *w, LLVMValueRef in)
 {
     for (int k = 0, n = LLVMGetNumOperands(in); k < n; k++) {
         LLVMValueRef v = LLVMGetOperand(in, k);
-        if (is_mask(v) && LLVMIsAConstant(v) && !wide_constant(w, v))
+        if (jit_is_mask(v) && LLVMIsAConstant(v) && !wide_constant(w, v))
             return false;
     }
     return true;

@@ -62,18 +62,9 @@ static int split_at_barriers(LLVMValueRef item, char *msg)
     LLVMValueRef barrier_fn = jit_barrier_function(LLVMGetGlobalParent(item));
     util_array calls = { 0 };
     int rc = find_barrier_calls(item, barrier_fn, &calls, msg);
-    LLVMContextRef llc = LLVMGetTypeContext(LLVMTypeOf(item));
-    LLVMBuilderRef b = LLVMCreateBuilderInContext(llc);
-    for (size_t k = 0; !rc && k < UTIL_ARRAY_COUNT(&calls, LLVMValueRef); k++) {
-        LLVMValueRef call = UTIL_ARRAY_AT(&calls, LLVMValueRef, k);
-        LLVMBasicBlockRef bb = LLVMGetInstructionParent(call);
-        LLVMBasicBlockRef after = LLVMGetNextBasicBlock(bb);
-        LLVMBasicBlockRef nb = after ? LLVMInsertBasicBlockInContext(llc, after, "after.barrier")
-                                     : LLVMAppendBasicBlockInContext(llc, item, "after.barrier");
-        jit_move_tail(b, LLVMGetNextInstruction(call), nb);
-        LLVMPositionBuilderAtEnd(b, bb);
-        LLVMBuildBr(b, nb);
-    }
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(item)));
+    for (size_t k = 0; !rc && k < UTIL_ARRAY_COUNT(&calls, LLVMValueRef); k++)
+        jit_split_block(b, LLVMGetNextInstruction(UTIL_ARRAY_AT(&calls, LLVMValueRef, k)), "after.barrier");
     LLVMDisposeBuilder(b);
     util_array_fini(&calls);
     return rc;

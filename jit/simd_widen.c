@@ -344,12 +344,6 @@ static LLVMValueRef vector_op(simd_fn *s, LLVMValueRef in, LLVMValueRef *w, LLVM
     return r;
 }
 
-/* v, an integer of type lane_int, in every lane. */
-static LLVMValueRef splat_bits(simd_fn *s, LLVMTypeRef lane_int, unsigned long long v)
-{
-    return simd_splat(s, LLVMConstInt(lane_int, v, 0));
-}
-
 /* A bit cast in the scalar function between an LLVM vector and a type of
  * another element count (i32 to <2 x i16>: OpenCL's as_ushort2, OpenCL and
  * SPIR-V's OpBitcast): each lane's bits gathered into one integer (element
@@ -376,7 +370,8 @@ static LLVMValueRef widen_bitcast(simd_fn *s, LLVMValueRef in, LLVMValueRef w)
             LLVMValueRef part = LLVMBuildBitCast(s->b, LLVMBuildExtractValue(s->b, w, k, ""), ew, "");
             part = LLVMBuildZExtOrBitCast(s->b, part, iw, "");
             if (k)
-                part = LLVMBuildShl(s->b, part, splat_bits(s, lane_int, (unsigned long long)k * eb), "");
+                part =
+                    LLVMBuildShl(s->b, part, simd_splat(s, LLVMConstInt(lane_int, (unsigned long long)k * eb, 0)), "");
             x = LLVMBuildOr(s->b, x, part, "");
         }
     } else {
@@ -388,7 +383,8 @@ static LLVMValueRef widen_bitcast(simd_fn *s, LLVMValueRef in, LLVMValueRef w)
     LLVMTypeRef ew = LLVMVectorType(LLVMIntTypeInContext(s->llc, eb), s->W);
     LLVMValueRef r = LLVMGetPoison(jit_simd_widen_type(to, s->W));
     for (unsigned k = 0; k < LLVMGetVectorSize(to); k++) {
-        LLVMValueRef part = k ? LLVMBuildLShr(s->b, x, splat_bits(s, lane_int, (unsigned long long)k * eb), "") : x;
+        LLVMValueRef part =
+            k ? LLVMBuildLShr(s->b, x, simd_splat(s, LLVMConstInt(lane_int, (unsigned long long)k * eb, 0)), "") : x;
         part = LLVMBuildTruncOrBitCast(s->b, part, ew, "");
         r = LLVMBuildInsertValue(s->b, r, LLVMBuildBitCast(s->b, part, LLVMVectorType(eto, s->W), ""), k, "");
     }
