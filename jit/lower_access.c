@@ -100,6 +100,8 @@ static LLVMValueRef plain_load(lower_ctx *c, LLVMTypeRef lt, LLVMValueRef p, uin
         set_invariant(c, l);
     if (c->wg_accesses)
         jit_mark(c, l, JIT_WG_MD);
+    if (c->in_bounds)
+        jit_mark(c, l, JIT_INBOUNDS_MD);
     return l;
 }
 
@@ -114,6 +116,8 @@ static void plain_store(lower_ctx *c, LLVMValueRef v, LLVMValueRef p, uint32_t a
         LLVMSetVolatile(s, 1);
     if (c->wg_accesses)
         jit_mark(c, s, JIT_WG_MD);
+    if (c->in_bounds)
+        jit_mark(c, s, JIT_INBOUNDS_MD);
 }
 
 /* Offset of element (col, row) of a matrix in memory. */

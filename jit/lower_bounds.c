@@ -742,23 +742,67 @@ static bool one_scalar(lower_ctx *c, uint32_t type_id)
            t->kind != SPV_TYPE_STRUCT;
 }
 
+/* Whether ptr_id's value p is made by GEPs from the value of the root of its
+ * access chains, that root at offset 0 of its range (a binding, a
+ * module-scope or Function variable) and made by no GEP itself: p's offset in
+ * the range is then its offset from the root of its GEPs, whatever the passes
+ * fold.  False for other roots (a parameter, a pointer loaded or selected).
+ * memory=unchecked keeps no ranges: a variable's own memory is its range,
+ * which a trusted kernel stays in. */
+static bool made_from_origin(lower_ctx *c, uint32_t ptr_id, LLVMValueRef p)
+{
+    for (int depth = 0; depth < 64; depth++) {
+        const spv_id *d = spv_id_get(c->m, ptr_id);
+        const spv_inst *def = spv_def(c->m, ptr_id);
+        if (!d || !def)
+            return false;
+        if (d->kind == SPV_ID_GLOBAL_VARIABLE || def->opcode == SpvOpVariable) {
+            const jit_bounds *b = entry(c, ptr_id); /* derived through already: nothing is built here */
+            LLVMValueRef root = jit_value(c, ptr_id);
+            bool at_start = !jit_checks_on(c) || (b && b->size && b->kind != SPVJIT_BOUND_NONE &&
+                                                  LLVMIsAConstantInt(b->off) && !LLVMConstIntGetZExtValue(b->off));
+            if (!at_start || !root || LLVMIsAGetElementPtrInst(root) || LLVMIsAConstantExpr(root))
+                return false; /* (a root made by a GEP: the passes may fold it into the access's) */
+            while (p != root && LLVMIsAGetElementPtrInst(p))
+                p = LLVMGetOperand(p, 0);
+            return p == root;
+        }
+        switch (def->opcode) {
+        case SpvOpAccessChain:
+        case SpvOpInBoundsAccessChain:
+        case SpvOpPtrAccessChain:
+        case SpvOpInBoundsPtrAccessChain:
+        case SpvOpCopyObject:
+        case SpvOpCopyLogical:
+            ptr_id = spv_inst_op(def, 0);
+            break;
+        default:
+            return false;
+        }
+    }
+    return false;
+}
+
 LLVMValueRef jit_checked_load(lower_ctx *c, const spv_inst *at, uint32_t ptr_id, uint32_t type_id, LLVMValueRef p,
                               LLVMValueRef extra, uint32_t align, bool vol, uint32_t mat, uint32_t kind)
 {
     LLVMValueRef addr = extra ? jit_byte_gep(c, p, extra, false) : p;
     jit_guard g;
-    if (!jit_guard_open(c, &g, at, ptr_id, p, extra, k64(c, extent(c, type_id, mat)), kind))
-        return jit_load_mem(c, type_id, addr, align, vol, mat);
+    bool open = jit_guard_open(c, &g, at, ptr_id, p, extra, k64(c, extent(c, type_id, mat)), kind);
+    c->in_bounds = made_from_origin(c, ptr_id, addr); /* under the check, or proven, or trusted */
     LLVMValueRef v = jit_load_mem(c, type_id, addr, align, vol, mat);
-    if (!v || one_scalar(c, type_id))
-        return v ? jit_guard_close(c, &g, v, NULL) : NULL;
-    /* not all of it fits: each component that does */
-    jit_guard_else(c, &g);
-    jit_leaf_guard leaf = { at, ptr_id, extra, kind };
-    c->leaf_guard = &leaf;
-    LLVMValueRef part = jit_load_mem(c, type_id, addr, align, vol, mat);
-    c->leaf_guard = NULL;
-    return part ? jit_guard_close(c, &g, v, part) : NULL;
+    if (open && v && !one_scalar(c, type_id)) { /* not all of it fits: each component that does */
+        jit_guard_else(c, &g);
+        jit_leaf_guard leaf = { at, ptr_id, extra, kind };
+        c->leaf_guard = &leaf;
+        LLVMValueRef part = jit_load_mem(c, type_id, addr, align, vol, mat);
+        c->leaf_guard = NULL;
+        v = part ? jit_guard_close(c, &g, v, part) : NULL;
+    } else if (open && v) {
+        v = jit_guard_close(c, &g, v, NULL);
+    }
+    c->in_bounds = false;
+    return v;
 }
 
 int jit_checked_store(lower_ctx *c, const spv_inst *at, uint32_t ptr_id, uint32_t type_id, LLVMValueRef p,
@@ -766,21 +810,20 @@ int jit_checked_store(lower_ctx *c, const spv_inst *at, uint32_t ptr_id, uint32_
 {
     LLVMValueRef addr = extra ? jit_byte_gep(c, p, extra, false) : p;
     jit_guard g;
-    if (!jit_guard_open(c, &g, at, ptr_id, p, extra, k64(c, extent(c, type_id, mat)), kind))
-        return jit_store_mem(c, type_id, addr, v, align, vol, mat);
-    if (jit_store_mem(c, type_id, addr, v, align, vol, mat))
-        return -1;
-    if (!one_scalar(c, type_id)) {
+    bool open = jit_guard_open(c, &g, at, ptr_id, p, extra, k64(c, extent(c, type_id, mat)), kind);
+    c->in_bounds = made_from_origin(c, ptr_id, addr);
+    int rc = jit_store_mem(c, type_id, addr, v, align, vol, mat);
+    if (open && !rc && !one_scalar(c, type_id)) {
         jit_guard_else(c, &g);
         jit_leaf_guard leaf = { at, ptr_id, extra, kind };
         c->leaf_guard = &leaf;
-        int rc = jit_store_mem(c, type_id, addr, v, align, vol, mat);
+        rc = jit_store_mem(c, type_id, addr, v, align, vol, mat);
         c->leaf_guard = NULL;
-        if (rc)
-            return -1;
     }
-    jit_guard_close(c, &g, NULL, NULL);
-    return 0;
+    if (open && !rc)
+        jit_guard_close(c, &g, NULL, NULL);
+    c->in_bounds = false;
+    return rc ? -1 : 0;
 }
 
 /* The access of one component at `at` bytes into a split access (lower_access.c). */

@@ -148,6 +148,8 @@ struct lower_ctx {
     bool invariant_loads; /* loads being built read memory that is constant for the
                              whole dispatch (push constants): !invariant.load */
     bool wg_accesses;     /* loads and stores being built access Workgroup memory: JIT_WG_MD (jit.h) */
+    bool in_bounds;       /* loads and stores being built lie in their range, which begins at the
+                             root of their address's GEPs: JIT_INBOUNDS_MD (jit.h) */
     bool failed;          /* c->diag holds the compile's first failure */
     uint8_t fp_relaxed;   /* float widths (bit 0: 16, 1: 32, 2: 64) whose arithmetic may ignore
                              the sign of zero and assume no NaN or Inf (jit_fp_relaxed_widths) */

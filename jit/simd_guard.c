@@ -453,7 +453,137 @@ static bool eval_lanes(simd_fn *s, LLVMValueRef v, lanes *out, conds *g, int dep
     return !g->unusable;
 }
 
-bool simd_guarded_address(simd_fn *s, LLVMValueRef p, simd_guarded *g)
+/* --- the in-bounds link ---
+ * An access whose every execution lies in a range that begins at the root of
+ * its address's GEPs (JIT_INBOUNDS_MD) needs no test that the 32-bit index x
+ * it sign-extends does not wrap within the lanes when its offset is root +
+ * konst + scale x sext(x) (|konst| < LINK_ROOM, scale > 0) and x's lanes are
+ * x0 + l x stride with 0 <= stride, (W - 1) x stride <= LINK_SLACK: then
+ * sext(x0) + l x stride lies in [-2^31, 2^31 + LINK_SLACK), and a lane whose
+ * x wrapped has a sign extension below -2^31 + LINK_SLACK, an offset below
+ * zero, out of the range: not an active lane.  So every active lane's x
+ * extends to sext(x0) + l x stride, whatever the range's size. */
+enum { LINK_SLACK = 1 << 24, LINK_ROOM = 1 << 30 };
+
+/* The byte offset of GEP p from its pointer operand, its index `skip` (0:
+ * none) taken as 0 and every other a constant; false when one is not. */
+static bool const_indices(simd_fn *s, LLVMValueRef p, unsigned skip, int64_t *off)
+{
+    LLVMTypeRef t = LLVMGetGEPSourceElementType(p);
+    *off = 0;
+    for (unsigned k = 1, n = (unsigned)LLVMGetNumOperands(p); k < n; k++) {
+        LLVMValueRef idx = LLVMGetOperand(p, k);
+        bool is_const = LLVMIsAConstantInt(idx) && LLVMGetIntTypeWidth(LLVMTypeOf(idx)) <= 64;
+        if (k > 1 && LLVMGetTypeKind(t) == LLVMStructTypeKind) { /* (a field's index is a constant) */
+            unsigned field = is_const ? (unsigned)LLVMConstIntGetZExtValue(idx) : 0;
+            if (!is_const || field >= LLVMCountStructElementTypes(t))
+                return false;
+            *off += (int64_t)LLVMOffsetOfElement(s->td, t, field);
+            t = LLVMStructGetTypeAtIndex(t, field);
+        } else {
+            if (k > 1 && LLVMGetTypeKind(t) != LLVMArrayTypeKind)
+                return false;
+            t = k > 1 ? LLVMGetElementType(t) : t;
+            if (k == skip)
+                continue;
+            int64_t i = is_const ? LLVMConstIntGetSExtValue(idx) : 0;
+            uint64_t size = LLVMABISizeOfType(s->td, t);
+            if (!is_const || i <= -LINK_ROOM || i >= LINK_ROOM || size >= LINK_ROOM)
+                return false;
+            *off += i * (int64_t)size;
+        }
+        if (*off <= -LINK_ROOM || *off >= LINK_ROOM)
+            return false;
+    }
+    return true;
+}
+
+/* The operand of GEP p (of pointer operand `base`) the link may take: its
+ * one index that is not a constant, every other term of the offset from
+ * base's root a constant, *konst their sum; 0 when there is none. */
+static unsigned link_operand(simd_fn *s, LLVMValueRef p, LLVMValueRef base, int64_t *konst)
+{
+    *konst = 0;
+    for (int64_t off; LLVMIsAGetElementPtrInst(base); base = LLVMGetOperand(base, 0)) {
+        if (!const_indices(s, base, 0, &off)) /* the root and base a constant apart */
+            return 0;
+        *konst += off;
+    }
+    if (LLVMIsAPHINode(base) || LLVMIsASelectInst(base))
+        return 0; /* not the range's own pointer (the lowering marks no such access) */
+    unsigned link = 0, n = (unsigned)LLVMGetNumOperands(p);
+    for (unsigned k = 1; k < n; k++)
+        if (!LLVMIsAConstantInt(LLVMGetOperand(p, k))) {
+            if (link)
+                return 0;
+            link = k;
+        }
+    int64_t rest;
+    if (!link || !const_indices(s, p, link, &rest))
+        return 0;
+    *konst += rest;
+    return *konst > -LINK_ROOM && *konst < LINK_ROOM ? link : 0;
+}
+
+/* idx as scale x sext(*x) + *add with *x of 32 bits (an i32 index: the GEP
+ * extends it), from extensions, multiplies and shifts by constants and added
+ * constants. */
+static bool scaled_extension(LLVMValueRef idx, LLVMValueRef *x, int64_t *scale, int64_t *add, int depth)
+{
+    LLVMTypeRef t = LLVMTypeOf(idx);
+    if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind || depth > GUARD_DEPTH)
+        return false;
+    if (LLVMGetIntTypeWidth(t) == 32) {
+        *x = idx, *scale = 1, *add = 0;
+        return true;
+    }
+    if (LLVMGetIntTypeWidth(t) != 64 || !LLVMIsAInstruction(idx))
+        return false;
+    LLVMOpcode opc = LLVMGetInstructionOpcode(idx);
+    if (opc == LLVMSExt)
+        return LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(idx, 0))) == 32 &&
+               scaled_extension(LLVMGetOperand(idx, 0), x, scale, add, depth + 1);
+    if (!(opc == LLVMMul || opc == LLVMShl || opc == LLVMAdd || opc == LLVMSub ||
+          (opc == LLVMOr && LLVMGetIsDisjoint(idx))))
+        return false;
+    LLVMValueRef a = LLVMGetOperand(idx, 0), b = LLVMGetOperand(idx, 1);
+    if (opc == LLVMMul && LLVMIsAConstantInt(a)) {
+        LLVMValueRef swap = a;
+        a = b, b = swap;
+    }
+    if (!LLVMIsAConstantInt(b) || LLVMIsAConstantInt(a) || !scaled_extension(a, x, scale, add, depth + 1))
+        return false;
+    int64_t c = LLVMConstIntGetSExtValue(b);
+    if (opc == LLVMShl) {
+        if (c < 0 || c > 20)
+            return false;
+        c = (int64_t)1 << c;
+    }
+    if (opc == LLVMMul || opc == LLVMShl) {
+        if (c <= 0 || c >= MAX_STRIDE)
+            return false;
+        *scale *= c;
+        *add *= c;
+    } else {
+        if (c <= -LINK_ROOM || c >= LINK_ROOM)
+            return false;
+        *add += opc == LLVMSub ? -c : c;
+    }
+    return *scale < MAX_STRIDE && -LINK_ROOM < *add && *add < LINK_ROOM;
+}
+
+/* x's lanes l (32 bits; scale bytes per unit of x, konst bytes besides) as
+ * lane 0's value sign-extended and the stride, when they take the link. */
+static bool linked(simd_fn *s, lanes l, int64_t scale, int64_t konst, lanes *out)
+{
+    if (LLVMGetIntTypeWidth(LLVMTypeOf(l.v0)) != 32 || l.stride < 0 || l.stride * (int64_t)(s->W - 1) > LINK_SLACK ||
+        scale <= 0 || scale >= MAX_STRIDE || konst <= -LINK_ROOM || konst >= LINK_ROOM)
+        return false;
+    *out = leaf(s, l.v0, l.stride);
+    return true;
+}
+
+bool simd_guarded_address(simd_fn *s, LLVMValueRef p, bool in_bounds, simd_guarded *g)
 {
     if (!LLVMIsAGetElementPtrInst(p) || !simd_available(s, LLVMGetOperand(p, 0)))
         return false;
@@ -462,7 +592,8 @@ bool simd_guarded_address(simd_fn *s, LLVMValueRef p, simd_guarded *g)
         return false;
     conds when = { .n = 0 };
     LLVMValueRef addr = base.v;
-    int64_t stride = 0;
+    int64_t stride = 0, konst = 0;
+    unsigned link = in_bounds ? link_operand(s, p, LLVMGetOperand(p, 0), &konst) : 0;
     LLVMTypeRef t = LLVMGetGEPSourceElementType(p);
     for (unsigned k = 1, n = (unsigned)LLVMGetNumOperands(p); k < n; k++) {
         LLVMValueRef idx = LLVMGetOperand(p, k);
@@ -481,10 +612,22 @@ bool simd_guarded_address(simd_fn *s, LLVMValueRef p, simd_guarded *g)
                 return false;
             t = LLVMGetElementType(t);
         }
+        int64_t size = (int64_t)LLVMABISizeOfType(s->td, t), scale, add;
+        LLVMValueRef x;
         lanes l;
+        if (k == link && size < MAX_STRIDE && scaled_extension(idx, &x, &scale, &add, 0) &&
+            eval_lanes(s, x, &l, &when, 0) && linked(s, l, scale * size, konst + add * size, &l)) {
+            addr = exact_offset(s, l, scale * size, addr);
+            if (add)
+                addr = LLVMBuildGEP2(s->b, s->t_i8, addr,
+                                     (LLVMValueRef[]){ LLVMConstInt(s->t_i64, (uint64_t)(add * size), 1) }, 1, "");
+            stride += l.stride * scale * size;
+            if (stride <= -MAX_STRIDE || stride >= MAX_STRIDE)
+                return false;
+            continue;
+        }
         if (!eval_lanes(s, idx, &l, &when, 0) || LLVMGetTypeKind(LLVMTypeOf(l.v0)) != LLVMIntegerTypeKind)
             return false;
-        int64_t size = (int64_t)LLVMABISizeOfType(s->td, t);
         unsigned bits = LLVMGetIntTypeWidth(LLVMTypeOf(l.v0));
         if (l.exact && (bits <= 32 || bits == 64) && size < MAX_STRIDE) {
             if (bits < 64) /* a GEP sign-extends its indices */

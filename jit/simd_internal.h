@@ -170,8 +170,10 @@ typedef struct simd_guarded {
 } simd_guarded;
 /* The guarded form of scalar address p (a GEP of a uniform base by indices
  * computed from uniform and affine values through adds, multiplies, clamps
- * and extensions); false when it has none. */
-bool simd_guarded_address(simd_fn *s, LLVMValueRef p, simd_guarded *g);
+ * and extensions); false when it has none.  in_bounds: the access is
+ * JIT_INBOUNDS_MD's (every active lane's address lies in the range that
+ * begins at p's root), which makes some wrap tests unnecessary. */
+bool simd_guarded_address(simd_fn *s, LLVMValueRef p, bool in_bounds, simd_guarded *g);
 /* Forgets what the block emitted so far remembered (at a block's start). */
 void simd_guard_forget(simd_fn *s);
 

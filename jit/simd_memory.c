@@ -516,10 +516,12 @@ static bool ordinary(LLVMValueRef in)
     return !LLVMGetVolatile(in) && LLVMGetOrdering(in) == LLVMAtomicOrderingNotAtomic;
 }
 
-/* The guarded form of address p (value a), when it has one. */
-static const guarded *access_guard(simd_fn *s, LLVMValueRef p, simd_val a, guarded *g)
+/* The guarded form of the address p (value a) of access `in`, when it has one. */
+static const guarded *access_guard(simd_fn *s, LLVMValueRef in, LLVMValueRef p, simd_val a, guarded *g)
 {
-    return a.sh.kind == SIMD_VARYING && a.sh.hint && simd_guarded_address(s, p, g) ? g : NULL;
+    bool in_bounds =
+        LLVMGetMetadata(in, LLVMGetMDKindIDInContext(s->llc, JIT_INBOUNDS_MD, strlen(JIT_INBOUNDS_MD))) != NULL;
+    return a.sh.kind == SIMD_VARYING && a.sh.hint && simd_guarded_address(s, p, in_bounds, g) ? g : NULL;
 }
 
 static bool wg_marked(simd_fn *s, LLVMValueRef in)
@@ -554,7 +556,7 @@ int simd_emit_load(simd_fn *s, LLVMValueRef in)
     guarded g;
     LLVMValueRef p = LLVMGetOperand(in, 0);
     s->wg_access = wg_marked(s, in);
-    LLVMValueRef r = load_widened(s, a, p, access_guard(s, p, a, &g), LLVMTypeOf(in), LLVMGetAlignment(in));
+    LLVMValueRef r = load_widened(s, a, p, access_guard(s, in, p, a, &g), LLVMTypeOf(in), LLVMGetAlignment(in));
     s->wg_access = false;
     if (!r)
         return simd_per_lane(s, in);
@@ -589,7 +591,7 @@ int simd_emit_store(simd_fn *s, LLVMValueRef in)
     guarded g;
     LLVMValueRef p = LLVMGetOperand(in, 1);
     s->wg_access = wg_marked(s, in);
-    bool done = store_widened(s, a, p, access_guard(s, p, a, &g), simd_widened(s, v, t), t, LLVMGetAlignment(in));
+    bool done = store_widened(s, a, p, access_guard(s, in, p, a, &g), simd_widened(s, v, t), t, LLVMGetAlignment(in));
     s->wg_access = false;
     if (!done)
         return simd_per_lane(s, in);

@@ -123,6 +123,40 @@ TEST(jit_ir_mm_unrolled_when_specialized)
     free(b.asm_);
 }
 
+/* mm.comp's tile loads and its store carry the mark that every execution
+ * lies in the range beginning at the binding (jit.h JIT_INBOUNDS_MD): robust
+ * and check, under their bounds checks or proven for the group; unchecked, a
+ * trusted kernel's.  Their sub-group accesses are one vector each, with no
+ * run-time test that the 32-bit indices do not wrap within the lanes and no
+ * gather or scatter behind one (simd_guard.c). */
+TEST(jit_ir_in_bounds_accesses_need_no_wrap_test)
+{
+    static const jit_memory modes[3] = { JIT_MEMORY_ROBUST, JIT_MEMORY_CHECK, JIT_MEMORY_UNCHECKED };
+    for (int k = 0; k < 3; k++) {
+        texts t = { 0 };
+        spvjit_shape_value shape = { 0, 16 };
+        spvjit_options o = { .opt_level = 3,
+                             .tier = JIT_TIER_OPT,
+                             .memory = modes[k],
+                             .shape_values = &shape,
+                             .nshape_values = 1,
+                             .emit = keep,
+                             .emit_user = &t,
+                             .emit_ir = true,
+                             .emit_opt_ir = true };
+        compiled c = compile_file("kernels/mm.comp.spv", 16, &o);
+        if (c.k) {
+            unsigned marks = count(t.ir, "!spvjit.inbounds"), w = spvjit_kernel_facts_of(c.k)->subgroup_size;
+            unsigned gathers = calls_of(t.opt, "@llvm.masked.gather.") + calls_of(t.opt, "@llvm.masked.scatter.");
+            CHECK(marks >= 3, "memory mode %d: %u accesses marked in bounds (the tile loads and the store)", k, marks);
+            CHECK(gathers == 0, "memory mode %d, sub-groups of %u: %u gathers and scatters", k, w, gathers);
+        }
+        free(t.ir);
+        free(t.opt);
+        compiled_free(&c);
+    }
+}
+
 /* file compiled on the optimized tier, its optimized IR in t->opt. */
 static compiled opt_ir_of(const char *file, texts *t)
 {

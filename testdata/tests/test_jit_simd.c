@@ -11,7 +11,8 @@
  * straight-line code, divergent if/else and switch, early returns, loops with
  * varying trip counts, uniform loops under divergent branches, loops left
  * from a divergent block by a uniform condition, multi-level breaks, gathers,
- * scatters, clamped (conditionally contiguous) addresses, private arrays,
+ * scatters, clamped (conditionally contiguous) addresses, accesses marked in
+ * their range (no test of the index's wrap), private arrays,
  * calls and atomics run per lane, LLVM vectors, and returned values.  The
  * sub-group markers are checked against C references over the active lanes,
  * the preparation's inlining (into the listed functions only) against the
@@ -39,6 +40,7 @@ typedef struct vt {
     int rc; /* the vectorizer's answer */
     char msg[JIT_SIMD_MSG];
     unsigned ret_size; /* bytes per lane of f's result, 0 for void */
+    char *vf_text;     /* the vector function as the vectorizer made it */
 } vt;
 
 /* Loads f's parameters from 8-byte slots (a varying one: from args[i] -> W values). */
@@ -160,6 +162,7 @@ static bool vt_build(vt *t, const char *ir, const jit_simd_arg *kinds, unsigned 
         jit_simd_request r = { .fn = f, .args = kinds, .width = w, .name = "f.simd", .td = td };
         t->rc = jit_simd_vectorize(&r, &vf, t->msg);
         ok = t->rc == 0;
+        t->vf_text = ok ? tir_print(vf) : NULL;
     }
     if (ok) {
         LLVMTypeRef rt = LLVMGetReturnType(LLVMGlobalGetValueType(f));
@@ -203,6 +206,7 @@ static bool vt_build(vt *t, const char *ir, const jit_simd_arg *kinds, unsigned 
 
 static void vt_free(vt *t)
 {
+    free(t->vf_text);
     jit_code_free(t->code);
     LLVMContextDispose(t->llc);
 }
@@ -690,6 +694,84 @@ TEST(simd_offset_taps)
                          "  %pr = getelementptr inbounds i32, ptr %in, i64 %jr\n  %b = load i32, ptr %pr\n"
                          "  %v = sub i32 %a, %b\n" STORE_OUT("%v"),
                          11, 0xffff);
+}
+
+/* The gathers and scatters in the vector function of ir at width 8 (O0). */
+static int vector_gathers(const char *ir)
+{
+    vt t;
+    int n = vt_build(&t, ir, f_args, 8, 0) && t.vf_text
+                ? test_count(t.vf_text, "@llvm.masked.gather") + test_count(t.vf_text, "@llvm.masked.scatter")
+                : -1;
+    vt_free(&t);
+    return n;
+}
+
+/* `if (x <u 256) out[i] = in[x]` for the i32 x that X_IS defines
+ * (sign-extended), the load's address %p from LOAD_AT, with or without the
+ * mark that every execution of the load lies in the range beginning at its
+ * root (JIT_INBOUNDS_MD) */
+#define IN_RANGE_LOAD(x_is, load_at, mark)                                                                             \
+    "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" x_is                                               \
+    "  %ok = icmp ult i32 %x, 256\n  br i1 %ok, label %inb, label %done\n"                                             \
+    "inb:\n  %xx = sext i32 %x to i64\n  %o = shl nsw i64 %xx, 2\n" load_at "  %v = load i32, ptr %p" mark "\n"        \
+    "  %ix = zext i32 %i to i64\n  %q = getelementptr inbounds i32, ptr %out, i64 %ix\n"                               \
+    "  store i32 %v, ptr %q\n  br label %done\ndone:\n  ret void\n}\n!0 = !{}\n"
+#define AT_ROOT "  %p = getelementptr inbounds i8, ptr %in, i64 %o\n"
+#define X_I_PLUS_N "  %x = add i32 %i, %n\n"
+
+/* The in-bounds link: a marked access whose index is a sign-extended i32
+ * value that does not decrease from lane to lane, from a root a constant
+ * away, is one vector access without a test of the index's wrap (lanes whose
+ * index would wrap are out of the range, inactive); with the other forms
+ * (unmarked, decreasing, a root a run-time offset away or selected) the test
+ * and its gather stay.  The results equal the scalar
+ * function's where the lanes' indices are in the buffer, start below it
+ * (lane 0's address before the buffer, inactive), and wrap past INT32_MAX
+ * (every lane out of range). */
+TEST(simd_in_bounds_link)
+{
+    static const char linked[] = IN_RANGE_LOAD(X_I_PLUS_N, AT_ROOT, ", !spvjit.inbounds !0");
+    static const uint32_t ns[5] = { 0, 37, 250, (uint32_t)-3, 0x7ffffffe };
+    for (unsigned k = 0; k < 5 && !test_failed_now(); k++) {
+        char what[48];
+        snprintf(what, sizeof what, "in-bounds load, n = %#x", ns[k]);
+        check_against_scalar(what, linked, ns[k], 0xffff);
+    }
+    struct {
+        const char *what, *ir;
+    } one_access[] = {
+        { "marked, from its root", linked },
+        { "an i32 index the GEP extends",
+          IN_RANGE_LOAD(X_I_PLUS_N, "  %p = getelementptr inbounds i32, ptr %in, i32 %x\n", ", !spvjit.inbounds !0") },
+        { "taps x - 1 and x + 1, a field and an element in",
+          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
+          "  %x = add i32 %i, %n\n  %y = add i32 %x, 1\n  %yx = sext i32 %y to i64\n"
+          "  %p = getelementptr inbounds {i64, [0 x i32]}, ptr %in, i64 0, i32 1, i64 %yx\n"
+          "  %v = load i32, ptr %p, !spvjit.inbounds !0\n  %z = add i32 %x, -1\n  %zx = sext i32 %z to i64\n"
+          "  %o = shl nsw i64 %zx, 2\n  %q = getelementptr inbounds i8, ptr %in, i64 %o\n"
+          "  %u = load i32, ptr %q, !spvjit.inbounds !0\n  %vu = add i32 %v, %u\n"
+          "  store i32 %vu, ptr %out\n  ret void\n}\n!0 = !{}\n" },
+    }, kept[] = {
+        { "unmarked", IN_RANGE_LOAD(X_I_PLUS_N, AT_ROOT, "") },
+        { "decreasing", IN_RANGE_LOAD("  %x = sub i32 %n, %i\n", AT_ROOT, ", !spvjit.inbounds !0") },
+        { "a root a run-time offset away", IN_RANGE_LOAD(X_I_PLUS_N,
+                                                         "  %mid = getelementptr inbounds i32, ptr %in, i32 %n\n"
+                                                         "  %p = getelementptr inbounds i8, ptr %mid, i64 %o\n",
+                                                         ", !spvjit.inbounds !0") },
+        { "a root selected", IN_RANGE_LOAD(X_I_PLUS_N,
+                                           "  %big = icmp ugt i32 %n, 7\n  %r = select i1 %big, ptr %in, ptr %out\n"
+                                           "  %p = getelementptr inbounds i8, ptr %r, i64 %o\n",
+                                           ", !spvjit.inbounds !0") },
+    };
+    for (unsigned k = 0; k < sizeof one_access / sizeof *one_access; k++) {
+        int n = vector_gathers(one_access[k].ir);
+        CHECK(n == 0, "%s: %d gathers (one vector access expected)", one_access[k].what, n);
+    }
+    for (unsigned k = 0; k < sizeof kept / sizeof *kept; k++) {
+        int n = vector_gathers(kept[k].ir);
+        CHECK(n >= 1, "%s: %d gathers (the wrap test's path expected)", kept[k].what, n);
+    }
 }
 
 TEST(simd_private_array)
