@@ -504,7 +504,9 @@ static bool const_indices(simd_fn *s, LLVMValueRef p, unsigned skip, int64_t *of
 static unsigned link_operand(simd_fn *s, LLVMValueRef p, LLVMValueRef base, int64_t *konst)
 {
     *konst = 0;
-    for (int64_t off; LLVMIsAGetElementPtrInst(base); base = LLVMGetOperand(base, 0)) {
+    for (int64_t off;
+         LLVMIsAGetElementPtrInst(base) || (LLVMIsAConstantExpr(base) && LLVMGetConstOpcode(base) == LLVMGetElementPtr);
+         base = LLVMGetOperand(base, 0)) {
         if (!const_indices(s, base, 0, &off)) /* the root and base a constant apart */
             return 0;
         *konst += off;

@@ -725,10 +725,9 @@ static int vector_gathers(const char *ir)
  * away, is one vector access without a test of the index's wrap (lanes whose
  * index would wrap are out of the range, inactive); with the other forms
  * (unmarked, decreasing, a root a run-time offset away or selected) the test
- * and its gather stay.  The results equal the scalar
- * function's where the lanes' indices are in the buffer, start below it
- * (lane 0's address before the buffer, inactive), and wrap past INT32_MAX
- * (every lane out of range). */
+ * and its gather stay.  The results equal the scalar function's where the
+ * lanes' indices are in the buffer, start below it (lane 0's address before
+ * the buffer, inactive), and wrap past INT32_MAX (every lane out of range). */
 TEST(simd_in_bounds_link)
 {
     static const char linked[] = IN_RANGE_LOAD(X_I_PLUS_N, AT_ROOT, ", !spvjit.inbounds !0");
