@@ -76,9 +76,9 @@
 /* Metadata the lowering puts on a load or store that every execution makes
  * within its memory range (robust and check modes: under its bounds check, or
  * proven) when that range begins at the root of the access's GEPs (a
- * binding, a variable): the vectorizer then need not test that the lanes'
- * 32-bit indices do not wrap, a lane whose index wraps being out of the range
- * and so not running the access (simd_guard.c). */
+ * binding, a variable, a Kernel argument): the vectorizer then need not test
+ * that the lanes' 32-bit indices do not wrap, a lane whose index wraps being
+ * out of the range and so not running the access (simd_guard.c). */
 #define JIT_INBOUNDS_MD "spvjit.inbounds"
 
 /* A text emitted for inspection: what is "ir" (as lowered), "opt-ir" (after the

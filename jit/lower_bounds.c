@@ -742,13 +742,43 @@ static bool one_scalar(lower_ctx *c, uint32_t type_id)
            t->kind != SPV_TYPE_STRUCT;
 }
 
+/* Whether pointer parameter `id` points at the start of its range at every
+ * call: an argument of the entry point, which the work-group function alone
+ * calls, with offset 0 (workgroup.c), when nothing in the module calls the
+ * entry point; or a parameter every call passes such an argument straight on
+ * (param_origin's Kernel argument).  Answered once per parameter. */
+static bool param_at_start(lower_ctx *c, uint32_t id)
+{
+    const spv_module *m = c->m;
+    if (!c->param_starts)
+        c->param_starts = jit_alloc(c, m->bound, 1);
+    if (c->param_starts[id])
+        return c->param_starts[id] == 1;
+    const spv_id *d = spv_id_get(m, id);
+    bool at_start = c->ep && d && d->func < m->nfuncs;
+    uint32_t p = 0, kind = SPVJIT_BOUND_PARAM, index;
+    const spv_function *f = at_start ? &m->funcs[d->func] : NULL;
+    while (f && p < f->nparams && f->params[p] != id)
+        p++;
+    if (f && p < f->nparams)
+        param_origin(c, f, p, &kind, &index);
+    at_start = kind == SPVJIT_BOUND_ARG;
+    for (uint32_t i = 0; i < m->ninsts && at_start; i++) {
+        const spv_inst *in = &m->insts[i];
+        at_start = in->opcode != SpvOpFunctionCall || in->w[in->first_op] != m->funcs[c->ep->func].id;
+    }
+    c->param_starts[id] = at_start ? 1 : 2;
+    return at_start;
+}
+
 /* Whether ptr_id's value p is made by GEPs from the value of the root of its
  * access chains, that root at offset 0 of its range (a binding, a
- * module-scope or Function variable) and made by no GEP itself: p's offset in
- * the range is then its offset from the root of its GEPs, whatever the passes
- * fold.  False for other roots (a parameter, a pointer loaded or selected).
- * memory=unchecked keeps no ranges: a variable's own memory is its range,
- * which a trusted kernel stays in. */
+ * module-scope or Function variable, a Kernel argument: param_at_start) and
+ * made by no GEP itself: p's offset in the range is then its offset from the
+ * root of its GEPs, whatever the passes fold.  False for other roots (a
+ * pointer loaded or selected, another parameter).  memory=unchecked keeps no
+ * ranges: a variable's own memory, an argument's buffer is the range, which
+ * a trusted kernel stays in. */
 static bool made_from_origin(lower_ctx *c, uint32_t ptr_id, LLVMValueRef p)
 {
     for (int depth = 0; depth < 64; depth++) {
@@ -756,11 +786,14 @@ static bool made_from_origin(lower_ctx *c, uint32_t ptr_id, LLVMValueRef p)
         const spv_inst *def = spv_def(c->m, ptr_id);
         if (!d || !def)
             return false;
-        if (d->kind == SPV_ID_GLOBAL_VARIABLE || def->opcode == SpvOpVariable) {
+        bool param = def->opcode == SpvOpFunctionParameter;
+        if (d->kind == SPV_ID_GLOBAL_VARIABLE || def->opcode == SpvOpVariable || param) {
             const jit_bounds *b = entry(c, ptr_id); /* derived through already: nothing is built here */
             LLVMValueRef root = jit_value(c, ptr_id);
-            bool at_start = !jit_checks_on(c) || (b && b->size && b->kind != SPVJIT_BOUND_NONE &&
-                                                  LLVMIsAConstantInt(b->off) && !LLVMConstIntGetZExtValue(b->off));
+            bool at_start =
+                param ? param_at_start(c, ptr_id)
+                      : !jit_checks_on(c) || (b && b->size && b->kind != SPVJIT_BOUND_NONE &&
+                                              LLVMIsAConstantInt(b->off) && !LLVMConstIntGetZExtValue(b->off));
             if (!at_start || !root || LLVMIsAGetElementPtrInst(root) || LLVMIsAConstantExpr(root))
                 return false; /* (a root made by a GEP: the passes may fold it into the access's) */
             while (p != root && LLVMIsAGetElementPtrInst(p))

@@ -128,7 +128,8 @@ TEST(jit_ir_mm_unrolled_when_specialized)
  * and check, under their bounds checks or proven for the group; unchecked, a
  * trusted kernel's.  Their sub-group accesses are one vector each, with no
  * run-time test that the 32-bit indices do not wrap within the lanes and no
- * gather or scatter behind one (simd_guard.c). */
+ * gather or scatter behind one (simd_guard.c).  conv3x3.cl's accesses
+ * through its arguments are marked too. */
 TEST(jit_ir_in_bounds_accesses_need_no_wrap_test)
 {
     static const jit_memory modes[3] = { JIT_MEMORY_ROBUST, JIT_MEMORY_CHECK, JIT_MEMORY_UNCHECKED };
@@ -155,6 +156,18 @@ TEST(jit_ir_in_bounds_accesses_need_no_wrap_test)
         free(t.opt);
         compiled_free(&c);
     }
+    /* OpenCL: the accesses through the kernel's arguments too (offset 0 in
+     * their ranges, workgroup.c): the taps' load and the store, besides the 8
+     * of its Function variables */
+    texts t = { 0 };
+    spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = &t, .emit_ir = true };
+    o.local_size[0] = o.local_size[1] = 16;
+    o.local_size[2] = 1;
+    compiled c = compile_file("kernels/conv3x3.cl.spv", 0, &o);
+    unsigned marks = count(t.ir, "!spvjit.inbounds");
+    CHECK(!c.k || marks >= 10, "conv3x3.cl: %u accesses marked in bounds (10 expected)", marks);
+    free(t.ir);
+    compiled_free(&c);
 }
 
 /* file compiled on the optimized tier, its optimized IR in t->opt. */
