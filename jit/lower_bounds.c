@@ -742,6 +742,22 @@ static bool one_scalar(lower_ctx *c, uint32_t type_id)
            t->kind != SPV_TYPE_STRUCT;
 }
 
+/* Whether a function of the module calls the entry point (asked once: the
+ * answer kept in c->param_starts at the entry point's own id). */
+static bool entry_called(lower_ctx *c)
+{
+    const spv_module *m = c->m;
+    uint32_t entry_id = m->funcs[c->ep->func].id;
+    for (uint32_t i = 0; i < m->ninsts && !c->param_starts[entry_id]; i++) {
+        const spv_inst *in = &m->insts[i];
+        if (in->opcode == SpvOpFunctionCall && in->w[in->first_op] == entry_id)
+            c->param_starts[entry_id] = 1;
+    }
+    if (!c->param_starts[entry_id])
+        c->param_starts[entry_id] = 2;
+    return c->param_starts[entry_id] == 1;
+}
+
 /* Whether pointer parameter `id` points at the start of its range at every
  * call: an argument of the entry point, which the work-group function alone
  * calls, with offset 0 (workgroup.c), when nothing in the module calls the
@@ -762,11 +778,7 @@ static bool param_at_start(lower_ctx *c, uint32_t id)
         p++;
     if (f && p < f->nparams)
         param_origin(c, f, p, &kind, &index);
-    at_start = kind == SPVJIT_BOUND_ARG;
-    for (uint32_t i = 0; i < m->ninsts && at_start; i++) {
-        const spv_inst *in = &m->insts[i];
-        at_start = in->opcode != SpvOpFunctionCall || in->w[in->first_op] != m->funcs[c->ep->func].id;
-    }
+    at_start = kind == SPVJIT_BOUND_ARG && !entry_called(c);
     c->param_starts[id] = at_start ? 1 : 2;
     return at_start;
 }

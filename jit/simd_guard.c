@@ -465,6 +465,30 @@ static bool eval_lanes(simd_fn *s, LLVMValueRef v, lanes *out, conds *g, int dep
  * extends to sext(x0) + l x stride, whatever the range's size. */
 enum { LINK_SLACK = 1 << 24, LINK_ROOM = 1 << 30 };
 
+/* The step of a GEP's index k (idx) through its types, *t the type it
+ * indexes: a struct field (a constant; *field set, *bytes its offset, *t its
+ * type) or an element (*bytes its size; *t the element type past the first
+ * index).  False when index k is neither. */
+static bool gep_step(simd_fn *s, LLVMTypeRef *t, unsigned k, LLVMValueRef idx, bool *field, int64_t *bytes)
+{
+    *field = k > 1 && LLVMGetTypeKind(*t) == LLVMStructTypeKind;
+    if (*field) {
+        if (!LLVMIsAConstantInt(idx) || LLVMConstIntGetZExtValue(idx) >= LLVMCountStructElementTypes(*t))
+            return false;
+        unsigned f = (unsigned)LLVMConstIntGetZExtValue(idx);
+        *bytes = (int64_t)LLVMOffsetOfElement(s->td, *t, f);
+        *t = LLVMStructGetTypeAtIndex(*t, f);
+        return true;
+    }
+    if (k > 1) {
+        if (LLVMGetTypeKind(*t) != LLVMArrayTypeKind)
+            return false;
+        *t = LLVMGetElementType(*t);
+    }
+    *bytes = (int64_t)LLVMABISizeOfType(s->td, *t);
+    return true;
+}
+
 /* The byte offset of GEP p from its pointer operand, its index `skip` (0:
  * none) taken as 0 and every other a constant; false when one is not. */
 static bool const_indices(simd_fn *s, LLVMValueRef p, unsigned skip, int64_t *off)
@@ -473,24 +497,18 @@ static bool const_indices(simd_fn *s, LLVMValueRef p, unsigned skip, int64_t *of
     *off = 0;
     for (unsigned k = 1, n = (unsigned)LLVMGetNumOperands(p); k < n; k++) {
         LLVMValueRef idx = LLVMGetOperand(p, k);
-        bool is_const = LLVMIsAConstantInt(idx) && LLVMGetIntTypeWidth(LLVMTypeOf(idx)) <= 64;
-        if (k > 1 && LLVMGetTypeKind(t) == LLVMStructTypeKind) { /* (a field's index is a constant) */
-            unsigned field = is_const ? (unsigned)LLVMConstIntGetZExtValue(idx) : 0;
-            if (!is_const || field >= LLVMCountStructElementTypes(t))
-                return false;
-            *off += (int64_t)LLVMOffsetOfElement(s->td, t, field);
-            t = LLVMStructGetTypeAtIndex(t, field);
-        } else {
-            if (k > 1 && LLVMGetTypeKind(t) != LLVMArrayTypeKind)
-                return false;
-            t = k > 1 ? LLVMGetElementType(t) : t;
-            if (k == skip)
-                continue;
+        bool field;
+        int64_t bytes;
+        if (!gep_step(s, &t, k, idx, &field, &bytes))
+            return false;
+        if (field) {
+            *off += bytes;
+        } else if (k != skip) {
+            bool is_const = LLVMIsAConstantInt(idx) && LLVMGetIntTypeWidth(LLVMTypeOf(idx)) <= 64;
             int64_t i = is_const ? LLVMConstIntGetSExtValue(idx) : 0;
-            uint64_t size = LLVMABISizeOfType(s->td, t);
-            if (!is_const || i <= -LINK_ROOM || i >= LINK_ROOM || size >= LINK_ROOM)
+            if (!is_const || i <= -LINK_ROOM || i >= LINK_ROOM || bytes >= LINK_ROOM)
                 return false;
-            *off += i * (int64_t)size;
+            *off += i * bytes;
         }
         if (*off <= -LINK_ROOM || *off >= LINK_ROOM)
             return false;
@@ -598,24 +616,16 @@ bool simd_guarded_address(simd_fn *s, LLVMValueRef p, bool in_bounds, simd_guard
     unsigned link = in_bounds ? link_operand(s, p, LLVMGetOperand(p, 0), &konst) : 0;
     LLVMTypeRef t = LLVMGetGEPSourceElementType(p);
     for (unsigned k = 1, n = (unsigned)LLVMGetNumOperands(p); k < n; k++) {
-        LLVMValueRef idx = LLVMGetOperand(p, k);
-        if (k > 1 && LLVMGetTypeKind(t) == LLVMStructTypeKind) { /* a field: a constant offset */
-            if (!LLVMIsAConstantInt(idx))
-                return false;
-            unsigned field = (unsigned)LLVMConstIntGetZExtValue(idx);
-            addr = LLVMBuildGEP2(s->b, s->t_i8, addr,
-                                 (LLVMValueRef[]){ LLVMConstInt(s->t_i64, LLVMOffsetOfElement(s->td, t, field), 0) }, 1,
+        LLVMValueRef idx = LLVMGetOperand(p, k), x;
+        bool field;
+        int64_t size, scale, add;
+        if (!gep_step(s, &t, k, idx, &field, &size))
+            return false;
+        if (field) { /* a constant offset */
+            addr = LLVMBuildGEP2(s->b, s->t_i8, addr, (LLVMValueRef[]){ LLVMConstInt(s->t_i64, (uint64_t)size, 0) }, 1,
                                  "");
-            t = LLVMStructGetTypeAtIndex(t, field);
             continue;
         }
-        if (k > 1) {
-            if (LLVMGetTypeKind(t) != LLVMArrayTypeKind)
-                return false;
-            t = LLVMGetElementType(t);
-        }
-        int64_t size = (int64_t)LLVMABISizeOfType(s->td, t), scale, add;
-        LLVMValueRef x;
         lanes l;
         if (k == link && size < MAX_STRIDE && scaled_extension(idx, &x, &scale, &add, 0) &&
             eval_lanes(s, x, &l, &when, 0) && linked(s, l, scale * size, konst + add * size, &l)) {
