@@ -826,8 +826,13 @@ static void lower_per_item(emitter *e, LLVMValueRef fn)
  * process), and so does the optimized tier where the vectorizer declines
  * it (a region without markers is one of these; when every region of a
  * kernel that cannot observe its sub-groups is declined, its work-items run
- * one at a time, sub-groups of 1, as before).  The other regions decide:
- * both tiers vectorize them, so their sub-group sizes agree. */
+ * one at a time, sub-groups of 1, as before).  In a smaller OpenCL group
+ * (the partial machine) the optimized tier runs them one at a time too: as
+ * vectors, the lanes' local ids from a run-time size, they were gathers and
+ * scatters that cost more to compile than the rest of the kernel (mm.cl's
+ * optimized build 0.69x as long without them) and ran slower than the items
+ * one by one.  The other regions decide: both tiers vectorize them, so
+ * their sub-group sizes agree. */
 static int vectorize_regions(emitter *e, char *simd_why)
 {
     lower_ctx *c = e->c;
@@ -848,7 +853,7 @@ static int vectorize_regions(emitter *e, char *simd_why)
         for (unsigned k = 0; k < nr; k++) {
             machine *m = &e->mach[i];
             bool per_item = jit_sg_per_item(m->rfn[k]);
-            if (per_item && c->quick)
+            if (per_item && (c->quick || !m->full))
                 continue;
             snprintf(names[n], sizeof names[n], "spvjit.region.%u%s.simd", k, m->full ? "" : ".partial");
             req[n] = (jit_simd_items_req){ .item = m->rfn[k],

@@ -337,6 +337,11 @@ static void loop_nest(lower_ctx *c, const items *it, LLVMValueRef *size, LLVMVal
 
 /* The vector functions of the body: for the compile-time local size, and for
  * a group of run-time size (no compile-time size, or a smaller OpenCL group).
+ * A smaller group of a kernel that cannot observe its sub-groups (no marker)
+ * runs its work-items one at a time instead, as the quick tier runs every
+ * group of it: only the last group of a dimension is smaller, and its
+ * vector form, the lanes' local ids from a run-time size, was gathers and
+ * scatters that cost more to compile than the rest of the kernel.
  * 0; 1 declined (why); -1 failed (c->diag). */
 static int vectorize_body(lower_ctx *c, LLVMValueRef body, unsigned width, bool proven, LLVMValueRef *full,
                           LLVMValueRef *sized, char *why)
@@ -352,7 +357,7 @@ static int vectorize_body(lower_ctx *c, LLVMValueRef body, unsigned width, bool 
                                          .td = c->td,
                                          .fixed_param = body_fast_at(c),
                                          .fixed_value = proven ? LLVMConstInt(c->t_i8, 1, 0) : NULL };
-    if (!c->ls_known || jit_group_sizes_vary(c))
+    if (!c->ls_known || (jit_group_sizes_vary(c) && jit_sg_any_marker(c->mod)))
         req[n++] = (jit_simd_items_req){ .item = body,
                                          .no_index = true,
                                          .width = width,

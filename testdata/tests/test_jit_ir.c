@@ -170,6 +170,69 @@ TEST(jit_ir_in_bounds_accesses_need_no_wrap_test)
     compiled_free(&c);
 }
 
+/* The text of the definition of function `name` (with its "@") in ir, or
+ * NULL; free it. */
+static char *function_text(const char *ir, const char *name)
+{
+    char key[128];
+    snprintf(key, sizeof key, "%s(", name);
+    for (const char *p = ir; p && (p = strstr(p, "\ndefine ")); p++) {
+        const char *eol = strchr(p + 1, '\n'), *at = strstr(p, key), *end = strstr(p, "\n}\n");
+        if (at && eol && end && at < eol)
+            return strndup(p + 1, (size_t)(end - p) + 2);
+    }
+    return NULL;
+}
+
+/* A smaller OpenCL group (the last of a dimension, spvjit.group.partial) runs
+ * the work-items of a region that needs no lanes one at a time on the
+ * optimized tier too, as the quick tier does (region_loops.c, workgroup.c):
+ * no vector function of a partial region, no gather or scatter in it.  A
+ * region whose sub-group operations need the lanes keeps its vector form, so
+ * that the sub-groups of every group have the same size.  The results are
+ * the tests' of these kernels with smaller last groups (test_api_kernels.c,
+ * test_jit_regions.c, test_api_wg_lanes.c), on both tiers. */
+TEST(jit_ir_partial_groups_run_items_one_at_a_time)
+{
+    static const struct {
+        const char *file;
+        uint32_t local[2];
+        bool lanes; /* a region needs its lanes */
+    } cases[] = {
+        { "kernels/mm.cl.spv", { 16, 16 }, false },               /* barriers: regions */
+        { "kernels/reduce.cl.spv", { 256, 1 }, false },           /* regions */
+        { "kernels/conv3x3.cl.spv", { 16, 16 }, false },          /* barrier-free */
+        { "kernels/saxpy.cl.spv", { 64, 1 }, false },             /* barrier-free */
+        { "../bench/kernels/sgreduce.cl.spv", { 256, 1 }, true }, /* a sub-group reduce */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        texts t = { 0 };
+        spvjit_options o = {
+            .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = &t, .emit_ir = true, .emit_opt_ir = true
+        };
+        o.local_size[0] = cases[i].local[0];
+        o.local_size[1] = cases[i].local[1];
+        o.local_size[2] = 1;
+        compiled c = compile_file(cases[i].file, 0, &o);
+        if (c.k && spvjit_kernel_facts_of(c.k)->subgroup_size > 1) {
+            char *partial = function_text(t.opt, "@spvjit.group.partial");
+            unsigned vector_fns = count(t.ir, ".partial.simd(") + count(t.ir, "@spvjit.simd.body.sized(");
+            unsigned gathers = calls_of(partial, "@llvm.masked.gather.") + calls_of(partial, "@llvm.masked.scatter.");
+            CHECK(partial, "%s: no spvjit.group.partial in the optimized IR", cases[i].file);
+            if (cases[i].lanes) {
+                CHECK(vector_fns > 0, "%s: the partial group's sub-group reduce has no vector function", cases[i].file);
+            } else {
+                CHECK(vector_fns == 0, "%s: %u vector functions for the partial group", cases[i].file, vector_fns);
+                CHECK(gathers == 0, "%s: %u gathers and scatters in the partial group", cases[i].file, gathers);
+            }
+            free(partial);
+        }
+        free(t.ir);
+        free(t.opt);
+        compiled_free(&c);
+    }
+}
+
 /* file compiled on the optimized tier, its optimized IR in t->opt. */
 static compiled opt_ir_of(const char *file, texts *t)
 {
