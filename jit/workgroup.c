@@ -453,8 +453,9 @@ static void emit_group_items(lower_ctx *c, const items *it, const jit_group *g)
 
 /* spvjit.group.partial(ctx, gx,gy,gz, sx,sy,sz): the items of a group
  * smaller than the compile-time size (the last OpenCL group of a dimension),
- * the environment loaded from ctx.  Out of line: it runs rarely, and a second
- * inlined copy of the body in the loops over groups costs compile time. */
+ * the environment loaded from ctx.  Out of line and compiled for size: it
+ * runs rarely, and a second inlined copy of the body in the loops over
+ * groups costs compile time. */
 static LLVMValueRef build_partial(lower_ctx *c, LLVMValueRef body, LLVMValueRef vf_sized, unsigned width)
 {
     LLVMTypeRef p[7] = { c->t_ptr, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32, c->t_i32 };
@@ -463,6 +464,7 @@ static LLVMValueRef build_partial(lower_ctx *c, LLVMValueRef body, LLVMValueRef 
     jit_add_attr(c, fn, 1, "noalias");
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "nounwind");
     jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "noinline");
+    jit_add_attr(c, fn, LLVMAttributeFunctionIndex, "optsize");
     LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->llc, fn, "entry"));
     jit_stop_field(c->b, LLVMGetParam(fn, 0)); /* for the polls (poll.h) */
     group_env e = load_env(c, LLVMGetParam(fn, 0));
