@@ -187,12 +187,12 @@ static char *function_text(const char *ir, const char *name)
 /* A smaller OpenCL group (the last of a dimension, spvjit.group.partial) runs
  * the work-items of a region that needs no lanes one at a time on the
  * optimized tier too, as the quick tier does (region_loops.c, workgroup.c):
- * no vector function of a partial region, no gather or scatter in it.  A
+ * no vector function of a partial region, no gather or scatter in it; a
  * region whose sub-group operations need the lanes keeps its vector form, so
- * that the sub-groups of every group have the same size.  The function is
- * compiled for size (it runs rarely).  The results are
- * the tests' of these kernels with smaller last groups (test_api_kernels.c,
- * test_jit_regions.c, test_api_wg_lanes.c), on both tiers. */
+ * that the sub-groups of every group have one size.  The function is
+ * compiled for size: it runs rarely.  The results with smaller last groups
+ * are other tests' (test_api_kernels.c, test_jit_regions.c,
+ * test_jit_subgroup.c), on both tiers. */
 TEST(jit_ir_partial_groups_run_items_one_at_a_time)
 {
     static const struct {

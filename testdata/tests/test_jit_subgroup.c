@@ -642,7 +642,9 @@ static void keep_ir(void *user, const char *what, const char *text)
  * each item's sub-group is lx / w of its group's linear local index lx (over
  * the group's actual size), its lane lx % w.  The quick tier says it runs the
  * second region (sub-group numbers only) work-item by work-item, the
- * optimized tier runs it as lanes; the results are the C model's on both. */
+ * optimized tier runs it as lanes in the 5 x 4 groups and work-item by
+ * work-item in the smaller ones (region_loops.c); the results are the C
+ * model's on both. */
 static void subgroup_regions_case(unsigned w, jit_tier tier)
 {
     enum { LX = 5, LY = 4, GX = 13, GY = 9, N = GX * GY };
