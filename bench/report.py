@@ -15,8 +15,9 @@ chart OUT.png (gnuplot).
                     [--out bench/results/latest] [--from FILE.txt [--markdown]]
 
 --from re-reports an earlier OUT.txt without running anything (for example
-the results of another machine); with --markdown it prints only the compact
-markdown table of README.md's Performance section.  Exit status: 0 all checks ok, 1 a runner
+the results of another machine), writing OUT.csv, OUT.json and OUT.png
+beside it unless --out says elsewhere; with --markdown it prints only the
+compact markdown table of README.md's Performance section.  Exit status: 0 all checks ok, 1 a runner
 failed or a check failed.
 """
 
@@ -535,11 +536,14 @@ def main():
     ap.add_argument("--reps", type=int, default=0)
     ap.add_argument("--runners", default=" ".join(RUNNERS))
     ap.add_argument("--kernel", default="", help="only this kernel")
-    ap.add_argument("--out", default="bench/results/latest")
+    ap.add_argument("--out", default=None, help="default: bench/results/latest, or with --from beside FILE")
     ap.add_argument("--from", dest="from_file", default="", help="re-report an earlier OUT.txt")
     ap.add_argument("--markdown", action="store_true",
                     help="with --from: print only the README's markdown table")
     args = ap.parse_args()
+    if args.out is None:  # a re-report must not write over the latest run
+        stem = args.from_file[:-4] if args.from_file.endswith(".txt") else args.from_file
+        args.out = stem or "bench/results/latest"
     if not args.reps:
         args.reps = 5 if args.size == "full" else 3
 
