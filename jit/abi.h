@@ -108,6 +108,10 @@ typedef void (*spvjit_wg_access_fn)(const spvjit_wg_ctx *ctx, const spvjit_check
  * (jit/simd_memory.c). */
 #define SPVJIT_WG_MEMORY_ALIGN 64
 #define SPVJIT_WG_MEMORY_PAD 128
+/* A Workgroup pointer argument's block starts at a multiple of this many
+ * bytes of work-group memory: every OpenCL type's alignment (double16) and a
+ * cache line.  The lowering relies on it (jit/workgroup.c). */
+#define SPVJIT_LOCAL_ARG_ALIGN 128
 
 struct spvjit_wg_ctx {
     /* --- the dispatch, the same for every work-group ----------------------- */
@@ -129,7 +133,8 @@ struct spvjit_wg_ctx {
      *           (a global pointer argument: points to the pointer; a by-value
      *           scalar/vector/struct: points to its bytes; a Workgroup (local)
      *           pointer argument: points to a uint64_t byte offset inside
-     *           wg_memory where its block starts).
+     *           wg_memory where its block starts, a multiple of
+     *           SPVJIT_LOCAL_ARG_ALIGN).
      *           Shader flavour: the base address of resource slot i (slots are
      *           numbered by the JIT, see spvjit_kernel_facts).
      * arg_sizes[i]: the byte size of what args[i] designates for buffers (for

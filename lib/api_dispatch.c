@@ -12,8 +12,6 @@
 
 #include "lib/api_internal.h"
 
-#define LOCAL_ARG_ALIGN 128 /* covers every OpenCL type (double16) and a cache line */
-
 typedef struct dispatch_rec {
     api_compiled *c; /* a reference, held until the dispatch ends */
     api_code *code;  /* the tier it runs, held likewise (api_tier.c) */
@@ -364,14 +362,14 @@ static spvjit_status prepare(spvjit_kernel *k, const spvjit_dispatch_info *d, di
         for (uint32_t i = 0; i < k->nargs; i++) {
             if (k->args[i].kind != API_ARG_LOCAL)
                 continue;
-            top = round_up(top, LOCAL_ARG_ALIGN);
+            top = round_up(top, SPVJIT_LOCAL_ARG_ALIGN);
             s.offsets[i] = top;
             top += (size_t)s.sizes[i];
             any_local = true;
         }
         r->exec.wg_memory_size = top;
-        if (any_local && r->exec.wg_memory_align < LOCAL_ARG_ALIGN)
-            r->exec.wg_memory_align = LOCAL_ARG_ALIGN;
+        if (any_local && r->exec.wg_memory_align < SPVJIT_LOCAL_ARG_ALIGN)
+            r->exec.wg_memory_align = SPVJIT_LOCAL_ARG_ALIGN;
         if (top > JIT_MAX_WORKGROUP_MEMORY) {
             rec_free(r);
             return api_fail(SPVJIT_ERROR_LIMIT,

@@ -502,7 +502,7 @@ TEST(jit_cl_local_memory_atomics_barriers)
         in[i] = rand_int(&s, i);
     gstat[2] = INT32_MAX;
     gstat[3] = INT32_MIN;
-    uint64_t local_off = (f->wg_mem_size + 15) & ~15ull;
+    uint64_t local_off = tj_local_offset(k);
     void *args[4] = { &in, &out, &gstat, &local_off };
     tj_dispatch d = {
         .args = args, .work_dim = 1, .global_size = { N, 1, 1 }, .extra_wg_mem = local_off - f->wg_mem_size + LS * 4

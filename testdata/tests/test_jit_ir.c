@@ -236,6 +236,34 @@ TEST(jit_ir_partial_groups_run_items_one_at_a_time)
     }
 }
 
+/* A __local pointer argument's block starts at a multiple of
+ * SPVJIT_LOCAL_ARG_ALIGN (jit/abi.h), which the lowering states: the vector
+ * code's whole-vector accesses there (reduce.cl's and scan.cl's trees, each
+ * lane's s[lid +- stride]) take their lanes from aligned vectors at offsets
+ * known when compiling, with no run-time misalignment, whose address-to-
+ * integer conversion is the one ptrtoint their full groups had.  The
+ * results with the library's and the tests' offsets: test_api_kernels.c,
+ * test_jit_regions.c, test_jit_seed.c. */
+TEST(jit_ir_local_arguments_aligned)
+{
+    static const char *const files[] = { "kernels/reduce.cl.spv", "../bench/kernels/scan.cl.spv" };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        texts t = { 0 };
+        spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = &t, .emit_opt_ir = true };
+        o.local_size[0] = 256;
+        o.local_size[1] = o.local_size[2] = 1;
+        compiled c = compile_file(files[i], 0, &o);
+        if (c.k && spvjit_kernel_facts_of(c.k)->subgroup_size > 1) {
+            char *full = function_text(t.opt, "@spvjit.group.full");
+            CHECK(full && count(full, "ptrtoint") == 0, "%s: the full groups compute a misalignment at run time",
+                  files[i]);
+            free(full);
+        }
+        free(t.opt);
+        compiled_free(&c);
+    }
+}
+
 /* file compiled on the optimized tier, its optimized IR in t->opt. */
 static compiled opt_ir_of(const char *file, texts *t)
 {

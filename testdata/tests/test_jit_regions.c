@@ -213,7 +213,7 @@ static void reduce_case(const char *file, uint32_t wg, bool fibers)
     uint32_t n = 5 * wg + 13, ng = ref_reduce_groups(n, wg);
     float *src = rand_floats(&s, n), *part = calloc(ng, 4), *ref = calloc(ng, 4);
     ref_reduce(src, n, wg, ref);
-    uint64_t local_off = spvjit_kernel_facts_of(k)->wg_mem_size;
+    uint64_t local_off = tj_local_offset(k);
     void *sargs[2] = { src, part };
     void *kargs[4] = { &src, &part, &n, &local_off };
     uint64_t sizes[2] = { n * 4ull, ng * 4ull };
@@ -223,7 +223,7 @@ static void reduce_case(const char *file, uint32_t wg, bool fibers)
                       .groups = { ng, 1, 1 },
                       .work_dim = 1,
                       .global_size = { (uint64_t)ng * wg, 1, 1 },
-                      .extra_wg_mem = cl ? wg * 4ull : 0 };
+                      .extra_wg_mem = cl ? local_off - spvjit_kernel_facts_of(k)->wg_mem_size + wg * 4ull : 0 };
     spv_diag diag;
     REQUIRE(run(k, &d, &diag) == 0, "run: %s", diag.msg);
     int bad = 0;
@@ -438,9 +438,12 @@ static void partial_case(bool fibers)
         for (uint32_t l = 0; l < cnt; l++)
             ref[g0 + cnt - 1 - l] = sum * (float)(l + 1);
     }
-    uint64_t off = spvjit_kernel_facts_of(k)->wg_mem_size;
+    uint64_t off = tj_local_offset(k);
     void *args[3] = { &src, &dst, &off };
-    tj_dispatch d = { .args = args, .work_dim = 1, .global_size = { n, 1, 1 }, .extra_wg_mem = ls * 4ull };
+    tj_dispatch d = { .args = args,
+                      .work_dim = 1,
+                      .global_size = { n, 1, 1 },
+                      .extra_wg_mem = off - spvjit_kernel_facts_of(k)->wg_mem_size + ls * 4ull };
     spv_diag diag;
     REQUIRE(run(k, &d, &diag) == 0, "run: %s", diag.msg);
     int bad = 0;

@@ -279,7 +279,7 @@ static void reduce_run(const char *file, bool unspec, uint32_t wg)
     ref_reduce(src, n, wg, ref);
     uint64_t *spec = (unspec && !cl) ? tj_spec_slots(m, k, &id, &bits, 1) : NULL;
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
-    uint64_t local_off = f->wg_mem_size;
+    uint64_t local_off = tj_local_offset(k);
     void *sargs[2] = { src, part };
     void *kargs[4] = { &src, &part, &n, &local_off };
     uint64_t sizes[2] = { n * 4ull, ng * 4ull };
@@ -292,7 +292,7 @@ static void reduce_run(const char *file, bool unspec, uint32_t wg)
                       .global_size = { (uint64_t)ng * wg, 1, 1 } };
     if (cl) {
         REQUIRE(f->nparams == 4 && f->params[3].kind == SPVJIT_PARAM_LOCAL_PTR, "local param");
-        d.extra_wg_mem = wg * 4ull; /* the __local block follows the static work-group memory */
+        d.extra_wg_mem = local_off - f->wg_mem_size + wg * 4ull; /* the __local block after the static memory */
     }
     REQUIRE(tj_run(k, &d) == 0, "run");
     {

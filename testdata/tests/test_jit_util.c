@@ -237,6 +237,12 @@ void *tj_wg_block(uint64_t size, uint32_t align, void **alloc)
     return (char *)*alloc + pad;
 }
 
+uint64_t tj_local_offset(const jit_kernel *k)
+{
+    uint64_t size = spvjit_kernel_facts_of(k)->wg_mem_size;
+    return (size + SPVJIT_LOCAL_ARG_ALIGN - 1) / SPVJIT_LOCAL_ARG_ALIGN * SPVJIT_LOCAL_ARG_ALIGN;
+}
+
 static int run_direct(const jit_kernel *k, const tj_dispatch *d)
 {
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
