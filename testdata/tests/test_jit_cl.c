@@ -505,7 +505,7 @@ TEST(jit_cl_local_memory_atomics_barriers)
     uint64_t local_off = tj_local_offset(k);
     void *args[4] = { &in, &out, &gstat, &local_off };
     tj_dispatch d = {
-        .args = args, .work_dim = 1, .global_size = { N, 1, 1 }, .extra_wg_mem = local_off - f->wg_mem_size + LS * 4
+        .args = args, .work_dim = 1, .global_size = { N, 1, 1 }, .extra_wg_mem = tj_local_extra(k, LS * 4)
     };
     REQUIRE(tj_run(k, &d) == 0, "run");
     int bad = 0;

@@ -223,7 +223,7 @@ static void reduce_case(const char *file, uint32_t wg, bool fibers)
                       .groups = { ng, 1, 1 },
                       .work_dim = 1,
                       .global_size = { (uint64_t)ng * wg, 1, 1 },
-                      .extra_wg_mem = cl ? local_off - spvjit_kernel_facts_of(k)->wg_mem_size + wg * 4ull : 0 };
+                      .extra_wg_mem = cl ? tj_local_extra(k, wg * 4ull) : 0 };
     spv_diag diag;
     REQUIRE(run(k, &d, &diag) == 0, "run: %s", diag.msg);
     int bad = 0;
@@ -440,10 +440,9 @@ static void partial_case(bool fibers)
     }
     uint64_t off = tj_local_offset(k);
     void *args[3] = { &src, &dst, &off };
-    tj_dispatch d = { .args = args,
-                      .work_dim = 1,
-                      .global_size = { n, 1, 1 },
-                      .extra_wg_mem = off - spvjit_kernel_facts_of(k)->wg_mem_size + ls * 4ull };
+    tj_dispatch d = {
+        .args = args, .work_dim = 1, .global_size = { n, 1, 1 }, .extra_wg_mem = tj_local_extra(k, ls * 4ull)
+    };
     spv_diag diag;
     REQUIRE(run(k, &d, &diag) == 0, "run: %s", diag.msg);
     int bad = 0;

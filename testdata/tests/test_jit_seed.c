@@ -292,7 +292,7 @@ static void reduce_run(const char *file, bool unspec, uint32_t wg)
                       .global_size = { (uint64_t)ng * wg, 1, 1 } };
     if (cl) {
         REQUIRE(f->nparams == 4 && f->params[3].kind == SPVJIT_PARAM_LOCAL_PTR, "local param");
-        d.extra_wg_mem = local_off - f->wg_mem_size + wg * 4ull; /* the __local block after the static memory */
+        d.extra_wg_mem = tj_local_extra(k, wg * 4ull); /* the __local block after the static memory */
     }
     REQUIRE(tj_run(k, &d) == 0, "run");
     {

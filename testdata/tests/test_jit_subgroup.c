@@ -584,7 +584,6 @@ static void sgreduce_run(const char *file, unsigned w, uint32_t ls)
     uint64_t s = 4242 + w + ls;
     for (uint32_t i = 0; i < n; i++)
         src[i] = test_rand_float(&s, -1.0f, 1.0f);
-    const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);
     uint64_t local_off = tj_local_offset(k);
     void *sargs[2] = { src, part }, *kargs[4] = { &src, &part, &n, &local_off };
     uint64_t sizes[2] = { n * 4ull, ng * 4ull };
@@ -594,7 +593,7 @@ static void sgreduce_run(const char *file, unsigned w, uint32_t ls)
                       .groups = { ng, 1, 1 },
                       .work_dim = 1,
                       .global_size = { (uint64_t)ng * ls, 1, 1 },
-                      .extra_wg_mem = cl ? local_off - f->wg_mem_size + ls * 4ull : 0 };
+                      .extra_wg_mem = cl ? tj_local_extra(k, ls * 4ull) : 0 };
     REQUIRE(tj_run(k, &d) == 0, "run");
     int bad = 0;
     for (uint32_t g = 0; g < ng; g++) {
@@ -698,7 +697,7 @@ static void subgroup_regions_case(unsigned w, jit_tier tier)
                       .arg_sizes = sizes,
                       .work_dim = 2,
                       .global_size = { GX, GY, 1 },
-                      .extra_wg_mem = off - spvjit_kernel_facts_of(k)->wg_mem_size + LX * LY * 4ull };
+                      .extra_wg_mem = tj_local_extra(k, LX * LY * 4ull) };
     REQUIRE(tj_run(k, &d) == 0, "run");
     int bad = 0;
     for (int i = 0; i < 4 * N; i++)

@@ -243,6 +243,11 @@ uint64_t tj_local_offset(const jit_kernel *k)
     return (size + SPVJIT_LOCAL_ARG_ALIGN - 1) / SPVJIT_LOCAL_ARG_ALIGN * SPVJIT_LOCAL_ARG_ALIGN;
 }
 
+uint64_t tj_local_extra(const jit_kernel *k, uint64_t bytes)
+{
+    return tj_local_offset(k) - spvjit_kernel_facts_of(k)->wg_mem_size + bytes;
+}
+
 static int run_direct(const jit_kernel *k, const tj_dispatch *d)
 {
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);

@@ -66,10 +66,11 @@ typedef struct tj_fallback {
  * padded), full of garbage as work-group memory starts; free(*alloc) frees it. */
 void *tj_wg_block(uint64_t size, uint32_t align, void **alloc);
 
-/* The byte offset of a dispatch's first local-pointer argument: after k's own
- * work-group memory, at a multiple of SPVJIT_LOCAL_ARG_ALIGN (jit/abi.h).
- * Its tj_dispatch.extra_wg_mem is this offset less k's size plus its bytes. */
+/* The byte offset of a dispatch's local-pointer argument: after k's own
+ * work-group memory, at a multiple of SPVJIT_LOCAL_ARG_ALIGN (jit/abi.h);
+ * and the tj_dispatch.extra_wg_mem that holds its `bytes` there. */
 uint64_t tj_local_offset(const jit_kernel *k);
+uint64_t tj_local_extra(const jit_kernel *k, uint64_t bytes);
 
 /* The executor's view of k (work-group memory: the static block plus
  * extra_wg_mem), handed-back groups going to fb, which tj_fallback_free ends. */
