@@ -742,20 +742,19 @@ static bool one_scalar(lower_ctx *c, uint32_t type_id)
            t->kind != SPV_TYPE_STRUCT;
 }
 
-/* Whether a function of the module calls the entry point (asked once: the
- * answer kept in c->param_starts at the entry point's own id). */
+/* Whether a function of the module calls the entry point (asked once). */
 static bool entry_called(lower_ctx *c)
 {
     const spv_module *m = c->m;
     uint32_t entry_id = m->funcs[c->ep->func].id;
-    for (uint32_t i = 0; i < m->ninsts && !c->param_starts[entry_id]; i++) {
+    for (uint32_t i = 0; i < m->ninsts && !c->entry_calls; i++) {
         const spv_inst *in = &m->insts[i];
         if (in->opcode == SpvOpFunctionCall && in->w[in->first_op] == entry_id)
-            c->param_starts[entry_id] = 1;
+            c->entry_calls = 1;
     }
-    if (!c->param_starts[entry_id])
-        c->param_starts[entry_id] = 2;
-    return c->param_starts[entry_id] == 1;
+    if (!c->entry_calls)
+        c->entry_calls = 2;
+    return c->entry_calls == 1;
 }
 
 /* Whether pointer parameter `id` points at the start of its range at every
@@ -800,8 +799,8 @@ static bool made_from_origin(lower_ctx *c, uint32_t ptr_id, LLVMValueRef p)
             return false;
         bool param = def->opcode == SpvOpFunctionParameter;
         if (d->kind == SPV_ID_GLOBAL_VARIABLE || def->opcode == SpvOpVariable || param) {
-            const jit_bounds *b = entry(c, ptr_id); /* derived through already: nothing is built here */
             LLVMValueRef root = jit_value(c, ptr_id);
+            const jit_bounds *b = param || !jit_checks_on(c) ? NULL : entry(c, ptr_id); /* derived already */
             bool at_start =
                 param ? param_at_start(c, ptr_id)
                       : !jit_checks_on(c) || (b && b->size && b->kind != SPVJIT_BOUND_NONE &&

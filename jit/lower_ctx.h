@@ -238,8 +238,8 @@ struct lower_ctx {
     jit_leaf_guard *leaf_guard; /* lower_access.c: check each component (a split access) */
     bool leaf_quiet;            /* no reports from component checks (the access reported) */
     uint8_t *param_starts;      /* per id, asked lazily: a pointer parameter that points at the start
-                                   of its range at every call (1) or not (2); at the entry point's
-                                   id, whether a function calls it (1) or not (2) (lower_bounds.c) */
+                                   of its range at every call (1) or not (2) (lower_bounds.c) */
+    uint8_t entry_calls;        /* whether a function calls the entry point: 1 yes, 2 no, 0 not asked */
 };
 
 /* --- context, memory, failure (lower_ctx.c) --- */

@@ -516,17 +516,18 @@ static bool ordinary(LLVMValueRef in)
     return !LLVMGetVolatile(in) && LLVMGetOrdering(in) == LLVMAtomicOrderingNotAtomic;
 }
 
+/* Whether access `in` carries metadata `kind` (jit.h's JIT_*_MD). */
+static bool marked(simd_fn *s, LLVMValueRef in, const char *kind)
+{
+    return LLVMGetMetadata(in, LLVMGetMDKindIDInContext(s->llc, kind, (unsigned)strlen(kind))) != NULL;
+}
+
 /* The guarded form of the address p (value a) of access `in`, when it has one. */
 static const guarded *access_guard(simd_fn *s, LLVMValueRef in, LLVMValueRef p, simd_val a, guarded *g)
 {
-    bool in_bounds =
-        LLVMGetMetadata(in, LLVMGetMDKindIDInContext(s->llc, JIT_INBOUNDS_MD, strlen(JIT_INBOUNDS_MD))) != NULL;
-    return a.sh.kind == SIMD_VARYING && a.sh.hint && simd_guarded_address(s, p, in_bounds, g) ? g : NULL;
-}
-
-static bool wg_marked(simd_fn *s, LLVMValueRef in)
-{
-    return LLVMGetMetadata(in, LLVMGetMDKindIDInContext(s->llc, JIT_WG_MD, strlen(JIT_WG_MD))) != NULL;
+    return a.sh.kind == SIMD_VARYING && a.sh.hint && simd_guarded_address(s, p, marked(s, in, JIT_INBOUNDS_MD), g)
+               ? g
+               : NULL;
 }
 
 static int clone_scalar(simd_fn *s, LLVMValueRef in, simd_shape sh)
@@ -555,7 +556,7 @@ int simd_emit_load(simd_fn *s, LLVMValueRef in)
         return simd_fail(s, "a uniform load from a varying address");
     guarded g;
     LLVMValueRef p = LLVMGetOperand(in, 0);
-    s->wg_access = wg_marked(s, in);
+    s->wg_access = marked(s, in, JIT_WG_MD);
     LLVMValueRef r = load_widened(s, a, p, access_guard(s, in, p, a, &g), LLVMTypeOf(in), LLVMGetAlignment(in));
     s->wg_access = false;
     if (!r)
@@ -590,7 +591,7 @@ int simd_emit_store(simd_fn *s, LLVMValueRef in)
     }
     guarded g;
     LLVMValueRef p = LLVMGetOperand(in, 1);
-    s->wg_access = wg_marked(s, in);
+    s->wg_access = marked(s, in, JIT_WG_MD);
     bool done = store_widened(s, a, p, access_guard(s, in, p, a, &g), simd_widened(s, v, t), t, LLVMGetAlignment(in));
     s->wg_access = false;
     if (!done)
