@@ -83,6 +83,17 @@ bool jit_call_pure(LLVMValueRef call)
     return callee_memory(call) == 0;
 }
 
+bool jit_inst_never_traps(LLVMValueRef in)
+{
+    LLVMOpcode op = LLVMGetInstructionOpcode(in);
+    if (op != LLVMCall)
+        return jit_opcode_never_traps(op);
+    LLVMValueRef f = LLVMGetCalledValue(in);
+    unsigned speculatable = LLVMGetEnumAttributeKindForName("speculatable", 12);
+    return LLVMIsAFunction(f) && LLVMGetIntrinsicID(f) && jit_call_pure(in) &&
+           LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, speculatable);
+}
+
 bool jit_call_may_write(LLVMValueRef call)
 {
     return (callee_memory(call) & 0xAAAAAAAAull) != 0;
@@ -117,7 +128,7 @@ bool jit_inst_may_write_shared(LLVMValueRef in)
     case LLVMStore:
         return !LLVMIsAAllocaInst(jit_strip_geps(LLVMGetOperand(in, 1)));
     case LLVMCall:
-        return !jit_call_harmless(in);
+        return !jit_call_harmless(in) && !jit_inst_never_traps(in);
     case LLVMFence:
     case LLVMAtomicRMW:
     case LLVMAtomicCmpXchg:

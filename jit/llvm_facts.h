@@ -32,6 +32,10 @@ bool jit_opcode_never_traps(LLVMOpcode op);
 
 /* A direct call to a function that reads and writes no memory (memory(none)). */
 bool jit_call_pure(LLVMValueRef call);
+/* Whether `in` computes its value from its operands alone and cannot trap, so
+ * that it may run where the original did not: jit_opcode_never_traps, or a
+ * call of a pure, speculatable LLVM intrinsic (llvm.usub.sat, llvm.umin, ...). */
+bool jit_inst_never_traps(LLVMValueRef in);
 /* Whether a call may write memory: unless its callee's memory attribute says
  * it reads at most. */
 bool jit_call_may_write(LLVMValueRef call);
@@ -43,8 +47,9 @@ const char *jit_call_int_minmax(LLVMValueRef call);
 bool jit_call_harmless(LLVMValueRef call);
 
 /* Whether `in` may write memory other than the function's own stack slots, or
- * synchronize: a store not into an alloca, a call that is not harmless, a
- * fence, an atomic read-modify-write or compare-exchange. */
+ * synchronize: a store not into an alloca, a call that is neither harmless nor
+ * jit_inst_never_traps, a fence, an atomic read-modify-write or
+ * compare-exchange. */
 bool jit_inst_may_write_shared(LLVMValueRef in);
 
 /* i1 spvjit.group.proven(): memory=robust's flag in kernels with barriers

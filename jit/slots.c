@@ -93,7 +93,7 @@ static bool find_hoisted(jit_slot_plan *p, LLVMBasicBlockRef entry, const jit_un
         } else if (op == LLVMLoad) {
             h = !written && !LLVMGetVolatile(in) && LLVMGetOrdering(in) == LLVMAtomicOrderingNotAtomic &&
                 available(p, u, LLVMGetOperand(in, 0));
-        } else if (jit_opcode_pure(op)) {
+        } else if (jit_opcode_pure(op) || jit_inst_never_traps(in)) {
             h = true;
             for (int k = 0; k < LLVMGetNumOperands(in) && h; k++)
                 h = available(p, u, LLVMGetOperand(in, k));
@@ -153,7 +153,7 @@ static bool remat_ok(const jit_slot_plan *p, LLVMValueRef v, int *budget)
         sl->visiting = false;
         return ok;
     }
-    if (!jit_opcode_never_traps(LLVMGetInstructionOpcode(v)))
+    if (!jit_inst_never_traps(v))
         return false;
     for (int k = 0, n = LLVMGetNumOperands(v); k < n; k++)
         if (!remat_ok(p, LLVMGetOperand(v, k), budget))

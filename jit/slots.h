@@ -3,9 +3,11 @@
  * slot (after reg2mem every value that crosses a block is one).
  *
  * Hoisted values: the entry block's instructions computed from constants,
- * uniform arguments (ctx) and other hoisted values alone — pure operations, and
- * loads before anything may write shared memory — are computed once, at the
- * top of each group's machine (region_loops.h), and every region uses them.
+ * uniform arguments (ctx) and other hoisted values alone — pure operations
+ * (calls of pure, speculatable LLVM intrinsics among them, such as the
+ * llvm.usub.sat of a bounds check's limit: jit_inst_never_traps), and loads
+ * before anything may write shared memory — are computed once, at the top of
+ * each group's machine (region_loops.h), and every region uses them.
  *
  * Stack slots (the entry block's allocas), by kind:
  *   JIT_SLOT_SHARED   one slot for the group: each item writes it before it

@@ -161,8 +161,11 @@ TEST(barrier_path_regions)
     path_case("kernels/mm.comp.spv", NULL, 16, (spvjit_options){ 0 },
               "barriers compiled into 3 region loops (2 barrier sites; 2 per-item slots and next[]: 3072 bytes per "
               "group)");
+    /* no per-item slot: the bounds check of s[lid] against the __local
+     * argument's size (llvm.usub.sat of it) is recomputed after each barrier */
     path_case("kernels/reduce.cl.spv", "reduce", 0, (spvjit_options){ .local_size = { 64, 1, 1 } },
-              "barriers compiled into");
+              "barriers compiled into 3 region loops (2 barrier sites; 0 per-item slots and next[]: 256 bytes per "
+              "group)");
 }
 
 TEST(barrier_path_fibers_and_why)

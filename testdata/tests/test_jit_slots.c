@@ -282,6 +282,40 @@ TEST(slots_uniform_value_varying_control)
     st_close(&t);
 }
 
+/* A call of a pure, speculatable LLVM intrinsic is arithmetic like any
+ * other: hoisted when its operands are (%lim, from ctx), recomputed after a
+ * barrier when it is the local id's (%low); a pure function that is not an
+ * intrinsic (it might trap where the original did not run) keeps one element
+ * per item. */
+TEST(slots_intrinsics_are_arithmetic)
+{
+    st t;
+    int rc = st_open(&t,
+                     "declare i32 @llvm.usub.sat.i32(i32, i32)\n"
+                     "declare i32 @llvm.umin.i32(i32, i32)\n"
+                     "declare i32 @opaque(i32) memory(none) nounwind\n" HEADER
+                     "  %lim = call i32 @llvm.usub.sat.i32(i32 %n, i32 3)\n"
+                     "  %low = call i32 @llvm.umin.i32(i32 %lx, i32 %lim)\n"
+                     "  %odd = call i32 @opaque(i32 %lx)\n"
+                     "  call void @spvjit.barrier(ptr %ctx, i32 0)\n"
+                     "  br label %use\n"
+                     "use:\n"
+                     "  %a = add i32 %low, %lim\n"
+                     "  %b = add i32 %a, %odd\n"
+                     "  %at = getelementptr inbounds i32, ptr %wg, i32 %lx\n"
+                     "  store i32 %b, ptr %at\n"
+                     "  ret void\n}\n",
+                     32);
+    REQUIRE(rc == 0, "steps: %d (%s)", rc, t.msg);
+    CHECK(jit_slot_hoisted(&t.plan, tir_value(t.item, "lim")), "%%lim is not hoisted");
+    expect_slot(&t, "lim", JIT_SLOT_UNIFORM);
+    expect_slot(&t, "low", JIT_SLOT_REMAT);
+    expect_slot(&t, "odd", JIT_SLOT_ITEM);
+    CHECK(t.plan.item_slots == 1 && t.plan.item_bytes == 32 * 4 * 2, "%u item slots, %llu bytes", t.plan.item_slots,
+          (unsigned long long)t.plan.item_bytes);
+    st_close(&t);
+}
+
 static void expect_decline(const char *ir, uint32_t nitems, int stage, const char *words)
 {
     st t;
