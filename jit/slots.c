@@ -93,7 +93,7 @@ static bool find_hoisted(jit_slot_plan *p, LLVMBasicBlockRef entry, const jit_un
         } else if (op == LLVMLoad) {
             h = !written && !LLVMGetVolatile(in) && LLVMGetOrdering(in) == LLVMAtomicOrderingNotAtomic &&
                 available(p, u, LLVMGetOperand(in, 0));
-        } else if (jit_opcode_pure(op) || jit_inst_never_traps(in)) {
+        } else if (jit_opcode_pure(op) || (op == LLVMCall && jit_inst_never_traps(in))) { /* an intrinsic's too */
             h = true;
             for (int k = 0; k < LLVMGetNumOperands(in) && h; k++)
                 h = available(p, u, LLVMGetOperand(in, k));

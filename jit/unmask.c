@@ -199,7 +199,7 @@ static void sink(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef user, LLVMBasicB
 {
     LLVMUseRef use = LLVMIsAInstruction(v) ? LLVMGetFirstUse(v) : NULL;
     if (!use || LLVMGetNextUse(use) || LLVMGetUser(use) != user || LLVMIsAPHINode(v) ||
-        LLVMGetInstructionParent(v) != from || !jit_opcode_never_traps(LLVMGetInstructionOpcode(v)))
+        LLVMGetInstructionParent(v) != from || !jit_inst_never_traps(v))
         return;
     LLVMPositionBuilderBefore(b, user);
     jit_move_inst(b, v);
