@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lib/api_internal.h"
+#include "lib/threadpool.h"
 
 SPVJIT_API spvjit_status spvjit_context_create(const spvjit_context_options *opts, spvjit_context **out)
 {
@@ -23,14 +24,13 @@ SPVJIT_API spvjit_status spvjit_context_create(const spvjit_context_options *opt
         return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "spvjit_context_create: out of memory");
     }
     atomic_init(&ctx->refs, 1);
-    pthread_mutex_init(&ctx->jobs_lock, NULL);
-    pthread_cond_init(&ctx->jobs_done, NULL);
     ctx->options = o;
     ctx->cache = kcache_create(o.cache_bytes, api_compiled_retain, api_compiled_release);
     if (!ctx->cache) {
         api_context_release(ctx);
         return api_fail(SPVJIT_ERROR_OUT_OF_MEMORY, "spvjit_context_create: out of memory");
     }
+    spvjit_pool_start_workers(o.threads); /* up before the first dispatch: threadpool.h */
     *out = ctx;
     return SPVJIT_OK;
 }
@@ -47,8 +47,6 @@ void api_context_release(spvjit_context *ctx)
     /* no compile outlives its context (a process may exit right after) */
     api_opt_jobs_cancel_all(ctx);
     kcache_destroy(ctx->cache);
-    pthread_cond_destroy(&ctx->jobs_done);
-    pthread_mutex_destroy(&ctx->jobs_lock);
     api_context_options_free(&ctx->options);
     free(ctx);
 }

@@ -46,15 +46,12 @@ void api_set_error(const char *msg);
 
 /* --- context ------------------------------------------------------------------ */
 
-typedef struct api_opt_job api_opt_job;
+typedef struct api_opt_job api_opt_job; /* an optimized compile in the background (api_tier.c) */
 
 struct spvjit_context {
     atomic_uint refs;
     api_context_options options; /* resolved once, the environment included (api_options.c) */
     kcache *cache;
-    pthread_mutex_t jobs_lock;
-    pthread_cond_t jobs_done; /* a job left the list */
-    api_opt_job *jobs;        /* optimized compiles queued or running (api_tier.c) */
 };
 
 void api_context_retain(spvjit_context *ctx);
@@ -226,7 +223,8 @@ void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx);
  * this thread if no worker has started it): SPVJIT_OK, or the error of a
  * failed optimized compile (set). */
 spvjit_status api_compiled_wait_opt(api_compiled *c);
-/* Context teardown: cancels its optimized compiles and waits for those running. */
+/* Context teardown: cancels ctx's optimized compiles and waits for those
+ * running (NULL: every context's, at the process's exit). */
 void api_opt_jobs_cancel_all(spvjit_context *ctx);
 /* Tests only: while held, optimized compiles wait before they begin (a
  * cancel still ends them), so a test sees the quick tier for as long as it

@@ -11,9 +11,11 @@
  * for it, and runs the compile on its own thread when no worker has begun it.
  *
  * A job keeps its compiled object alive, so kernels and caches may drop theirs
- * while it runs.  The context lists its jobs: its teardown cancels them (the
- * JIT stops at its next step) and waits for those running, so no compile
- * outlives the context that started it.
+ * while it runs.  The process lists its jobs: a context's teardown cancels
+ * its own (the JIT stops at its next step) and waits for those running, so no
+ * compile outlives the context that started it; the process's exit does the
+ * same for all of them, so none runs into the C++ destructors of LLVM's
+ * globals (a worker compiling while exit() ran them crashed the process).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +29,20 @@
 struct api_opt_job {
     spvjit_pool_task task; /* first: the pool hands this back */
     api_compiled *c;       /* a reference; its plan is compiled */
-    spvjit_context *ctx;   /* whose list it is on (the context waits for it) */
+    spvjit_context *ctx;   /* whose teardown waits for it */
     api_opt_job *prev, *next;
+    bool listed; /* on jobs.list (not after a fork, in the child) */
     atomic_bool cancel;
 };
+
+/* The optimized compiles queued or running, whatever their context. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t done; /* a job left the list */
+    api_opt_job *list;
+    pthread_once_t handlers_once; /* the exit and fork handlers registered */
+    atomic_bool exiting;          /* a job that begins now ends at once */
+} jobs = { .lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER, .handlers_once = PTHREAD_ONCE_INIT };
 
 /* --- code ------------------------------------------------------------------------- */
 
@@ -204,16 +216,18 @@ void api_compiled_exec(api_compiled *c, const api_code *code, spvjit_exec_kernel
 
 static void unlist(api_opt_job *j)
 {
-    spvjit_context *ctx = j->ctx;
-    pthread_mutex_lock(&ctx->jobs_lock);
-    if (j->prev)
-        j->prev->next = j->next;
-    else
-        ctx->jobs = j->next;
-    if (j->next)
-        j->next->prev = j->prev;
-    pthread_cond_broadcast(&ctx->jobs_done);
-    pthread_mutex_unlock(&ctx->jobs_lock);
+    pthread_mutex_lock(&jobs.lock);
+    if (j->listed) {
+        if (j->prev)
+            j->prev->next = j->next;
+        else
+            jobs.list = j->next;
+        if (j->next)
+            j->next->prev = j->prev;
+        j->listed = false;
+    }
+    pthread_cond_broadcast(&jobs.done);
+    pthread_mutex_unlock(&jobs.lock);
 }
 
 /* Installs the result (jk, or NULL and why) and ends the job. */
@@ -270,6 +284,8 @@ static void run_job(spvjit_pool_task *t)
     while (atomic_load(&held) && !atomic_load(&j->cancel))
         usleep(1000);
     jit_kernel *jk = NULL;
+    if (atomic_load(&jobs.exiting))
+        atomic_store(&j->cancel, true); /* submitted while the process exits */
     if (!atomic_load(&j->cancel))
         jk = api_plan_compile(&j->c->plan, j->c->module, JIT_TIER_OPT, &j->cancel, &d);
     else
@@ -289,8 +305,52 @@ static void run_job(spvjit_pool_task *t)
     finish(j, jk, d.msg);
 }
 
+/* The process's exit: the handlers registered after this one, the C++
+ * destructors of LLVM's globals among them, run after it, so it ends every
+ * compile first.  Registered at the first job, after the first quick build
+ * on the caller's thread set up LLVM's lazily made statics. */
+static void cancel_all_at_exit(void)
+{
+    atomic_store(&jobs.exiting, true);
+    api_opt_jobs_cancel_all(NULL);
+}
+
+/* fork(): the child forgets the jobs whose compiles run in the parent, so
+ * its exit waits for none of them; those still queued stay its own (its
+ * workers or a wait run them there). */
+static void lock_jobs_for_fork(void)
+{
+    pthread_mutex_lock(&jobs.lock);
+}
+
+static void unlock_jobs_after_fork(void)
+{
+    pthread_mutex_unlock(&jobs.lock);
+}
+
+static void forget_jobs_in_child(void)
+{
+    for (api_opt_job *j = jobs.list, *next; j; j = next) {
+        next = j->next;
+        if (!spvjit_pool_queued(&j->task)) {
+            pthread_mutex_unlock(&jobs.lock); /* unlist takes it */
+            unlist(j);
+            pthread_mutex_lock(&jobs.lock);
+        }
+    }
+    pthread_cond_init(&jobs.done, NULL); /* its waiters were the parent's */
+    pthread_mutex_unlock(&jobs.lock);
+}
+
+static void register_handlers(void)
+{
+    atexit(cancel_all_at_exit); /* on failure a compile may still run into exit() */
+    pthread_atfork(lock_jobs_for_fork, unlock_jobs_after_fork, forget_jobs_in_child);
+}
+
 void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx)
 {
+    pthread_once(&jobs.handlers_once, register_handlers);
     api_opt_job *j = calloc(1, sizeof *j);
     if (!j) {
         c->opt = API_OPT_FAILED; /* not shared yet: no lock needed */
@@ -304,12 +364,13 @@ void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx)
     j->c = c;
     c->job = j;
     c->opt = API_OPT_PENDING;
-    pthread_mutex_lock(&ctx->jobs_lock);
-    j->next = ctx->jobs;
-    if (ctx->jobs)
-        ctx->jobs->prev = j;
-    ctx->jobs = j;
-    pthread_mutex_unlock(&ctx->jobs_lock);
+    pthread_mutex_lock(&jobs.lock);
+    j->next = jobs.list;
+    if (jobs.list)
+        jobs.list->prev = j;
+    jobs.list = j;
+    j->listed = true;
+    pthread_mutex_unlock(&jobs.lock);
     spvjit_pool_submit(&j->task, API_OPT_DELAY_MS);
 }
 
@@ -332,23 +393,35 @@ spvjit_status api_compiled_wait_opt(api_compiled *c)
     return st;
 }
 
+/* Whether j is one of ctx's (NULL: any context's). */
+static bool job_of(const api_opt_job *j, const spvjit_context *ctx)
+{
+    return !ctx || j->ctx == ctx;
+}
+
 void api_opt_jobs_cancel_all(spvjit_context *ctx)
 {
-    pthread_mutex_lock(&ctx->jobs_lock);
-    for (api_opt_job *j = ctx->jobs; j; j = j->next)
-        atomic_store(&j->cancel, true);
-    while (ctx->jobs) {
-        api_opt_job *mine = NULL;
-        for (api_opt_job *j = ctx->jobs; j && !mine; j = j->next)
-            if (spvjit_pool_claim(&j->task))
-                mine = j;
+    pthread_mutex_lock(&jobs.lock);
+    for (api_opt_job *j = jobs.list; j; j = j->next)
+        if (job_of(j, ctx))
+            atomic_store(&j->cancel, true);
+    for (;;) {
+        api_opt_job *mine = NULL, *left = NULL;
+        for (api_opt_job *j = jobs.list; j && !mine; j = j->next)
+            if (job_of(j, ctx)) {
+                left = j;
+                if (spvjit_pool_claim(&j->task))
+                    mine = j;
+            }
+        if (!left)
+            break;
         if (mine) {
-            pthread_mutex_unlock(&ctx->jobs_lock);
+            pthread_mutex_unlock(&jobs.lock);
             run_job(&mine->task); /* cancelled: ends at once */
-            pthread_mutex_lock(&ctx->jobs_lock);
+            pthread_mutex_lock(&jobs.lock);
         } else {
-            pthread_cond_wait(&ctx->jobs_done, &ctx->jobs_lock); /* a running one stops at its next step */
+            pthread_cond_wait(&jobs.done, &jobs.lock); /* a running one stops at its next step */
         }
     }
-    pthread_mutex_unlock(&ctx->jobs_lock);
+    pthread_mutex_unlock(&jobs.lock);
 }

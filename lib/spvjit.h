@@ -158,6 +158,12 @@ typedef struct spvjit_context_options {
                                       or the built-in default) */
 } spvjit_context_options;
 
+/* The process's worker threads ("spvjit-worker"), shared by its contexts,
+ * start when a context is created, as many as its thread count needs that
+ * are not running yet (a forked child starts its own).  Destroying a context
+ * cancels its optimized compiles still in the background and waits for those
+ * running; a process that exits without doing so has them ended before
+ * exit() goes on. */
 SPVJIT_API spvjit_status spvjit_context_create(const spvjit_context_options *opts, spvjit_context **out);
 SPVJIT_API void spvjit_context_destroy(spvjit_context *ctx);
 /* The last error message of this thread ("" if none). */

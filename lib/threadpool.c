@@ -196,6 +196,41 @@ static void *worker_main(void *unused)
     return NULL;
 }
 
+/* --- fork ------------------------------------------------------------------
+ * The child of a fork() has none of the workers, nor the runs and tasks they
+ * were in: it forgets them and starts its own workers when it needs them
+ * (else a context made before the fork left the child's dispatches one
+ * thread).  The tasks still queued stay queued: the child's workers or their
+ * owners run them there.  Registered when the library loads, before any other
+ * fork handler of the library, so the prepare handlers take their locks in
+ * the order the code does (the pool's last). */
+
+static void lock_for_fork(void)
+{
+    pthread_mutex_lock(&pool.lock);
+}
+
+static void unlock_after_fork(void)
+{
+    pthread_mutex_unlock(&pool.lock);
+}
+
+static void forget_workers_in_child(void)
+{
+    free(pool.threads); /* the child's copy of the parent's array */
+    pool.threads = NULL;
+    pool.nthreads = pool.cap = 0;
+    pool.jobs = NULL;
+    pool.tasks_running = 0;
+    pthread_cond_init(&pool.work, NULL); /* its waiters were the parent's */
+    pthread_mutex_unlock(&pool.lock);
+}
+
+__attribute__((constructor)) static void register_fork_handlers(void)
+{
+    pthread_atfork(lock_for_fork, unlock_after_fork, forget_workers_in_child);
+}
+
 /* Starts workers until `want` exist (lock held).  A failed pthread_create
  * just leaves fewer helpers: the caller does the remaining work itself. */
 static void grow_workers(uint32_t want)
@@ -217,6 +252,7 @@ static void grow_workers(uint32_t want)
     while (pool.nthreads < want) {
         if (pthread_create(&pool.threads[pool.nthreads], have_attr ? &attr : NULL, worker_main, NULL) != 0)
             break;
+        pthread_setname_np(pool.threads[pool.nthreads], SPVJIT_POOL_WORKER_NAME); /* named before it is counted */
         pool.nthreads++;
     }
     if (have_attr)
@@ -227,14 +263,28 @@ static void grow_workers(uint32_t want)
  * 4 * threads * ln(count / (4 * threads)) chunks in all. */
 enum { GUIDED_SHARE = 4 };
 
+/* A run's thread count, caller included: nthreads, 0 meaning the default. */
+static uint32_t threads_for(uint32_t nthreads)
+{
+    if (nthreads == 0)
+        nthreads = spvjit_pool_default_threads();
+    return nthreads > SPVJIT_POOL_MAX_THREADS ? SPVJIT_POOL_MAX_THREADS : nthreads;
+}
+
+void spvjit_pool_start_workers(uint32_t nthreads)
+{
+    nthreads = threads_for(nthreads);
+    pthread_mutex_lock(&pool.lock);
+    pool.shutting_down = false;
+    grow_workers(nthreads - 1);
+    pthread_mutex_unlock(&pool.lock);
+}
+
 bool spvjit_pool_run(uint64_t count, uint32_t nthreads, spvjit_pool_chunk_fn fn, void *user)
 {
     if (count == 0)
         return true;
-    if (nthreads == 0)
-        nthreads = spvjit_pool_default_threads();
-    if (nthreads > SPVJIT_POOL_MAX_THREADS)
-        nthreads = SPVJIT_POOL_MAX_THREADS;
+    nthreads = threads_for(nthreads);
 
     uint64_t helpers = count - 1 < nthreads - 1 ? count - 1 : nthreads - 1;
     pool_job job = { .fn = fn, .user = user, .count = count, .share = helpers ? (uint64_t)nthreads * GUIDED_SHARE : 1 };
@@ -318,6 +368,14 @@ void spvjit_pool_submit(spvjit_pool_task *t, uint32_t delay_ms)
     grow_workers(want < cpus ? want : cpus);
     pthread_cond_broadcast(&pool.work); /* the sleepers that a signal might miss are few */
     pthread_mutex_unlock(&pool.lock);
+}
+
+bool spvjit_pool_queued(spvjit_pool_task *t)
+{
+    pthread_mutex_lock(&pool.lock);
+    bool queued = t->queued;
+    pthread_mutex_unlock(&pool.lock);
+    return queued;
 }
 
 bool spvjit_pool_claim(spvjit_pool_task *t)

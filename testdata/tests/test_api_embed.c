@@ -1,6 +1,8 @@
-/* testdata/tests/test_api_embed.c — examples/embed.c builds against the
- * installed-style library (lib/spvjit.h + libspvjit.so, public symbols only)
- * and prints saxpy's result, checked against the C formula. */
+/* testdata/tests/test_api_embed.c — programs built against the
+ * installed-style library (lib/spvjit.h + libspvjit.so, public symbols only):
+ * examples/embed.c prints saxpy's result, checked against the C formula;
+ * testdata/programs/exit_while_compiling.c and fork_while_compiling.c exit
+ * with status 0. */
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,13 +32,10 @@ static bool find_lib_dir(char *out, size_t len)
     return false;
 }
 
-TEST(api_embed_example_builds_and_runs)
+/* Compiles the program `src` (relative to the source root) against the
+ * installed-style library into dir/name, rpath set; the exit status. */
+static int build_program(const char *libdir, const char *dir, const char *src, const char *exe)
 {
-    char libdir[4096];
-    if (!find_lib_dir(libdir, sizeof libdir)) {
-        CHECK(0, "libspvjit.so not found next to the test binary");
-        return;
-    }
     const char *root = test_data_path("..");
 #if defined(__SANITIZE_ADDRESS__)
     const char *san = "-fsanitize=address,undefined";
@@ -44,24 +43,31 @@ TEST(api_embed_example_builds_and_runs)
     const char *san = "";
 #endif
     /* The library's soname is libspvjit.so.0, which the build directory does
-     * not have: link through a temporary directory that does. */
+     * not have: link through the temporary directory, which does. */
+    char cmd[16384], *out = NULL;
+    snprintf(cmd, sizeof cmd,
+             "{ [ -e '%s/libspvjit.so.0' ] || { ln -s '%s/libspvjit.so' '%s/libspvjit.so.0' && "
+             "ln -s libspvjit.so.0 '%s/libspvjit.so'; }; } && "
+             "cc -std=c17 -Wall -Wextra -Werror %s -I'%s/lib' '%s/%s' -L'%s' -lspvjit -Wl,-rpath,'%s' -o '%s'",
+             dir, libdir, dir, dir, san, root, root, src, dir, dir, exe);
+    int rc = test_run_capture(cmd, &out);
+    CHECK(rc == 0, "compiling %s failed (%d): %s", src, rc, out ? out : "");
+    free(out);
+    return rc;
+}
+
+TEST(api_embed_example_builds_and_runs)
+{
+    char libdir[4096];
+    REQUIRE(find_lib_dir(libdir, sizeof libdir), "libspvjit.so not found next to the test binary");
     char tmp[] = "/tmp/spvjit-embed-XXXXXX";
     REQUIRE(mkdtemp(tmp), "mkdtemp");
     char exe[4200], cmd[16384], *out = NULL;
     snprintf(exe, sizeof exe, "%s/embed", tmp);
-    snprintf(cmd, sizeof cmd,
-             "ln -s '%s/libspvjit.so' '%s/libspvjit.so.0' && ln -s libspvjit.so.0 '%s/libspvjit.so' && "
-             "cc -std=c17 -Wall -Wextra -Werror %s -I'%s/lib' '%s/examples/embed.c' -L'%s' -lspvjit "
-             "-Wl,-rpath,'%s' -o '%s'",
-             libdir, tmp, tmp, san, root, root, tmp, tmp, exe);
-    int rc = test_run_capture(cmd, &out);
-    CHECK(rc == 0, "compiling the example failed (%d): %s", rc, out ? out : "");
-    free(out);
-    out = NULL;
-    if (rc == 0) {
+    if (build_program(libdir, tmp, "examples/embed.c", exe) == 0) {
         snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=1 '%s' '%s'", exe,
                  test_data_path("kernels/saxpy.comp.spv"));
-        rc = test_run_capture(cmd, &out);
+        int rc = test_run_capture(cmd, &out);
         /* y = 3 * x + 1 with x[i] = i. */
         char want[128];
         snprintf(want, sizeof want, "y[0] = %g, y[999] = %g", 3.0f * 0.0f + 1.0f, 3.0f * 999.0f + 1.0f);
@@ -71,4 +77,59 @@ TEST(api_embed_example_builds_and_runs)
     }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     test_run_capture(cmd, NULL);
+}
+
+/* Runs exe with `args` and a wait of 0, step, 2 step ... last ms appended,
+ * each run under a minute, its exit status 0 and its output holding `expect`. */
+static void check_waits(const char *exe, const char *args, int step, int last, const char *expect)
+{
+    for (int ms = 0; ms <= last; ms += step) {
+        char cmd[16384], *out = NULL;
+        snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=0 timeout 60 '%s' %s %d", exe, args, ms);
+        int rc = test_run_capture(cmd, &out);
+        CHECK(rc == 0 && out && strstr(out, expect), "%s %d: status %d: %s", args, ms, rc, out ? out : "");
+        free(out);
+    }
+}
+
+/* testdata/programs/while_compiling.c, built in a fresh temporary
+ * directory, run by check_waits with "MODE MM.spv EXTRA" (mm.comp). */
+static void check_while_compiling(const char *mode, const char *extra, int step, int last, const char *expect)
+{
+    char libdir[4096];
+    REQUIRE(find_lib_dir(libdir, sizeof libdir), "libspvjit.so not found next to the test binary");
+    char tmp[] = "/tmp/spvjit-while-XXXXXX";
+    REQUIRE(mkdtemp(tmp), "mkdtemp");
+    char exe[4200], args[8192], cmd[4200];
+    snprintf(exe, sizeof exe, "%s/while_compiling", tmp);
+    if (build_program(libdir, tmp, "testdata/programs/while_compiling.c", exe) == 0) {
+        snprintf(args, sizeof args, "%s '%s' %s", mode, test_data_path("kernels/mm.comp.spv"), extra);
+        check_waits(exe, args, step, last, expect);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    test_run_capture(cmd, NULL);
+}
+
+/* A program that returns from main, destroying nothing, while its kernel's
+ * optimized tier compiles in the background exits with status 0 (C17
+ * 5.1.2.2.3: returning from main is exit(0)): the library ends the compile
+ * before exit() destroys LLVM's globals under it.  The waits sweep the
+ * compile (mm at BS=8, the longest optimized build of the seeds) from its
+ * queueing to well past its end; before, about half the exits inside its
+ * code generation died of SIGSEGV. */
+TEST(api_exit_while_the_optimized_tier_compiles)
+{
+    check_while_compiling("exit", "", 8, 240, "built");
+}
+
+/* A program that forks while its optimized tier compiles on a pool worker
+ * (waits from before the compile starts to past its end) runs saxpy in the
+ * child on 2 threads, checked against the formula in C, and both exit with
+ * status 0: the child starts its own workers and waits at its exit for
+ * none of the parent's compiles (a wait for those would never end). */
+TEST(api_fork_while_the_optimized_tier_compiles)
+{
+    char extra[4200];
+    snprintf(extra, sizeof extra, "'%s'", test_data_path("kernels/saxpy.comp.spv"));
+    check_while_compiling("fork", extra, 15, 120, "child ok");
 }

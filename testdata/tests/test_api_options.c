@@ -6,6 +6,7 @@
  * base-directory rule; for the cache key, the rule that changing any field of
  * the resolved options changes both caches' keys and what the JIT is given;
  * for the disk cache, the reduction's C reference (testdata/kernels/reference.h). */
+#include <dirent.h>
 #include <sched.h>
 #include <stddef.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "api_test_util.h"
 #include "lib/api_internal.h"
 #include "lib/disk_cache.h"
+#include "lib/threadpool.h"
 #include "testdata/kernels/reference.h"
 
 /* Sets (value) or unsets (NULL) a variable; returns the old value to restore (malloc'd or NULL). */
@@ -179,6 +181,45 @@ TEST(api_options_precedence_api_over_env_over_builtin)
     CHECK(api_build_options_resolve(&ctx->options, NULL, "t", &r) == SPVJIT_OK && r.opt_level == 3 &&
               !r.unspecialized && !r.local_size[0] && r.barriers == JIT_BARRIER_MODE_AUTO,
           "built-in: O%u", r.opt_level);
+    spvjit_context_destroy(ctx);
+}
+
+/* This process's threads named SPVJIT_POOL_WORKER_NAME, from /proc/self/task/<tid>/comm. */
+static int pool_workers_now(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[300], name[64] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
+        if (f && fgets(name, sizeof name, f) && !strcmp(name, SPVJIT_POOL_WORKER_NAME "\n"))
+            n++;
+        if (f)
+            fclose(f);
+    }
+    closedir(d);
+    return n;
+}
+
+/* A context starts the workers its thread count needs when it is made, not
+ * at its first dispatch (lib/threadpool.h), and never more than it needs. */
+TEST(api_context_starts_its_workers)
+{
+    int before = pool_workers_now();
+    REQUIRE(before >= 0, "/proc/self/task unreadable");
+    spvjit_context *ctx = NULL;
+    spvjit_context_options co = { .threads = (unsigned)before + 1, .disk_cache_dir = "" };
+    REQUIRE(spvjit_context_create(&co, &ctx) == SPVJIT_OK, "%s", spvjit_last_error());
+    CHECK(pool_workers_now() == before, "a context of %u threads: %d workers, not the %d there were", co.threads,
+          pool_workers_now(), before);
+    spvjit_context_destroy(ctx);
+    co.threads = (unsigned)before + 3;
+    REQUIRE(spvjit_context_create(&co, &ctx) == SPVJIT_OK, "%s", spvjit_last_error());
+    CHECK(pool_workers_now() == before + 2, "a context of %u threads: %d workers, not %d", co.threads,
+          pool_workers_now(), before + 2);
     spvjit_context_destroy(ctx);
 }
 
