@@ -214,18 +214,24 @@ void api_compiled_exec(api_compiled *c, const api_code *code, spvjit_exec_kernel
 
 /* --- the optimized tier in the background -------------------------------------------- */
 
+/* Takes j off jobs.list, if it is on it (jobs.lock held). */
+static void unlink_job(api_opt_job *j)
+{
+    if (!j->listed)
+        return;
+    if (j->prev)
+        j->prev->next = j->next;
+    else
+        jobs.list = j->next;
+    if (j->next)
+        j->next->prev = j->prev;
+    j->listed = false;
+}
+
 static void unlist(api_opt_job *j)
 {
     pthread_mutex_lock(&jobs.lock);
-    if (j->listed) {
-        if (j->prev)
-            j->prev->next = j->next;
-        else
-            jobs.list = j->next;
-        if (j->next)
-            j->next->prev = j->prev;
-        j->listed = false;
-    }
+    unlink_job(j);
     pthread_cond_broadcast(&jobs.done);
     pthread_mutex_unlock(&jobs.lock);
 }
@@ -332,11 +338,8 @@ static void forget_jobs_in_child(void)
 {
     for (api_opt_job *j = jobs.list, *next; j; j = next) {
         next = j->next;
-        if (!spvjit_pool_queued(&j->task)) {
-            pthread_mutex_unlock(&jobs.lock); /* unlist takes it */
-            unlist(j);
-            pthread_mutex_lock(&jobs.lock);
-        }
+        if (!spvjit_pool_queued(&j->task))
+            unlink_job(j);
     }
     pthread_cond_init(&jobs.done, NULL); /* its waiters were the parent's */
     pthread_mutex_unlock(&jobs.lock);

@@ -370,7 +370,7 @@ void spvjit_pool_submit(spvjit_pool_task *t, uint32_t delay_ms)
     pthread_mutex_unlock(&pool.lock);
 }
 
-bool spvjit_pool_queued(spvjit_pool_task *t)
+bool spvjit_pool_queued(const spvjit_pool_task *t)
 {
     pthread_mutex_lock(&pool.lock);
     bool queued = t->queued;

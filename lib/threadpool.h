@@ -71,6 +71,6 @@ void spvjit_pool_submit(spvjit_pool_task *t, uint32_t delay_ms);
  * still queued (it is the caller's now), false if it runs or ran. */
 bool spvjit_pool_claim(spvjit_pool_task *t);
 /* Whether t waits on the queue (no worker has started it, nobody claimed it). */
-bool spvjit_pool_queued(spvjit_pool_task *t);
+bool spvjit_pool_queued(const spvjit_pool_task *t);
 
 #endif

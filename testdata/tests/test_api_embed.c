@@ -1,8 +1,7 @@
 /* testdata/tests/test_api_embed.c — programs built against the
  * installed-style library (lib/spvjit.h + libspvjit.so, public symbols only):
  * examples/embed.c prints saxpy's result, checked against the C formula;
- * testdata/programs/exit_while_compiling.c and fork_while_compiling.c exit
- * with status 0. */
+ * testdata/programs/while_compiling.c exits, and forks, with status 0. */
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +32,8 @@ static bool find_lib_dir(char *out, size_t len)
 }
 
 /* Compiles the program `src` (relative to the source root) against the
- * installed-style library into dir/name, rpath set; the exit status. */
+ * installed-style library into exe, linking through dir (which gets the
+ * library's links) with an rpath to it; the compiler's exit status. */
 static int build_program(const char *libdir, const char *dir, const char *src, const char *exe)
 {
     const char *root = test_data_path("..");
