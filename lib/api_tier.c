@@ -31,7 +31,6 @@ struct api_opt_job {
     api_compiled *c;       /* a reference; its plan is compiled */
     spvjit_context *ctx;   /* whose teardown waits for it */
     api_opt_job *prev, *next;
-    bool listed; /* on jobs.list (not after a fork, in the child) */
     atomic_bool cancel;
 };
 
@@ -214,24 +213,15 @@ void api_compiled_exec(api_compiled *c, const api_code *code, spvjit_exec_kernel
 
 /* --- the optimized tier in the background -------------------------------------------- */
 
-/* Takes j off jobs.list, if it is on it (jobs.lock held). */
-static void unlink_job(api_opt_job *j)
+static void unlist(api_opt_job *j)
 {
-    if (!j->listed)
-        return;
+    pthread_mutex_lock(&jobs.lock);
     if (j->prev)
         j->prev->next = j->next;
     else
         jobs.list = j->next;
     if (j->next)
         j->next->prev = j->prev;
-    j->listed = false;
-}
-
-static void unlist(api_opt_job *j)
-{
-    pthread_mutex_lock(&jobs.lock);
-    unlink_job(j);
     pthread_cond_broadcast(&jobs.done);
     pthread_mutex_unlock(&jobs.lock);
 }
@@ -321,9 +311,10 @@ static void cancel_all_at_exit(void)
     api_opt_jobs_cancel_all(NULL);
 }
 
-/* fork(): the child forgets the jobs whose compiles run in the parent, so
- * its exit waits for none of them; those still queued stay its own (its
- * workers or a wait run them there). */
+/* fork(): a job whose compile runs in the parent has none in the child: it
+ * goes back on the child's queue, so the child compiles its own (its workers,
+ * or a wait for the optimized code, run it), and its exit cancels it rather
+ * than wait for a compile that does not run there. */
 static void lock_jobs_for_fork(void)
 {
     pthread_mutex_lock(&jobs.lock);
@@ -334,13 +325,16 @@ static void unlock_jobs_after_fork(void)
     pthread_mutex_unlock(&jobs.lock);
 }
 
-static void forget_jobs_in_child(void)
+static void requeue_jobs_in_child(void)
 {
-    for (api_opt_job *j = jobs.list, *next; j; j = next) {
-        next = j->next;
-        if (!spvjit_pool_queued(&j->task))
-            unlink_job(j);
-    }
+    for (api_opt_job *j = jobs.list; j; j = j->next)
+        if (!spvjit_pool_queued(&j->task)) {
+            /* the parent's compile may have held them; nothing holds them here */
+            pthread_mutex_init(&j->c->lock, NULL);
+            pthread_cond_init(&j->c->changed, NULL);
+            pthread_mutex_init(&j->c->fallback_lock, NULL);
+            spvjit_pool_requeue(&j->task);
+        }
     pthread_cond_init(&jobs.done, NULL); /* its waiters were the parent's */
     pthread_mutex_unlock(&jobs.lock);
 }
@@ -348,7 +342,7 @@ static void forget_jobs_in_child(void)
 static void register_handlers(void)
 {
     atexit(cancel_all_at_exit); /* on failure a compile may still run into exit() */
-    pthread_atfork(lock_jobs_for_fork, unlock_jobs_after_fork, forget_jobs_in_child);
+    pthread_atfork(lock_jobs_for_fork, unlock_jobs_after_fork, requeue_jobs_in_child);
 }
 
 void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx)
@@ -372,7 +366,6 @@ void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx)
     if (jobs.list)
         jobs.list->prev = j;
     jobs.list = j;
-    j->listed = true;
     pthread_mutex_unlock(&jobs.lock);
     spvjit_pool_submit(&j->task, API_OPT_DELAY_MS);
 }

@@ -129,6 +129,20 @@ static void unqueue(spvjit_pool_task *t)
     pool.tasks_queued--;
 }
 
+/* Appends t to the queue, to start once its time comes (lock held). */
+static void enqueue(spvjit_pool_task *t, uint64_t not_before)
+{
+    t->next = NULL;
+    t->queued = true;
+    t->not_before = not_before;
+    if (pool.tasks_tail)
+        pool.tasks_tail->next = t;
+    else
+        pool.tasks = t;
+    pool.tasks_tail = t;
+    pool.tasks_queued++;
+}
+
 /* The oldest queued task whose time has come (any, when shutting down), taken
  * off the queue (lock held); else NULL, and *next the earliest time one comes
  * (0: none is queued). */
@@ -200,8 +214,9 @@ static void *worker_main(void *unused)
  * The child of a fork() has none of the workers, nor the runs and tasks they
  * were in: it forgets them and starts its own workers when it needs them
  * (else a context made before the fork left the child's dispatches one
- * thread).  The tasks still queued stay queued: the child's workers or their
- * owners run them there.  Registered when the library loads, before any other
+ * thread).  The tasks still queued stay queued, for the child's workers or
+ * their owners (who requeue those that were running: spvjit_pool_requeue).
+ * Registered when the library loads, before any other
  * fork handler of the library, so the prepare handlers take their locks in
  * the order the code does (the pool's last). */
 
@@ -354,19 +369,18 @@ void spvjit_pool_submit(spvjit_pool_task *t, uint32_t delay_ms)
 {
     pthread_mutex_lock(&pool.lock);
     pool.shutting_down = false;
-    t->next = NULL;
-    t->queued = true;
-    t->not_before = delay_ms ? util_now_ns() + (uint64_t)delay_ms * 1000000u : 0;
-    if (pool.tasks_tail)
-        pool.tasks_tail->next = t;
-    else
-        pool.tasks = t;
-    pool.tasks_tail = t;
-    pool.tasks_queued++;
+    enqueue(t, delay_ms ? util_now_ns() + (uint64_t)delay_ms * 1000000u : 0);
     /* a worker per task at work, up to the CPUs: tasks submitted together run in parallel */
     uint32_t want = pool.tasks_queued + pool.tasks_running, cpus = spvjit_pool_default_threads();
     grow_workers(want < cpus ? want : cpus);
     pthread_cond_broadcast(&pool.work); /* the sleepers that a signal might miss are few */
+    pthread_mutex_unlock(&pool.lock);
+}
+
+void spvjit_pool_requeue(spvjit_pool_task *t)
+{
+    pthread_mutex_lock(&pool.lock);
+    enqueue(t, 0);
     pthread_mutex_unlock(&pool.lock);
 }
 

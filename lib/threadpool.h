@@ -72,5 +72,9 @@ void spvjit_pool_submit(spvjit_pool_task *t, uint32_t delay_ms);
 bool spvjit_pool_claim(spvjit_pool_task *t);
 /* Whether t waits on the queue (no worker has started it, nobody claimed it). */
 bool spvjit_pool_queued(const spvjit_pool_task *t);
+/* In a fork handler of the child only: queues again, to run at once, a task
+ * that was running in the parent (none runs it in the child).  Starts no
+ * worker: the child's next run, submit or context does. */
+void spvjit_pool_requeue(spvjit_pool_task *t);
 
 #endif

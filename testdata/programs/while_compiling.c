@@ -10,10 +10,11 @@
  * programs end): the exit status must be 0 whatever the compile was doing.
  * `fork` forks: the child builds SAXPY.spv's "main" (a = 2), runs y = 2x + y
  * on 4096 floats on 2 threads, checks every element against the same formula
- * in C and that a worker thread of its own ("spvjit-worker") helped, prints
- * "child ok" and returns from main, destroying nothing: neither the parent's
- * workers nor its compile exist in the child, so its dispatch must start its
- * own and its exit must not wait for the compile.  The parent waits for the
+ * in C and that a worker thread of its own ("spvjit-worker") helped, waits
+ * for MM's optimized code, prints "child ok" and returns from main,
+ * destroying nothing: neither the parent's workers nor its compile exist in
+ * the child, so its dispatch must start its own workers, and the wait and
+ * the exit must not wait for the parent's compile.  The parent waits for the
  * child and exits with its status.
  */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
@@ -28,7 +29,7 @@
 
 #include "spvjit.h"
 
-static int child(spvjit_context *ctx, const char *saxpy_path)
+static int child(spvjit_context *ctx, spvjit_kernel *mm, const char *saxpy_path)
 {
     enum { N = 4096 };
     static float x[N], y[N];
@@ -73,6 +74,12 @@ static int child(spvjit_context *ctx, const char *saxpy_path)
         fprintf(stderr, "child: no worker thread after a dispatch on 2 threads\n");
         return 1;
     }
+    /* the parent's kernel reaches its optimized code here too, whatever its compile was doing at the fork */
+    spvjit_kernel_stats st;
+    if (spvjit_kernel_wait_optimized(mm) || spvjit_kernel_stats_get(mm, &st) || st.tier != SPVJIT_TIER_OPT) {
+        fprintf(stderr, "child: the parent's kernel has no optimized code: %s\n", spvjit_last_error());
+        return 1;
+    }
     printf("child ok\n");
     fflush(stdout);
     return 0;
@@ -108,7 +115,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (pid == 0)
-        return child(ctx, argv[3]);
+        return child(ctx, k, argv[3]);
     int status = 0;
     if (waitpid(pid, &status, 0) != pid)
         return 1;
