@@ -15,7 +15,8 @@
  * its own (the JIT stops at its next step) and waits for those running, so no
  * compile outlives the context that started it; the process's exit does the
  * same for all of them, so none runs into the C++ destructors of LLVM's
- * globals (a worker compiling while exit() ran them crashed the process).
+ * globals (a worker compiling while exit() ran them crashed the process;
+ * the pool's exit handler waits for the tasks still running).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,10 +302,12 @@ static void run_job(spvjit_pool_task *t)
     finish(j, jk, d.msg);
 }
 
-/* The process's exit: the handlers registered after this one, the C++
- * destructors of LLVM's globals among them, run after it, so it ends every
- * compile first.  Registered at the first job, after the first quick build
- * on the caller's thread set up LLVM's lazily made statics. */
+/* The process's exit: cancels every optimized compile, so that the pool's
+ * exit handler, which runs next and lets no task start or run on into the
+ * C++ destructors of LLVM's globals (threadpool.c), waits for one step of a
+ * compile at most, not for the whole of it.  Registered at the first job,
+ * after the first quick build on the caller's thread set up LLVM's lazily
+ * made statics. */
 static void cancel_all_at_exit(void)
 {
     atomic_store(&jobs.exiting, true);
@@ -347,7 +350,6 @@ static void register_handlers(void)
 
 void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx)
 {
-    pthread_once(&jobs.handlers_once, register_handlers);
     api_opt_job *j = calloc(1, sizeof *j);
     if (!j) {
         c->opt = API_OPT_FAILED; /* not shared yet: no lock needed */
@@ -368,6 +370,7 @@ void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx)
     jobs.list = j;
     pthread_mutex_unlock(&jobs.lock);
     spvjit_pool_submit(&j->task, API_OPT_DELAY_MS);
+    pthread_once(&jobs.handlers_once, register_handlers); /* after the pool's: runs before it */
 }
 
 spvjit_status api_compiled_wait_opt(api_compiled *c)

@@ -32,11 +32,15 @@ static struct {
     pool_job *jobs;                       /* runs that may take more helpers */
     spvjit_pool_task *tasks, *tasks_tail; /* queued background tasks, oldest first */
     uint32_t tasks_queued, tasks_running;
+    pthread_cond_t tasks_idle; /* tasks_running dropped to 0 */
     pthread_t *threads;
     uint32_t nthreads; /* workers started */
     uint32_t cap;
     bool shutting_down;
-} pool = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER };
+    bool exiting; /* the process exits: no task starts any more */
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER,
+           .work = PTHREAD_COND_INITIALIZER,
+           .tasks_idle = PTHREAD_COND_INITIALIZER };
 
 /* --- thread count ------------------------------------------------------- */
 
@@ -150,6 +154,8 @@ static spvjit_pool_task *pop_task(uint64_t *next)
 {
     uint64_t now = util_now_ns();
     *next = 0;
+    if (pool.exiting)
+        return NULL; /* its owner may claim it still */
     for (spvjit_pool_task *t = pool.tasks; t; t = t->next) {
         if (t->not_before <= now || pool.shutting_down) {
             unqueue(t);
@@ -191,7 +197,8 @@ static void *worker_main(void *unused)
                 pthread_mutex_unlock(&pool.lock);
                 t->run(t); /* may free t */
                 pthread_mutex_lock(&pool.lock);
-                pool.tasks_running--;
+                if (--pool.tasks_running == 0)
+                    pthread_cond_broadcast(&pool.tasks_idle);
                 continue;
             }
             if (pool.shutting_down)
@@ -238,6 +245,7 @@ static void forget_workers_in_child(void)
     pool.jobs = NULL;
     pool.tasks_running = 0;
     pthread_cond_init(&pool.work, NULL); /* its waiters were the parent's */
+    pthread_cond_init(&pool.tasks_idle, NULL);
     pthread_mutex_unlock(&pool.lock);
 }
 
@@ -365,8 +373,30 @@ void spvjit_pool_shutdown(void)
 
 /* --- background tasks ------------------------------------------------------ */
 
+/* The process's exit: the C++ destructors of LLVM's globals run after the
+ * exit handlers registered later than theirs, and an optimized compile on a
+ * worker then crashed the process.  No task starts any more, and exit()
+ * waits for those running (the optimized compiles' owner, whose handler runs
+ * first, cancels them: api_tier.c).  Registered at the first task, after
+ * the library and LLVM were loaded. */
+static void wait_tasks_at_exit(void)
+{
+    pthread_mutex_lock(&pool.lock);
+    pool.exiting = true;
+    while (pool.tasks_running)
+        pthread_cond_wait(&pool.tasks_idle, &pool.lock);
+    pthread_mutex_unlock(&pool.lock);
+}
+
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+static void register_exit_handler(void)
+{
+    atexit(wait_tasks_at_exit); /* on failure a task may still run into exit() */
+}
+
 void spvjit_pool_submit(spvjit_pool_task *t, uint32_t delay_ms)
 {
+    pthread_once(&exit_once, register_exit_handler);
     pthread_mutex_lock(&pool.lock);
     pool.shutting_down = false;
     enqueue(t, delay_ms ? util_now_ns() + (uint64_t)delay_ms * 1000000u : 0);

@@ -1,13 +1,15 @@
 /* testdata/programs/while_compiling.c — a host program that ends, or forks,
  * while its kernel's optimized tier may still be compiling in the background.
  *
- *   while_compiling exit MM.spv WAIT_MS
+ *   while_compiling exit|async MM.spv WAIT_MS
  *   while_compiling fork MM.spv SAXPY.spv WAIT_MS
  *
- * Builds MM.spv's "main" with the auto tier and the define 0=8, prints
- * "built" and waits WAIT_MS milliseconds (the compile starts 10 ms after the
- * build).  `exit` then returns from main, destroying nothing (as many
- * programs end): the exit status must be 0 whatever the compile was doing.
+ * Builds MM.spv's "main" with the auto tier and the define 0=8 (`async`:
+ * with the quick tier, and starts an asynchronous optimized build of it with
+ * 0=32, never waited for), prints "built" and waits WAIT_MS milliseconds (an
+ * auto build's optimized compile starts 10 ms after the build).  `exit` and `async` then return from main,
+ * destroying nothing (as many programs end): the exit status must be 0
+ * whatever the compiles were doing.
  * `fork` forks: the child builds SAXPY.spv's "main" (a = 2), runs y = 2x + y
  * on 4096 floats on 2 threads, checks every element against the same formula
  * in C and that a worker thread of its own ("spvjit-worker") helped, waits
@@ -87,9 +89,9 @@ static int child(spvjit_context *ctx, spvjit_kernel *mm, const char *saxpy_path)
 
 int main(int argc, char **argv)
 {
-    bool fork_too = argc == 5 && !strcmp(argv[1], "fork");
-    if (!fork_too && (argc != 4 || strcmp(argv[1], "exit"))) {
-        fprintf(stderr, "usage: while_compiling exit MM.spv WAIT_MS | fork MM.spv SAXPY.spv WAIT_MS\n");
+    bool fork_too = argc == 5 && !strcmp(argv[1], "fork"), async = argc == 4 && !strcmp(argv[1], "async");
+    if (!fork_too && !async && (argc != 4 || strcmp(argv[1], "exit"))) {
+        fprintf(stderr, "usage: while_compiling exit|async MM.spv WAIT_MS | fork MM.spv SAXPY.spv WAIT_MS\n");
         return 2;
     }
     spvjit_context *ctx = NULL;
@@ -98,7 +100,17 @@ int main(int argc, char **argv)
     spvjit_kernel *k = NULL;
     spvjit_context_options co = { .threads = 2, .disk_cache_dir = "", .defaults = { .tier = SPVJIT_TIER_AUTO } };
     if (spvjit_context_create(&co, &ctx) || spvjit_module_load_file(ctx, argv[2], &m) || spvjit_specs_create(&specs) ||
-        spvjit_spec_set_define(specs, "0=8") || spvjit_kernel_build(m, "main", specs, NULL, &k)) {
+        spvjit_spec_set_define(specs, "0=8") ||
+        spvjit_kernel_build(m, "main", specs,
+                            &(spvjit_build_options){ .tier = async ? SPVJIT_TIER_QUICK : SPVJIT_TIER_DEFAULT }, &k)) {
+        fprintf(stderr, "while_compiling: %s\n", spvjit_last_error());
+        return 1;
+    }
+    spvjit_specs *specs32 = NULL;
+    spvjit_build_event *ev = NULL;
+    if (async &&
+        (spvjit_specs_create(&specs32) || spvjit_spec_set_define(specs32, "0=32") ||
+         spvjit_kernel_build_async(m, "main", specs32, &(spvjit_build_options){ .tier = SPVJIT_TIER_OPT }, &ev))) {
         fprintf(stderr, "while_compiling: %s\n", spvjit_last_error());
         return 1;
     }
