@@ -40,9 +40,9 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t done; /* a job left the list */
     api_opt_job *list;
-    pthread_once_t handlers_once; /* the exit and fork handlers registered */
+    pthread_once_t exit_once;     /* cancel_all_at_exit registered */
     atomic_bool exiting;          /* a job that begins now ends at once */
-} jobs = { .lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER, .handlers_once = PTHREAD_ONCE_INIT };
+} jobs = { .lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER, .exit_once = PTHREAD_ONCE_INIT };
 
 /* --- code ------------------------------------------------------------------------- */
 
@@ -314,38 +314,41 @@ static void cancel_all_at_exit(void)
     api_opt_jobs_cancel_all(NULL);
 }
 
-/* fork(): a job whose compile runs in the parent has none in the child: it
- * goes back on the child's queue, so the child compiles its own (its workers,
- * or a wait for the optimized code, run it), and its exit cancels it rather
- * than wait for a compile that does not run there. */
-static void lock_jobs_for_fork(void)
+static void register_exit_handler(void)
 {
-    pthread_mutex_lock(&jobs.lock);
+    atexit(cancel_all_at_exit); /* on failure a compile may still run into exit() */
 }
 
-static void unlock_jobs_after_fork(void)
+/* fork(): no compile of the library runs in the background across it.  A
+ * child that inherited one half done would have neither its result nor the
+ * locks it held (LLVM's among them: a child compiling after such a fork
+ * hung); so fork() waits for the running tasks of the pool, and starts
+ * none, before it takes the jobs' lock and the pool's, in the order the
+ * code takes them.  The queued ones stay queued in both processes.  One
+ * registration, when the library loads, so that the order is this one. */
+static void before_fork(void)
 {
+    spvjit_pool_quiesce_for_fork();
+    pthread_mutex_lock(&jobs.lock);
+    spvjit_pool_lock_for_fork();
+}
+
+static void after_fork_in_parent(void)
+{
+    spvjit_pool_unlock_after_fork(false);
     pthread_mutex_unlock(&jobs.lock);
 }
 
-static void requeue_jobs_in_child(void)
+static void after_fork_in_child(void)
 {
-    for (api_opt_job *j = jobs.list; j; j = j->next)
-        if (!spvjit_pool_queued(&j->task)) {
-            /* the parent's compile may have held them; nothing holds them here */
-            pthread_mutex_init(&j->c->lock, NULL);
-            pthread_cond_init(&j->c->changed, NULL);
-            pthread_mutex_init(&j->c->fallback_lock, NULL);
-            spvjit_pool_requeue(&j->task);
-        }
+    spvjit_pool_unlock_after_fork(true);
     pthread_cond_init(&jobs.done, NULL); /* its waiters were the parent's */
     pthread_mutex_unlock(&jobs.lock);
 }
 
-static void register_handlers(void)
+__attribute__((constructor)) static void register_fork_handlers(void)
 {
-    atexit(cancel_all_at_exit); /* on failure a compile may still run into exit() */
-    pthread_atfork(lock_jobs_for_fork, unlock_jobs_after_fork, requeue_jobs_in_child);
+    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 
 void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx)
@@ -370,7 +373,7 @@ void api_compiled_start_opt(api_compiled *c, spvjit_context *ctx)
     jobs.list = j;
     pthread_mutex_unlock(&jobs.lock);
     spvjit_pool_submit(&j->task, API_OPT_DELAY_MS);
-    pthread_once(&jobs.handlers_once, register_handlers); /* after the pool's: runs before it */
+    pthread_once(&jobs.exit_once, register_exit_handler); /* after the pool's: runs before it */
 }
 
 spvjit_status api_compiled_wait_opt(api_compiled *c)

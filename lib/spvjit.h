@@ -160,8 +160,8 @@ typedef struct spvjit_context_options {
 
 /* The process's worker threads ("spvjit-worker"), shared by its contexts,
  * start when a context is created, as many as its thread count needs that
- * are not running yet (a forked child starts its own, and compiles anew the
- * optimized code that was compiling in the parent).  Destroying a context
+ * are not running yet (a forked child starts its own; fork() waits for the
+ * library's background compiles running then).  Destroying a context
  * cancels its optimized compiles still in the background and waits for those
  * running; a process that exits without doing so has them ended before
  * exit() goes on. */

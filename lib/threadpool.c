@@ -38,6 +38,7 @@ static struct {
     uint32_t cap;
     bool shutting_down;
     bool exiting; /* the process exits: no task starts any more */
+    bool forking; /* fork() waits for the running tasks: none starts */
 } pool = { .lock = PTHREAD_MUTEX_INITIALIZER,
            .work = PTHREAD_COND_INITIALIZER,
            .tasks_idle = PTHREAD_COND_INITIALIZER };
@@ -133,20 +134,6 @@ static void unqueue(spvjit_pool_task *t)
     pool.tasks_queued--;
 }
 
-/* Appends t to the queue, to start once its time comes (lock held). */
-static void enqueue(spvjit_pool_task *t, uint64_t not_before)
-{
-    t->next = NULL;
-    t->queued = true;
-    t->not_before = not_before;
-    if (pool.tasks_tail)
-        pool.tasks_tail->next = t;
-    else
-        pool.tasks = t;
-    pool.tasks_tail = t;
-    pool.tasks_queued++;
-}
-
 /* The oldest queued task whose time has come (any, when shutting down), taken
  * off the queue (lock held); else NULL, and *next the earliest time one comes
  * (0: none is queued). */
@@ -154,7 +141,7 @@ static spvjit_pool_task *pop_task(uint64_t *next)
 {
     uint64_t now = util_now_ns();
     *next = 0;
-    if (pool.exiting)
+    if (pool.exiting || pool.forking)
         return NULL; /* its owner may claim it still */
     for (spvjit_pool_task *t = pool.tasks; t; t = t->next) {
         if (t->not_before <= now || pool.shutting_down) {
@@ -217,41 +204,35 @@ static void *worker_main(void *unused)
     return NULL;
 }
 
-/* --- fork ------------------------------------------------------------------
- * The child of a fork() has none of the workers, nor the runs and tasks they
- * were in: it forgets them and starts its own workers when it needs them
- * (else a context made before the fork left the child's dispatches one
- * thread).  The tasks still queued stay queued, for the child's workers or
- * their owners (who requeue those that were running: spvjit_pool_requeue).
- * Registered when the library loads, before any other
- * fork handler of the library, so the prepare handlers take their locks in
- * the order the code does (the pool's last). */
+/* --- fork (the handlers: api_tier.c) ----------------------------------------- */
 
-static void lock_for_fork(void)
+void spvjit_pool_quiesce_for_fork(void)
+{
+    pthread_mutex_lock(&pool.lock);
+    pool.forking = true;
+    while (pool.tasks_running)
+        pthread_cond_wait(&pool.tasks_idle, &pool.lock);
+    pthread_mutex_unlock(&pool.lock);
+}
+
+void spvjit_pool_lock_for_fork(void)
 {
     pthread_mutex_lock(&pool.lock);
 }
 
-static void unlock_after_fork(void)
+void spvjit_pool_unlock_after_fork(bool child)
 {
+    if (child) { /* its workers, and the runs they were in, were the parent's */
+        free(pool.threads);
+        pool.threads = NULL;
+        pool.nthreads = pool.cap = 0;
+        pool.jobs = NULL;
+        pthread_cond_init(&pool.work, NULL);
+        pthread_cond_init(&pool.tasks_idle, NULL);
+    }
+    pool.forking = false;
+    pthread_cond_broadcast(&pool.work); /* the queued tasks may start again */
     pthread_mutex_unlock(&pool.lock);
-}
-
-static void forget_workers_in_child(void)
-{
-    free(pool.threads); /* the child's copy of the parent's array */
-    pool.threads = NULL;
-    pool.nthreads = pool.cap = 0;
-    pool.jobs = NULL;
-    pool.tasks_running = 0;
-    pthread_cond_init(&pool.work, NULL); /* its waiters were the parent's */
-    pthread_cond_init(&pool.tasks_idle, NULL);
-    pthread_mutex_unlock(&pool.lock);
-}
-
-__attribute__((constructor)) static void register_fork_handlers(void)
-{
-    pthread_atfork(lock_for_fork, unlock_after_fork, forget_workers_in_child);
 }
 
 /* Starts workers until `want` exist (lock held).  A failed pthread_create
@@ -399,27 +380,20 @@ void spvjit_pool_submit(spvjit_pool_task *t, uint32_t delay_ms)
     pthread_once(&exit_once, register_exit_handler);
     pthread_mutex_lock(&pool.lock);
     pool.shutting_down = false;
-    enqueue(t, delay_ms ? util_now_ns() + (uint64_t)delay_ms * 1000000u : 0);
+    t->next = NULL;
+    t->queued = true;
+    t->not_before = delay_ms ? util_now_ns() + (uint64_t)delay_ms * 1000000u : 0;
+    if (pool.tasks_tail)
+        pool.tasks_tail->next = t;
+    else
+        pool.tasks = t;
+    pool.tasks_tail = t;
+    pool.tasks_queued++;
     /* a worker per task at work, up to the CPUs: tasks submitted together run in parallel */
     uint32_t want = pool.tasks_queued + pool.tasks_running, cpus = spvjit_pool_default_threads();
     grow_workers(want < cpus ? want : cpus);
     pthread_cond_broadcast(&pool.work); /* the sleepers that a signal might miss are few */
     pthread_mutex_unlock(&pool.lock);
-}
-
-void spvjit_pool_requeue(spvjit_pool_task *t)
-{
-    pthread_mutex_lock(&pool.lock);
-    enqueue(t, 0);
-    pthread_mutex_unlock(&pool.lock);
-}
-
-bool spvjit_pool_queued(const spvjit_pool_task *t)
-{
-    pthread_mutex_lock(&pool.lock);
-    bool queued = t->queued;
-    pthread_mutex_unlock(&pool.lock);
-    return queued;
 }
 
 bool spvjit_pool_claim(spvjit_pool_task *t)

@@ -70,11 +70,14 @@ void spvjit_pool_submit(spvjit_pool_task *t, uint32_t delay_ms);
 /* Takes a task that no worker has started off the queue: true if it was
  * still queued (it is the caller's now), false if it runs or ran. */
 bool spvjit_pool_claim(spvjit_pool_task *t);
-/* Whether t waits on the queue (no worker has started it, nobody claimed it). */
-bool spvjit_pool_queued(const spvjit_pool_task *t);
-/* In a fork handler of the child only: queues again, to run at once, a task
- * that was running in the parent (none runs it in the child).  Starts no
- * worker: the child's next run, submit or context does. */
-void spvjit_pool_requeue(spvjit_pool_task *t);
+/* fork(), in the order of lib/api_tier.c's handlers: before it, no task
+ * starts any more and the running ones end (so the child inherits none
+ * half done, nor the locks it held inside LLVM); then the pool's lock is
+ * taken, and released after it in both processes, where the tasks still
+ * queued may start again.  The child has none of the workers, nor the runs
+ * they were in: it starts its own workers when it needs them. */
+void spvjit_pool_quiesce_for_fork(void);
+void spvjit_pool_lock_for_fork(void);
+void spvjit_pool_unlock_after_fork(bool child);
 
 #endif

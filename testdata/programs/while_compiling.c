@@ -14,10 +14,11 @@
  * on 4096 floats on 2 threads, checks every element against the same formula
  * in C and that a worker thread of its own ("spvjit-worker") helped, waits
  * for MM's optimized code, prints "child ok" and returns from main,
- * destroying nothing: neither the parent's workers nor its compile exist in
- * the child, so its dispatch must start its own workers, and the wait and
- * the exit must not wait for the parent's compile.  The parent waits for the
- * child and exits with its status.
+ * destroying nothing.  The parent's workers do not exist in the child, so
+ * its dispatch must start its own; a compile the parent was running must not
+ * be left half done in the child (nor the locks it held); and the waits and
+ * the exit must end.  The parent waits for the child and exits with its
+ * status.
  */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <dirent.h>
