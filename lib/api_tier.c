@@ -40,8 +40,8 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t done; /* a job left the list */
     api_opt_job *list;
-    pthread_once_t exit_once;     /* cancel_all_at_exit registered */
-    atomic_bool exiting;          /* a job that begins now ends at once */
+    pthread_once_t exit_once; /* cancel_all_at_exit registered */
+    atomic_bool exiting;      /* a job that begins now ends at once */
 } jobs = { .lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER, .exit_once = PTHREAD_ONCE_INIT };
 
 /* --- code ------------------------------------------------------------------------- */
