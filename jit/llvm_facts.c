@@ -60,11 +60,6 @@ bool jit_opcode_pure(LLVMOpcode op)
     }
 }
 
-bool jit_opcode_never_traps(LLVMOpcode op)
-{
-    return jit_opcode_pure(op) && op != LLVMUDiv && op != LLVMSDiv && op != LLVMURem && op != LLVMSRem;
-}
-
 /* The memory attribute of call's callee (LLVM's MemoryEffects: two bits per
  * location, the higher one "mod"), all bits set when the callee is not a
  * known function or says nothing (it may do anything). */
@@ -87,7 +82,7 @@ bool jit_inst_never_traps(LLVMValueRef in)
 {
     LLVMOpcode op = LLVMGetInstructionOpcode(in);
     if (op != LLVMCall)
-        return jit_opcode_never_traps(op);
+        return jit_opcode_pure(op) && op != LLVMUDiv && op != LLVMSDiv && op != LLVMURem && op != LLVMSRem;
     LLVMValueRef f = LLVMGetCalledValue(in);
     unsigned speculatable = LLVMGetEnumAttributeKindForName("speculatable", 12);
     return LLVMIsAFunction(f) && LLVMGetIntrinsicID(f) && jit_call_pure(in) &&

@@ -24,17 +24,15 @@ LLVMIntPredicate jit_icmp_inverse(LLVMIntPredicate p);
 /* An opcode whose result depends on its operands alone: no memory, no side
  * effect (arithmetic, comparisons, casts, GEP, select, vector and aggregate
  * element operations, freeze).  Integer division and remainder are included:
- * they may trap, see jit_opcode_never_traps. */
+ * they may trap, see jit_inst_never_traps. */
 bool jit_opcode_pure(LLVMOpcode op);
-/* jit_opcode_pure and cannot trap (no integer division or remainder): safe to
- * compute where the original did not run. */
-bool jit_opcode_never_traps(LLVMOpcode op);
 
 /* A direct call to a function that reads and writes no memory (memory(none)). */
 bool jit_call_pure(LLVMValueRef call);
 /* Whether `in` computes its value from its operands alone and cannot trap, so
- * that it may run where the original did not: jit_opcode_never_traps, or a
- * call of a pure, speculatable LLVM intrinsic (llvm.usub.sat, llvm.umin, ...). */
+ * that it may run where the original did not: a jit_opcode_pure opcode but
+ * integer division and remainder, or a call of a pure, speculatable LLVM
+ * intrinsic (llvm.usub.sat, llvm.umin, ...). */
 bool jit_inst_never_traps(LLVMValueRef in);
 /* Whether a call may write memory: unless its callee's memory attribute says
  * it reads at most. */

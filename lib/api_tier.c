@@ -41,7 +41,6 @@ static struct {
     pthread_cond_t done; /* a job left the list */
     api_opt_job *list;
     pthread_once_t exit_once; /* cancel_all_at_exit registered */
-    atomic_bool exiting;      /* a job that begins now ends at once */
 } jobs = { .lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER, .exit_once = PTHREAD_ONCE_INIT };
 
 /* --- code ------------------------------------------------------------------------- */
@@ -281,8 +280,6 @@ static void run_job(spvjit_pool_task *t)
     while (atomic_load(&held) && !atomic_load(&j->cancel))
         usleep(1000);
     jit_kernel *jk = NULL;
-    if (atomic_load(&jobs.exiting))
-        atomic_store(&j->cancel, true); /* submitted while the process exits */
     if (!atomic_load(&j->cancel))
         jk = api_plan_compile(&j->c->plan, j->c->module, JIT_TIER_OPT, &j->cancel, &d);
     else
@@ -310,7 +307,6 @@ static void run_job(spvjit_pool_task *t)
  * made statics. */
 static void cancel_all_at_exit(void)
 {
-    atomic_store(&jobs.exiting, true);
     api_opt_jobs_cancel_all(NULL);
 }
 
@@ -404,13 +400,11 @@ static bool job_of(const api_opt_job *j, const spvjit_context *ctx)
 void api_opt_jobs_cancel_all(spvjit_context *ctx)
 {
     pthread_mutex_lock(&jobs.lock);
-    for (api_opt_job *j = jobs.list; j; j = j->next)
-        if (job_of(j, ctx))
-            atomic_store(&j->cancel, true);
     for (;;) {
         api_opt_job *mine = NULL, *left = NULL;
         for (api_opt_job *j = jobs.list; j && !mine; j = j->next)
             if (job_of(j, ctx)) {
+                atomic_store(&j->cancel, true); /* a job started meanwhile too */
                 left = j;
                 if (spvjit_pool_claim(&j->task))
                     mine = j;
