@@ -164,7 +164,8 @@ typedef struct spvjit_context_options {
  * library's background compiles running then).  Destroying a context
  * cancels its optimized compiles still in the background and waits for those
  * running; a process that exits without doing so has them ended before
- * exit() goes on. */
+ * exit() goes on.  libspvjit.so stays loaded once loaded: dlclose() does
+ * not unmap it (its worker threads and exit handlers live in it). */
 SPVJIT_API spvjit_status spvjit_context_create(const spvjit_context_options *opts, spvjit_context **out);
 SPVJIT_API void spvjit_context_destroy(spvjit_context *ctx);
 /* The last error message of this thread ("" if none). */

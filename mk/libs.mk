@@ -9,10 +9,11 @@ SPVJIT_LLVM_LIBS = $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_
 SPVJIT_OTHER_LIBS := -lffi -lxxhash -ljson-c -lsodium -lstdc++ -lpthread -lm -ldl
 SPVJIT_LDLIBS = $(SPVJIT_GLSLANG_LIBS) -lSPIRV-Tools-opt -lSPIRV-Tools $(SPVJIT_LLVM_LIBS) $(SPVJIT_OTHER_LIBS)
 
-# The same with LLVM's static libraries, for the `spvjit` command: a process
-# linked with libLLVM.so spends about 20 ms before main (ld.so binding and
-# relocating libLLVM's symbols), and every run of the command pays it; linked
-# statically (still a PIE), about 5 ms.  The components are those libspvjit calls;
+# The same with LLVM's static libraries, for the `spvjit` command and
+# libspvjit.so: a process linked with libLLVM.so spends about 20 ms before main
+# (ld.so binding and relocating libLLVM's symbols), and every run of the
+# command, every program embedding the library, pays it; linked statically
+# (still position-independent), about 5 ms.  The components are those libspvjit calls;
 # --as-needed keeps LLVM's system libraries (z3, libxml2) that none of them
 # uses out of the program; zlib and zstd it does use (LLVM's Support), so
 # `make deps` installs zlib1g-dev and libzstd-dev.

@@ -1,7 +1,8 @@
 /* testdata/tests/test_api_embed.c — programs built against the
  * installed-style library (lib/spvjit.h + libspvjit.so, public symbols only):
  * examples/embed.c prints saxpy's result, checked against the C formula;
- * testdata/programs/while_compiling.c exits, and forks, with status 0. */
+ * testdata/programs/while_compiling.c exits, and forks, with status 0;
+ * testdata/programs/unload.c loads the library with dlopen and unloads it. */
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +34,10 @@ static bool find_lib_dir(char *out, size_t len)
 
 /* Compiles the program `src` (relative to the source root) against the
  * installed-style library into exe, linking through dir (which gets the
- * library's links) with an rpath to it; the compiler's exit status. */
-static int build_program(const char *libdir, const char *dir, const char *src, const char *exe)
+ * library's links) with an rpath to it, or (!link: a program that dlopens
+ * dir/libspvjit.so.0 itself) only with libdl and libm; the compiler's exit
+ * status. */
+static int build_program(const char *libdir, const char *dir, const char *src, const char *exe, bool link)
 {
     const char *root = test_data_path("..");
 #if defined(__SANITIZE_ADDRESS__)
@@ -48,8 +51,9 @@ static int build_program(const char *libdir, const char *dir, const char *src, c
     snprintf(cmd, sizeof cmd,
              "{ [ -e '%s/libspvjit.so.0' ] || { ln -s '%s/libspvjit.so' '%s/libspvjit.so.0' && "
              "ln -s libspvjit.so.0 '%s/libspvjit.so'; }; } && "
-             "cc -std=c17 -Wall -Wextra -Werror %s -I'%s/lib' '%s/%s' -L'%s' -lspvjit -Wl,-rpath,'%s' -o '%s'",
-             dir, libdir, dir, dir, san, root, root, src, dir, dir, exe);
+             "cc -std=c17 -Wall -Wextra -Werror %s -I'%s/lib' '%s/%s' %s%s%s%s -ldl -lm -o '%s'",
+             dir, libdir, dir, dir, san, root, root, src, link ? "-L'" : "", link ? dir : "",
+             link ? "' -lspvjit -Wl,-rpath," : "", link ? dir : "", exe);
     int rc = test_run_capture(cmd, &out);
     CHECK(rc == 0, "compiling %s failed (%d): %s", src, rc, out ? out : "");
     free(out);
@@ -64,7 +68,7 @@ TEST(api_embed_example_builds_and_runs)
     REQUIRE(mkdtemp(tmp), "mkdtemp");
     char exe[4200], cmd[16384], *out = NULL;
     snprintf(exe, sizeof exe, "%s/embed", tmp);
-    if (build_program(libdir, tmp, "examples/embed.c", exe) == 0) {
+    if (build_program(libdir, tmp, "examples/embed.c", exe, true) == 0) {
         snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=1 '%s' '%s'", exe,
                  test_data_path("kernels/saxpy.comp.spv"));
         int rc = test_run_capture(cmd, &out);
@@ -92,17 +96,20 @@ static void check_waits(const char *exe, const char *args, int step, int last, c
     }
 }
 
-/* testdata/programs/while_compiling.c, built in a fresh temporary
- * directory, run by check_waits with "MODE MM.spv EXTRA" (mm.comp). */
-static void check_while_compiling(const char *mode, const char *extra, int step, int last, const char *expect)
+/* testdata/programs/PROGRAM.c, built in a fresh temporary directory (link:
+ * against the library), run by check_waits with `args`; mode and extra, when
+ * given, put the kernel between them: "MODE MM.spv EXTRA" (mm.comp). */
+static void check_program(const char *program, bool link, const char *mode, const char *extra, int step, int last,
+                          const char *expect)
 {
     char libdir[4096];
     REQUIRE(find_lib_dir(libdir, sizeof libdir), "libspvjit.so not found next to the test binary");
-    char tmp[] = "/tmp/spvjit-while-XXXXXX";
+    char tmp[] = "/tmp/spvjit-program-XXXXXX";
     REQUIRE(mkdtemp(tmp), "mkdtemp");
-    char exe[4200], args[8192], cmd[4200];
-    snprintf(exe, sizeof exe, "%s/while_compiling", tmp);
-    if (build_program(libdir, tmp, "testdata/programs/while_compiling.c", exe) == 0) {
+    char exe[4200], src[4200], args[10240], cmd[4200];
+    snprintf(exe, sizeof exe, "%s/%s", tmp, program);
+    snprintf(src, sizeof src, "testdata/programs/%s.c", program);
+    if (build_program(libdir, tmp, src, exe, link) == 0) {
         snprintf(args, sizeof args, "%s '%s' %s", mode, test_data_path("kernels/mm.comp.spv"), extra);
         check_waits(exe, args, step, last, expect);
     }
@@ -121,8 +128,8 @@ static void check_while_compiling(const char *mode, const char *extra, int step,
  * the same destructors). */
 TEST(api_exit_while_the_optimized_tier_compiles)
 {
-    check_while_compiling("exit", "", 8, 240, "built");
-    check_while_compiling("async", "", 10, 120, "built"); /* an asynchronous build never waited for */
+    check_program("while_compiling", true, "exit", "", 8, 240, "built");
+    check_program("while_compiling", true, "async", "", 10, 120, "built"); /* an asynchronous build never waited for */
 }
 
 /* A program that forks while its optimized tier compiles on a pool worker
@@ -136,5 +143,22 @@ TEST(api_fork_while_the_optimized_tier_compiles)
 {
     char extra[4200];
     snprintf(extra, sizeof extra, "'%s'", test_data_path("kernels/saxpy.comp.spv"));
-    check_while_compiling("fork", extra, 15, 120, "child ok");
+    check_program("while_compiling", true, "fork", extra, 15, 120, "child ok");
+}
+
+/* A host that loads the library with dlopen, builds and runs mm (checked
+ * against the product in C), and unloads it with dlclose while the kernel's
+ * optimized tier compiles, or after it, having destroyed its objects or not,
+ * runs on and exits with status 0, each in under a minute: the library
+ * stays mapped (-z nodelete), since its worker threads and exit handlers
+ * live in it.  Before, the host died of SIGSEGV or hung. */
+TEST(api_unload_with_dlclose)
+{
+    char libdir[4096];
+    REQUIRE(find_lib_dir(libdir, sizeof libdir), "libspvjit.so not found next to the test binary");
+    char mode[4200];
+    for (int keep = 0; keep < 2; keep++) {
+        snprintf(mode, sizeof mode, "%s '%s/libspvjit.so'", keep ? "keep" : "destroy", libdir);
+        check_program("unload", false, mode, "", 20, 120, "unloaded");
+    }
 }
