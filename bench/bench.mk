@@ -42,6 +42,9 @@ BENCH_LIB_SAN = $(if $(shell nm $(BUILD)/libspvjit.a 2>/dev/null | grep -m1 __as
                   -fsanitize=address$(bench_comma)undefined -fno-omit-frame-pointer)
 
 BENCH_SPVJIT_RUNNER := $(PEERS_OUT)/spvjit_runner
+# The same runner linked with libspvjit.so, as a program embedding the library:
+# the first one starts it for the first results in fresh processes.
+BENCH_SPVJIT_RUNNER_SHARED := $(PEERS_OUT)/spvjit_runner_shared
 
 .PHONY: bench bench-build bench-clean
 
@@ -52,7 +55,7 @@ BENCH_REPORT_ARGS = --build $(BUILD) --size $(BENCH_SIZE) --out $(BENCH_OUT) \
 bench: bench-build
 	$(PYTHON) bench/report.py $(strip $(BENCH_REPORT_ARGS))
 
-bench-build: peers $(BENCH_SPVJIT_RUNNER)
+bench-build: peers $(BENCH_SPVJIT_RUNNER) $(BENCH_SPVJIT_RUNNER_SHARED)
 
 $(PEERS_OBJ)/spvjit_runner.o: bench/peers/spvjit_runner.c bench/peers/bench_util.h bench/c/problems.h lib/spvjit.h
 	@mkdir -p $(dir $@)
@@ -61,5 +64,8 @@ $(PEERS_OBJ)/spvjit_runner.o: bench/peers/spvjit_runner.c bench/peers/bench_util
 $(BENCH_SPVJIT_RUNNER): $(PEERS_OBJ)/spvjit_runner.o $(PEERS_COMMON_OBJS) $(BUILD)/libspvjit.a
 	$(CC) $(PEERS_SAN) $(BENCH_LIB_SAN) -o $@ $^ $(BENCH_LDLIBS)
 
+$(BENCH_SPVJIT_RUNNER_SHARED): $(PEERS_OBJ)/spvjit_runner.o $(PEERS_COMMON_OBJS) $(BUILD)/libspvjit.so
+	$(CC) $(PEERS_SAN) $(BENCH_LIB_SAN) -o $@ $(filter %.o,$^) -L$(BUILD) -lspvjit -Wl,-rpath,$(abspath $(BUILD)) -lm
+
 bench-clean: peers-clean
-	rm -f $(BENCH_SPVJIT_RUNNER) $(PEERS_OBJ)/spvjit_runner.o
+	rm -f $(BENCH_SPVJIT_RUNNER) $(BENCH_SPVJIT_RUNNER_SHARED) $(PEERS_OBJ)/spvjit_runner.o

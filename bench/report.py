@@ -41,10 +41,10 @@ SCALING_RUNNERS = ["spvjit", "c"]
 PEERS = ["lavapipe", "pocl", "c"]
 NUMERIC = ["threads", "median_ms", "spread_pct", "build_ms", "throughput", "first_ms", "min_ms",
            "lower_ms", "passes_ms", "codegen_ms", "quick_ms", "hit_us", "disk_ms", "auto_first_ms",
-           "auto_first_small_ms"]
+           "auto_first_small_ms", "fresh_first_ms", "fresh_first_small_ms"]
 CSV_FIELDS = ["kernel", "variant", "runner", "threads", "median_ms", "spread_pct", "min_ms", "first_ms",
               "throughput", "unit", "check", "build_ms", "lower_ms", "passes_ms", "codegen_ms", "quick_ms",
-              "hit_us", "disk_ms", "auto_first_ms", "auto_first_small_ms", "reps"]
+              "hit_us", "disk_ms", "auto_first_ms", "auto_first_small_ms", "fresh_first_small_ms", "reps"]
 
 
 def log(msg):
@@ -193,20 +193,24 @@ def run_all(args, runners, kernels, scaling_threads, all_cores):
 def add_small_first_results(args, env, kernels, all_cores, lines, spvjit_runners):
     """The time to a first result with the auto tier at the small sizes (a
     first dispatch the quick code runs at once), added to the full-size lines
-    of the spvjit runners as auto_first_small_ms."""
+    of the spvjit runners as auto_first_small_ms; and the same in a fresh
+    process linked with libspvjit.so (the spvjit runner's 5 such), as
+    fresh_first_small_ms."""
     ok = True
     for k in kernels:
-        cmd = runner_command(args.build, spvjit_runners, k, all_cores, 1, "small")
+        cmd = runner_command(args.build, spvjit_runners, k, all_cores, 1, "small") + ["--fresh-samples", "5"]
         log("latency: %s at the small size" % k)
         p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, check=False)
         ok = ok and p.returncode == 0
         _, small = parse_lines(ln for ln in p.stdout.splitlines() if ln.startswith("kernel="))
         for s in small:
             key = "kernel=%s variant=%s runner=%s threads=%d " % (s["kernel"], s["variant"], s["runner"], all_cores)
-            first = s.get("auto_first_ms")
+            extra = "".join(" %s=%s" % (name, "%.2f" % s[field] if s.get(field) is not None else "n/a")
+                            for name, field in (("auto_first_small_ms", "auto_first_ms"),
+                                                ("fresh_first_small_ms", "fresh_first_ms")))
             for i, ln in enumerate(lines):
                 if ln.startswith(key):
-                    lines[i] = ln + " auto_first_small_ms=%s" % ("%.2f" % first if first is not None else "n/a")
+                    lines[i] = ln + extra
     return ok
 
 
@@ -361,8 +365,9 @@ def compile_table(results, all_cores):
     context, empty disk cache, module load included; the optimized one split
     into lowering, passes and code generation), a memory-cache hit, a disk-cache
     load, and the time to a first result with the auto tier (build + first
-    dispatch) at the benchmark's size and at the small size; each the median
-    of the runner's 5 (a hit: of 201)."""
+    dispatch) at the benchmark's size and at the small size, and at the small
+    size in a fresh process (its start included); each the median of the
+    runner's 5 (a hit: of 201)."""
     by = index_results(results)
     rows = []
     for kernel, variant in case_order(results):
@@ -373,10 +378,10 @@ def compile_table(results, all_cores):
             rows.append([kernel, variant, runner, fmt_num(r.get("quick_ms")), fmt_num(r.get("build_ms")),
                          fmt_num(r.get("lower_ms")), fmt_num(r.get("passes_ms")), fmt_num(r.get("codegen_ms")),
                          fmt_num(r.get("hit_us")), fmt_num(r.get("disk_ms")), fmt_num(r.get("auto_first_ms")),
-                         fmt_num(r.get("auto_first_small_ms"))])
+                         fmt_num(r.get("auto_first_small_ms")), fmt_num(r.get("fresh_first_small_ms"))])
     headers = ["kernel", "variant", "runner", "quick ms", "opt ms", "lower ms", "passes ms", "codegen ms",
-               "hit us", "disk ms", "first auto ms", "first auto ms (small)"]
-    return table(rows, headers, "lllrrrrrrrrr")
+               "hit us", "disk ms", "first auto ms", "first auto ms (small)", "first, new process ms (small)"]
+    return table(rows, headers, "lllrrrrrrrrrr")
 
 
 def scaling_rows(results, threads_list):
@@ -585,7 +590,8 @@ def main():
           "spvjit / runner = throughput ratio (>1: spvjit faster), '~' = within the spread (noise)\n")
     print(mt)
     print("\ncompile latency (spvjit, medians of 5; cold = fresh context + empty disk cache, module load included; "
-          "first auto = build + first dispatch with the auto tier; goals: first result < 10 ms, "
+          "first auto = build + first dispatch with the auto tier; new process = the same in a fresh process "
+          "linked with libspvjit.so, its start included; goals: first result < 10 ms, "
           "optimized cold build < 50 ms, hit < 1 us, disk load < 1 ms):\n")
     print(compile_table(results, all_cores))
     if len(scaling_threads) > 1 or scaling_threads[0] != all_cores:

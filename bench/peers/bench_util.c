@@ -41,6 +41,7 @@ void bench_parse_args(int argc, char **argv, const char *runner, bench_opts *o)
         .reps = 5,
         .kernel_dir = "testdata/kernels",
         .bench_kernel_dir = "bench/kernels",
+        .size_name = "full",
     };
     bench_sizes_named("full", &o->sizes);
     for (int i = 1; i < argc; ++i) {
@@ -68,6 +69,7 @@ void bench_parse_args(int argc, char **argv, const char *runner, bench_opts *o)
                 fprintf(stderr, "bench: --size expects full or small, got '%s'\n", v);
                 exit(2);
             }
+            o->size_name = v;
         } else if (strcmp(a, "--kernel-dir") == 0)
             o->kernel_dir = v;
         else if (strcmp(a, "--bench-kernel-dir") == 0)
@@ -100,6 +102,7 @@ bench_opts bench_warmup_opts(const bench_opts *o)
 {
     bench_opts w = *o;
     bench_sizes_named("small", &w.sizes);
+    w.size_name = "small";
     w.reps = 1;
     w.quiet = true;
     return w;

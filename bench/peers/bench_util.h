@@ -31,6 +31,7 @@ typedef struct bench_opts {
     const char *kernel;  /* only this kernel (NULL: all) */
     const char *variant; /* only this variant (NULL: all) */
     bench_sizes sizes;
+    const char *size_name;        /* --size: "full" or "small" */
     const char *kernel_dir;       /* testdata/kernels (.cl, and .spv when built there) */
     const char *bench_kernel_dir; /* bench/kernels (scan, the OpenCL prelude) */
     const char *spv_dir;          /* where .spv files are looked up first (NULL: none) */

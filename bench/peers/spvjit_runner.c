@@ -32,6 +32,13 @@
  *              context on an empty disk folder, module load + build + the first
  *              dispatch (checked), which runs the quick code or, when it is
  *              larger than the quick tier takes, waits for the optimized code;
+ *   fresh_first_ms  (only with --fresh-samples N: the median of N) the same
+ *              first result in a fresh process of the runner linked with
+ *              libspvjit.so, as a program embedding the library starts: from
+ *              just before the parent spawns it (exec, loading the library
+ *              and its LLVM, the process's first build) to the result, less
+ *              the child's untimed setup of inputs and references; the mode
+ *              spvjit only, else "n/a";
  *   first_ms   the first dispatch of the optimized build (checked against the
  *              C reference);
  *   median_ms  the median of --reps dispatches, inputs restored untimed;
@@ -43,9 +50,11 @@
  */
 #include <errno.h>
 #include <ftw.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/peers/bench_util.h"
@@ -61,6 +70,13 @@ static spvjit_build_options mode_options(run_mode m, spvjit_tier tier)
                                    .memory = m == MODE_UNCHECKED ? SPVJIT_MEMORY_UNCHECKED : SPVJIT_MEMORY_DEFAULT,
                                    .tier = tier };
 }
+
+/* The runner's own options (bench_parse_args takes the common ones). */
+typedef struct runner_opts {
+    bool run[NMODES];      /* --runner: the modes to run (default: all) */
+    int fresh_samples;     /* --fresh-samples N: fresh_first_ms from N fresh processes (0: none) */
+    double fresh_child_t0; /* --fresh-child T0 (>= 0): this process is one of them */
+} runner_opts;
 
 static void api_error(const bench_case *c, const char *what)
 {
@@ -163,6 +179,7 @@ typedef struct build_times {
     double hit_us;                          /* memory-cache hit */
     double disk_ms;                         /* disk-cache load; < 0: no disk hit */
     double auto_first_ms;                   /* auto: load + build + first dispatch; < 0: failed */
+    double fresh_first_ms;                  /* the same in a fresh process; < 0: not measured */
 } build_times;
 
 enum { HIT_SAMPLES = 201, COLD_SAMPLES = 5 };
@@ -352,7 +369,7 @@ static bool build_cold(const bench_opts *o, const bench_case *c, const char *pat
  * median of COLD_SAMPLES). */
 static double auto_first_once(const bench_opts *o, const bench_case *c, const bench_data *d, const bench_launch *L,
                               const char *path, const spvjit_specs *specs, float *buf[3],
-                              const spvjit_dispatch_info *di, run_mode mode)
+                              const spvjit_dispatch_info *di, run_mode mode, bool with_context)
 {
     char dir[512];
     if (!make_cache_dir(dir, sizeof dir))
@@ -364,8 +381,10 @@ static double auto_first_once(const bench_opts *o, const bench_case *c, const be
     spvjit_context_options co = { .threads = (unsigned)o->threads, .disk_cache_dir = dir };
     double ms = -1.0;
     reset_buffers(L, buf, false);
+    double t0 = bench_now_ms();
     if (spvjit_context_create(&co, &ctx) == SPVJIT_OK) {
-        double t0 = bench_now_ms();
+        if (!with_context) /* a process's first context starts its workers: counted there */
+            t0 = bench_now_ms();
         if (load_and_build(ctx, path, specs, &bo, &m, &k) == SPVJIT_OK && bind_all(k, L, buf) &&
             spvjit_dispatch(k, di) == SPVJIT_OK)
             ms = bench_now_ms() - t0;
@@ -391,8 +410,97 @@ static double auto_first_ms(const bench_opts *o, const bench_case *c, const benc
 {
     double ms[COLD_SAMPLES];
     for (int i = 0; i < COLD_SAMPLES; ++i)
-        ms[i] = auto_first_once(o, c, d, L, path, specs, buf, di, mode);
+        ms[i] = auto_first_once(o, c, d, L, path, specs, buf, di, mode, false);
     return median(ms, COLD_SAMPLES);
+}
+
+/* --- the first result in a fresh process ------------------------------------ */
+
+/* The runner linked with libspvjit.so (bench.mk), beside this program. */
+static bool shared_runner_path(char *out, size_t len)
+{
+    char exe[512];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return false;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return false;
+    *slash = 0;
+    snprintf(out, len, "%s/spvjit_runner_shared", exe);
+    return access(out, X_OK) == 0;
+}
+
+/* One fresh process: the shared runner in child mode (--fresh-child T0) on
+ * case c; it prints the time from T0, read just before the spawn, to its
+ * checked first result.  ms, or < 0. */
+static double fresh_first_once(const bench_opts *o, const bench_case *c, const char *exe)
+{
+    char threads[16], t0[32];
+    snprintf(threads, sizeof threads, "%d", o->threads);
+    const char *argv[32];
+    int n = 0;
+    argv[n++] = exe;
+    argv[n++] = "--threads";
+    argv[n++] = threads;
+    argv[n++] = "--kernel";
+    argv[n++] = c->name;
+    argv[n++] = "--variant";
+    argv[n++] = c->variant;
+    argv[n++] = "--size";
+    argv[n++] = o->size_name;
+    argv[n++] = "--kernel-dir";
+    argv[n++] = o->kernel_dir;
+    argv[n++] = "--bench-kernel-dir";
+    argv[n++] = o->bench_kernel_dir;
+    if (o->spv_dir) {
+        argv[n++] = "--spv-dir";
+        argv[n++] = o->spv_dir;
+    }
+    argv[n++] = "--fresh-child";
+    argv[n++] = t0;
+    argv[n] = NULL;
+    int fd[2];
+    if (pipe(fd))
+        return -1.0;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&fa, fd[0]);
+    extern char **environ;
+    pid_t pid;
+    snprintf(t0, sizeof t0, "%.4f", bench_now_ms());
+    int err = posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd[1]);
+    char out[256] = "";
+    size_t got = 0;
+    for (ssize_t r; !err && got < sizeof out - 1 && (r = read(fd[0], out + got, sizeof out - 1 - got)) > 0;)
+        got += (size_t)r;
+    out[got] = 0;
+    close(fd[0]);
+    int status = 0;
+    if (err || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "spvjit_runner: %s %s: the fresh process failed (%s)\n", c->name, c->variant,
+                err ? strerror(err) : "its exit status");
+        return -1.0;
+    }
+    const char *v = strstr(out, "fresh_first_ms=");
+    return v ? atof(v + strlen("fresh_first_ms=")) : -1.0;
+}
+
+static double fresh_first_ms(const bench_opts *o, const runner_opts *ro, const bench_case *c)
+{
+    char exe[600];
+    enum { MAX_SAMPLES = 64 };
+    double ms[MAX_SAMPLES];
+    int n = ro->fresh_samples < MAX_SAMPLES ? ro->fresh_samples : MAX_SAMPLES;
+    if (n <= 0 || !shared_runner_path(exe, sizeof exe))
+        return -1.0;
+    for (int i = 0; i < n; ++i)
+        ms[i] = fresh_first_once(o, c, exe);
+    return median(ms, n);
 }
 
 /* Binds, runs once (first_ms) and checks the outputs against the reference. */
@@ -442,17 +550,18 @@ static void print_and_free(const bench_opts *o, const bench_case *c, mode_run *r
     bench_stats stats = { 0, 0, 0 };
     if (r->ok)
         stats = bench_stats_of(r->ms, o->reps);
-    char extra[384], disk[32], quick[32], first[32];
+    char extra[416], disk[32], quick[32], first[32], fresh[32];
     snprintf(disk, sizeof(disk), r->bt.disk_ms >= 0 ? "%.3f" : "n/a", r->bt.disk_ms);
     snprintf(quick, sizeof(quick), r->bt.quick_ms >= 0 ? "%.2f" : "n/a", r->bt.quick_ms);
     snprintf(first, sizeof(first), r->bt.auto_first_ms >= 0 ? "%.2f" : "n/a", r->bt.auto_first_ms);
+    snprintf(fresh, sizeof(fresh), r->bt.fresh_first_ms >= 0 ? "%.2f" : "n/a", r->bt.fresh_first_ms);
     spvjit_kernel_stats ks = { 0 };
     if (r->k)
         spvjit_kernel_stats_get(r->k, &ks);
     snprintf(extra, sizeof(extra),
              " lower_ms=%.1f passes_ms=%.1f codegen_ms=%.1f quick_ms=%s hit_us=%.3f disk_ms=%s auto_first_ms=%s"
-             " fallback_groups=%llu",
-             r->bt.lower_ms, r->bt.passes_ms, r->bt.codegen_ms, quick, r->bt.hit_us, disk, first,
+             " fresh_first_ms=%s fallback_groups=%llu",
+             r->bt.lower_ms, r->bt.passes_ms, r->bt.codegen_ms, quick, r->bt.hit_us, disk, first, fresh,
              (unsigned long long)ks.fallback_groups);
     bench_print_result_extra(o, c, mode_runner[r->mode], stats, r->bt.build_ms, r->first_ms, r->ok, extra);
     free(r->ms);
@@ -463,44 +572,69 @@ static void print_and_free(const bench_opts *o, const bench_case *c, mode_run *r
         remove_cache_dir(r->cache_dir);
 }
 
+/* A case's inputs: data and references, launch, buffers, spec values, module path. */
+typedef struct case_inputs {
+    const bench_data *d;
+    bench_launch L;
+    spvjit_dispatch_info di;
+    float *buf[3];
+    spvjit_specs *specs;
+    char path[512];
+} case_inputs;
+
+static bool inputs_prepare(const bench_opts *o, const bench_case *c, case_inputs *in)
+{
+    *in = (case_inputs){ .d = bench_data_for(c, &o->sizes) };
+    bench_launch_for(c, &o->sizes, in->d, &in->L);
+    in->di = (spvjit_dispatch_info){ .groups = { in->L.groups[0], in->L.groups[1], 1 } };
+    if (!find_spv(o, c->name, in->path, sizeof(in->path)))
+        return false;
+    for (int i = 0; i < in->L.nbuf; ++i) {
+        /* 64-byte aligned, a whole number of cache lines */
+        size_t bytes = (sizeof(float) * (in->L.buf[i].len ? in->L.buf[i].len : 1) + 63) & ~(size_t)63;
+        if (!(in->buf[i] = aligned_alloc(64, bytes))) {
+            fprintf(stderr, "spvjit_runner: out of memory\n");
+            return false;
+        }
+    }
+    if (!(in->specs = specs_for(&in->L))) {
+        api_error(c, "spec values");
+        return false;
+    }
+    return true;
+}
+
+static void inputs_release(case_inputs *in)
+{
+    spvjit_specs_destroy(in->specs);
+    for (int i = 0; i < 3; ++i)
+        free(in->buf[i]);
+}
+
 /* Runs case c in the selected modes.  Their repetitions take turns, the
  * order reversed every other round (spec, unspec, unchecked, unchecked,
  * unspec, spec, ...), so a change in the machine's load hits them alike and
  * their ratios, the headlines, stay fair. */
-static bool run_case(const bench_opts *o, const bench_case *c, const bool run[NMODES])
+static bool run_case(const bench_opts *o, const runner_opts *ro, const bench_case *c)
 {
-    const bench_data *d = bench_data_for(c, &o->sizes);
-    bench_launch L;
-    bench_launch_for(c, &o->sizes, d, &L);
-    const spvjit_dispatch_info di = { .groups = { L.groups[0], L.groups[1], 1 } };
+    case_inputs in;
+    bool ready = inputs_prepare(o, c, &in);
     mode_run runs[NMODES];
     int nrun = 0;
     for (int m = 0; m < NMODES; ++m)
-        if (run[m])
-            runs[nrun++] =
-                (mode_run){ .mode = (run_mode)m, .bt = { .disk_ms = -1.0, .quick_ms = -1.0, .auto_first_ms = -1.0 } };
-    float *buf[3] = { NULL, NULL, NULL };
-    spvjit_specs *specs = NULL;
-    char path[512];
-    bool ready = find_spv(o, c->name, path, sizeof(path));
-    for (int i = 0; ready && i < L.nbuf; ++i) {
-        /* 64-byte aligned, a whole number of cache lines */
-        size_t bytes = (sizeof(float) * (L.buf[i].len ? L.buf[i].len : 1) + 63) & ~(size_t)63;
-        if (!(buf[i] = aligned_alloc(64, bytes))) {
-            fprintf(stderr, "spvjit_runner: out of memory\n");
-            ready = false;
-        }
-    }
-    if (ready && !(specs = specs_for(&L))) {
-        api_error(c, "spec values");
-        ready = false;
-    }
+        if (ro->run[m])
+            runs[nrun++] = (mode_run){
+                .mode = (run_mode)m,
+                .bt = { .disk_ms = -1.0, .quick_ms = -1.0, .auto_first_ms = -1.0, .fresh_first_ms = -1.0 }
+            };
 
     for (int i = 0; i < nrun; ++i) {
         mode_run *r = &runs[i];
-        r->ok = ready && build_cold(o, c, path, specs, r) && first_run(c, d, &L, buf, &di, r);
+        r->ok = ready && build_cold(o, c, in.path, in.specs, r) && first_run(c, in.d, &in.L, in.buf, &in.di, r);
         if (r->ok)
-            r->bt.auto_first_ms = auto_first_ms(o, c, d, &L, path, specs, buf, &di, r->mode);
+            r->bt.auto_first_ms = auto_first_ms(o, c, in.d, &in.L, in.path, in.specs, in.buf, &in.di, r->mode);
+        if (r->ok && r->mode == MODE_SPECIALIZED && !o->quiet)
+            r->bt.fresh_first_ms = fresh_first_ms(o, ro, c);
         if (r->ok && !(r->ms = malloc(sizeof(double) * (size_t)o->reps)))
             exit(2);
     }
@@ -508,7 +642,7 @@ static bool run_case(const bench_opts *o, const bench_case *c, const bool run[NM
         for (int j = 0; j < nrun; ++j) {
             mode_run *r = &runs[rep % 2 ? nrun - 1 - j : j]; /* alternate the order */
             if (r->ok)
-                r->ok = timed_run(c, &L, buf, &di, r, &r->ms[rep]);
+                r->ok = timed_run(c, &in.L, in.buf, &in.di, r, &r->ms[rep]);
         }
 
     bool all_ok = true;
@@ -516,46 +650,80 @@ static bool run_case(const bench_opts *o, const bench_case *c, const bool run[NM
         all_ok &= runs[i].ok;
         print_and_free(o, c, &runs[i]);
     }
-    spvjit_specs_destroy(specs);
-    for (int i = 0; i < 3; ++i)
-        free(buf[i]);
+    inputs_release(&in);
     return all_ok;
+}
+
+/* --fresh-child T0: this process measures fresh_first_ms for the one case
+ * selected (see fresh_first_once); t_main is when main started. */
+static int fresh_child(const bench_opts *o, double t0, double t_main)
+{
+    const bench_case *c = bench_first_selected(o);
+    case_inputs in;
+    bool ok = c && inputs_prepare(o, c, &in);
+    double ms =
+        ok ? auto_first_once(o, c, in.d, &in.L, in.path, in.specs, in.buf, &in.di, MODE_SPECIALIZED, true) : -1.0;
+    if (ms >= 0)
+        printf("fresh_first_ms=%.2f\n", t_main - t0 + ms);
+    if (c)
+        inputs_release(&in);
+    return ms >= 0 ? 0 : 1;
 }
 
 /* --- command line ------------------------------------------------------------ */
 
-/* Takes `--runner NAME[,NAME...]` out of argv (bench_parse_args knows only
- * the common options); returns the modes to run (default: all). */
-static int take_runner_option(int *argc, char **argv, bool run[NMODES])
+/* Parses --runner's list of modes into run[]; false on an unknown name. */
+static bool parse_modes(const char *v, bool run[NMODES])
 {
     for (int m = 0; m < NMODES; ++m)
+        run[m] = false;
+    for (const char *p = v; *p;) {
+        size_t len = strcspn(p, ",");
+        int m = 0;
+        while (m < NMODES && (strlen(mode_runner[m]) != len || strncmp(p, mode_runner[m], len) != 0))
+            m++;
+        if (m == NMODES || len == 0) {
+            fprintf(stderr,
+                    "spvjit_runner: --runner expects spvjit, spvjit-unspec or spvjit-unchecked, comma-separated, "
+                    "got '%s'\n",
+                    v);
+            return false;
+        }
         run[m] = true;
+        p += len + (p[len] == ',');
+    }
+    return true;
+}
+
+/* Takes the runner's own options (`--runner NAME[,NAME...]`,
+ * `--fresh-samples N`, `--fresh-child T0`) out of argv: bench_parse_args
+ * knows only the common ones.  0, or 2 on an error. */
+static int take_runner_options(int *argc, char **argv, runner_opts *ro)
+{
+    *ro = (runner_opts){ .fresh_child_t0 = -1.0 };
+    for (int m = 0; m < NMODES; ++m)
+        ro->run[m] = true;
     int out = 1;
     for (int i = 1; i < *argc; ++i) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
             printf("spvjit_runner: also --runner spvjit,spvjit-unspec,spvjit-unchecked (default: all, repetitions "
-                   "taking turns)\n");
-        if (strcmp(argv[i], "--runner") != 0) {
+                   "taking turns), --fresh-samples N (fresh_first_ms: N fresh processes per case; default 0)\n");
+        if (strcmp(a, "--runner") && strcmp(a, "--fresh-samples") && strcmp(a, "--fresh-child")) {
             argv[out++] = argv[i];
             continue;
         }
         const char *v = i + 1 < *argc ? argv[++i] : "";
-        for (int m = 0; m < NMODES; ++m)
-            run[m] = false;
-        for (const char *p = v; *p;) {
-            size_t len = strcspn(p, ",");
-            int m = 0;
-            while (m < NMODES && (strlen(mode_runner[m]) != len || strncmp(p, mode_runner[m], len) != 0))
-                m++;
-            if (m == NMODES || len == 0) {
-                fprintf(stderr,
-                        "spvjit_runner: --runner expects spvjit, spvjit-unspec or spvjit-unchecked, comma-separated, "
-                        "got '%s'\n",
-                        v);
-                return 2;
-            }
-            run[m] = true;
-            p += len + (p[len] == ',');
+        char *end = NULL;
+        if (!strcmp(a, "--runner") && !parse_modes(v, ro->run))
+            return 2;
+        if (!strcmp(a, "--fresh-samples") && ((ro->fresh_samples = (int)strtol(v, &end, 10)) < 0 || *end || !*v)) {
+            fprintf(stderr, "spvjit_runner: --fresh-samples expects a count, got '%s'\n", v);
+            return 2;
+        }
+        if (!strcmp(a, "--fresh-child") && ((ro->fresh_child_t0 = strtod(v, &end)) < 0 || *end || !*v)) {
+            fprintf(stderr, "spvjit_runner: --fresh-child expects a time, got '%s'\n", v);
+            return 2;
         }
     }
     *argc = out;
@@ -565,20 +733,23 @@ static int take_runner_option(int *argc, char **argv, bool run[NMODES])
 
 int main(int argc, char **argv)
 {
-    bool run[NMODES];
-    if (take_runner_option(&argc, argv, run))
+    double t_main = bench_now_ms(); /* a fresh child's start-up ends here */
+    runner_opts ro;
+    if (take_runner_options(&argc, argv, &ro))
         return 2;
     bench_opts o;
     bench_parse_args(argc, argv, "spvjit (specialized, unspecialized, unchecked)", &o);
+    if (ro.fresh_child_t0 >= 0)
+        return fresh_child(&o, ro.fresh_child_t0, t_main);
     bool all_ok = true;
     const bench_case *first = bench_first_selected(&o);
     if (first) { /* LLVM's one-time initialisation, outside the measurements */
         bench_opts warm = bench_warmup_opts(&o);
-        all_ok &= run_case(&warm, first, run);
+        all_ok &= run_case(&warm, &ro, first);
     }
     for (size_t i = 0; i < bench_case_count; ++i)
         if (bench_selected(&o, &bench_cases[i]))
-            all_ok &= run_case(&o, &bench_cases[i], run);
+            all_ok &= run_case(&o, &ro, &bench_cases[i]);
     bench_data_release();
     return all_ok ? 0 : 1;
 }
