@@ -206,13 +206,20 @@ static void *worker_main(void *unused)
 
 /* --- fork (the handlers: api_tier.c) ----------------------------------------- */
 
-void spvjit_pool_quiesce_for_fork(void)
+/* Sets *flag (pool.exiting or pool.forking: pop_task starts no task) and
+ * waits for the running tasks to end. */
+static void stop_tasks(bool *flag)
 {
     pthread_mutex_lock(&pool.lock);
-    pool.forking = true;
+    *flag = true;
     while (pool.tasks_running)
         pthread_cond_wait(&pool.tasks_idle, &pool.lock);
     pthread_mutex_unlock(&pool.lock);
+}
+
+void spvjit_pool_quiesce_for_fork(void)
+{
+    stop_tasks(&pool.forking);
 }
 
 void spvjit_pool_lock_for_fork(void)
@@ -362,11 +369,7 @@ void spvjit_pool_shutdown(void)
  * the library and LLVM were loaded. */
 static void wait_tasks_at_exit(void)
 {
-    pthread_mutex_lock(&pool.lock);
-    pool.exiting = true;
-    while (pool.tasks_running)
-        pthread_cond_wait(&pool.tasks_idle, &pool.lock);
-    pthread_mutex_unlock(&pool.lock);
+    stop_tasks(&pool.exiting);
 }
 
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;

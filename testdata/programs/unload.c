@@ -1,7 +1,7 @@
 /* testdata/programs/unload.c — a host that loads libspvjit.so with dlopen,
  * uses it and unloads it again, as a plugin host does.
  *
- *   unload destroy|keep LIBSPVJIT.so MM.spv WAIT_MS
+ *   unload destroy|keep MM.spv LIBSPVJIT.so WAIT_MS
  *
  * Creates a context of 2 threads (its worker thread starts), builds MM.spv's
  * "main" with the auto tier and the define 0=8 (its optimized tier then
@@ -56,8 +56,8 @@ static int fail(const char *what, const char *why)
 int main(int argc, char **argv)
 {
     if (argc != 5 || (strcmp(argv[1], "destroy") && strcmp(argv[1], "keep")))
-        return fail("usage", "unload destroy|keep LIBSPVJIT.so MM.spv WAIT_MS");
-    void *lib = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+        return fail("usage", "unload destroy|keep MM.spv LIBSPVJIT.so WAIT_MS");
+    void *lib = dlopen(argv[3], RTLD_NOW | RTLD_LOCAL);
     if (!lib)
         return fail("dlopen", dlerror());
 #define LOOKUP(f)                                                                                                      \
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     spvjit_module *m;
     spvjit_specs *s;
     spvjit_kernel *k;
-    if (p_spvjit_context_create(&co, &ctx) || p_spvjit_module_load_file(ctx, argv[3], &m) ||
+    if (p_spvjit_context_create(&co, &ctx) || p_spvjit_module_load_file(ctx, argv[2], &m) ||
         p_spvjit_specs_create(&s) || p_spvjit_spec_set_define(s, "0=8") ||
         p_spvjit_kernel_build(m, "main", s, NULL, &k))
         return fail("build", p_spvjit_last_error());
