@@ -18,7 +18,10 @@
  * (spvjit_last_error).  Nothing here prints or exits.  All functions are
  * thread-safe; one kernel's bindings should be set by one thread at a time
  * (dispatches copy the bindings, so a kernel can be rebound while a dispatch
- * it started is still running asynchronously).
+ * it started is still running asynchronously).  libspvjit.so carries its own
+ * LLVM; a program linking libspvjit.a with libLLVM.so shares it, and the first
+ * compile sets one of its code generation options for the whole process
+ * (-dag-maps-huge-region=200: README, Embedding).
  */
 #ifndef SPVJIT_H
 #define SPVJIT_H

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_TESTS 4096
 
@@ -176,13 +177,17 @@ int main(int argc, char **argv)
             continue;
         current_name = tests[i].name;
         current_failed = false;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         tests[i].fn();
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
         if (current_failed)
             failed++;
         else
             passed++;
         if (getenv("SPVJIT_TEST_VERBOSE"))
-            fprintf(stderr, "%s %s\n", current_failed ? "FAIL" : "ok  ", tests[i].name);
+            fprintf(stderr, "%s %s %.0f ms\n", current_failed ? "FAIL" : "ok  ", tests[i].name, ms);
     }
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
