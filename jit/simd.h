@@ -106,6 +106,7 @@ typedef struct jit_simd_items_req {
     const uint32_t *size;   /* the group's size when known at compile time; NULL: run-time */
     unsigned size_param;    /* with size NULL: item's parameter holding the group's x size (y next) */
     const uint32_t *layout; /* with size NULL: the compile-time sizes idx is computed with (NULL: the run-time ones) */
+    const uint32_t *bound;  /* with size NULL: sizes the run-time ones never exceed (NULL: none known) */
     const char *name;
     LLVMTargetDataRef td;
     /* fixed_value (NULL: none) for item's parameter fixed_param in every call:

@@ -55,10 +55,18 @@ static LLVMValueRef build_wrapper(const jit_simd_items_req *r)
         sx = LLVMGetParam(w, 2 + r->size_param - rest);
         sy = LLVMGetParam(w, 2 + r->size_param + 1 - rest);
     }
-    LLVMValueRef x = LLVMBuildURem(b, idx, sx, "lx");
-    LLVMValueRef xy = LLVMBuildUDiv(b, idx, sx, "");
-    LLVMValueRef y = LLVMBuildURem(b, xy, sy, "ly");
-    LLVMValueRef z = LLVMBuildUDiv(b, xy, sy, "lz");
+    LLVMValueRef x, y, z;
+    if (!r->size && r->bound && r->bound[1] == 1 && r->bound[2] == 1) {
+        /* a 1-D group at run time too: x is the index, affine in the lane
+         * (from x's run-time size, every lane's address varied) */
+        x = idx;
+        y = z = k32(llc, 0);
+    } else {
+        x = LLVMBuildURem(b, idx, sx, "lx");
+        LLVMValueRef xy = LLVMBuildUDiv(b, idx, sx, "");
+        y = LLVMBuildURem(b, xy, sy, "ly");
+        z = LLVMBuildUDiv(b, xy, sy, "lz");
+    }
     LLVMValueRef slot = idx;
     if (!r->size && r->layout) /* slots indexed in the compile-time layout */
         slot = LLVMBuildAdd(b, x,

@@ -565,6 +565,52 @@ TEST(jit_subgroup_opencl_sizes)
     run_kernel("jit/cl_v14_subgroup_ops.cl.spv", cl_refs, 1, JIT_SIMD_OFF);
 }
 
+/* An OpenCL NDRange whose last group is smaller (its work-items' local ids
+ * from the group's run-time size; in 1-D the linear index itself: simd_items.c):
+ * every sub-group operation in the full groups and in the last, whose
+ * sub-groups and their count come from its own size; only
+ * get_enqueued_num_sub_groups counts the enqueued size's. */
+static int enqueued_ls;
+
+static void cl_refs_smaller(const item *in, int g, int ls, int w, want *r)
+{
+    cl_refs(in, g, ls, w, r);
+    r[5] = W_((enqueued_ls + w - 1) / w);
+}
+
+TEST(jit_subgroup_opencl_smaller_last_group)
+{
+    static const struct {
+        unsigned w;
+        int ls, last;
+    } cases[] = { { 8, 64, 21 }, { 4, 24, 7 }, { 16, 32, 17 } };
+    spv_module *m = tj_load("jit/cl_v14_subgroup_ops.cl.spv");
+    REQUIRE(m, "load");
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        unsigned w = cases[c].w;
+        int ls = cases[c].ls, n = 2 * ls + cases[c].last;
+        spvjit_options o = { .opt_level = 2, .subgroup_size = w, .local_size = { (uint32_t)ls, 1, 1 } };
+        jit_kernel *k = tj_compile(m, NULL, &o);
+        REQUIRE(k, "compile W=%u: %s", w, tj_last_error);
+        item in[MAXITEMS];
+        fill(in, n, 75, 31 + w);
+        int32_t *out = malloc((size_t)n * NOUT * 4);
+        memset(out, 0x5a, (size_t)n * NOUT * 4);
+        item *inp = in;
+        void *args[2] = { &inp, &out };
+        uint64_t asz[2] = { sizeof(item) * (uint64_t)n, (uint64_t)n * NOUT * 4 };
+        tj_dispatch d = { .args = args, .arg_sizes = asz, .work_dim = 1, .global_size = { (uint64_t)n, 1, 1 } };
+        REQUIRE(tj_run(k, &d) == 0, "run");
+        enqueued_ls = ls;
+        check_items("full groups", in, out, 2 * ls, ls, (int)w, cl_refs, NOUT);
+        check_items("the smaller last group", in + 2 * ls, out + (size_t)2 * ls * NOUT, cases[c].last, cases[c].last,
+                    (int)w, cl_refs_smaller, NOUT);
+        free(out);
+        spvjit_kernel_free(k);
+    }
+    spv_module_free(m);
+}
+
 /* bench/kernels/sgreduce.{comp,cl}: a work-group's sum as sub-group sums
  * (their order: the vectorizer's halving tree, lane i + h into lane i for h =
  * W/2 .. 1, absent lanes -0.0) added in order by work-item 0; bit for bit. */
