@@ -624,6 +624,49 @@ static float tree_sum(const float *v, int w)
     return x[0];
 }
 
+/* One dispatch of a built sgreduce over n = 5 * ls - 13 items: whole groups,
+ * the last one's items past n adding 0; or (Kernel flavour, smaller) an
+ * NDRange of n work-items, whose last group is smaller and has sub-groups of
+ * its own items only (absent lanes -0.0). */
+static void sgreduce_dispatch(const char *file, const jit_kernel *k, unsigned w, uint32_t ls, bool smaller)
+{
+    bool cl = strstr(file, ".cl.") != NULL;
+    uint32_t n = 5 * ls - 13, ng = (n + ls - 1) / ls;
+    float *src = malloc(n * 4), *part = calloc(ng, 4);
+    uint64_t s = 4242 + w + ls;
+    for (uint32_t i = 0; i < n; i++)
+        src[i] = test_rand_float(&s, -1.0f, 1.0f);
+    uint64_t local_off = tj_local_offset(k);
+    void *sargs[2] = { src, part }, *kargs[4] = { &src, &part, &n, &local_off };
+    uint64_t sizes[4] = { n * 4ull, ng * 4ull, sizeof n, ls * 4ull }; /* Kernel: one per argument */
+    tj_dispatch d = { .args = cl ? kargs : sargs,
+                      .arg_sizes = sizes,
+                      .push = &n,
+                      .groups = { ng, 1, 1 },
+                      .work_dim = 1,
+                      .global_size = { smaller ? n : (uint64_t)ng * ls, 1, 1 },
+                      .extra_wg_mem = cl ? tj_local_extra(k, ls * 4ull) : 0 };
+    REQUIRE(tj_run(k, &d) == 0, "run");
+    int bad = 0;
+    for (uint32_t g = 0; g < ng; g++) {
+        uint32_t gs = smaller && n - g * ls < ls ? n - g * ls : ls; /* the group's size */
+        float acc = 0.0f;
+        for (uint32_t s0 = 0; s0 < gs; s0 += w) {
+            float v[64];
+            for (unsigned l = 0; l < w; l++) {
+                uint32_t lx = s0 + l, gid = g * ls + lx;
+                v[l] = lx >= gs ? -0.0f : gid < n ? src[gid] : 0.0f;
+            }
+            acc += tree_sum(v, (int)w);
+        }
+        if (memcmp(&acc, &part[g], 4) && bad++ < 4)
+            CHECK(0, "%s W=%u LS=%u%s group %u: %.9g, expected %.9g", file, w, ls,
+                  smaller ? " (smaller last group)" : "", g, part[g], acc);
+    }
+    free(src);
+    free(part);
+}
+
 static void sgreduce_run(const char *file, unsigned w, uint32_t ls)
 {
     bool cl = strstr(file, ".cl.") != NULL;
@@ -638,38 +681,9 @@ static void sgreduce_run(const char *file, unsigned w, uint32_t ls)
         o.local_size[0] = ls, o.local_size[1] = o.local_size[2] = 1;
     jit_kernel *k = tj_compile(sm, NULL, &o);
     REQUIRE(k, "compile %s W=%u: %s", file, w, tj_last_error);
-    uint32_t n = 5 * ls - 13, ng = (n + ls - 1) / ls;
-    float *src = malloc(n * 4), *part = calloc(ng, 4);
-    uint64_t s = 4242 + w + ls;
-    for (uint32_t i = 0; i < n; i++)
-        src[i] = test_rand_float(&s, -1.0f, 1.0f);
-    uint64_t local_off = tj_local_offset(k);
-    void *sargs[2] = { src, part }, *kargs[4] = { &src, &part, &n, &local_off };
-    uint64_t sizes[2] = { n * 4ull, ng * 4ull };
-    tj_dispatch d = { .args = cl ? kargs : sargs,
-                      .arg_sizes = sizes,
-                      .push = &n,
-                      .groups = { ng, 1, 1 },
-                      .work_dim = 1,
-                      .global_size = { (uint64_t)ng * ls, 1, 1 },
-                      .extra_wg_mem = cl ? tj_local_extra(k, ls * 4ull) : 0 };
-    REQUIRE(tj_run(k, &d) == 0, "run");
-    int bad = 0;
-    for (uint32_t g = 0; g < ng; g++) {
-        float acc = 0.0f;
-        for (uint32_t s0 = 0; s0 < ls; s0 += w) {
-            float v[64];
-            for (unsigned l = 0; l < w; l++) {
-                uint32_t lx = s0 + l, gid = g * ls + lx;
-                v[l] = lx >= ls ? -0.0f : gid < n ? src[gid] : 0.0f;
-            }
-            acc += tree_sum(v, (int)w);
-        }
-        if (memcmp(&acc, &part[g], 4) && bad++ < 4)
-            CHECK(0, "%s W=%u LS=%u group %u: %.9g, expected %.9g", file, w, ls, g, part[g], acc);
-    }
-    free(src);
-    free(part);
+    sgreduce_dispatch(file, k, w, ls, false);
+    if (cl)
+        sgreduce_dispatch(file, k, w, ls, true);
     spvjit_kernel_free(k);
     if (sm != m)
         spv_module_free(sm);
