@@ -216,7 +216,7 @@ static void reduce_case(const char *file, uint32_t wg, bool fibers)
     uint64_t local_off = tj_local_offset(k);
     void *sargs[2] = { src, part };
     void *kargs[4] = { &src, &part, &n, &local_off };
-    uint64_t sizes[2] = { n * 4ull, ng * 4ull };
+    uint64_t sizes[4] = { n * 4ull, ng * 4ull, sizeof n, wg * 4ull }; /* Kernel: one per argument */
     tj_dispatch d = { .args = cl ? kargs : sargs,
                       .arg_sizes = sizes,
                       .push = &n,
