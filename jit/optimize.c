@@ -44,10 +44,10 @@ static pthread_once_t host_once = PTHREAD_ONCE_INIT;
  * a block.  A sub-group's scattered stores at 32 lanes, split into 8-lane
  * AVX2 vectors and scalarized, make blocks of thousands of instructions:
  * subgroup_ops.comp's optimized build took 3.1 s, 85% of its code
- * generation in the two schedulers, and takes 0.9 s at 200.  No seed kernel's assembly changes
- * (both flavours).  It is a setting of the LLVM the library runs on: its
- * own in libspvjit.so and the command, the host's in a program that links
- * libspvjit.a with libLLVM.so (README, Embedding). */
+ * generation in the two schedulers, and takes 0.9 s at 200.  No seed
+ * kernel's assembly changes (both flavours).  It is a setting of the LLVM
+ * the library runs on: its own in libspvjit.so and the command, the host's
+ * in a program that links libspvjit.a with libLLVM.so (README, Embedding). */
 static void set_codegen_options(void)
 {
     static const char *const argv[] = { "spvjit", "-dag-maps-huge-region=200" };
