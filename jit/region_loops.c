@@ -865,8 +865,7 @@ static int vectorize_regions(emitter *e, char *simd_why)
                                            .width = e->width,
                                            .size = m->full ? e->ls : NULL,
                                            .size_param = RF_SX,
-                                           .layout = e->ls,
-                                           .bound = e->ls,
+                                           .compiled = e->ls,
                                            .name = names[n],
                                            .td = c->td,
                                            .optional = per_item };

@@ -105,8 +105,9 @@ typedef struct jit_simd_items_req {
     unsigned width;
     const uint32_t *size;   /* the group's size when known at compile time; NULL: run-time */
     unsigned size_param;    /* with size NULL: item's parameter holding the group's x size (y next) */
-    const uint32_t *layout; /* with size NULL: the compile-time sizes idx is computed with (NULL: the run-time ones) */
-    const uint32_t *bound;  /* with size NULL: sizes the run-time ones never exceed (NULL: none known) */
+    /* with size NULL: the compile-time size, which the run-time one never
+     * exceeds (a 1-D group stays 1-D) and idx is computed in (NULL: none) */
+    const uint32_t *compiled;
     const char *name;
     LLVMTargetDataRef td;
     /* fixed_value (NULL: none) for item's parameter fixed_param in every call:

@@ -56,7 +56,7 @@ static LLVMValueRef build_wrapper(const jit_simd_items_req *r)
         sy = LLVMGetParam(w, 2 + r->size_param + 1 - rest);
     }
     LLVMValueRef x, y, z;
-    if (!r->size && r->bound && r->bound[1] == 1 && r->bound[2] == 1) {
+    if (!r->size && r->compiled && r->compiled[1] == 1 && r->compiled[2] == 1) {
         /* a 1-D group at run time too: x is the index, affine in the lane
          * (from x's run-time size, every lane's address varied) */
         x = idx;
@@ -68,10 +68,10 @@ static LLVMValueRef build_wrapper(const jit_simd_items_req *r)
         z = LLVMBuildUDiv(b, xy, sy, "lz");
     }
     LLVMValueRef slot = idx;
-    if (!r->size && r->layout) /* slots indexed in the compile-time layout */
+    if (!r->size && r->compiled) /* slots indexed in the compile-time layout */
         slot = LLVMBuildAdd(b, x,
-                            LLVMBuildMul(b, k32(llc, r->layout[0]),
-                                         LLVMBuildAdd(b, y, LLVMBuildMul(b, k32(llc, r->layout[1]), z, ""), ""), ""),
+                            LLVMBuildMul(b, k32(llc, r->compiled[0]),
+                                         LLVMBuildAdd(b, y, LLVMBuildMul(b, k32(llc, r->compiled[1]), z, ""), ""), ""),
                             "");
     args[0] = LLVMGetParam(w, 0);
     args[1] = x;

@@ -369,7 +369,7 @@ static int vectorize_body(lower_ctx *c, LLVMValueRef body, unsigned width, bool 
                                          .no_index = true,
                                          .width = width,
                                          .size_param = 4,
-                                         .bound = c->ls_known ? c->local_size : NULL,
+                                         .compiled = c->ls_known ? c->local_size : NULL,
                                          .name = "spvjit.simd.body.sized",
                                          .td = c->td };
     LLVMValueRef out[2] = { NULL, NULL };
