@@ -64,9 +64,13 @@ TEST_OBJS := $(patsubst %,$(BUILD)/obj/%.o,$(TEST_SRCS))
 .PHONY: all deps deps-bench build test run-tests demo bench testdata fuzz install clean format
 
 # The public targets install dependencies first, then build in a sub-make, so
-# that tool paths probed with $(shell ...) are read after the install.
+# that tool paths probed with $(shell ...) are read after the install.  The
+# sub-make runs a job per core unless the command line gave -j (make shows
+# that in MAKEFLAGS where a recipe runs, not where the makefile is read).
+JOBS = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(shell nproc))
+
 all: deps
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory $(JOBS) build
 
 build: $(BUILD)/libspvjit.so $(BUILD)/libspvjit.a $(BUILD)/spvjit
 
@@ -87,7 +91,7 @@ deps-bench:
 	@$(MAKE) --no-print-directory deps DEB_EXTRA="$(DEB_BENCH)"
 
 # --- generated grammar tables ----------------------------------------------
-$(BUILD)/gen/spirv_grammar.c $(BUILD)/gen/spirv_grammar.h: spirv/gen_grammar.py
+$(BUILD)/gen/spirv_grammar.c $(BUILD)/gen/spirv_grammar.h &: spirv/gen_grammar.py
 	@mkdir -p $(BUILD)/gen
 	$(PYTHON) spirv/gen_grammar.py $(GRAMMAR_DIR) $(BUILD)/gen
 
@@ -138,7 +142,7 @@ $(BUILD)/run_tests: $(TEST_OBJS) $(CMD_PARTS) $(BUILD)/libspvjit.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
 test: deps
-	@$(MAKE) --no-print-directory run-tests
+	@$(MAKE) --no-print-directory $(JOBS) run-tests
 
 # The Python package's tests and the command's numpy/JSON/man-page tests are
 # pytest suites run by testdata/tests/test_python.c with /usr/bin/python3.  In
@@ -146,16 +150,19 @@ test: deps
 # the ASan and UBSan runtimes preloaded and leak checking off for the Python
 # process only (the interpreter keeps allocations to its end).
 #
-# The suite runs twice, every kernel on each compile tier: the optimized, then
-# the quick ($SPVJIT_TIER; tests about one tier or about auto ask for it).
+# The suite runs on each compile tier ($SPVJIT_TIER; tests about one tier or
+# about auto ask for it): all of it on the optimized, then on the quick the
+# tests a tier can change (`--tier-dependent`: the tier-free ones, which
+# compile nothing or name their tier, would do the same work twice;
+# testdata/tests/harness.h).
 TEST_ENV = SPVJIT_SRC_ROOT=$(CURDIR) SPVJIT_BIN=$(CURDIR)/$(BUILD)/spvjit XDG_CACHE_HOME=$(CURDIR)/$(BUILD)/cache \
            ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 
 run-tests: build $(BUILD)/run_tests
 	@echo "optimized tier:"
 	$(TEST_ENV) SPVJIT_TIER=opt ./$(BUILD)/run_tests
-	@echo "quick tier:"
-	$(TEST_ENV) SPVJIT_TIER=quick ./$(BUILD)/run_tests
+	@echo "quick tier, the tier-dependent tests:"
+	$(TEST_ENV) SPVJIT_TIER=quick ./$(BUILD)/run_tests --tier-dependent
 
 # --- test kernels ------------------------------------------------------------------
 -include testdata/testdata.mk

@@ -9,6 +9,12 @@
 #include "harness.h"
 #include "lib/spvjit.h"
 
+/* The tier the suite runs on (test_quick_tier), for builds that name it. */
+static inline spvjit_tier api_suite_tier(void)
+{
+    return test_quick_tier() ? SPVJIT_TIER_QUICK : SPVJIT_TIER_OPT;
+}
+
 /* A context with the disk cache off (tests that want it say so). */
 static inline spvjit_context *api_ctx(size_t cache_bytes)
 {

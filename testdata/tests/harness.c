@@ -11,16 +11,19 @@
 static struct {
     const char *name;
     test_fn fn;
+    bool tier_free;
 } tests[MAX_TESTS];
 static int ntests;
 static bool current_failed;
 static const char *current_name;
+static bool tier_dependent_only; /* run_tests --tier-dependent */
 
-void test_register(const char *name, test_fn fn)
+void test_register(const char *name, test_fn fn, bool tier_free)
 {
     if (ntests < MAX_TESTS) {
         tests[ntests].name = name;
         tests[ntests].fn = fn;
+        tests[ntests].tier_free = tier_free;
         ntests++;
     }
 }
@@ -162,24 +165,60 @@ bool test_assemble(const char *text, const char *env, const char *spv_path)
     return ok;
 }
 
+/* What SPVJIT_TIER holds while a tier-free test runs: no reader accepts it. */
+#define NO_TIER "none (a tier-free test)"
+
+bool test_quick_tier(void)
+{
+    const char *t = getenv("SPVJIT_TIER");
+    if (t && strcmp(t, "quick") && strcmp(t, "opt"))
+        test_fail(__FILE__, __LINE__, "SPVJIT_TIER=\"%s\": the test reads the tier, so it is not TEST_TIER_FREE", t);
+    return t && !strcmp(t, "quick");
+}
+
+bool test_tier_dependent_only(void)
+{
+    return tier_dependent_only;
+}
+
+/* Runs a tier-free test with SPVJIT_TIER set to NO_TIER, then restores it. */
+static void run_tier_free(test_fn fn)
+{
+    const char *t = getenv("SPVJIT_TIER");
+    char *saved = t ? strdup(t) : NULL;
+    setenv("SPVJIT_TIER", NO_TIER, 1);
+    fn();
+    if (saved)
+        setenv("SPVJIT_TIER", saved, 1);
+    else
+        unsetenv("SPVJIT_TIER");
+    free(saved);
+}
+
 int main(int argc, char **argv)
 {
     const char *env = getenv("SPVJIT_SRC_ROOT");
     if (env)
         snprintf(root, sizeof root, "%s", env);
+    tier_dependent_only = argc > 1 && !strcmp(argv[1], "--tier-dependent");
+    if (tier_dependent_only)
+        argc--, argv++;
     int passed = 0, failed = 0;
     for (int i = 0; i < ntests; i++) {
         bool match = argc < 2;
         for (int a = 1; a < argc; a++)
             if (strstr(tests[i].name, argv[a]))
                 match = true;
-        if (!match)
+        if (!match || (tier_dependent_only && tests[i].tier_free))
             continue;
         current_name = tests[i].name;
         current_failed = false;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        tests[i].fn();
+        if (tests[i].tier_free)
+            run_tier_free(tests[i].fn);
+        else
+            tests[i].fn();
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
         if (current_failed)

@@ -15,17 +15,34 @@
 #include <stdio.h>
 
 typedef void (*test_fn)(void);
-void test_register(const char *name, test_fn fn);
+void test_register(const char *name, test_fn fn, bool tier_free);
 void test_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool test_failed_now(void);
 
-#define TEST(name)                                                                                                     \
+#define TEST_REGISTERED(name, tier_free)                                                                               \
     static void test_##name(void);                                                                                     \
     __attribute__((constructor)) static void test_reg_##name(void)                                                     \
     {                                                                                                                  \
-        test_register(#name, test_##name);                                                                             \
+        test_register(#name, test_##name, tier_free);                                                                  \
     }                                                                                                                  \
     static void test_##name(void)
+#define TEST(name) TEST_REGISTERED(name, false)
+
+/* The suite runs on both compile tiers (the Makefile: all of it on the
+ * optimized tier, then `run_tests --tier-dependent` on the quick one).
+ * TEST_TIER_FREE(name) is a test whose work no tier changes: it reads no
+ * SPVJIT_TIER, directly or through a context, the command or the Python
+ * package (it compiles nothing, or through the JIT with the tier it names),
+ * and --tier-dependent leaves it out.  Where it runs, SPVJIT_TIER holds a
+ * value that every reader rejects, so one that comes to read it fails. */
+#define TEST_TIER_FREE(name) TEST_REGISTERED(name, true)
+
+/* Whether the suite runs on the quick tier ($SPVJIT_TIER is "quick"; unset
+ * or "opt": the optimized).  Any other value fails the current test: a test
+ * that reads it is not tier-free. */
+bool test_quick_tier(void);
+/* Whether this run leaves the tier-free tests out (--tier-dependent). */
+bool test_tier_dependent_only(void);
 
 #define CHECK(cond, ...)                                                                                               \
     do {                                                                                                               \

@@ -37,7 +37,7 @@ static float buf_f32(const amber_buffer *b, size_t byte)
     return f;
 }
 
-TEST(amber_type_layouts_match_std430_std140)
+TEST_TIER_FREE(amber_type_layouts_match_std430_std140)
 {
     static const struct {
         const char *name;
@@ -82,7 +82,7 @@ TEST(amber_type_layouts_match_std430_std140)
           "bad types accepted");
 }
 
-TEST(amber_half_conversion_matches_known_bits)
+TEST_TIER_FREE(amber_half_conversion_matches_known_bits)
 {
     static const struct {
         double d;
@@ -113,7 +113,7 @@ TEST(amber_half_conversion_matches_known_bits)
         }
 }
 
-TEST(amber_buffers_data_fill_series_random_values)
+TEST_TIER_FREE(amber_buffers_data_fill_series_random_values)
 {
     uint64_t rs = 77;
     char text[8192], err[512];
@@ -159,7 +159,7 @@ TEST(amber_buffers_data_fill_series_random_values)
 }
 
 /* EXPECT against buffer contents computed in C from random data. */
-TEST(amber_expect_evaluation_against_c_reference)
+TEST_TIER_FREE(amber_expect_evaluation_against_c_reference)
 {
     uint64_t rs = 1234;
     for (int round = 0; round < 20; round++) {
@@ -187,7 +187,7 @@ TEST(amber_expect_evaluation_against_c_reference)
     }
 }
 
-TEST(amber_expect_buffers_and_vectors)
+TEST_TIER_FREE(amber_expect_buffers_and_vectors)
 {
     const char *t = "#!amber\n"
                     "BUFFER a DATA_TYPE vec3<float> DATA 1 2 3 4 5 6 END\n"
@@ -212,7 +212,7 @@ TEST(amber_expect_buffers_and_vectors)
     amber_script_free(&s);
 }
 
-TEST(amber_pipelines_bindings_specs_and_skips)
+TEST_TIER_FREE(amber_pipelines_bindings_specs_and_skips)
 {
     const char *t = "#!amber\n"
                     "SHADER compute sh SPIRV-ASM TARGET_ENV spv1.3\n  OpCapability Shader\nEND\n"
@@ -250,7 +250,7 @@ TEST(amber_pipelines_bindings_specs_and_skips)
     amber_script_free(&s);
 }
 
-TEST(amber_errors_name_the_line)
+TEST_TIER_FREE(amber_errors_name_the_line)
 {
     static const struct {
         const char *text;
@@ -281,7 +281,7 @@ TEST(amber_errors_name_the_line)
     }
 }
 
-TEST(amber_vkscript_model)
+TEST_TIER_FREE(amber_vkscript_model)
 {
     const char *t = "[require]\nshaderFloat64\nVK_KHR_16bit_storage\n\n"
                     "[compute shader spirv]\n  OpCapability Shader\n\n"

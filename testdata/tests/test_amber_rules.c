@@ -35,7 +35,7 @@ static int expect_cmd(amber_script *s, unsigned i, char *msg)
 
 /* FILL / DATA / SERIES_FROM take integral floats for integer types
  * (Amber accepts FILL 0.0); a fraction is an error, not a silent 0. */
-TEST(amber_integral_floats_fill_integer_buffers)
+TEST_TIER_FREE(amber_integral_floats_fill_integer_buffers)
 {
     const char *t = "#!amber\n"
                     "BUFFER z DATA_TYPE int32 SIZE 3 FILL 0.0\n"
@@ -66,7 +66,7 @@ TEST(amber_integral_floats_fill_integer_buffers)
 /* src/verifier.cc: the expected value is made the element type first
  * (static_cast<T>), then compared - floats within the tolerance, or within
  * kEpsilon = 1e-6 percent for EQ. */
-TEST(amber_expect_converts_expected_values_to_the_element_type)
+TEST_TIER_FREE(amber_expect_converts_expected_values_to_the_element_type)
 {
     const char *t = "#!amber\n"
                     "BUFFER f DATA_TYPE float DATA 4.7 0.1 16777217 END\n"
@@ -101,7 +101,7 @@ TEST(amber_expect_converts_expected_values_to_the_element_type)
 /* src/float16_helper.cc: a value becomes a float, then its mantissa is cut to
  * 10 bits (toward zero) and f16 denormals are flushed; EXPECT reads halves with
  * denormals flushed and compares them as floats. */
-TEST(amber_float16_converts_as_amber_does)
+TEST_TIER_FREE(amber_float16_converts_as_amber_does)
 {
     /* 1 + 1.5 * 2^-10: round to nearest even would give 1 + 2^-9 (0x3c02), Amber cuts to 1 + 2^-10 (0x3c01);
      * 1e-5 is an f16 denormal (below 2^-14): 0; -65504 is exact: 0xfbff */
@@ -128,7 +128,7 @@ TEST(amber_float16_converts_as_amber_does)
 
 /* EXPECT over 8- and 16-bit element buffers and their vectors: every
  * component at its offset (vec3 takes the room of 4), no reads past the end. */
-TEST(amber_expect_small_integer_vectors)
+TEST_TIER_FREE(amber_expect_small_integer_vectors)
 {
     const char *t = "#!amber\n"
                     "BUFFER a DATA_TYPE vec3<int8> DATA 1 -2 3 -4 5 -6 END\n"
@@ -161,7 +161,7 @@ TEST(amber_expect_small_integer_vectors)
 
 /* docs/vk_script_format.md: `compute entrypoint NAME`, statements continued
  * with a backslash, and [comment] sections. */
-TEST(amber_vkscript_entrypoint_continuation_comment)
+TEST_TIER_FREE(amber_vkscript_entrypoint_continuation_comment)
 {
     const char *t = "[comment]\nanything [test] ssbo at all\n"
                     "[compute shader spirv]\n  OpCapability Shader\n"
@@ -186,7 +186,7 @@ TEST(amber_vkscript_entrypoint_continuation_comment)
 
 /* docs/amber_script.md: SUBGROUP blocks; spvjit's sub-groups have 1 or 4 to
  * 64 invocations (MIN 4, MAX 64), so REQUIRED_SIZE 2 or 128 skips. */
-TEST(amber_subgroup_size_control)
+TEST_TIER_FREE(amber_subgroup_size_control)
 {
     const char *t = "#!amber\nSHADER compute s GLSL\nvoid main(){}\nEND\n"
                     "PIPELINE compute p\n  ATTACH s\n  SUBGROUP s\n    FULLY_POPULATED %s\n    VARYING_SIZE off\n"
@@ -224,7 +224,7 @@ TEST(amber_subgroup_size_control)
 
 /* docs/amber_script.md: BIND BUFFER_ARRAY: one descriptor per buffer, with
  * per-element OFFSET, DESCRIPTOR_OFFSET and DESCRIPTOR_RANGE (-1: whole). */
-TEST(amber_bind_buffer_array)
+TEST_TIER_FREE(amber_bind_buffer_array)
 {
     const char *t = "#!amber\nSHADER compute s GLSL\nvoid main(){}\nEND\n"
                     "BUFFER a DATA_TYPE uint32 SIZE 128 FILL 0\nBUFFER b DATA_TYPE uint32 SIZE 128 FILL 0\n"
@@ -255,7 +255,7 @@ TEST(amber_bind_buffer_array)
 /* Parsing of the spvjit extensions and the pipeline-level settings:
  * SHADER_OPTIMIZATION flags, COMPILE_OPTIONS per pipeline, RUN ... WORK_DIM
  * and GLOBAL_OFFSET, DEVICE_PROPERTY. */
-TEST(amber_pipeline_settings_and_run_extensions)
+TEST_TIER_FREE(amber_pipeline_settings_and_run_extensions)
 {
     const char *t = "#!amber\nDEVICE_PROPERTY FloatControlsProperties.shaderDenormPreserveFloat32\n"
                     "SHADER compute s OPENCL-C\nkernel void k(global int *o) {}\nEND\n"
@@ -293,7 +293,7 @@ TEST(amber_pipeline_settings_and_run_extensions)
 
 /* docs/amber_script.md: a shader's source may be a VIRTUAL_FILE, named with
  * or without quotes. */
-TEST(amber_shader_from_virtual_file)
+TEST_TIER_FREE(amber_shader_from_virtual_file)
 {
     const char *t = "#!amber\nVIRTUAL_FILE \"dir/k.comp\"\n#version 450\nvoid main() {}\nEND\n"
                     "SHADER compute s GLSL VIRTUAL_FILE dir/k.comp\n"

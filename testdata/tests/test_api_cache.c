@@ -70,7 +70,7 @@ static int get(kcache *c, const char *name, int id, bool *hit)
     return got;
 }
 
-TEST(api_cache_lru_order_and_bound)
+TEST_TIER_FREE(api_cache_lru_order_and_bound)
 {
     atomic_store(&fakes_alive, 0);
     kcache *c = kcache_create(300, fake_retain, fake_release);
@@ -90,7 +90,7 @@ TEST(api_cache_lru_order_and_bound)
     CHECK(atomic_load(&fakes_alive) == 0, "%d values leaked", atomic_load(&fakes_alive));
 }
 
-TEST(api_cache_full_key_compare_and_failed_builds)
+TEST_TIER_FREE(api_cache_full_key_compare_and_failed_builds)
 {
     atomic_store(&fakes_alive, 0);
     kcache *c = kcache_create(1 << 20, fake_retain, fake_release);
@@ -136,7 +136,7 @@ static void *race(void *p)
     return NULL;
 }
 
-TEST(api_cache_one_build_under_contention)
+TEST_TIER_FREE(api_cache_one_build_under_contention)
 {
     atomic_store(&fakes_alive, 0);
     kcache *c = kcache_create(1 << 20, fake_retain, fake_release);

@@ -28,7 +28,7 @@ static void flip_byte(const char *path, long at)
     fclose(f);
 }
 
-TEST(api_disk_cache_store_and_load)
+TEST_TIER_FREE(api_disk_cache_store_and_load)
 {
     char *dir = test_temp_dir("disk-test");
     REQUIRE(dir, "mkdtemp");
@@ -56,7 +56,7 @@ TEST(api_disk_cache_store_and_load)
     free(dir);
 }
 
-TEST(api_disk_cache_corruption_is_ignored)
+TEST_TIER_FREE(api_disk_cache_corruption_is_ignored)
 {
     char *dir = test_temp_dir("disk-test");
     REQUIRE(dir, "mkdtemp");
@@ -160,7 +160,7 @@ static bool load_one(const char *dir, const unsigned char *payload, size_t n)
     return hit;
 }
 
-TEST(api_disk_cache_directory_is_private)
+TEST_TIER_FREE(api_disk_cache_directory_is_private)
 {
     char *dir = test_temp_dir("disk-trust");
     REQUIRE(dir, "mkdtemp");
@@ -203,7 +203,7 @@ TEST(api_disk_cache_directory_is_private)
     free(dir);
 }
 
-TEST(api_disk_cache_files_must_be_ours_alone)
+TEST_TIER_FREE(api_disk_cache_files_must_be_ours_alone)
 {
     char *dir = test_temp_dir("disk-trust");
     REQUIRE(dir, "mkdtemp");
@@ -248,7 +248,7 @@ TEST(api_disk_cache_files_must_be_ours_alone)
 
 /* The entry's digest covers the whole file: an entry moved to another key's
  * name, or with another key inside, misses. */
-TEST(api_disk_cache_entry_is_bound_to_its_key)
+TEST_TIER_FREE(api_disk_cache_entry_is_bound_to_its_key)
 {
     char *dir = test_temp_dir("disk-trust");
     REQUIRE(dir, "mkdtemp");

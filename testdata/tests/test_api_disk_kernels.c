@@ -349,7 +349,7 @@ static size_t printed_floats(const char *out, float *v, size_t n)
 /* 20 processes fill one cache directory at once (4 keys, 5 writers each), then
  * 20 more load it: every result is right, every second-wave build is a disk
  * hit, and the directory holds 4 whole entries and no temporary file. */
-TEST(api_disk_cache_twenty_processes)
+TEST_TIER_FREE(api_disk_cache_twenty_processes)
 {
     const char *bin = getenv("SPVJIT_BIN");
     REQUIRE(bin && *bin, "SPVJIT_BIN is not set");

@@ -12,7 +12,7 @@ static bool has(const char *msg, const char *part)
     return ok;
 }
 
-TEST(api_version_and_status_names)
+TEST_TIER_FREE(api_version_and_status_names)
 {
     CHECK(!strcmp(spvjit_version(), SPVJIT_VERSION_STRING), "version %s", spvjit_version());
     CHECK(!strcmp(spvjit_status_name(SPVJIT_ERROR_BINDING), "SPVJIT_ERROR_BINDING"), "binding name");

@@ -55,7 +55,7 @@ static uint32_t export_id(const spv_module *m, const char *name)
 
 /* --- the JIT alone: native pointers with C signatures ---------------------------------- */
 
-TEST(jit_compile_function_c_signatures)
+TEST_TIER_FREE(jit_compile_function_c_signatures)
 {
     spv_module *m = tj_load(EXPORTS);
     REQUIRE(m, "load");
@@ -104,7 +104,7 @@ TEST(jit_compile_function_c_signatures)
     spv_module_free(m);
 }
 
-TEST(jit_compile_function_refusals)
+TEST_TIER_FREE(jit_compile_function_refusals)
 {
     spv_module *m = tj_load(EXPORTS);
     REQUIRE(m, "load");

@@ -108,7 +108,7 @@ static const spv_function *func_of(const spv_module *m, uint32_t id)
     return NULL;
 }
 
-TEST(api_ffi_lanes_against_c)
+TEST_TIER_FREE(api_ffi_lanes_against_c)
 {
     size_t nbytes = 0;
     void *bytes = assemble(exports_asm, &nbytes);

@@ -19,19 +19,12 @@
 #include "harness.h"
 #include "lib/spvjit.h"
 
-/* The tier the suite runs on ($SPVJIT_TIER: the Makefile runs it on each). */
-static spvjit_tier suite_tier(void)
-{
-    const char *t = getenv("SPVJIT_TIER");
-    return t && !strcmp(t, "quick") ? SPVJIT_TIER_QUICK : SPVJIT_TIER_OPT;
-}
-
 static spvjit_kernel *build(spvjit_context *ctx, const char *rel, const char *entry, int pattern)
 {
     spvjit_module *m = api_load(ctx, rel);
     spvjit_specs *specs = NULL;
     spvjit_kernel *k = NULL;
-    spvjit_build_options o = { .memory = SPVJIT_MEMORY_ROBUST, .tier = suite_tier() };
+    spvjit_build_options o = { .memory = SPVJIT_MEMORY_ROBUST, .tier = api_suite_tier() };
     if (!m || spvjit_specs_create(&specs) != SPVJIT_OK ||
         (pattern >= 0 && spvjit_spec_set_i32(specs, 0, pattern) != SPVJIT_OK) ||
         spvjit_kernel_build(m, entry, specs, &o, &k) != SPVJIT_OK)
@@ -125,7 +118,7 @@ TEST(proof_patterns_shader)
     const uint32_t layers = 3;
     spvjit_context *ctx = api_ctx(0);
     REQUIRE(ctx, "context");
-    bool opt = suite_tier() == SPVJIT_TIER_OPT;
+    bool opt = !test_quick_tier();
     for (int p = 0; p <= 4; p++) {
         spvjit_kernel *k = build(ctx, "jit/proof.comp.spv", NULL, p);
         REQUIRE(k, "pattern %d", p);
@@ -270,7 +263,7 @@ TEST(proof_bands)
     spvjit_context *ctx = NULL;
     REQUIRE(spvjit_context_create(&(spvjit_context_options){ .threads = 2, .disk_cache_dir = "" }, &ctx) == SPVJIT_OK,
             "context: %s", spvjit_last_error());
-    bool opt = suite_tier() == SPVJIT_TIER_OPT;
+    bool opt = !test_quick_tier();
     spvjit_kernel *k = build(ctx, "jit/band.comp.spv", NULL, -1);
     REQUIRE(k, "band.comp");
     uint64_t handed = 0;

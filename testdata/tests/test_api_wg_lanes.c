@@ -56,12 +56,6 @@ static void reference(uint32_t ls, uint32_t k, const float *x, float *y, float *
     free(t);
 }
 
-static spvjit_tier suite_tier(void)
-{
-    const char *t = getenv("SPVJIT_TIER");
-    return t && !strcmp(t, "quick") ? SPVJIT_TIER_QUICK : SPVJIT_TIER_OPT;
-}
-
 TEST(wg_lanes_against_c)
 {
     static const uint32_t sizes[][2] = { { 64, 5 }, { 100, 17 }, { 256, 1 }, { 37, 16 },
@@ -85,7 +79,7 @@ TEST(wg_lanes_against_c)
         for (size_t gi = 0; gi < sizeof sg_sizes / sizeof sg_sizes[0]; gi++)
             for (size_t mi = 0; mi < (gi ? 1 : sizeof modes / sizeof modes[0]); mi++)
                 for (int fibers = 0; fibers <= (gi == 0 && mi == 0); fibers++) {
-                    spvjit_build_options o = { .tier = suite_tier(),
+                    spvjit_build_options o = { .tier = api_suite_tier(),
                                                .memory = modes[mi],
                                                .subgroup_size = sg_sizes[gi],
                                                .simd = sg_sizes[gi] == 1 ? SPVJIT_SIMD_OFF : SPVJIT_SIMD_AUTO,

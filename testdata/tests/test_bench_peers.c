@@ -85,7 +85,7 @@ static bool run_runner(const char *dir, const char *bin, const char *runner, con
     return true;
 }
 
-TEST(bench_peers_smoke)
+TEST_TIER_FREE(bench_peers_smoke)
 {
     char dir[] = "/tmp/spvjit-bench-peers-XXXXXX";
     REQUIRE(mkdtemp(dir) != NULL, "mkdtemp failed");

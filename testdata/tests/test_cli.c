@@ -38,7 +38,7 @@ static int dis_count(const char *spv, const char *needle)
     return n;
 }
 
-TEST(cli_help_and_version)
+TEST_TIER_FREE(cli_help_and_version)
 {
     char *out = NULL;
     CHECK(run(&out, "--help", NULL, NULL) == 0 && strstr(out, "specialize"), "--help: %s", out);

@@ -14,7 +14,7 @@
 
 #define PYTHON "/usr/bin/python3"
 
-TEST(npy_reads_what_numpy_writes_and_numpy_reads_what_it_writes)
+TEST_TIER_FREE(npy_reads_what_numpy_writes_and_numpy_reads_what_it_writes)
 {
     char *dir = test_temp_dir("npy"), cmd[512], *out = NULL;
     REQUIRE(dir, "mkdtemp");
@@ -68,7 +68,7 @@ TEST(npy_reads_what_numpy_writes_and_numpy_reads_what_it_writes)
     free(dir);
 }
 
-TEST(npy_malformed_files_are_one_line_errors)
+TEST_TIER_FREE(npy_malformed_files_are_one_line_errors)
 {
     static const struct {
         const char *header; /* replaces the dict */
@@ -109,7 +109,7 @@ TEST(npy_malformed_files_are_one_line_errors)
     CHECK(!npy_is_npy("\x93NUMPX", 6) && !npy_is_npy("\x93NUM", 4), "magic");
 }
 
-TEST(npy_fill_data_from_a_file)
+TEST_TIER_FREE(npy_fill_data_from_a_file)
 {
     /* @FILE.npy through the DATA parser: elements only, with dtype and shape. */
     char *dir = test_temp_dir("npy"), path[128], cmd[512], *out = NULL;

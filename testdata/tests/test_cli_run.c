@@ -28,7 +28,7 @@ static int parse_args(run_options *o, char *err, const char *const *args, int n)
     return run_options_parse(n + 1, argv, o, err, 512);
 }
 
-TEST(run_fill_forms_match_c)
+TEST_TIER_FREE(run_fill_forms_match_c)
 {
     char err[512];
     fill_data f;
@@ -85,7 +85,7 @@ TEST(run_fill_forms_match_c)
     }
 }
 
-TEST(run_options_parse_and_reject)
+TEST_TIER_FREE(run_options_parse_and_reject)
 {
     run_options o;
     char err[512];

@@ -106,7 +106,7 @@ static void check_saxpy(uint32_t n, uint32_t local, uint32_t nthreads, uint64_t 
     free(ref);
 }
 
-TEST(executor_saxpy_many_groups)
+TEST_TIER_FREE(executor_saxpy_many_groups)
 {
     check_saxpy(100003, 64, 0, 11);
     check_saxpy(4096, 1, 0, 12);   /* 4096 groups of one item */
@@ -208,7 +208,7 @@ static void check_ndrange(uint32_t wd, const uint64_t global[3], const uint32_t 
     free(info.hits);
 }
 
-TEST(executor_ndrange_remainder_groups)
+TEST_TIER_FREE(executor_ndrange_remainder_groups)
 {
     uint64_t seed = 21;
     for (int round = 0; round < 12; round++) {
@@ -301,7 +301,7 @@ static void check_reduction(uint32_t n, uint32_t local, uint32_t nthreads, uint6
     free(out);
 }
 
-TEST(executor_reduction_barriers)
+TEST_TIER_FREE(executor_reduction_barriers)
 {
     check_reduction(10000, 128, 0, 31);
     check_reduction(4096 * 64, 64, 0, 32); /* many groups in parallel */
@@ -377,7 +377,7 @@ static void check_matmul(uint32_t M, uint32_t N, uint32_t K, uint32_t nthreads, 
     free(C);
 }
 
-TEST(executor_tiled_matmul_barriers)
+TEST_TIER_FREE(executor_tiled_matmul_barriers)
 {
     check_matmul(37, 29, 45, 0, 41);
     check_matmul(64, 64, 64, 0, 42);
@@ -450,7 +450,7 @@ static int run_divergent(spvjit_item_fn fn, uint32_t groups, uint32_t bad_group,
     return dispatch_groups(&k, groups, 1, 1, args, 0, diag);
 }
 
-TEST(executor_divergence_early_return)
+TEST_TIER_FREE(executor_divergence_early_return)
 {
     div_info info;
     spv_diag diag;
@@ -473,7 +473,7 @@ TEST(executor_divergence_early_return)
           "two-item divergence: %s", diag.msg);
 }
 
-TEST(executor_divergence_if_else_sites)
+TEST_TIER_FREE(executor_divergence_if_else_sites)
 {
     div_info info;
     spv_diag diag;
@@ -509,7 +509,7 @@ static void bad_site_item(const spvjit_wg_ctx *c, uint32_t lx, uint32_t ly, uint
     c->barrier(c, lx == 3 ? 7 : 0);
 }
 
-TEST(executor_barrier_site_out_of_range)
+TEST_TIER_FREE(executor_barrier_site_out_of_range)
 {
     spvjit_exec_kernel k = { .item_fn = bad_site_item, .local_size = { 8, 1, 1 }, .nbarrier_sites = 2 };
     spv_diag diag;
@@ -573,7 +573,7 @@ static void *host_thread(void *arg)
     return NULL;
 }
 
-TEST(executor_concurrent_host_threads)
+TEST_TIER_FREE(executor_concurrent_host_threads)
 {
     pthread_t threads[4];
     host_job jobs[4];
@@ -636,7 +636,7 @@ static void check_thread_count(uint32_t nthreads)
     free(ref);
 }
 
-TEST(executor_thread_counts)
+TEST_TIER_FREE(executor_thread_counts)
 {
     check_thread_count(1);
     check_thread_count(8);
@@ -667,7 +667,7 @@ static uint64_t logging_range(const spvjit_wg_ctx *c, uint64_t first, uint64_t c
 
 /* Every group in exactly one range; with one thread one range, with several
  * far fewer ranges than groups (guided chunks), some starting inside a row. */
-TEST(executor_ranges_cover_the_grid)
+TEST_TIER_FREE(executor_ranges_cover_the_grid)
 {
     static range_log log;
     ranges_seen = &log;
@@ -747,7 +747,7 @@ static spvjit_wg_range_fn give_checked(void *user, spv_diag *diag)
 /* Every group runs once, the handed-back ones (and only they) on the
  * fallback, whatever the threads; the control counts them; a kernel that
  * hands back a group without fallback code fails the dispatch, saying so. */
-TEST(executor_runs_handed_back_groups_on_the_fallback)
+TEST_TIER_FREE(executor_runs_handed_back_groups_on_the_fallback)
 {
     const uint32_t grids[][3] = { { 1000, 3, 1 }, { 1, 1, 1 }, { 13, 1, 4 } };
     for (int gi = 0; gi < 3; gi++)
@@ -891,7 +891,7 @@ static void check_ctx_probe(bool fibers)
     free(ids);
 }
 
-TEST(executor_ctx_passthrough_and_base_group)
+TEST_TIER_FREE(executor_ctx_passthrough_and_base_group)
 {
     check_ctx_probe(false);
     check_ctx_probe(true);
@@ -918,7 +918,7 @@ static void rounding_item(const spvjit_wg_ctx *c, uint32_t lx, uint32_t ly, uint
     fesetround(FE_TONEAREST);
 }
 
-TEST(executor_fiber_fp_state)
+TEST_TIER_FREE(executor_fiber_fp_state)
 {
     atomic_int bad = 0;
     atomic_int *badp = &bad;
@@ -958,7 +958,7 @@ static void live_item(const spvjit_wg_ctx *c, uint32_t lx, uint32_t ly, uint32_t
     out[g] = acc + (double)(iacc % 1000003);
 }
 
-TEST(executor_live_values_across_barriers)
+TEST_TIER_FREE(executor_live_values_across_barriers)
 {
     enum { GROUPS = 16, LOCAL = 24, N = GROUPS * LOCAL };
     double seeds[N], out[N];
@@ -1000,7 +1000,7 @@ static void deep_stack_item(const spvjit_wg_ctx *c, uint32_t lx, uint32_t ly, ui
     out[global_id(c, 0, lx)] = sum;
 }
 
-TEST(executor_fiber_stack_hint)
+TEST_TIER_FREE(executor_fiber_stack_hint)
 {
     uint32_t out[32];
     uint32_t *outp = out;
@@ -1020,7 +1020,7 @@ TEST(executor_fiber_stack_hint)
 
 /* --- invalid dispatches ------------------------------------------------------------------- */
 
-TEST(executor_invalid_dispatches)
+TEST_TIER_FREE(executor_invalid_dispatches)
 {
     spv_diag diag = { .msg = "" };
     spvjit_exec_kernel k = { .wg_range = saxpy_wg_range, .local_size = { 8, 1, 1 } };
@@ -1088,7 +1088,7 @@ TEST(executor_invalid_dispatches)
     }
 }
 
-TEST(executor_pick_local_size)
+TEST_TIER_FREE(executor_pick_local_size)
 {
     uint64_t seed = 101;
     for (int i = 0; i < 50; i++) {

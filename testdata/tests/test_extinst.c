@@ -771,11 +771,11 @@ out:
     jt_end(&j);
 }
 
-TEST(extinst_glsl_float_elementwise)
+TEST_TIER_FREE(extinst_glsl_float_elementwise)
 {
     run_fcases(GL);
 }
-TEST(extinst_opencl_float_elementwise)
+TEST_TIER_FREE(extinst_opencl_float_elementwise)
 {
     run_fcases(CL);
 }
@@ -825,7 +825,7 @@ static void check_grammar(const char *path, int set)
     free(json);
 }
 
-TEST(extinst_tables_match_grammar)
+TEST_TIER_FREE(extinst_tables_match_grammar)
 {
     check_grammar("/usr/include/spirv/unified1/extinst.glsl.std.450.grammar.json", GL);
     check_grammar("/usr/include/spirv/unified1/extinst.opencl.std.100.grammar.json", CL);
@@ -833,7 +833,7 @@ TEST(extinst_tables_match_grammar)
 
 /* Every instruction of both sets lowers for some reasonable operands (no "not lowered")
  * is covered by the other tests; here: what must fail, fails with a clear message. */
-TEST(extinst_errors)
+TEST_TIER_FREE(extinst_errors)
 {
     jt j;
     jt_begin(&j);
@@ -916,7 +916,7 @@ typedef struct {
     long double want;
 } special;
 
-TEST(extinst_special_values)
+TEST_TIER_FREE(extinst_special_values)
 {
     const long double inf = INFINITY, nan = NAN;
     const special sp[] = {
@@ -999,7 +999,7 @@ static long double next_ref(long double x, long double y, int bits)
     return h2d((uint16_t)(away ? h + 1 : h - 1));
 }
 
-TEST(extinst_nextafter)
+TEST_TIER_FREE(extinst_nextafter)
 {
     static const int bitss[3] = { 16, 32, 64 };
     jt j;
@@ -1156,7 +1156,7 @@ static uint64_t rand_int(uint64_t *seed, int n)
     }
 }
 
-TEST(extinst_integer)
+TEST_TIER_FREE(extinst_integer)
 {
     static const unsigned lanes_list[] = { 0, 2, 3, 4, 8, 16 };
     static const int bits_list[] = { 8, 16, 32, 64 };
@@ -1221,7 +1221,7 @@ out:
     jt_end(&j);
 }
 
-TEST(extinst_upsample)
+TEST_TIER_FREE(extinst_upsample)
 {
     jt j;
     jt_begin(&j);
@@ -1290,7 +1290,7 @@ enum {
     M_COUNT
 };
 
-TEST(extinst_pointer_and_int_operands)
+TEST_TIER_FREE(extinst_pointer_and_int_operands)
 {
     static const int bitss[3] = { 16, 32, 64 };
     static const unsigned lanes_list[3] = { 0, 3, 4 };
@@ -1517,7 +1517,7 @@ out:
  * vload/vstore, half conversions with every rounding mode
  * ------------------------------------------------------------------------------------------- */
 
-TEST(extinst_vload_vstore)
+TEST_TIER_FREE(extinst_vload_vstore)
 {
     jt j;
     jt_begin(&j);
@@ -1641,7 +1641,7 @@ out:
  * shuffle, shuffle2 (masks from memory), select, bitselect, prefetch
  * ------------------------------------------------------------------------------------------- */
 
-TEST(extinst_shuffle_select)
+TEST_TIER_FREE(extinst_shuffle_select)
 {
     jt j;
     jt_begin(&j);
@@ -1835,7 +1835,7 @@ static void geo_ref(int g, unsigned n, const long double *a, const long double *
     }
 }
 
-TEST(extinst_geometric)
+TEST_TIER_FREE(extinst_geometric)
 {
     static const int bitss[3] = { 16, 32, 64 };
     static const unsigned lanes_list[4] = { 0, 2, 3, 4 };
@@ -1893,7 +1893,7 @@ out:
 }
 
 /* OpenCL length/normalize must not overflow or underflow, and normalize has special cases */
-TEST(extinst_opencl_length_normalize_extremes)
+TEST_TIER_FREE(extinst_opencl_length_normalize_extremes)
 {
     jt j;
     jt_begin(&j);
@@ -1970,7 +1970,7 @@ static long double det_ref(const long double *m, int n) /* column-major m[c*n+r]
     return d;
 }
 
-TEST(extinst_glsl_matrix)
+TEST_TIER_FREE(extinst_glsl_matrix)
 {
     jt j;
     jt_begin(&j);
@@ -2020,7 +2020,7 @@ out:
     jt_end(&j);
 }
 
-TEST(extinst_glsl_pack_unpack)
+TEST_TIER_FREE(extinst_glsl_pack_unpack)
 {
     jt j;
     jt_begin(&j);
@@ -2131,7 +2131,7 @@ out:
  * printf through the runtime, into the work-group context's stream
  * ------------------------------------------------------------------------------------------- */
 
-TEST(extinst_opencl_printf)
+TEST_TIER_FREE(extinst_opencl_printf)
 {
     jt j;
     jt_begin(&j);
@@ -2211,7 +2211,7 @@ TEST(extinst_opencl_printf)
 }
 
 /* The format parser shared by the lowering and the runtime. */
-TEST(extinst_printf_parser)
+TEST_TIER_FREE(extinst_printf_parser)
 {
     rt_printf_spec s;
     size_t pos = 0;

@@ -251,7 +251,7 @@ static const uint32_t int_cmps[] = {
     SpvOpSGreaterThan, SpvOpULessThanEqual, SpvOpSLessThanEqual, SpvOpUGreaterThanEqual, SpvOpSGreaterThanEqual,
 };
 
-TEST(fold_int_binary_and_compare)
+TEST_TIER_FREE(fold_int_binary_and_compare)
 {
     uint64_t s = 0x1234567;
     int checked = 0;
@@ -287,7 +287,7 @@ TEST(fold_int_binary_and_compare)
     CHECK(checked > 10000, "only %d lanes checked", checked);
 }
 
-TEST(fold_int_sign_rules)
+TEST_TIER_FREE(fold_int_sign_rules)
 {
     /* SRem takes the dividend's sign, SMod the divisor's; spelled out */
     struct {
@@ -311,7 +311,7 @@ TEST(fold_int_sign_rules)
     }
 }
 
-TEST(fold_int_unary_and_conversions)
+TEST_TIER_FREE(fold_int_unary_and_conversions)
 {
     uint64_t s = 99;
     for (int it = 0; it < 3000; it++) {
@@ -341,7 +341,7 @@ TEST(fold_int_unary_and_conversions)
     }
 }
 
-TEST(fold_shift_out_of_range)
+TEST_TIER_FREE(fold_shift_out_of_range)
 {
     /* documented choice: amounts >= width give 0, or the sign fill for the arithmetic shift */
     spv_fold_value args[2] = { val(SPV_FOLD_INT, 16, 1), val(SPV_FOLD_INT, 32, 1) }, r;
@@ -362,7 +362,7 @@ TEST(fold_shift_out_of_range)
 
 /* --- logical, select, shuffle, extract, insert, bitcast ------------------------------------------------------ */
 
-TEST(fold_logical_and_select)
+TEST_TIER_FREE(fold_logical_and_select)
 {
     uint64_t s = 7;
     uint32_t ops[4] = { SpvOpLogicalOr, SpvOpLogicalAnd, SpvOpLogicalEqual, SpvOpLogicalNotEqual };
@@ -405,7 +405,7 @@ TEST(fold_logical_and_select)
     }
 }
 
-TEST(fold_shuffle_extract_insert)
+TEST_TIER_FREE(fold_shuffle_extract_insert)
 {
     uint64_t s = 11;
     for (int it = 0; it < 500; it++) {
@@ -446,7 +446,7 @@ TEST(fold_shuffle_extract_insert)
     CHECK(spv_fold(SpvOpCompositeExtract, ty(SPV_FOLD_INT, 32, 1), &a, 1, &bidx, 1, &r, &d) != 0, "bad extract");
 }
 
-TEST(fold_bitcast)
+TEST_TIER_FREE(fold_bitcast)
 {
     uint64_t s = 5;
     for (int it = 0; it < 2000; it++) {
@@ -564,7 +564,7 @@ static uint64_t float_ref(uint32_t op, uint64_t a, uint64_t b, unsigned w)
     return f64b(r);
 }
 
-TEST(fold_float_arithmetic)
+TEST_TIER_FREE(fold_float_arithmetic)
 {
     uint64_t s = 31337;
     uint32_t ops[6] = { SpvOpFAdd, SpvOpFSub, SpvOpFMul, SpvOpFDiv, SpvOpFRem, SpvOpFMod };
@@ -625,7 +625,7 @@ static uint64_t convert_ref(uint64_t a, unsigned from, unsigned to)
     return to == 32 ? f32b((float)d) : f64b(d);
 }
 
-TEST(fold_float_conversions)
+TEST_TIER_FREE(fold_float_conversions)
 {
     uint64_t s = 4242;
     for (int it = 0; it < 6000; it++) {
@@ -687,7 +687,7 @@ TEST(fold_float_conversions)
     }
 }
 
-TEST(fold_half_rounding_edges)
+TEST_TIER_FREE(fold_half_rounding_edges)
 {
     struct {
         double in;
@@ -724,7 +724,7 @@ TEST(fold_half_rounding_edges)
     }
 }
 
-TEST(fold_quantize_to_f16)
+TEST_TIER_FREE(fold_quantize_to_f16)
 {
     uint64_t s = 77;
     spv_diag d;
@@ -758,7 +758,7 @@ TEST(fold_quantize_to_f16)
     CHECK(isnan(bf32(r.lane[0])) && (r.lane[0] >> 31), "NaN: %08llx", (unsigned long long)r.lane[0]);
 }
 
-TEST(fold_rejects_bad_shapes)
+TEST_TIER_FREE(fold_rejects_bad_shapes)
 {
     spv_diag d;
     spv_fold_value a = val(SPV_FOLD_INT, 32, 4), b = val(SPV_FOLD_INT, 32, 3), r;

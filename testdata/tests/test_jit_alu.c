@@ -186,7 +186,7 @@ TEST(jit_matrix_layouts)
 }
 
 /* Every opcode of the grammar is either lowered or rejected with an error naming it. */
-TEST(jit_opcode_coverage)
+TEST_TIER_FREE(jit_opcode_coverage)
 {
     unsigned lowered = 0, total = 0;
     for (uint32_t op = 0; op < 7000; op++) {

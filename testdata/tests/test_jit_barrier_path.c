@@ -55,7 +55,7 @@ static long at(const char *text, const char *needle)
     return p ? p - text : -1;
 }
 
-TEST(barrier_intrinsic_is_a_fence)
+TEST_TIER_FREE(barrier_intrinsic_is_a_fence)
 {
     LLVMContextRef llc = LLVMContextCreate();
     LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("fence", llc);

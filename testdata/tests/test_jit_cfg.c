@@ -139,7 +139,7 @@ static void check_numbering(cfgt *t, bool reducible)
         CHECK(jit_cfg_index(g, g->blocks[b]) == b, "block %u: index lookup disagrees", b);
 }
 
-TEST(cfg_diamond)
+TEST_TIER_FREE(cfg_diamond)
 {
     cfgt t;
     REQUIRE(cfgt_open(&t, "define void @f(i1 %c) {\n"
@@ -166,7 +166,7 @@ TEST(cfg_diamond)
     cfgt_close(&t);
 }
 
-TEST(cfg_nested_loops)
+TEST_TIER_FREE(cfg_nested_loops)
 {
     cfgt t;
     /* outer loop with two inner loops one after the other, the second a self loop */
@@ -195,7 +195,7 @@ TEST(cfg_nested_loops)
     cfgt_close(&t);
 }
 
-TEST(cfg_loop_with_two_exits)
+TEST_TIER_FREE(cfg_loop_with_two_exits)
 {
     cfgt t;
     REQUIRE(cfgt_open(&t, "define void @f(i1 %c1, i1 %c2) {\n"
@@ -215,7 +215,7 @@ TEST(cfg_loop_with_two_exits)
     cfgt_close(&t);
 }
 
-TEST(cfg_irreducible)
+TEST_TIER_FREE(cfg_irreducible)
 {
     cfgt t;
     /* a <-> b entered from both sides: no block of the cycle dominates the other */
@@ -232,7 +232,7 @@ TEST(cfg_irreducible)
     cfgt_close(&t);
 }
 
-TEST(cfg_unreachable_and_endless)
+TEST_TIER_FREE(cfg_unreachable_and_endless)
 {
     cfgt t;
     /* spin never returns; dead is not reachable; the switch lists b twice */
@@ -259,7 +259,7 @@ TEST(cfg_unreachable_and_endless)
 
 /* 3000 diamonds in a row: 12001 blocks, each diamond's branch post-dominated
  * by its join. */
-TEST(cfg_many_blocks)
+TEST_TIER_FREE(cfg_many_blocks)
 {
     enum { N = 3000 };
     char *ir = tir_diamond_chain("i1 %c", "", N, "c", "c");

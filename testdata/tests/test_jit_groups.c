@@ -599,7 +599,7 @@ TEST(groups_global_ids_base_groups_1d_2d_3d)
 
 /* barriers = regions: a kernel whose barriers cannot be compiled into regions
  * is an error that says why (here: a local size known only at dispatch). */
-TEST(groups_barriers_regions_mode_refuses)
+TEST_TIER_FREE(groups_barriers_regions_mode_refuses)
 {
     spv_module *m = tj_load("jit/regions_partial.cl.spv");
     REQUIRE(m, "load");

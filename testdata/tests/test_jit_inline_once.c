@@ -139,7 +139,7 @@ static unsigned allocas_outside_entry(LLVMValueRef fn, const char *name, bool *n
     return n;
 }
 
-TEST(inline_once_moves_functions_called_once)
+TEST_TIER_FREE(inline_once_moves_functions_called_once)
 {
     spv_diag diag = { { 0 } };
     tir_host h;

@@ -101,7 +101,7 @@ static unsigned mm_fmuls(bool unspec, uint32_t bs, texts *t)
     return n;
 }
 
-TEST(jit_ir_mm_unrolled_when_specialized)
+TEST_TIER_FREE(jit_ir_mm_unrolled_when_specialized)
 {
     texts a = { 0 }, b = { 0 };
     unsigned spec = mm_fmuls(false, 16, &a);
@@ -130,7 +130,7 @@ TEST(jit_ir_mm_unrolled_when_specialized)
  * run-time test that the 32-bit indices do not wrap within the lanes and no
  * gather or scatter behind one (simd_guard.c).  conv3x3.cl's accesses
  * through its arguments are marked too. */
-TEST(jit_ir_in_bounds_accesses_need_no_wrap_test)
+TEST_TIER_FREE(jit_ir_in_bounds_accesses_need_no_wrap_test)
 {
     static const jit_memory modes[3] = { JIT_MEMORY_ROBUST, JIT_MEMORY_CHECK, JIT_MEMORY_UNCHECKED };
     for (int k = 0; k < 3; k++) {
@@ -193,7 +193,7 @@ static char *function_text(const char *ir, const char *name)
  * compiled for size: it runs rarely.  The results with smaller last groups
  * are other tests' (test_api_kernels.c, test_jit_regions.c,
  * test_jit_subgroup.c), on both tiers. */
-TEST(jit_ir_partial_groups_run_items_one_at_a_time)
+TEST_TIER_FREE(jit_ir_partial_groups_run_items_one_at_a_time)
 {
     static const struct {
         const char *file;
@@ -244,7 +244,7 @@ TEST(jit_ir_partial_groups_run_items_one_at_a_time)
  * integer conversion is the one ptrtoint their full groups had.  The
  * results with the library's and the tests' offsets: test_api_kernels.c,
  * test_jit_regions.c, test_jit_seed.c. */
-TEST(jit_ir_local_arguments_aligned)
+TEST_TIER_FREE(jit_ir_local_arguments_aligned)
 {
     static const char *const files[] = { "kernels/reduce.cl.spv", "../bench/kernels/scan.cl.spv" };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
@@ -271,7 +271,7 @@ static compiled opt_ir_of(const char *file, texts *t)
     return compile_file(file, 0, &o);
 }
 
-TEST(jit_ir_saxpy_vectorized)
+TEST_TIER_FREE(jit_ir_saxpy_vectorized)
 {
     texts t = { 0 };
     compiled c = opt_ir_of("kernels/saxpy.comp.spv", &t);
@@ -293,7 +293,7 @@ TEST(jit_ir_saxpy_vectorized)
  * lane is past n (jit/unmask.h): as many tests of the extreme lane as masked
  * loads.  (The sums, bit for bit, with partial sub-groups:
  * jit_subgroup_bench_sgreduce.) */
-TEST(jit_ir_masked_loads_only_for_partial_sub_groups)
+TEST_TIER_FREE(jit_ir_masked_loads_only_for_partial_sub_groups)
 {
     texts t = { 0 };
     compiled c = opt_ir_of("../bench/kernels/sgreduce.comp.spv", &t);
@@ -401,7 +401,7 @@ static unsigned subgroup_hints(const char *file, uint32_t bs, unsigned *full, un
     return width;
 }
 
-TEST(jit_ir_subgroup_loops_unroll_by_work_group_memory)
+TEST_TIER_FREE(jit_ir_subgroup_loops_unroll_by_work_group_memory)
 {
     unsigned full, disable;
     const char *first;
@@ -435,7 +435,7 @@ static void *compile_asm(void *user)
     return NULL;
 }
 
-TEST(jit_ir_same_assembly_from_a_reused_target_machine)
+TEST_TIER_FREE(jit_ir_same_assembly_from_a_reused_target_machine)
 {
     spv_module *m = tj_load("kernels/conv3x3.comp.spv");
     REQUIRE(m, "load");

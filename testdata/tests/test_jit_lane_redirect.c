@@ -114,13 +114,13 @@ static void check_level(int level)
     tir_host_end(&h, code);
 }
 
-TEST(lane_redirect_gathers_scatters_every_mask)
+TEST_TIER_FREE(lane_redirect_gathers_scatters_every_mask)
 {
     check_level(0);
     check_level(3);
 }
 
-TEST(lane_redirect_keeps_what_it_must)
+TEST_TIER_FREE(lane_redirect_keeps_what_it_must)
 {
     static const char ir[] =
         "declare <8 x float> @llvm.masked.gather.v8f32.v8p0(<8 x ptr>, i32 immarg, <8 x i1>, <8 x float>)\n"

@@ -65,7 +65,7 @@ static size_t parse_nm(char *out, sym *syms, size_t max)
     return n;
 }
 
-TEST(jit_lowering_dependencies_run_one_way)
+TEST_TIER_FREE(jit_lowering_dependencies_run_one_way)
 {
     const char *bin = getenv("SPVJIT_BIN");
     REQUIRE(bin, "SPVJIT_BIN is not set (run through `make test`)");
@@ -111,7 +111,7 @@ TEST(jit_lowering_dependencies_run_one_way)
 
 /* The classes and the core include only the core header and headers of their
  * own layer (or of spirv/, util/, LLVM, the C library). */
-TEST(jit_lowering_includes_run_one_way)
+TEST_TIER_FREE(jit_lowering_includes_run_one_way)
 {
     static const struct {
         const char *header;

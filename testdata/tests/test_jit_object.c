@@ -153,22 +153,22 @@ static void mm_roundtrip(const char *file, bool unspec, bool fibers, uint32_t bs
     spv_module_free(m);
 }
 
-TEST(jit_object_mm_comp_regions)
+TEST_TIER_FREE(jit_object_mm_comp_regions)
 {
     mm_roundtrip("kernels/mm.comp.spv", false, false, 16, 45);
 }
-TEST(jit_object_mm_comp_unspecialized_fibers)
+TEST_TIER_FREE(jit_object_mm_comp_unspecialized_fibers)
 {
     mm_roundtrip("kernels/mm.comp.spv", true, true, 8, 30);
 }
-TEST(jit_object_mm_cl_regions)
+TEST_TIER_FREE(jit_object_mm_cl_regions)
 {
     mm_roundtrip("kernels/mm.cl.spv", false, false, 8, 37);
 }
 
 /* --- saxpy.cl: barrier-free, Kernel parameters, a partial last group --------------------- */
 
-TEST(jit_object_saxpy_cl_barrier_free)
+TEST_TIER_FREE(jit_object_saxpy_cl_barrier_free)
 {
     spv_module *m = tj_load("kernels/saxpy.cl.spv");
     REQUIRE(m, "load");
@@ -219,7 +219,7 @@ TEST(jit_object_saxpy_cl_barrier_free)
 
 /* --- refusals ------------------------------------------------------------------------------- */
 
-TEST(jit_object_refuses_damaged_and_foreign_blobs)
+TEST_TIER_FREE(jit_object_refuses_damaged_and_foreign_blobs)
 {
     spv_module *m = tj_load("kernels/mm.comp.spv");
     REQUIRE(m, "load");

@@ -187,7 +187,7 @@ static bool parse_module(tir_host *h, char *(*text_fn)(void), spv_diag *diag)
     return ok;
 }
 
-TEST(jit_poll_every_back_edge)
+TEST_TIER_FREE(jit_poll_every_back_edge)
 {
     spv_diag diag = { { 0 } };
     tir_host h;
@@ -398,7 +398,7 @@ static int count_polls(LLVMValueRef fn)
     return n;
 }
 
-TEST(jit_poll_bounded_innermost_loops)
+TEST_TIER_FREE(jit_poll_bounded_innermost_loops)
 {
     spv_diag diag = { { 0 } };
     tir_host h;

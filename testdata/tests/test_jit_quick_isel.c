@@ -78,7 +78,7 @@ typedef uint8_t (*fn8)(uint8_t, uint8_t);
 typedef uint32_t (*fn32)(uint32_t, uint32_t);
 typedef uint64_t (*fn64)(uint64_t, uint64_t);
 
-TEST(quick_isel_expands_min_max_and_saturation)
+TEST_TIER_FREE(quick_isel_expands_min_max_and_saturation)
 {
     spv_diag diag = { { 0 } };
     tir_host h;
@@ -170,7 +170,7 @@ static bool sel_in_c(int form, bool c, bool x, bool y)
 
 typedef bool (*sel_fn)(bool, bool, bool);
 
-TEST(quick_isel_bit_selects_as_logic)
+TEST_TIER_FREE(quick_isel_bit_selects_as_logic)
 {
     char text[4096];
     size_t len = 0;
@@ -328,7 +328,7 @@ static size_t masks_text(char *t, size_t cap, unsigned lanes)
 
 typedef void (*masks_fn)(const int32_t *, const int32_t *, uint32_t, int32_t *);
 
-TEST(quick_isel_masks_wide_and_phi_constants_loaded)
+TEST_TIER_FREE(quick_isel_masks_wide_and_phi_constants_loaded)
 {
     static const unsigned lane_counts[3] = { 4, 8, 16 };
     char text[16384];
@@ -411,7 +411,7 @@ static const char constant_stores_text[] =
     "  ret void\n}\n"
     "!0 = !{}\n";
 
-TEST(quick_isel_constant_vector_stores_split)
+TEST_TIER_FREE(quick_isel_constant_vector_stores_split)
 {
     spv_diag diag = { { 0 } };
     tir_host h;
@@ -496,7 +496,7 @@ static char *second_block_head(LLVMValueRef fn)
     return bb ? LLVMPrintValueToString(LLVMGetFirstInstruction(bb)) : NULL;
 }
 
-TEST(quick_isel_blocks_split_before_selection_dag)
+TEST_TIER_FREE(quick_isel_blocks_split_before_selection_dag)
 {
     spv_diag diag = { { 0 } };
     tir_host h;

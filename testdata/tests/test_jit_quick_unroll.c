@@ -204,7 +204,7 @@ static uint32_t two_writes_in_c(uint32_t *p, uint32_t *q)
 
 typedef uint32_t (*loop_fn)(uint32_t *, uint32_t *, const uint32_t *);
 
-TEST(quick_unroll_counted_one_block_loops)
+TEST_TIER_FREE(quick_unroll_counted_one_block_loops)
 {
     char text[16384];
     size_t len = 0;

@@ -174,7 +174,7 @@ static void mm_case(const char *file, uint32_t bs, uint32_t n, bool fibers, bool
     spv_module_free(m);
 }
 
-TEST(regions_mm_comp_bs16_vectorized)
+TEST_TIER_FREE(regions_mm_comp_bs16_vectorized)
 {
     mm_case("kernels/mm.comp.spv", 16, 53, false, true);
 }
@@ -246,7 +246,7 @@ TEST(regions_reduce_comp)
 
 /* reduce's stride is uniform: no per-item array but next[] before the passes,
  * every region exit is uniform (no divergence check, no report call after). */
-TEST(regions_reduce_stride_uniform)
+TEST_TIER_FREE(regions_reduce_stride_uniform)
 {
     spv_module *m = tj_load("kernels/reduce.comp.spv");
     REQUIRE(m, "load");

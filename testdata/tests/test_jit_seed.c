@@ -439,8 +439,8 @@ TEST(jit_tests_on_the_scalar_path)
     REQUIRE(n > 0, "readlink /proc/self/exe");
     exe[n] = 0;
     char cmd[4200];
-    snprintf(cmd, sizeof cmd, "SPVJIT_TEST_SIMD=off '%s' jit_cl_ jit_glsl_ jit_alu_ jit_ir_ jit_spec_ regions_ 2>&1",
-             exe);
+    snprintf(cmd, sizeof cmd, "SPVJIT_TEST_SIMD=off '%s' %s jit_cl_ jit_glsl_ jit_alu_ jit_ir_ jit_spec_ regions_ 2>&1",
+             exe, test_tier_dependent_only() ? "--tier-dependent" : "");
     char *out = NULL;
     int st = test_run_capture(cmd, &out);
     const char *sum = out ? strstr(out, " passed, ") : NULL;

@@ -298,7 +298,7 @@ static void check_against_scalar(const char *what, const char *ir, uint32_t n, u
     "  %ix = zext i32 %i to i64\n  %q = getelementptr inbounds i32, ptr %out, i64 %ix\n"                               \
     "  store i32 " v ", ptr %q\n  ret void\n}\n"
 
-TEST(simd_straight_line)
+TEST_TIER_FREE(simd_straight_line)
 {
     check_against_scalar("straight",
                          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
@@ -312,7 +312,7 @@ TEST(simd_straight_line)
 /* Bit casts between LLVM vectors and types of other element counts (OpenCL's
  * as_ushort2, as_uint of a uchar4, ...): each lane reinterprets its own bits
  * (piglit's load-lo16 compiled a bit cast of <W x i32> to <W x i16> once). */
-TEST(simd_bit_casts_across_element_counts)
+TEST_TIER_FREE(simd_bit_casts_across_element_counts)
 {
     check_against_scalar("bit casts",
                          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
@@ -344,7 +344,7 @@ TEST(simd_bit_casts_across_element_counts)
                          7, 0xffffffff);
 }
 
-TEST(simd_if_else_phi)
+TEST_TIER_FREE(simd_if_else_phi)
 {
     check_against_scalar("if/else",
                          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
@@ -357,7 +357,7 @@ TEST(simd_if_else_phi)
                          5, 0xff);
 }
 
-TEST(simd_early_return)
+TEST_TIER_FREE(simd_early_return)
 {
     check_against_scalar("early return",
                          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
@@ -369,7 +369,7 @@ TEST(simd_early_return)
                          21, 0xff);
 }
 
-TEST(simd_divergent_loop)
+TEST_TIER_FREE(simd_divergent_loop)
 {
     check_against_scalar("divergent loop",
                          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
@@ -383,7 +383,7 @@ TEST(simd_divergent_loop)
                          3, 0xffff);
 }
 
-TEST(simd_uniform_loop_under_divergent_branch)
+TEST_TIER_FREE(simd_uniform_loop_under_divergent_branch)
 {
     check_against_scalar("uniform loop in divergent if",
                          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
@@ -398,7 +398,7 @@ TEST(simd_uniform_loop_under_divergent_branch)
                          13, 0xffff);
 }
 
-TEST(simd_uniform_exit_in_divergent_block)
+TEST_TIER_FREE(simd_uniform_exit_in_divergent_block)
 {
     /* odd lanes leave at k == 5 through a uniform condition tested under a
      * varying one: the loop is left at different iterations */
@@ -421,7 +421,7 @@ TEST(simd_uniform_exit_in_divergent_block)
 /* A uniform branch between a divergent region and a block every lane runs:
  * the schedule must not run that block on the way when the branch went the
  * other way (the shape of a reduction's last step). */
-TEST(simd_uniform_branch_skips_converged_block)
+TEST_TIER_FREE(simd_uniform_branch_skips_converged_block)
 {
     check_against_scalar("uniform branch around a converged block",
                          "define i32 @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
@@ -448,7 +448,7 @@ TEST(simd_uniform_branch_skips_converged_block)
 /* Conditions computed in the entry block and branched on later (the copy in
  * one work-item of VK-GL-CTS's copy_memory_two_invocations): the any-test of
  * a comparison whose operands the later block does not have. */
-TEST(simd_condition_from_an_earlier_block)
+TEST_TIER_FREE(simd_condition_from_an_earlier_block)
 {
     check_against_scalar("conditions from the entry block",
                          "define i32 @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
@@ -461,7 +461,7 @@ TEST(simd_condition_from_an_earlier_block)
                          2, 0xff);
 }
 
-TEST(simd_nested_loops_break)
+TEST_TIER_FREE(simd_nested_loops_break)
 {
     check_against_scalar("nested loops, two-level break",
                          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE "  br label %oh\n"
@@ -478,7 +478,7 @@ TEST(simd_nested_loops_break)
                          5, 0xff);
 }
 
-TEST(simd_switch)
+TEST_TIER_FREE(simd_switch)
 {
     check_against_scalar("varying switch",
                          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
@@ -500,7 +500,7 @@ TEST(simd_switch)
                          1, 0xff);
 }
 
-TEST(simd_gather_scatter)
+TEST_TIER_FREE(simd_gather_scatter)
 {
     check_against_scalar("gather",
                          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
@@ -532,7 +532,7 @@ TEST(simd_gather_scatter)
 
 /* i32 index arithmetic: the index might wrap within the lanes as far as the
  * shapes know, so the access tests that at run time. */
-TEST(simd_extended_index)
+TEST_TIER_FREE(simd_extended_index)
 {
     check_against_scalar("sext of an i32 index",
                          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
@@ -553,7 +553,7 @@ TEST(simd_extended_index)
                          3, 0xffff);
 }
 
-TEST(simd_clamped_stencil)
+TEST_TIER_FREE(simd_clamped_stencil)
 {
     check_against_scalar("clamped stencil",
                          "declare i32 @llvm.smax.i32(i32, i32)\ndeclare i32 @llvm.smin.i32(i32, i32)\n"
@@ -576,7 +576,7 @@ TEST(simd_clamped_stencil)
  * at run time, as an image's size is), rows and columns clamped, sharing
  * their tests: the last row's clamp always active, the first row's with
  * n = 0, the columns' at the sub-groups' edges. */
-TEST(simd_clamped_stencil_3x3)
+TEST_TIER_FREE(simd_clamped_stencil_3x3)
 {
     static const char ir[] =
         "declare i32 @llvm.smax.i32(i32, i32)\ndeclare i32 @llvm.smin.i32(i32, i32)\n"
@@ -627,7 +627,7 @@ TEST(simd_clamped_stencil_3x3)
 /* Gathers and scatters by 32-bit indices, sign-extended (negative ones
  * from a pointer into the middle of the buffer) and scaled by a GEP's type,
  * a shift or a multiply; an i8 index that wraps within the lanes. */
-TEST(simd_gather_extended_index)
+TEST_TIER_FREE(simd_gather_extended_index)
 {
     check_against_scalar("decreasing i32 index",
                          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
@@ -670,7 +670,7 @@ TEST(simd_gather_extended_index)
  * addresses a displacement apart), in i8 arithmetic from the buffer's middle
  * so that the index wraps within the lanes, at their edges and not at all;
  * and an i32 index extended to i64 before its offsets are added. */
-TEST(simd_offset_taps)
+TEST_TIER_FREE(simd_offset_taps)
 {
     static const char i8_taps[] = I8_PROLOGUE
         "  %r = mul i8 %n8, 3\n  %j = add i8 %t, %r\n"
@@ -728,7 +728,7 @@ static int vector_gathers(const char *ir)
  * and its gather stay.  The results equal the scalar function's where the
  * lanes' indices are in the buffer, start below it (lane 0's address before
  * the buffer, inactive), and wrap past INT32_MAX (every lane out of range). */
-TEST(simd_in_bounds_link)
+TEST_TIER_FREE(simd_in_bounds_link)
 {
     static const char linked[] = IN_RANGE_LOAD(X_I_PLUS_N, AT_ROOT, ", !spvjit.inbounds !0");
     static const uint32_t ns[5] = { 0, 37, 250, (uint32_t)-3, 0x7ffffffe };
@@ -773,7 +773,7 @@ TEST(simd_in_bounds_link)
     }
 }
 
-TEST(simd_private_array)
+TEST_TIER_FREE(simd_private_array)
 {
     check_against_scalar("private array",
                          "define void @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n"
@@ -789,7 +789,7 @@ TEST(simd_private_array)
                          8, 0xff);
 }
 
-TEST(simd_calls_and_atomics)
+TEST_TIER_FREE(simd_calls_and_atomics)
 {
     check_against_scalar("per-lane call",
                          "declare float @sinf(float)\n"
@@ -808,7 +808,7 @@ TEST(simd_calls_and_atomics)
                          0, 0x3);
 }
 
-TEST(simd_floats_and_vectors)
+TEST_TIER_FREE(simd_floats_and_vectors)
 {
     check_against_scalar("floating point",
                          "declare float @llvm.sqrt.f32(float)\n"
@@ -838,7 +838,7 @@ TEST(simd_floats_and_vectors)
         0, 0xffff);
 }
 
-TEST(simd_returned_values)
+TEST_TIER_FREE(simd_returned_values)
 {
     check_against_scalar("returned value",
                          "define i32 @f(i32 %i, ptr %in, ptr %out, i32 %n) {\nentry:\n" PROLOGUE
@@ -1074,18 +1074,18 @@ static void check_subgroup_markers(bool under_branch)
         }
 }
 
-TEST(simd_subgroup_markers)
+TEST_TIER_FREE(simd_subgroup_markers)
 {
     check_subgroup_markers(false);
 }
 
-TEST(simd_subgroup_markers_divergent)
+TEST_TIER_FREE(simd_subgroup_markers_divergent)
 {
     check_subgroup_markers(true);
 }
 
 /* Without the vectorizer the markers mean sub-groups of one work-item. */
-TEST(simd_subgroup_markers_scalar)
+TEST_TIER_FREE(simd_subgroup_markers_scalar)
 {
     LLVMContextRef llc = LLVMContextCreate();
     LLVMModuleRef mod = tir_parse(llc, sg_function(false));
@@ -1127,7 +1127,7 @@ static unsigned calls_of(LLVMValueRef f, LLVMValueRef *callees, bool *noinline_s
  * always-inline calls (w -> a -> b -> c), the others keep their calls as
  * they were (g still calls b, a still calls b and c), no call site is left
  * marked, and both compute what C does. */
-TEST(simd_prepare_inlines_only_listed)
+TEST_TIER_FREE(simd_prepare_inlines_only_listed)
 {
     static const char ir[] = "@keep = internal global [4 x ptr] [ptr @a, ptr @b, ptr @c, ptr @g]\n"
                              "define internal i32 @c(i32 %x) #0 {\n"
@@ -1259,7 +1259,7 @@ static bool run_two_subgroups(tir_host *h, LLVMValueRef vf, int32_t out[16], spv
  * vectorized and `indirect` left to the scalar path (out NULL); with `indirect` not
  * optional, nothing is made.  sum's vector function, run for the bases 0 and
  * 8, stores what C computes. */
-TEST(simd_items_optional_request_declined_alone)
+TEST_TIER_FREE(simd_items_optional_request_declined_alone)
 {
     static const char ir[] =
         SG_DECLS "define internal void @sum(ptr %ctx, i32 %lx, i32 %ly, i32 %lz, i32 %idx, ptr %out) {\n"
@@ -1319,7 +1319,7 @@ TEST(simd_items_optional_request_declined_alone)
  * jit_simd_items then prepares the item fully and vectorizes that: the tiers
  * agree on the sub-group size.  The vector function's two sub-groups of 8
  * must store each lane's cluster-of-4 sum of 3 * lx, computed in C. */
-TEST(simd_items_quick_preparation_falls_back_to_full)
+TEST_TIER_FREE(simd_items_quick_preparation_falls_back_to_full)
 {
     static const char ir[] =
         SG_DECLS "define internal void @item(ptr %ctx, i32 %lx, i32 %ly, i32 %lz, i32 %idx, ptr %out) {\n"

@@ -158,7 +158,7 @@ static const char *loop_kernel =
            "  store float %acc1, ptr %own\n"
            "  ret void\n}\n";
 
-TEST(slots_uniform_loop_kinds)
+TEST_TIER_FREE(slots_uniform_loop_kinds)
 {
     st t;
     int rc = st_open(&t, loop_kernel, 64);
@@ -231,7 +231,7 @@ static const char *called_kernel =
     "  store float %r, ptr %own\n"
     "  ret void\n}\n";
 
-TEST(slots_called_functions_both_tiers)
+TEST_TIER_FREE(slots_called_functions_both_tiers)
 {
     for (int quick = 0; quick < 2; quick++) {
         const char *tier = quick ? "quick" : "opt";
@@ -259,7 +259,7 @@ TEST(slots_called_functions_both_tiers)
 
 /* A uniform value stored under a varying branch is not the same in every
  * item once the branch is behind it (some did not store it). */
-TEST(slots_uniform_value_varying_control)
+TEST_TIER_FREE(slots_uniform_value_varying_control)
 {
     st t;
     int rc = st_open(&t,
@@ -287,7 +287,7 @@ TEST(slots_uniform_value_varying_control)
  * barrier when it is the local id's (%low); a pure function that is not an
  * intrinsic (it might trap where the original did not run) keeps one element
  * per item. */
-TEST(slots_intrinsics_are_arithmetic)
+TEST_TIER_FREE(slots_intrinsics_are_arithmetic)
 {
     st t;
     int rc = st_open(&t,
@@ -325,7 +325,7 @@ static void expect_decline(const char *ir, uint32_t nitems, int stage, const cha
     st_close(&t);
 }
 
-TEST(slots_and_regions_decline)
+TEST_TIER_FREE(slots_and_regions_decline)
 {
     /* a call that is not inlined (no alwaysinline) */
     expect_decline("define void @helper(ptr %p) {\n  store i32 1, ptr %p\n  ret void\n}\n" HEADER
@@ -353,7 +353,7 @@ TEST(slots_and_regions_decline)
 /* An item with no barrier left (specialization made them dead) is one
  * region: the whole work-item, no slots, run as sub-groups like a
  * barrier-free kernel rather than on fibers. */
-TEST(slots_item_without_barriers_is_one_region)
+TEST_TIER_FREE(slots_item_without_barriers_is_one_region)
 {
     st t;
     int rc = st_open(&t, HEADER "  %v = add i32 %lx, 1\n  store i32 %v, ptr %wg\n  ret void\n}\n", 16);

@@ -781,7 +781,7 @@ static void subgroup_regions_case(unsigned w, jit_tier tier)
     spv_module_free(m);
 }
 
-TEST(jit_subgroup_regions_work_item_by_work_item)
+TEST_TIER_FREE(jit_subgroup_regions_work_item_by_work_item)
 {
     static const unsigned ws[] = { 4, 8, 16 };
     for (unsigned i = 0; i < sizeof ws / sizeof ws[0]; i++) {

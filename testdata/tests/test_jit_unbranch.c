@@ -146,7 +146,7 @@ static bool has_check(LLVMModuleRef mod, const char *name)
     return has;
 }
 
-TEST(unbranch_checks_and_merged_blocks)
+TEST_TIER_FREE(unbranch_checks_and_merged_blocks)
 {
     spv_diag diag = { { 0 } };
     tir_host h;

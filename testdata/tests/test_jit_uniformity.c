@@ -113,7 +113,7 @@ static const char *straight_line = "declare i32 @llvm.smax.i32(i32, i32)\n"
                                    "  %cmp = icmp ult i32 %sel, %lx\n"
                                    "  ret void\n}\n";
 
-TEST(uniformity_items_in_sequence)
+TEST_TIER_FREE(uniformity_items_in_sequence)
 {
     ut t;
     REQUIRE(ut_open(&t, straight_line, JIT_MEMORY_ITEMS_IN_SEQUENCE), "parse/analyse");
@@ -123,7 +123,7 @@ TEST(uniformity_items_in_sequence)
     ut_close(&t);
 }
 
-TEST(uniformity_lanes_in_lockstep)
+TEST_TIER_FREE(uniformity_lanes_in_lockstep)
 {
     ut t;
     REQUIRE(ut_open(&t, straight_line, JIT_MEMORY_LANES_IN_LOCKSTEP), "parse/analyse");
@@ -135,7 +135,7 @@ TEST(uniformity_lanes_in_lockstep)
 
 /* SSA form: a value defined under a varying branch, merged by a phi, and one
  * under a uniform branch. */
-TEST(uniformity_varying_branch_phi)
+TEST_TIER_FREE(uniformity_varying_branch_phi)
 {
     ut t;
     REQUIRE(ut_open(&t,
@@ -177,7 +177,7 @@ TEST(uniformity_varying_branch_phi)
  * branch's edges bring two values the phi varies; in a loop, where an item
  * may come back to the join, every edge from a divergent block or a varying
  * branch must bring the same value. */
-TEST(uniformity_join_brings_one)
+TEST_TIER_FREE(uniformity_join_brings_one)
 {
     ut t;
     REQUIRE(ut_open(&t,
@@ -230,7 +230,7 @@ TEST(uniformity_join_brings_one)
 }
 
 /* The same after reg2mem: values cross blocks through stack slots. */
-TEST(uniformity_varying_branch_slots)
+TEST_TIER_FREE(uniformity_varying_branch_slots)
 {
     ut t;
     REQUIRE(ut_open(&t,
@@ -273,7 +273,7 @@ TEST(uniformity_varying_branch_slots)
 
 /* A loop left by a varying condition (the trip count is the local id) against
  * one left by a uniform condition; SSA form. */
-TEST(uniformity_loop_exits)
+TEST_TIER_FREE(uniformity_loop_exits)
 {
     ut t;
     REQUIRE(ut_open(&t,
@@ -305,7 +305,7 @@ TEST(uniformity_loop_exits)
 }
 
 /* The same varying loop after reg2mem: the counter lives in a slot. */
-TEST(uniformity_loop_exit_slots)
+TEST_TIER_FREE(uniformity_loop_exit_slots)
 {
     ut t;
     REQUIRE(ut_open(&t,
@@ -342,7 +342,7 @@ TEST(uniformity_loop_exit_slots)
 
 /* Pointers passed between blocks through slots stored once still reach their
  * root: a load through one from read-only memory is uniform. */
-TEST(uniformity_pointer_root_through_slots)
+TEST_TIER_FREE(uniformity_pointer_root_through_slots)
 {
     ut t;
     REQUIRE(ut_open(&t,
@@ -372,7 +372,7 @@ TEST(uniformity_pointer_root_through_slots)
 
 /* 2000 diamonds, only the first on a varying condition: exactly its two
  * arms are divergent (the old analysis gave up beyond 4096 blocks). */
-TEST(uniformity_many_blocks)
+TEST_TIER_FREE(uniformity_many_blocks)
 {
     enum { N = 2000 };
     char *ir = tir_diamond_chain("ptr %ctx, i32 %lx, i32 %n", "  %vc = icmp eq i32 %lx, 0\n  %uc = icmp eq i32 %n, 0\n",
@@ -397,7 +397,7 @@ TEST(uniformity_many_blocks)
  * so the loop's blocks are divergent and what it leaves behind varies.  A
  * loop under a varying branch (entered by some items, left together) keeps
  * its counter uniform: its header is no join. */
-TEST(uniformity_exit_under_varying_branch)
+TEST_TIER_FREE(uniformity_exit_under_varying_branch)
 {
     ut t;
     REQUIRE(ut_open(&t,

@@ -276,7 +276,7 @@ static bool input_fits(const form *f, int64_t x)
     return true;
 }
 
-TEST(unmask_full_lanes_forms_and_results)
+TEST_TIER_FREE(unmask_full_lanes_forms_and_results)
 {
     spv_diag diag = { { 0 } };
     tir_host h;
@@ -358,7 +358,7 @@ TEST(unmask_full_lanes_forms_and_results)
  * all lanes in the copy): d = (m ? v : 0) + v, stored under m, lane 0 of d
  * returned.  One range is versioned; every lane's store and the returned
  * lane must be what C computes, with every lane, some or none active. */
-TEST(unmask_shared_mask_range_values_after)
+TEST_TIER_FREE(unmask_shared_mask_range_values_after)
 {
     static const char ir[] =
         "declare <8 x float> @llvm.masked.load.v8f32.p0(ptr, i32 immarg, <8 x i1>, <8 x float>)\n"

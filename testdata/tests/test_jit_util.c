@@ -174,9 +174,8 @@ jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_opti
     spvjit_options t = o ? *o : (spvjit_options){ .opt_level = 3 };
     if (tj_simd_forced_off() && t.simd == JIT_SIMD_AUTO && t.subgroup_size == 0)
         t.simd = JIT_SIMD_OFF;
-    const char *tier = getenv("SPVJIT_TIER"); /* the suite runs once per tier (Makefile) */
-    if (t.tier == JIT_TIER_AUTO && tier)
-        t.tier = !strcmp(tier, "quick") ? JIT_TIER_QUICK : JIT_TIER_OPT;
+    if (t.tier == JIT_TIER_AUTO) /* the suite runs once per tier (Makefile) */
+        t.tier = test_quick_tier() ? JIT_TIER_QUICK : JIT_TIER_OPT;
     if (t.memory == JIT_MEMORY_ROBUST)
         t.memory = test_memory();
     jit_kernel *k = spvjit_compile(m, entry, &t, &d);

@@ -360,13 +360,13 @@ static void check_sources(const char *suffix, void (*check)(const char *src, con
     free(dir);
 }
 
-TEST(layout_shader_blocks_match_glslang)
+TEST_TIER_FREE(layout_shader_blocks_match_glslang)
 {
     check_sources(".comp", check_glsl);
 }
 
 /* The cases, by the rule in spirv/layout.h, on the table's numbers. */
-TEST(layout_block_size_is_the_bytes_covered)
+TEST_TIER_FREE(layout_block_size_is_the_bytes_covered)
 {
     spv_diag d;
     spv_module *m = built_module("glslangValidator -V --target-env vulkan1.1 -o '%s' '%s'", "layout/std_table.comp");
@@ -476,7 +476,7 @@ static void check_cl(const char *src_path, const char *dir)
     free(out);
 }
 
-TEST(layout_kernel_structs_match_clang)
+TEST_TIER_FREE(layout_kernel_structs_match_clang)
 {
     check_sources(".cl", check_cl);
 }
@@ -487,7 +487,7 @@ TEST(layout_kernel_structs_match_clang)
  * spec_lengths.spvasm): spirv/'s layouts under shape values must give the
  * lengths the specializer writes into the module for the same values (the
  * unspecialized and the specialized compile agree). */
-TEST(layout_spec_lengths_match_the_specializer)
+TEST_TIER_FREE(layout_spec_lengths_match_the_specializer)
 {
     spv_diag d;
     spv_module *m = built_module("spirv-as --target-env spv1.3 -o '%s' '%s'", "layout/spec_lengths.spvasm");

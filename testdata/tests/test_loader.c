@@ -71,7 +71,7 @@ static int dis_opcodes(const char *path, char ***names)
     return n;
 }
 
-TEST(loader_matches_spirv_dis_on_all_kernels)
+TEST_TIER_FREE(loader_matches_spirv_dis_on_all_kernels)
 {
     char **files = list_spv("kernels");
     int checked = 0;
@@ -101,7 +101,7 @@ TEST(loader_matches_spirv_dis_on_all_kernels)
     free_list(files);
 }
 
-TEST(loader_byte_swapped_module_loads_the_same)
+TEST_TIER_FREE(loader_byte_swapped_module_loads_the_same)
 {
     char **files = list_spv("kernels");
     for (char **f = files; *f; f++) {
@@ -127,7 +127,7 @@ TEST(loader_byte_swapped_module_loads_the_same)
 /* A module only SPIRV-Tools rejects: the message names the ids by their
  * OpName, word for word as spirv-val's does (spvjit validates without the
  * names and again with them once it fails). */
-TEST(loader_validation_message_names_ids_as_spirv_val_does)
+TEST_TIER_FREE(loader_validation_message_names_ids_as_spirv_val_does)
 {
     static const char text[] = "OpCapability Shader\n"
                                "OpMemoryModel Logical GLSL450\n"
@@ -172,7 +172,7 @@ TEST(loader_validation_message_names_ids_as_spirv_val_does)
 }
 
 /* Every malformed module: an error naming the file, never a crash. */
-TEST(loader_rejects_malformed_modules_with_clear_errors)
+TEST_TIER_FREE(loader_rejects_malformed_modules_with_clear_errors)
 {
     char **files = list_spv("malformed");
     int n = 0;
@@ -194,7 +194,7 @@ TEST(loader_rejects_malformed_modules_with_clear_errors)
 
 /* Random corruption of valid modules: the loader either accepts a module that
  * SPIRV-Tools also accepts, or reports an error; ASan/UBSan catch the rest. */
-TEST(loader_survives_random_corruption)
+TEST_TIER_FREE(loader_survives_random_corruption)
 {
     char **files = list_spv("kernels");
     uint64_t seed = 12345;
@@ -248,7 +248,7 @@ TEST(loader_survives_random_corruption)
 }
 
 /* Interface of the GLSL matrix multiply: three storage buffers and a push constant. */
-TEST(loader_interface_and_layout_of_shader_buffers)
+TEST_TIER_FREE(loader_interface_and_layout_of_shader_buffers)
 {
     spv_diag d;
     spv_module *m = spv_module_load_file(test_data_path("kernels/saxpy.comp.spv"), NULL, &d);
@@ -270,7 +270,7 @@ TEST(loader_interface_and_layout_of_shader_buffers)
 }
 
 /* Decorations, names and types from a hand-assembled module. */
-TEST(loader_model_of_a_hand_assembled_module)
+TEST_TIER_FREE(loader_model_of_a_hand_assembled_module)
 {
     const char *src = "OpCapability Shader\n"
                       "OpMemoryModel Logical GLSL450\n"
@@ -341,7 +341,7 @@ TEST(loader_model_of_a_hand_assembled_module)
 /* Inputs the fuzzer once crashed or stalled on (testdata/fuzz/regressions):
  * loaded without the validator and specialized, they must not crash (an error
  * names what is wrong); valid_* ones must load, specialize and validate. */
-TEST(loader_fuzz_regressions_fail_cleanly)
+TEST_TIER_FREE(loader_fuzz_regressions_fail_cleanly)
 {
     char **files = list_spv("fuzz/regressions");
     int n = 0;

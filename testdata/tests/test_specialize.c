@@ -922,7 +922,7 @@ static const char kernel_src[] =
     "%22 = OpCopyObject %u16 %sc\n%23 = OpCopyObject %v2u32 %sh\n%24 = OpCopyObject %u32 %chain\n"
     "OpReturn\nOpFunctionEnd\n";
 
-TEST(specialize_shader_ops_vs_spirv_opt)
+TEST_TIER_FREE(specialize_shader_ops_vs_spirv_opt)
 {
     size_t n;
     uint32_t *w = assemble(shader_src, &n);
@@ -932,7 +932,7 @@ TEST(specialize_shader_ops_vs_spirv_opt)
     free(w);
 }
 
-TEST(specialize_kernel_ops_vs_reference)
+TEST_TIER_FREE(specialize_kernel_ops_vs_reference)
 {
     size_t n;
     uint32_t *w = assemble(kernel_src, &n);
@@ -942,7 +942,7 @@ TEST(specialize_kernel_ops_vs_reference)
     free(w);
 }
 
-TEST(specialize_testdata_kernels)
+TEST_TIER_FREE(specialize_testdata_kernels)
 {
     glob_t g;
     int found = 0;
@@ -1009,7 +1009,7 @@ static spv_module *specialize_text(const char *text, const spv_spec_value *v, si
     return out;
 }
 
-TEST(specialize_local_size_id)
+TEST_TIER_FREE(specialize_local_size_id)
 {
     spv_diag d;
     int rc;
@@ -1030,7 +1030,7 @@ TEST(specialize_local_size_id)
     spv_module_free(m);
 }
 
-TEST(specialize_workgroup_size_and_array_length)
+TEST_TIER_FREE(specialize_workgroup_size_and_array_length)
 {
     spv_diag d;
     int rc;
@@ -1128,7 +1128,7 @@ static int try_values(const char *const *texts, size_t n, spv_diag *d, uint64_t 
     return rc;
 }
 
-TEST(specialize_values_and_errors)
+TEST_TIER_FREE(specialize_values_and_errors)
 {
     spv_diag d;
     uint64_t b[6];
@@ -1208,7 +1208,7 @@ TEST(specialize_values_and_errors)
           "names");
 }
 
-TEST(specialize_lists_spec_constants)
+TEST_TIER_FREE(specialize_lists_spec_constants)
 {
     spv_module *m = load_text(small_src);
     REQUIRE(m, "load");
@@ -1242,7 +1242,7 @@ static size_t first_entry(const spv_spec_constant *list, size_t n, uint32_t id)
  * random order, ids repeated (the later value wins; an earlier one out of
  * range for its constant is not looked at), checked against the rule done
  * the plain way here; then an unknown id, overridden and not. */
-TEST(specialize_resolve_many)
+TEST_TIER_FREE(specialize_resolve_many)
 {
     spv_module *m = load_text(small_src);
     REQUIRE(m, "load");

@@ -12,7 +12,7 @@
 #include "util/file.h"
 #include "util/hashmap.h"
 
-TEST(util_array_push_and_steal)
+TEST_TIER_FREE(util_array_push_and_steal)
 {
     util_array a = { 0 };
     for (uint32_t i = 0; i < 10000; i++)
@@ -36,7 +36,7 @@ static bool str_equal(const void *a, const void *b)
     return strcmp(a, b) == 0;
 }
 
-TEST(util_hashmap_against_reference)
+TEST_TIER_FREE(util_hashmap_against_reference)
 {
     /* pointer keys: insert, replace, remove, and compare with a plain array */
     enum { N = 5000 };
@@ -84,7 +84,7 @@ TEST(util_hashmap_against_reference)
     util_hashmap_fini(&s);
 }
 
-TEST(util_hash_is_stable_and_chained)
+TEST_TIER_FREE(util_hash_is_stable_and_chained)
 {
     const char text[] = "spvjit hashes modules once";
     uint64_t whole = util_hash_bytes(text, sizeof text - 1, 0);
@@ -97,7 +97,7 @@ TEST(util_hash_is_stable_and_chained)
 /* Typed pointer + count arrays: each append is zeroed, earlier elements keep
  * their values (a plain C array is the reference), and an array copied at its
  * exact size (as the Amber parser copies pipelines) still grows correctly. */
-TEST(util_array_append_typed)
+TEST_TIER_FREE(util_array_append_typed)
 {
     uint64_t *a = NULL;
     unsigned n = 0;
@@ -120,7 +120,7 @@ TEST(util_array_append_typed)
 }
 
 /* A whole file back as written; a missing one is NULL with errno ENOENT. */
-TEST(util_read_file_round_trip)
+TEST_TIER_FREE(util_read_file_round_trip)
 {
     char path[] = "/tmp/spvjit-util-file-XXXXXX";
     int fd = mkstemp(path);
@@ -149,7 +149,7 @@ TEST(util_read_file_round_trip)
 /* The arena against a reference: many allocations of random sizes, each
  * filled with its own byte pattern, must all keep their bytes (no overlap),
  * be aligned for any type and come back zeroed from the zeroing calls. */
-TEST(util_arena_allocations_keep_their_bytes)
+TEST_TIER_FREE(util_arena_allocations_keep_their_bytes)
 {
     enum { N = 20000 };
     static unsigned char *ptr[N];
@@ -193,7 +193,7 @@ TEST(util_arena_allocations_keep_their_bytes)
 
 /* With a byte limit the arena refuses what would exceed it (NULL, never a
  * crash), keeps what it handed out and stays usable below the limit. */
-TEST(util_arena_limit)
+TEST_TIER_FREE(util_arena_limit)
 {
     util_arena a;
     util_arena_init(&a, 100000);
