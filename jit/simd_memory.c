@@ -11,8 +11,10 @@
  * scalar comparisons on lanes 0 and W - 1 (each clamp leaves every lane
  * alone, no extension wraps: simd_guard.c); otherwise it compares the
  * lanes' pointers with the first active lane's (contiguity_test).
- * Aggregates and LLVM vectors are accessed member by member; volatile and
- * atomic accesses run once per active lane, in lane order.
+ * An LLVM vector per lane whose lanes' copies lie in a row (affine, or
+ * tested as above) is one access of W × n elements, each element's lanes
+ * every n-th; other vectors and aggregates are accessed member by member.
+ * Volatile and atomic accesses run once per active lane, in lane order.
  *
  * Private memory (the scalar function's allocas) gets one copy per lane,
  * `simd_private_stride` bytes apart, so its address is affine.
@@ -379,35 +381,89 @@ static void branch_contiguous(simd_fn *s, LLVMValueRef ok, LLVMBasicBlockRef fas
     jit_weigh_likely(LLVMBuildCondBr(s->b, ok, fast, slow), SIMD_CONTIGUOUS_WEIGHT);
 }
 
+/* Whether the lanes' accesses of type t (size bytes apart) at address a are
+ * one run of memory, starting at *base: always (RUN_ALWAYS), when the i1
+ * *ok says so at run time (RUN_TESTED), or not known to be (RUN_NEVER).
+ * Where they may not be, *ptrs holds the lanes' addresses. */
+typedef enum { RUN_NEVER, RUN_ALWAYS, RUN_TESTED } run_kind;
+
+static run_kind lanes_in_a_run(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMTypeRef t, uint64_t size,
+                               LLVMValueRef *base, LLVMValueRef *ok, LLVMValueRef *ptrs)
+{
+    if (a.sh.kind == SIMD_AFFINE && (uint64_t)a.sh.stride == size && packs(s, t)) {
+        *base = a.v;
+        return RUN_ALWAYS;
+    }
+    if (g && !g->ncond && may_be_contiguous(s, a, g, t, size)) { /* no test needed */
+        *base = g->base;
+        return RUN_ALWAYS;
+    }
+    *ptrs = lane_pointers(s, a, sp);
+    if (!may_be_contiguous(s, a, g, t, size))
+        return RUN_NEVER;
+    *ok = g ? guard_test(s, g) : contiguity_test(s, *ptrs, size, base);
+    if (g)
+        *base = g->base;
+    return RUN_TESTED;
+}
+
+/* The two paths of a RUN_TESTED access: the run's, then the lanes' one by
+ * one (a gather or scatter), joined. */
+typedef struct run_paths {
+    LLVMBasicBlockRef join, other, run_end;
+    LLVMValueRef run_value;
+} run_paths;
+
+static void run_path(simd_fn *s, LLVMValueRef ok, run_paths *p, const char *other)
+{
+    LLVMBasicBlockRef run = simd_block(s, "contiguous");
+    p->other = simd_block(s, other);
+    p->join = simd_block(s, "");
+    branch_contiguous(s, ok, run, p->other);
+    LLVMPositionBuilderAtEnd(s->b, run);
+}
+
+static void lanes_path(simd_fn *s, run_paths *p, LLVMValueRef run_value)
+{
+    p->run_end = LLVMGetInsertBlock(s->b);
+    p->run_value = run_value;
+    LLVMBuildBr(s->b, p->join);
+    LLVMPositionBuilderAtEnd(s->b, p->other);
+}
+
+/* Joins the paths; the value of the one taken (NULL for stores). */
+static LLVMValueRef join_paths(simd_fn *s, run_paths *p, LLVMValueRef lanes_value)
+{
+    LLVMBasicBlockRef lanes_end = LLVMGetInsertBlock(s->b);
+    LLVMBuildBr(s->b, p->join);
+    LLVMPositionBuilderAtEnd(s->b, p->join);
+    if (!lanes_value)
+        return NULL;
+    LLVMValueRef r = LLVMBuildPhi(s->b, LLVMTypeOf(lanes_value), "");
+    LLVMAddIncoming(r, (LLVMValueRef[]){ p->run_value, lanes_value }, (LLVMBasicBlockRef[]){ p->run_end, lanes_end },
+                    2);
+    return r;
+}
+
 /* One element per lane of scalar type t from address a (affine or varying). */
 static LLVMValueRef load_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMTypeRef t, unsigned align)
 {
     if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 1)
         return LLVMBuildTrunc(s->b, load_lanes(s, a, sp, NULL, s->t_i8, align), s->t_mask, "");
     LLVMTypeRef vt = LLVMVectorType(t, s->W);
-    uint64_t size = LLVMABISizeOfType(s->td, t);
-    if (a.sh.kind == SIMD_AFFINE && (uint64_t)a.sh.stride == size && packs(s, t))
-        return contiguous_load(s, a.v, vt, align);
-    if (g && !g->ncond && may_be_contiguous(s, a, g, t, size)) /* contiguous, no test needed */
-        return contiguous_load(s, g->base, vt, align);
-    LLVMValueRef ptrs = lane_pointers(s, a, sp);
-    if (!may_be_contiguous(s, a, g, t, size))
+    LLVMValueRef base = NULL, ok = NULL, ptrs = NULL;
+    switch (lanes_in_a_run(s, a, sp, g, t, LLVMABISizeOfType(s->td, t), &base, &ok, &ptrs)) {
+    case RUN_ALWAYS:
+        return contiguous_load(s, base, vt, align);
+    case RUN_NEVER:
         return gather(s, ptrs, vt, align);
-    LLVMValueRef base, ok = g ? guard_test(s, g) : contiguity_test(s, ptrs, size, &base);
-    if (g)
-        base = g->base;
-    LLVMBasicBlockRef fast = simd_block(s, "contiguous"), slow = simd_block(s, "gather"), join = simd_block(s, "");
-    branch_contiguous(s, ok, fast, slow);
-    LLVMPositionBuilderAtEnd(s->b, fast);
-    LLVMValueRef vf = contiguous_load(s, base, vt, align);
-    LLVMBuildBr(s->b, join);
-    LLVMPositionBuilderAtEnd(s->b, slow);
-    LLVMValueRef vs = gather(s, lanes_here(s, ptrs), vt, align);
-    LLVMBuildBr(s->b, join);
-    LLVMPositionBuilderAtEnd(s->b, join);
-    LLVMValueRef r = LLVMBuildPhi(s->b, vt, "");
-    LLVMAddIncoming(r, (LLVMValueRef[]){ vf, vs }, (LLVMBasicBlockRef[]){ fast, slow }, 2);
-    return r;
+    case RUN_TESTED:
+        break;
+    }
+    run_paths p;
+    run_path(s, ok, &p, "gather");
+    lanes_path(s, &p, contiguous_load(s, base, vt, align));
+    return join_paths(s, &p, gather(s, lanes_here(s, ptrs), vt, align));
 }
 
 static void store_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMValueRef v, LLVMTypeRef t,
@@ -417,32 +473,23 @@ static void store_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *
         store_lanes(s, a, sp, NULL, LLVMBuildZExt(s->b, v, LLVMVectorType(s->t_i8, s->W), ""), s->t_i8, align);
         return;
     }
-    uint64_t size = LLVMABISizeOfType(s->td, t);
-    if (a.sh.kind == SIMD_AFFINE && (uint64_t)a.sh.stride == size && packs(s, t)) {
-        contiguous_store(s, v, a.v, align);
+    LLVMValueRef base = NULL, ok = NULL, ptrs = NULL;
+    switch (lanes_in_a_run(s, a, sp, g, t, LLVMABISizeOfType(s->td, t), &base, &ok, &ptrs)) {
+    case RUN_ALWAYS:
+        contiguous_store(s, v, base, align);
         return;
-    }
-    if (g && !g->ncond && may_be_contiguous(s, a, g, t, size)) {
-        contiguous_store(s, v, g->base, align);
-        return;
-    }
-    LLVMValueRef ptrs = lane_pointers(s, a, sp);
-    if (!may_be_contiguous(s, a, g, t, size)) {
+    case RUN_NEVER:
         scatter(s, v, ptrs, align);
         return;
+    case RUN_TESTED:
+        break;
     }
-    LLVMValueRef base, ok = g ? guard_test(s, g) : contiguity_test(s, ptrs, size, &base);
-    if (g)
-        base = g->base;
-    LLVMBasicBlockRef fast = simd_block(s, "contiguous"), slow = simd_block(s, "scatter"), join = simd_block(s, "");
-    branch_contiguous(s, ok, fast, slow);
-    LLVMPositionBuilderAtEnd(s->b, fast);
+    run_paths p;
+    run_path(s, ok, &p, "scatter");
     contiguous_store(s, v, base, align);
-    LLVMBuildBr(s->b, join);
-    LLVMPositionBuilderAtEnd(s->b, slow);
+    lanes_path(s, &p, NULL);
     scatter(s, v, lanes_here(s, ptrs), align);
-    LLVMBuildBr(s->b, join);
-    LLVMPositionBuilderAtEnd(s->b, join);
+    join_paths(s, &p, NULL);
 }
 
 static unsigned member_align(unsigned align, uint64_t off)
@@ -465,12 +512,92 @@ static const guarded *guard_offset(simd_fn *s, const guarded *g, uint64_t bytes,
     return moved;
 }
 
-/* A widened value of type t from address a (not uniform). */
-static LLVMValueRef load_widened(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMTypeRef t,
-                                 unsigned align)
+/* --- vectors in a row, one per lane ---------------------------------------------------------------- */
+
+/* The most elements an interleaved access moves at once (W lanes of n). */
+enum { MAX_INTERLEAVED = 256 };
+
+/* How many elements vector t has when it is W-fold in a row: lane l's
+ * element k at element l × n + k of the sub-group's copies, size(t) apart.
+ * Its elements must pack and fill it (a 3-element vector's padding is not
+ * its own: a row of them is not one of elements), and the row must be no
+ * longer than MAX_INTERLEAVED.  0 when not.  (The vectorizer's preparing
+ * passes split loads and stores of structs and arrays into their members.) */
+static unsigned row_elements(simd_fn *s, LLVMTypeRef t)
 {
-    if (!is_aggregate(t))
-        return load_lanes(s, a, sp, g, t, align);
+    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
+        return 0;
+    LLVMTypeRef e = LLVMGetElementType(t);
+    unsigned n = LLVMGetVectorSize(t);
+    bool bit = LLVMGetTypeKind(e) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(e) == 1;
+    return n >= 2 && n * s->W <= MAX_INTERLEAVED && !bit && packs(s, e) &&
+                   n * LLVMStoreSizeOfType(s->td, e) == LLVMABISizeOfType(s->td, t)
+               ? n
+               : 0;
+}
+
+/* The sub-group's mask for the W × n elements: each lane's bit n times. */
+static LLVMValueRef interleaved_mask(simd_fn *s, unsigned n)
+{
+    LLVMValueRef m[MAX_INTERLEAVED];
+    for (unsigned j = 0; j < s->W * n; j++)
+        m[j] = LLVMConstInt(s->t_i32, j / n, 0);
+    return LLVMBuildShuffleVector(s->b, s->mask, LLVMGetPoison(s->t_mask), LLVMConstVector(m, s->W * n), "");
+}
+
+/* Vector t's lanes from a row of W × n elements at base: one masked load of
+ * them all, element k's lanes every n-th (LLVM's shuffles; a gather per
+ * element took every lane's apart: an int4 per work-item was four). */
+static LLVMValueRef load_interleaved(simd_fn *s, LLVMValueRef base, LLVMTypeRef t, unsigned n, unsigned align)
+{
+    LLVMTypeRef all = LLVMVectorType(LLVMGetElementType(t), s->W * n);
+    LLVMTypeRef ty[2] = { all, s->t_ptr };
+    LLVMValueRef a[4] = { base, align_const(s, align), interleaved_mask(s, n), LLVMGetPoison(all) };
+    LLVMValueRef row = simd_intrinsic(s, "llvm.masked.load", ty, 2, a, 4);
+    LLVMValueRef r = LLVMGetPoison(jit_simd_widen_type(t, s->W));
+    for (unsigned k = 0; k < n; k++) {
+        LLVMValueRef m[MAX_INTERLEAVED];
+        for (unsigned l = 0; l < s->W; l++)
+            m[l] = LLVMConstInt(s->t_i32, l * n + k, 0);
+        LLVMValueRef element = LLVMBuildShuffleVector(s->b, row, LLVMGetPoison(all), LLVMConstVector(m, s->W), "");
+        r = LLVMBuildInsertValue(s->b, r, element, k, "");
+    }
+    return r;
+}
+
+/* The active lanes of widened v (vector type t) to a row of W × n elements
+ * at base: the elements' lanes interleaved, one masked store. */
+static void store_interleaved(simd_fn *s, LLVMValueRef v, LLVMValueRef base, LLVMTypeRef t, unsigned n, unsigned align)
+{
+    unsigned len = s->W * n;
+    LLVMTypeRef all = LLVMVectorType(LLVMGetElementType(t), len);
+    LLVMValueRef row = NULL;
+    for (unsigned k = 0; k < n; k++) {
+        /* element k's lanes at k, k + n, ...; then the row so far with them */
+        LLVMValueRef m[MAX_INTERLEAVED], keep[MAX_INTERLEAVED];
+        for (unsigned j = 0; j < len; j++) {
+            bool mine = j % n == k;
+            m[j] = mine ? LLVMConstInt(s->t_i32, j / n, 0) : LLVMGetPoison(s->t_i32);
+            keep[j] = LLVMConstInt(s->t_i32, mine ? len + j : j, 0);
+        }
+        LLVMValueRef element = LLVMBuildExtractValue(s->b, v, k, "");
+        LLVMValueRef spread =
+            LLVMBuildShuffleVector(s->b, element, LLVMGetPoison(LLVMTypeOf(element)), LLVMConstVector(m, len), "");
+        row = row ? LLVMBuildShuffleVector(s->b, row, spread, LLVMConstVector(keep, len), "") : spread;
+    }
+    LLVMTypeRef ty[2] = { all, s->t_ptr };
+    LLVMValueRef a[4] = { row, base, align_const(s, align), interleaved_mask(s, n) };
+    simd_intrinsic(s, "llvm.masked.store", ty, 2, a, 4);
+}
+
+static LLVMValueRef load_widened(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMTypeRef t,
+                                 unsigned align);
+static bool store_widened(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMValueRef v, LLVMTypeRef t,
+                          unsigned align);
+
+/* A widened value of aggregate type t from address a, member by member. */
+static LLVMValueRef load_members(simd_fn *s, simd_val a, const guarded *g, LLVMTypeRef t, unsigned align)
+{
     uint64_t off[MAX_MEMBERS];
     LLVMTypeRef mt[MAX_MEMBERS];
     int n = mem_members(s, t, off, mt, MAX_MEMBERS);
@@ -488,13 +615,30 @@ static LLVMValueRef load_widened(simd_fn *s, simd_val a, LLVMValueRef sp, const 
     return r;
 }
 
-static bool store_widened(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMValueRef v, LLVMTypeRef t,
-                          unsigned align)
+/* A widened value of type t from address a (not uniform): a vector's lanes
+ * in a row as one run when they may be (row_elements), else member by
+ * member (a gather each where the row is not known to be one). */
+static LLVMValueRef load_widened(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMTypeRef t,
+                                 unsigned align)
 {
-    if (!is_aggregate(t)) {
-        store_lanes(s, a, sp, g, v, t, align);
-        return true;
-    }
+    if (!is_aggregate(t))
+        return load_lanes(s, a, sp, g, t, align);
+    unsigned per_lane = row_elements(s, t);
+    LLVMValueRef base = NULL, ok = NULL, ptrs = NULL;
+    run_kind run =
+        per_lane ? lanes_in_a_run(s, a, sp, g, t, LLVMABISizeOfType(s->td, t), &base, &ok, &ptrs) : RUN_NEVER;
+    if (run == RUN_ALWAYS)
+        return load_interleaved(s, base, t, per_lane, align);
+    if (run == RUN_NEVER)
+        return load_members(s, a, g, t, align);
+    run_paths p;
+    run_path(s, ok, &p, "gather");
+    lanes_path(s, &p, load_interleaved(s, base, t, per_lane, align));
+    return join_paths(s, &p, load_members(s, a, g, t, align));
+}
+
+static bool store_members(simd_fn *s, simd_val a, const guarded *g, LLVMValueRef v, LLVMTypeRef t, unsigned align)
+{
     uint64_t off[MAX_MEMBERS];
     LLVMTypeRef mt[MAX_MEMBERS];
     int n = mem_members(s, t, off, mt, MAX_MEMBERS);
@@ -507,6 +651,32 @@ static bool store_widened(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded
             return false;
     }
     return true;
+}
+
+static bool store_widened(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMValueRef v, LLVMTypeRef t,
+                          unsigned align)
+{
+    if (!is_aggregate(t)) {
+        store_lanes(s, a, sp, g, v, t, align);
+        return true;
+    }
+    unsigned per_lane = row_elements(s, t);
+    LLVMValueRef base = NULL, ok = NULL, ptrs = NULL;
+    run_kind run =
+        per_lane ? lanes_in_a_run(s, a, sp, g, t, LLVMABISizeOfType(s->td, t), &base, &ok, &ptrs) : RUN_NEVER;
+    if (run == RUN_ALWAYS) {
+        store_interleaved(s, v, base, t, per_lane, align);
+        return true;
+    }
+    if (run == RUN_NEVER)
+        return store_members(s, a, g, v, t, align);
+    run_paths p;
+    run_path(s, ok, &p, "scatter");
+    store_interleaved(s, v, base, t, per_lane, align);
+    lanes_path(s, &p, NULL);
+    bool done = store_members(s, a, g, v, t, align); /* a vector's members: never refused */
+    join_paths(s, &p, NULL);
+    return done;
 }
 
 /* --- the instructions ----------------------------------------------------------------------------- */

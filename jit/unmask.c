@@ -103,6 +103,21 @@ static bool all_ones(LLVMValueRef c)
     return e && LLVMConstIntGetZExtValue(e) == 1 && LLVMGetIntTypeWidth(LLVMTypeOf(e)) == 1;
 }
 
+/* Whether shuffle m takes every lane of its result from its first operand
+ * (none poison, none from the second): when every lane of that one is set
+ * (or clear), so is every lane of m (simd_memory.c's mask of a row of
+ * vectors, each lane's bit repeated). */
+static bool lanes_repeated(LLVMValueRef m)
+{
+    unsigned from = LLVMGetVectorSize(LLVMTypeOf(LLVMGetOperand(m, 0)));
+    for (unsigned i = 0, n = LLVMGetNumMaskElements(m); i < n; i++) {
+        int k = LLVMGetMaskValue(m, i);
+        if (k < 0 || (unsigned)k >= from)
+            return false;
+    }
+    return true;
+}
+
 /* i1: every lane of mask m is `set` (true: all lanes active; false: none),
  * built at b; NULL when m's form does not say.  b NULL: only whether it
  * would (m itself, or NULL).  A pair combines by select, false: the second
@@ -129,6 +144,8 @@ static LLVMValueRef lanes_all(LLVMBuilderRef b, LLVMValueRef m, bool set, unsign
     LLVMValueRef c = op == LLVMShuffleVector ? splat_of(m) : NULL; /* a uniform condition */
     if (c && LLVMTypeOf(c) == LLVMInt1TypeInContext(LLVMGetTypeContext(LLVMTypeOf(m))))
         return !b ? m : set ? c : LLVMBuildNot(b, c, "lanes.all");
+    if (op == LLVMShuffleVector && lanes_repeated(m)) /* each lane's bit n times: a vector per lane in a row */
+        return lanes_all(b, LLVMGetOperand(m, 0), set, depth + 1);
     if (op != LLVMICmp)
         return NULL;
     LLVMIntPredicate pred = set ? LLVMGetICmpPredicate(m) : jit_icmp_inverse(LLVMGetICmpPredicate(m));
@@ -153,8 +170,6 @@ static LLVMValueRef lanes_all(LLVMBuilderRef b, LLVMValueRef m, bool set, unsign
         /* fall through */
     case LLVMIntUGT:
     case LLVMIntUGE:
-        if (!u)
-            return NULL;
         break;
     case LLVMIntSLT:
     case LLVMIntSLE:
@@ -162,18 +177,33 @@ static LLVMValueRef lanes_all(LLVMBuilderRef b, LLVMValueRef m, bool set, unsign
         /* fall through */
     case LLVMIntSGT:
     case LLVMIntSGE:
-        if (!s)
-            return NULL;
         is_signed = true;
         break;
     default:
         return NULL;
     }
+    /* lanes that might wrap (an OpenCL C id in 32 bits: an add without nuw)
+     * keep their order where the largest does not: tested too, when every
+     * offset is at least 0 */
+    bool wraps = is_signed ? !s : !u;
+    if (wraps && !const_lanes(off, true))
+        return NULL;
     if (!b)
         return m;
     LLVMValueRef k = extreme(off, is_signed, max);
     LLVMValueRef lane = LLVMIsNull(k) ? x : LLVMBuildAdd(b, x, k, "lane.extreme");
-    return LLVMBuildICmp(b, pred, lane, y, "lanes.all");
+    LLVMValueRef all = LLVMBuildICmp(b, pred, lane, y, "lanes.all");
+    if (!wraps)
+        return all;
+    LLVMTypeRef t = LLVMTypeOf(x);
+    unsigned bits = LLVMGetIntTypeWidth(t);
+    uint64_t top = bits >= 64 ? ~0ull : (1ull << bits) - 1; /* the largest value, unsigned */
+    if (is_signed)
+        top >>= 1;
+    uint64_t kmax = LLVMConstIntGetZExtValue(extreme(off, is_signed, true));
+    LLVMValueRef no_wrap =
+        LLVMBuildICmp(b, is_signed ? LLVMIntSLE : LLVMIntULE, x, LLVMConstInt(t, top - kmax, 0), "lanes.no.wrap");
+    return LLVMBuildSelect(b, no_wrap, all, LLVMConstNull(LLVMTypeOf(all)), "lanes.all");
 }
 
 /* The mask of a masked load or store (*is_load which), else NULL; gathers

@@ -93,20 +93,6 @@ TEST_TIER_FREE(barrier_intrinsic_is_a_fence)
 
 /* --- the chooser, through the compiler ----------------------------------------------------- */
 
-typedef struct texts {
-    char *ir, *opt;
-} texts;
-
-static void keep(void *user, const char *what, const char *text)
-{
-    texts *t = user;
-    char **slot = !strcmp(what, "ir") ? &t->ir : !strcmp(what, "opt-ir") ? &t->opt : NULL;
-    if (slot) {
-        free(*slot);
-        *slot = strdup(text);
-    }
-}
-
 /* Compiles file's entry (specialized with spec id 0 = spec0 when non-zero)
  * and checks the first line of the lowered IR, and which functions exist. */
 static void path_case(const char *file, const char *entry, uint32_t spec0, spvjit_options o, const char *want)
@@ -119,9 +105,9 @@ static void path_case(const char *file, const char *entry, uint32_t spec0, spvji
         sm = tj_specialize(m, &id, &bits, 1);
         REQUIRE(sm, "specialize");
     }
-    texts t = { 0 };
+    tj_texts t = { 0 };
     o.opt_level = 3;
-    o.emit = keep;
+    o.emit = tj_keep_text;
     o.emit_user = &t;
     o.emit_ir = true;
     jit_kernel *k = tj_compile(sm, entry, &o);

@@ -13,16 +13,6 @@
 #include "harness.h"
 #include "test_jit_util.h"
 
-typedef struct ir_capture {
-    char *ir;
-} ir_capture;
-static void capture_ir(void *user, const char *what, const char *text)
-{
-    ir_capture *c = user;
-    if (!strcmp(what, "ir") && !c->ir)
-        c->ir = strdup(text);
-}
-
 /* push constants, std430: n @0, scale @4, item @16 {dir @16, w @28, off @32}, 48 bytes */
 typedef struct pc_block {
     uint32_t n;
@@ -69,8 +59,8 @@ static void pipeline_classes(jit_simd simd)
     _Static_assert(sizeof(pc_block) == 48 && sizeof(u_block) == 112, "std430/std140 block layouts");
     spv_module *m = tj_load("jit/glsl_misc.comp.spv");
     REQUIRE(m, "load");
-    ir_capture cap = { 0 };
-    spvjit_options o = { .opt_level = 3, .emit = capture_ir, .emit_user = &cap, .emit_ir = true, .simd = simd };
+    tj_texts cap = { 0 };
+    spvjit_options o = { .opt_level = 3, .emit = tj_keep_text, .emit_user = &cap, .emit_ir = true, .simd = simd };
     jit_kernel *k = tj_compile(m, NULL, &o);
     REQUIRE(k, "compile: %s", tj_last_error);
     const spvjit_kernel_facts *f = spvjit_kernel_facts_of(k);

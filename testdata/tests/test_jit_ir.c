@@ -11,18 +11,6 @@
 #include "harness.h"
 #include "test_jit_util.h"
 
-typedef struct texts {
-    char *ir, *opt, *asm_;
-} texts;
-
-static void keep(void *user, const char *what, const char *text)
-{
-    texts *t = user;
-    char **slot = strcmp(what, "ir") == 0 ? &t->ir : strcmp(what, "opt-ir") == 0 ? &t->opt : &t->asm_;
-    free(*slot);
-    *slot = strdup(text);
-}
-
 static unsigned count(const char *s, const char *needle)
 {
     unsigned n = 0;
@@ -74,7 +62,7 @@ static void compiled_free(compiled *c)
 }
 
 /* Float multiplies (fmul, fmuladd calls) in the optimized IR of the mm kernel. */
-static unsigned mm_fmuls(bool unspec, uint32_t bs, texts *t)
+static unsigned mm_fmuls(bool unspec, uint32_t bs, tj_texts *t)
 {
     spvjit_shape_value shape = { 0, bs };
     spvjit_options o = { .unspecialized = unspec,
@@ -82,7 +70,7 @@ static unsigned mm_fmuls(bool unspec, uint32_t bs, texts *t)
                          .tier = JIT_TIER_OPT, /* what the optimizing passes make */
                          .shape_values = &shape,
                          .nshape_values = 1,
-                         .emit = keep,
+                         .emit = tj_keep_text,
                          .emit_user = t,
                          .emit_ir = true,
                          .emit_opt_ir = true,
@@ -103,7 +91,7 @@ static unsigned mm_fmuls(bool unspec, uint32_t bs, texts *t)
 
 TEST_TIER_FREE(jit_ir_mm_unrolled_when_specialized)
 {
-    texts a = { 0 }, b = { 0 };
+    tj_texts a = { 0 }, b = { 0 };
     unsigned spec = mm_fmuls(false, 16, &a);
     unsigned unspec = mm_fmuls(true, 16, &b);
     CHECK(spec >= 16, "specialized BS=16: %u fmuls in the optimized IR (k loop not unrolled?)", spec);
@@ -134,14 +122,14 @@ TEST_TIER_FREE(jit_ir_in_bounds_accesses_need_no_wrap_test)
 {
     static const jit_memory modes[3] = { JIT_MEMORY_ROBUST, JIT_MEMORY_CHECK, JIT_MEMORY_UNCHECKED };
     for (int k = 0; k < 3; k++) {
-        texts t = { 0 };
+        tj_texts t = { 0 };
         spvjit_shape_value shape = { 0, 16 };
         spvjit_options o = { .opt_level = 3,
                              .tier = JIT_TIER_OPT,
                              .memory = modes[k],
                              .shape_values = &shape,
                              .nshape_values = 1,
-                             .emit = keep,
+                             .emit = tj_keep_text,
                              .emit_user = &t,
                              .emit_ir = true,
                              .emit_opt_ir = true };
@@ -159,8 +147,8 @@ TEST_TIER_FREE(jit_ir_in_bounds_accesses_need_no_wrap_test)
     /* OpenCL: the accesses through the kernel's arguments too (offset 0 in
      * their ranges, workgroup.c): the taps' load and the store, besides the 8
      * of its Function variables */
-    texts t = { 0 };
-    spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = &t, .emit_ir = true };
+    tj_texts t = { 0 };
+    spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = tj_keep_text, .emit_user = &t, .emit_ir = true };
     o.local_size[0] = o.local_size[1] = 16;
     o.local_size[2] = 1;
     compiled c = compile_file("kernels/conv3x3.cl.spv", 0, &o);
@@ -207,10 +195,13 @@ TEST_TIER_FREE(jit_ir_partial_groups_run_items_one_at_a_time)
         { "../bench/kernels/sgreduce.cl.spv", { 256, 1 }, true }, /* a sub-group reduce */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        texts t = { 0 };
-        spvjit_options o = {
-            .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = &t, .emit_ir = true, .emit_opt_ir = true
-        };
+        tj_texts t = { 0 };
+        spvjit_options o = { .opt_level = 3,
+                             .tier = JIT_TIER_OPT,
+                             .emit = tj_keep_text,
+                             .emit_user = &t,
+                             .emit_ir = true,
+                             .emit_opt_ir = true };
         o.local_size[0] = cases[i].local[0];
         o.local_size[1] = cases[i].local[1];
         o.local_size[2] = 1;
@@ -248,8 +239,10 @@ TEST_TIER_FREE(jit_ir_local_arguments_aligned)
 {
     static const char *const files[] = { "kernels/reduce.cl.spv", "../bench/kernels/scan.cl.spv" };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        texts t = { 0 };
-        spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = &t, .emit_opt_ir = true };
+        tj_texts t = { 0 };
+        spvjit_options o = {
+            .opt_level = 3, .tier = JIT_TIER_OPT, .emit = tj_keep_text, .emit_user = &t, .emit_opt_ir = true
+        };
         o.local_size[0] = 256;
         o.local_size[1] = o.local_size[2] = 1;
         compiled c = compile_file(files[i], 0, &o);
@@ -265,15 +258,17 @@ TEST_TIER_FREE(jit_ir_local_arguments_aligned)
 }
 
 /* file compiled on the optimized tier, its optimized IR in t->opt. */
-static compiled opt_ir_of(const char *file, texts *t)
+static compiled opt_ir_of(const char *file, tj_texts *t)
 {
-    spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = t, .emit_opt_ir = true };
+    spvjit_options o = {
+        .opt_level = 3, .tier = JIT_TIER_OPT, .emit = tj_keep_text, .emit_user = t, .emit_opt_ir = true
+    };
     return compile_file(file, 0, &o);
 }
 
 TEST_TIER_FREE(jit_ir_saxpy_vectorized)
 {
-    texts t = { 0 };
+    tj_texts t = { 0 };
     compiled c = opt_ir_of("kernels/saxpy.comp.spv", &t);
     if (!c.k) {
         compiled_free(&c);
@@ -295,7 +290,7 @@ TEST_TIER_FREE(jit_ir_saxpy_vectorized)
  * jit_subgroup_bench_sgreduce.) */
 TEST_TIER_FREE(jit_ir_masked_loads_only_for_partial_sub_groups)
 {
-    texts t = { 0 };
+    tj_texts t = { 0 };
     compiled c = opt_ir_of("../bench/kernels/sgreduce.comp.spv", &t);
     if (!c.k) {
         compiled_free(&c);
@@ -362,8 +357,8 @@ static unsigned subgroup_hints(const char *file, uint32_t bs, unsigned *full, un
 {
     *full = *disable = 0;
     *first = "none";
-    texts t = { 0 };
-    spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = keep, .emit_user = &t, .emit_ir = true };
+    tj_texts t = { 0 };
+    spvjit_options o = { .opt_level = 3, .tier = JIT_TIER_OPT, .emit = tj_keep_text, .emit_user = &t, .emit_ir = true };
     compiled c = compile_file(file, bs, &o);
     unsigned width = c.k ? spvjit_kernel_facts_of(c.k)->subgroup_size : 1;
     for (unsigned r = 0; c.k && t.ir; r++) {
@@ -426,8 +421,8 @@ typedef struct asm_of {
 static void *compile_asm(void *user)
 {
     asm_of *a = user;
-    texts t = { 0 };
-    spvjit_options o = { .opt_level = 3, .tier = a->tier, .emit = keep, .emit_user = &t, .emit_asm = true };
+    tj_texts t = { 0 };
+    spvjit_options o = { .opt_level = 3, .tier = a->tier, .emit = tj_keep_text, .emit_user = &t, .emit_asm = true };
     jit_kernel *k = tj_compile(a->m, NULL, &o);
     if (k)
         spvjit_kernel_free(k);

@@ -9,9 +9,10 @@
  * compare either way round, unsigned and signed, a constant bound, i64
  * lanes, `and` and `select`ed pairs, the not of an or (`select`ed too), a
  * uniform condition among them, one mask for both accesses (the range from
- * the load to the store copied, both plain in the copy); and forms that must
- * stay masked (an add that may wrap, equality, a bound that differs by lane,
- * an or of compares).  After the rewrite the module must verify,
+ * the load to the store copied, both plain in the copy), an add that may
+ * wrap (its last lane's not wrapping tested too), each lane's bit repeated;
+ * and forms that must stay masked (equality, a bound that differs by lane,
+ * an or of compares, the lanes of two masks).  After the rewrite the module must verify,
  * each function must have been rewritten or not as its form says, and `out`
  * and `dst` must be what a C computation of each lane's condition says, for
  * bounds that leave every lane, some (each cut), or none active, at the ends
@@ -87,6 +88,19 @@ static bool lt_u_wrapping(int64_t x, int64_t y, int64_t z, unsigned l)
     (void)z;
     return u32((int64_t)u32(x) + l) < u32(y);
 }
+static bool lt_s_wrapping(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    (void)z;
+    return s32((int64_t)u32(x) + l) < s32(y);
+}
+static bool lt_u_half(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    return lt_u(x, y, z, l / 2);
+}
+static bool lt_u_or_ge_z_half(int64_t x, int64_t y, int64_t z, unsigned l)
+{
+    return l % 2 ? (uint64_t)u32(x) + l / 2 >= u32(z) : lt_u(x, y, z, l / 2);
+}
 static bool eq_u(int64_t x, int64_t y, int64_t z, unsigned l)
 {
     (void)z;
@@ -132,9 +146,25 @@ static const form forms[] = {
       "%l = or disjoint <16 x i32> %xs, IOTA\n  %m = icmp ult <16 x i32> %l, <i32 100, i32 100, i32 100, i32 100, "
       "i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100, i32 100>",
       true, true, false, false, 0, 15, lt_100, false },
-    /* lanes that may wrap are not monotone: the last lane says nothing */
-    { "add_may_wrap", 16, false, "%l = add <16 x i32> %xs, IOTA\n  %m = icmp ult <16 x i32> %l, %ys", false, false,
+    /* lanes that may wrap (an OpenCL id in 32 bits) keep their order where
+     * the last does not: the rewrite tests that too */
+    { "add_may_wrap", 16, false, "%l = add <16 x i32> %xs, IOTA\n  %m = icmp ult <16 x i32> %l, %ys", true, false,
       false, false, 0, 15, lt_u_wrapping, false },
+    { "add_may_wrap_signed", 16, false, "%l = add <16 x i32> %xs, IOTA\n  %m = icmp slt <16 x i32> %l, %ys", true,
+      false, false, false, 0, 15, lt_s_wrapping, false },
+    /* each lane's bit twice (simd_memory.c's row of 2-element vectors) */
+    { "repeated_lanes", 16, false,
+      "%l = or disjoint <16 x i32> %xs, IOTA\n  %m0 = icmp ult <16 x i32> %l, %ys\n"
+      "  %m = shufflevector <16 x i1> %m0, <16 x i1> poison, <16 x i32> <i32 0, i32 0, i32 1, i32 1, i32 2, i32 2, "
+      "i32 3, i32 3, i32 4, i32 4, i32 5, i32 5, i32 6, i32 6, i32 7, i32 7>",
+      true, true, false, false, 0, 15, lt_u_half, false },
+    /* lanes of two masks: neither says */
+    { "lanes_of_two_masks", 16, false,
+      "%l = or disjoint <16 x i32> %xs, IOTA\n  %m0 = icmp ult <16 x i32> %l, %ys\n"
+      "  %m1 = icmp uge <16 x i32> %l, %zs\n"
+      "  %m = shufflevector <16 x i1> %m0, <16 x i1> %m1, <16 x i32> <i32 0, i32 16, i32 1, i32 17, i32 2, i32 18, "
+      "i32 3, i32 19, i32 4, i32 20, i32 5, i32 21, i32 6, i32 22, i32 7, i32 23>",
+      false, true, false, false, 0, 15, lt_u_or_ge_z_half, false },
     { "equality", 16, false, "%l = or disjoint <16 x i32> %xs, IOTA\n  %m = icmp eq <16 x i32> %l, %ys", false, true,
       false, false, 0, 15, eq_u, false },
     { "bound_differs_by_lane", 16, false,

@@ -168,6 +168,14 @@ int tj_run_range(const jit_kernel *k, tj_fallback *fb, const spvjit_wg_ctx *c, u
     return 0;
 }
 
+void tj_keep_text(void *user, const char *what, const char *text)
+{
+    tj_texts *t = user;
+    char **slot = !strcmp(what, "ir") ? &t->ir : !strcmp(what, "opt-ir") ? &t->opt : &t->asm_;
+    free(*slot);
+    *slot = strdup(text);
+}
+
 jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_options *o)
 {
     spv_diag d = { { 0 } };

@@ -45,6 +45,14 @@ typedef struct tj_dispatch {
     void *printf_stream;     /* FILE* for OpenCL printf (NULL: stdout) */
 } tj_dispatch;
 
+/* What a compile emits (spvjit_options.emit = tj_keep_text, .emit_user = a
+ * tj_texts): the lowered IR, the optimized IR and the assembly, each the
+ * last one emitted (malloc'd: the test frees them). */
+typedef struct tj_texts {
+    char *ir, *opt, *asm_;
+} tj_texts;
+void tj_keep_text(void *user, const char *what, const char *text);
+
 /* d->arg_sizes, or, when the test gives none, sizes that span far past every
  * base (memory modes robust and check read them). */
 const uint64_t *tj_arg_sizes(const tj_dispatch *d);

@@ -313,6 +313,15 @@ static void check_glsl(const char *src_path, const char *dir)
             nleaves++;
             CHECK(off == leaves[i].offset, "%s: offset %llu, glslang says %u", what, (unsigned long long)off,
                   leaves[i].offset);
+            /* an array of arrays: glslang gives the innermost array's stride
+             * (GL's ARRAY_STRIDE), the outermost's as the top-level one */
+            for (const spv_type *t = spv_type_get(m, lt);
+                 t && (t->kind == SPV_TYPE_ARRAY || t->kind == SPV_TYPE_RUNTIME_ARRAY); t = spv_type_get(m, lt)) {
+                const spv_type *et = spv_type_get(m, t->elem);
+                if (!et || (et->kind != SPV_TYPE_ARRAY && et->kind != SPV_TYPE_RUNTIME_ARRAY))
+                    break;
+                lt = t->elem;
+            }
             const spv_layout *ll = spv_layout_of(L, lt);
             if (leaves[i].has_stride)
                 CHECK(ll && ll->stride == leaves[i].stride, "%s: array stride %llu, glslang says %u", what,
