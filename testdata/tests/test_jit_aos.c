@@ -75,7 +75,9 @@ TEST(jit_aos_rows_glsl)
         } pc = { USED, 0.75f };
         void *args[6] = { a, b, c, p, d, u };
         uint64_t sizes[6] = { sizeof a, sizeof b, sizeof c, sizeof p, sizeof d, sizeof u };
-        tj_dispatch disp = { .args = args, .arg_sizes = sizes, .push = &pc, .groups = { GROUPS, 1, 1 } };
+        tj_dispatch disp = {
+            .args = args, .arg_sizes = sizes, .nargs = TJ_COUNT(sizes), .push = &pc, .groups = { GROUPS, 1, 1 }
+        };
         REQUIRE(tj_run(k, &disp) == 0, "run W=%u", w);
         int bad = 0;
         for (int i = 0; i < N; i++) {
@@ -143,7 +145,9 @@ TEST(jit_aos_rows_opencl)
         void *pa = a, *pb = b, *pcc = c, *pe = e, *pf = f, *pg = g, *ph = h;
         void *args[9] = { &pa, &pb, &pcc, &pe, &pf, &pg, &ph, &n, &s };
         uint64_t sizes[9] = { sizeof a, sizeof b, sizeof c, sizeof e, sizeof f, sizeof g, sizeof h, 4, 4 };
-        tj_dispatch disp = { .args = args, .arg_sizes = sizes, .work_dim = 1, .global_size = { N, 1, 1 } };
+        tj_dispatch disp = {
+            .args = args, .arg_sizes = sizes, .nargs = TJ_COUNT(sizes), .work_dim = 1, .global_size = { N, 1, 1 }
+        };
         REQUIRE(tj_run(k, &disp) == 0, "run W=%u", w);
         int bad = 0;
         for (int i = 0; i < N; i++) {

@@ -90,6 +90,7 @@ static void run_on(const char *path, bool kernel, const float *in, uint64_t in_b
     uint64_t sizes[2] = { in_bytes, out_bytes };
     tj_dispatch dd = { .args = kernel ? kargs : sargs,
                        .arg_sizes = sizes,
+                       .nargs = TJ_COUNT(sizes),
                        .groups = { 1, 1, 1 },
                        .work_dim = 1,
                        .global_size = { 4, 1, 1 } };

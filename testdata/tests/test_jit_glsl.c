@@ -102,7 +102,9 @@ static void pipeline_classes(jit_simd simd)
     void *args[6] = { &u, x, out, rm, d0, d1 };
     uint64_t sizes[6] = { sizeof u,  GROUPS * LS * 4ull, 24ull * GROUPS * LS * 4, GROUPS * LS * 64ull,
                           sizeof d0, sizeof d1 };
-    tj_dispatch d = { .args = args, .arg_sizes = sizes, .push = &pc, .groups = { GROUPS, 1, 1 } };
+    tj_dispatch d = {
+        .args = args, .arg_sizes = sizes, .nargs = TJ_COUNT(sizes), .push = &pc, .groups = { GROUPS, 1, 1 }
+    };
     REQUIRE(tj_run(k, &d) == 0, "run");
     int bad = 0;
     for (int i = 0; i < GROUPS * LS; i++) {
@@ -196,7 +198,7 @@ TEST(jit_glsl_shared_atomics)
         v[i] = (int32_t)test_rand_u64(&s);
     void *args[2] = { v, o };
     uint64_t sizes[2] = { G * LS * 4ull, 8ull * G * 4 };
-    tj_dispatch d = { .args = args, .arg_sizes = sizes, .groups = { G, 1, 1 } };
+    tj_dispatch d = { .args = args, .arg_sizes = sizes, .nargs = TJ_COUNT(sizes), .groups = { G, 1, 1 } };
     REQUIRE(tj_run(k, &d) == 0, "run");
     for (int g = 0; g < G; g++) {
         int32_t mn = INT32_MAX, mx = INT32_MIN, or_ = 0, and_ = -1;

@@ -120,13 +120,14 @@ static void mm_roundtrip(const char *file, bool unspec, bool fibers, uint32_t bs
     ref_mm(a, b, ref, n, !cl);
     uint64_t *spec = unspec ? tj_spec_slots(m, k, &id, &bits, 1) : NULL;
     uint32_t groups = (n + bs - 1) / bs;
-    uint64_t sizes[3] = { nn * 4, nn * 4, nn * 4 };
+    uint64_t sizes[4] = { nn * 4, nn * 4, nn * 4, sizeof n }; /* Kernel: one per argument */
     for (int run = 0; run < 2; run++) {
         float *c = run ? c2 : c1;
         void *sargs[3] = { a, b, c };
         void *kargs[4] = { &a, &b, &c, &n };
         tj_dispatch dd = { .args = cl ? kargs : sargs,
                            .arg_sizes = sizes,
+                           .nargs = TJ_COUNT(sizes),
                            .push = &n,
                            .spec_values = spec,
                            .groups = { groups, groups, 1 },

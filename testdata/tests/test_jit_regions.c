@@ -155,6 +155,7 @@ static void mm_case(const char *file, uint32_t bs, uint32_t n, bool fibers, bool
     uint64_t sizes[3] = { n * n * 4ull, n * n * 4ull, n * n * 4ull };
     tj_dispatch d = { .args = cl ? kargs : sargs,
                       .arg_sizes = sizes,
+                      .nargs = TJ_COUNT(sizes),
                       .push = &n,
                       .groups = { groups, groups, 1 },
                       .work_dim = 2,
@@ -219,6 +220,7 @@ static void reduce_case(const char *file, uint32_t wg, bool fibers)
     uint64_t sizes[4] = { n * 4ull, ng * 4ull, sizeof n, wg * 4ull }; /* Kernel: one per argument */
     tj_dispatch d = { .args = cl ? kargs : sargs,
                       .arg_sizes = sizes,
+                      .nargs = TJ_COUNT(sizes),
                       .push = &n,
                       .groups = { ng, 1, 1 },
                       .work_dim = 1,
@@ -363,7 +365,9 @@ static int mix_run(mix_kernel *mk, uint32_t groups, uint32_t mode, spv_diag *dia
     mix_params p = { .iters = 5 + mode, .m = 3, .mode = mode };
     void *args[3] = { x, dst, scan };
     uint64_t sizes[3] = { n * 4ull, n * 4ull, n * 4ull };
-    tj_dispatch d = { .args = args, .arg_sizes = sizes, .push = &p, .groups = { groups, 1, 1 } };
+    tj_dispatch d = {
+        .args = args, .arg_sizes = sizes, .nargs = TJ_COUNT(sizes), .push = &p, .groups = { groups, 1, 1 }
+    };
     int rc = run(mk->k, &d, diag);
     if (rc == 0 && mode == 0) {
         for (uint32_t g = 0; g < groups; g++)
@@ -501,7 +505,9 @@ static int uniform_run(const jit_kernel *k, uint32_t ls, uint32_t groups, const 
     uint32_t *tag = calloc(n, 4), *rtag = calloc(n, 4);
     void *args[3] = { x, dst, tag };
     uint64_t sizes[3] = { n * 4ull, n * 4ull, n * 4ull };
-    tj_dispatch d = { .args = args, .arg_sizes = sizes, .push = p, .groups = { groups, 1, 1 } };
+    tj_dispatch d = {
+        .args = args, .arg_sizes = sizes, .nargs = TJ_COUNT(sizes), .push = p, .groups = { groups, 1, 1 }
+    };
     int rc = run(k, &d, diag);
     if (rc == 0 && p->mode == 0) {
         for (uint32_t g = 0; g < groups; g++)

@@ -95,9 +95,12 @@ static void saxpy_comp(bool unspec)
     void *args[2] = { x, y };
     uint64_t sizes[2] = { n * 4ull, (n + 64) * 4ull };
     uint64_t *spec = unspec ? tj_spec_slots(m, k, &id, &bits, 1) : NULL;
-    tj_dispatch d = {
-        .args = args, .arg_sizes = sizes, .push = &n, .spec_values = spec, .groups = { (n + 63) / 64, 1, 1 }
-    };
+    tj_dispatch d = { .args = args,
+                      .arg_sizes = sizes,
+                      .nargs = TJ_COUNT(sizes),
+                      .push = &n,
+                      .spec_values = spec,
+                      .groups = { (n + 63) / 64, 1, 1 } };
     REQUIRE(tj_run(k, &d) == 0, "run");
     int bad = 0;
     for (uint32_t i = 0; i < n + 64; i++)
@@ -210,9 +213,10 @@ static void mm_run(const char *file, bool unspec, uint32_t bs, uint32_t n)
     uint32_t groups = (n + bs - 1) / bs;
     void *sargs[3] = { a, b, c };
     void *kargs[4] = { &a, &b, &c, &n };
-    uint64_t sizes[3] = { n * n * 4ull, n * n * 4ull, n * n * 4ull };
+    uint64_t sizes[4] = { n * n * 4ull, n * n * 4ull, n * n * 4ull, sizeof n }; /* Kernel: one per argument */
     tj_dispatch d = { .args = cl ? kargs : sargs,
                       .arg_sizes = sizes,
+                      .nargs = TJ_COUNT(sizes),
                       .push = &n,
                       .spec_values = spec,
                       .groups = { groups, groups, 1 },
@@ -285,6 +289,7 @@ static void reduce_run(const char *file, bool unspec, uint32_t wg)
     uint64_t sizes[4] = { n * 4ull, ng * 4ull, sizeof n, wg * 4ull }; /* Kernel: one per argument */
     tj_dispatch d = { .args = cl ? kargs : sargs,
                       .arg_sizes = sizes,
+                      .nargs = TJ_COUNT(sizes),
                       .push = &n,
                       .spec_values = spec,
                       .groups = { ng, 1, 1 },

@@ -98,6 +98,7 @@ static void run_spec(const char *base, bool kernel, const uint32_t *ids, const u
     void *kargs[1] = { &out };
     tj_dispatch d = { .args = kernel ? kargs : sargs,
                       .arg_sizes = &size,
+                      .nargs = 1,
                       .spec_values = spec,
                       .groups = { 1, 1, 1 },
                       .work_dim = 1,

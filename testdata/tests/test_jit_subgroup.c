@@ -537,6 +537,7 @@ static void run_kernel(const char *file, refs_fn refs, unsigned w, jit_simd simd
         uint64_t asz[2] = { sizeof(item) * (uint64_t)n, (uint64_t)n * NOUT * 4 };
         tj_dispatch d = { .args = args,
                           .arg_sizes = asz,
+                          .nargs = TJ_COUNT(asz),
                           .groups = { (uint32_t)shapes[sh].groups, 1, 1 },
                           .work_dim = 1,
                           .global_size = { (uint64_t)n, 1, 1 } };
@@ -599,7 +600,9 @@ TEST(jit_subgroup_opencl_smaller_last_group)
         item *inp = in;
         void *args[2] = { &inp, &out };
         uint64_t asz[2] = { sizeof(item) * (uint64_t)n, (uint64_t)n * NOUT * 4 };
-        tj_dispatch d = { .args = args, .arg_sizes = asz, .work_dim = 1, .global_size = { (uint64_t)n, 1, 1 } };
+        tj_dispatch d = {
+            .args = args, .arg_sizes = asz, .nargs = TJ_COUNT(asz), .work_dim = 1, .global_size = { (uint64_t)n, 1, 1 }
+        };
         REQUIRE(tj_run(k, &d) == 0, "run");
         enqueued_ls = ls;
         check_items("full groups", in, out, 2 * ls, ls, (int)w, cl_refs, NOUT);
@@ -641,6 +644,7 @@ static void sgreduce_dispatch(const char *file, const jit_kernel *k, unsigned w,
     uint64_t sizes[4] = { n * 4ull, ng * 4ull, sizeof n, ls * 4ull }; /* Kernel: one per argument */
     tj_dispatch d = { .args = cl ? kargs : sargs,
                       .arg_sizes = sizes,
+                      .nargs = TJ_COUNT(sizes),
                       .push = &n,
                       .groups = { ng, 1, 1 },
                       .work_dim = 1,
@@ -768,6 +772,7 @@ static void subgroup_regions_case(unsigned w, jit_tier tier)
     uint64_t sizes[3] = { sizeof src, sizeof dst, LX * LY * 4 };
     tj_dispatch d = { .args = args,
                       .arg_sizes = sizes,
+                      .nargs = TJ_COUNT(sizes),
                       .work_dim = 2,
                       .global_size = { GX, GY, 1 },
                       .extra_wg_mem = tj_local_extra(k, LX * LY * 4ull) };

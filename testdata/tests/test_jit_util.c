@@ -317,6 +317,12 @@ int tj_run(const jit_kernel *k, const tj_dispatch *d)
         fprintf(stderr, "tj_run: local size unknown\n");
         return -1;
     }
+    uint32_t want = f->is_kernel ? f->nparams : f->nslots;
+    if (d->arg_sizes && d->nargs < want) { /* the JIT would read sizes past the array */
+        fprintf(stderr, "tj_run: %u argument sizes given, the kernel has %u %s\n", d->nargs, want,
+                f->is_kernel ? "parameters" : "resource slots");
+        return -1;
+    }
     return f->uses_barriers || test_memory() == JIT_MEMORY_CHECK ? run_executor(k, d) : run_direct(k, d);
 }
 

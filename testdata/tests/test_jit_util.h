@@ -36,6 +36,8 @@ extern char tj_last_error[2048];
 typedef struct tj_dispatch {
     void **args; /* Kernel: pointers to the arguments; Shader: resource bases */
     const uint64_t *arg_sizes;
+    uint32_t nargs; /* the entries of arg_sizes (TJ_COUNT): tj_run checks that there is one
+                       for each of the kernel's parameters or resource slots */
     const void *push;
     const void *spec_values;
     uint32_t groups[3]; /* Shader: work-groups; Kernel: derived from global_size */
@@ -52,6 +54,9 @@ typedef struct tj_texts {
     char *ir, *opt, *asm_;
 } tj_texts;
 void tj_keep_text(void *user, const char *what, const char *text);
+
+/* The entries of array a. */
+#define TJ_COUNT(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
 /* d->arg_sizes, or, when the test gives none, sizes that span far past every
  * base (memory modes robust and check read them). */
