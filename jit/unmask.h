@@ -6,9 +6,13 @@
  * that cannot wrap, as the passes leave a sub-group's ids), against a uniform
  * y.  Every lane is active exactly when the lane of the largest (for <, <=)
  * or smallest (>, >=) offset is: one scalar compare; no lane is when the
- * negated compare holds for every lane, again one.  Nots, ands of
- * conditions that must all hold, ors of ones that must all fail and uniform
- * conditions (splats of an i1) combine them.  After the passes, each
+ * negated compare holds for every lane, again one.  An add that may wrap
+ * (OpenCL C's `uint i = get_global_id(0)`: 32 bits, no nuw) with offsets
+ * of at least 0 keeps that order where x plus the largest offset does not
+ * wrap: a second compare says so.  Nots, ands of conditions that must all
+ * hold, ors of ones that must all fail and uniform conditions (splats of an
+ * i1) combine them, and a shuffle that repeats a mask's lanes (a row of
+ * vectors, one per lane: simd_memory.c) is as active as the mask.  After the passes, each
  * llvm.masked.load and llvm.masked.store whose mask has that form becomes
  *
  *     if (every lane active) the plain load or store
