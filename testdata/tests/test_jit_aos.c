@@ -6,7 +6,7 @@
  * a 32-bit id, which might wrap).  Every vector type of the kernels (float4,
  * int2, char4, short2, long2, and 3-element vectors, whose padding keeps
  * them out of a row; GLSL structs and arrays, split into their members
- * before) against C, at sub-group sizes 4 to 32, with work-items returning
+ * before) against C, at sub-group sizes 4 to 64, with work-items returning
  * early and a divergent second store, over a smaller last OpenCL group. */
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,7 @@
 #include "harness.h"
 #include "test_jit_util.h"
 
-static const unsigned sub_group_sizes[] = { 0 /* native */, 4, 16, 32 };
+static const unsigned sub_group_sizes[] = { 0 /* native */, 4, 16, 32, 64 };
 
 /* Compiles `file` at sub-group size w; true when the build's lanes load
  * their float4s as one run of 4 × lanes floats (`row`: "v32f32" at 8). */
