@@ -383,8 +383,8 @@ static void branch_contiguous(simd_fn *s, LLVMValueRef ok, LLVMBasicBlockRef fas
 
 /* Whether the lanes' accesses of type t (size bytes apart) at address a are
  * one run of memory, starting at *base: always (RUN_ALWAYS), when the i1
- * *ok says so at run time (RUN_TESTED), or not known to be (RUN_NEVER).
- * Where they may not be, *ptrs holds the lanes' addresses. */
+ * *ok says so at run time (RUN_TESTED: *ptrs holds the lanes' addresses,
+ * for the other path), or not known to be (RUN_NEVER). */
 typedef enum { RUN_NEVER, RUN_ALWAYS, RUN_TESTED } run_kind;
 
 static run_kind lanes_in_a_run(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *g, LLVMTypeRef t, uint64_t size,
@@ -398,9 +398,9 @@ static run_kind lanes_in_a_run(simd_fn *s, simd_val a, LLVMValueRef sp, const gu
         *base = g->base;
         return RUN_ALWAYS;
     }
-    *ptrs = lane_pointers(s, a, sp);
     if (!may_be_contiguous(s, a, g, t, size))
         return RUN_NEVER;
+    *ptrs = lane_pointers(s, a, sp);
     *ok = g ? guard_test(s, g) : contiguity_test(s, *ptrs, size, base);
     if (g)
         *base = g->base;
@@ -456,7 +456,7 @@ static LLVMValueRef load_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const gu
     case RUN_ALWAYS:
         return contiguous_load(s, base, vt, align);
     case RUN_NEVER:
-        return gather(s, ptrs, vt, align);
+        return gather(s, lane_pointers(s, a, sp), vt, align);
     case RUN_TESTED:
         break;
     }
@@ -479,7 +479,7 @@ static void store_lanes(simd_fn *s, simd_val a, LLVMValueRef sp, const guarded *
         contiguous_store(s, v, base, align);
         return;
     case RUN_NEVER:
-        scatter(s, v, ptrs, align);
+        scatter(s, v, lane_pointers(s, a, sp), align);
         return;
     case RUN_TESTED:
         break;
