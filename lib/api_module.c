@@ -187,14 +187,14 @@ static int make_public_view(const spv_module *m, api_entry_info *ei)
 /* The module with its default values folded in: what reflection reports sizes
  * and the local size from (an array length or work-group size computed by an
  * OpSpecConstantOp has a value only there).  The module itself where that
- * fails. */
+ * fails, or where folding changed no word (no spec constants). */
 static spv_module *default_view(spv_module *m)
 {
     uint32_t *w = NULL;
     size_t nw = 0;
     spv_diag d;
     spv_module *view = NULL;
-    if (spv_specialize(m, NULL, 0, &w, &nw, &d) == 0)
+    if (spv_specialize(m, NULL, 0, &w, &nw, &d) == 0 && !spv_module_words_are(m, w, nw))
         view = spv_module_load(w, nw * 4, m->source, &(spv_load_options){ .skip_validation = true }, &d);
     free(w);
     for (uint32_t i = 0; view && i < m->nentries; i++)

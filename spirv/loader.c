@@ -775,6 +775,11 @@ spv_module *spv_module_load_file(const char *path, const spv_load_options *opts,
     return m;
 }
 
+bool spv_module_words_are(const spv_module *m, const uint32_t *words, size_t nwords)
+{
+    return nwords == m->nwords && !memcmp(words, m->words, nwords * sizeof *words);
+}
+
 void spv_module_free(spv_module *m)
 {
     if (!m)

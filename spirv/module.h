@@ -217,6 +217,9 @@ spv_module *spv_module_load(const void *bytes, size_t nbytes, const char *source
 /* Reads a file and loads it. */
 spv_module *spv_module_load_file(const char *path, const spv_load_options *opts, spv_diag *diag);
 void spv_module_free(spv_module *m);
+/* Whether words are m's own, word for word: what a specialization that
+ * folded nothing (no spec constants) gives back. */
+bool spv_module_words_are(const spv_module *m, const uint32_t *words, size_t nwords);
 
 /* --- lookups ------------------------------------------------------------ */
 

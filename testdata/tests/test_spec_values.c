@@ -411,3 +411,82 @@ TEST(spec_values_raw_bytes_as_vulkan_gives_them)
     test_remove_dir(dir);
     free(dir);
 }
+
+/* The validator runs once on words that specialization leaves as they were
+ * (lib/api_specialize.c): the load validated those very words, so the verdict
+ * cannot differ.  What that rests on, checked: a module without spec
+ * constants specializes to its own words and builds; an invalid one never
+ * gets that far (the load refuses it); and words that values do change are
+ * still validated, at the build as at spvjit_module_specialize (a scope of
+ * 1538 is no scope: the SPIR-V specification's Scope enumerants end at 6). */
+TEST(spec_values_unchanged_words_keep_the_load_verdict)
+{
+    static const char valid[] = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
+                                "OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 4 1 1\n"
+                                "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n"
+                                "%main = OpFunction %void None %fn\n%lab = OpLabel\nOpReturn\nOpFunctionEnd\n";
+    /* the same without its OpReturn: a block without a terminator */
+    static const char invalid[] = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
+                                  "OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 4 1 1\n"
+                                  "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n"
+                                  "%main = OpFunction %void None %fn\n%lab = OpLabel\nOpFunctionEnd\n";
+    static const char scope[] = "OpCapability Addresses\nOpCapability Kernel\nOpMemoryModel Physical64 OpenCL\n"
+                                "OpEntryPoint Kernel %k \"k\"\nOpExecutionMode %k LocalSize 4 1 1\n"
+                                "OpDecorate %scope SpecId 3\n%void = OpTypeVoid\n%uint = OpTypeInt 32 0\n"
+                                "%scope = OpSpecConstant %uint 2\n%sem = OpConstant %uint 272\n"
+                                "%fn = OpTypeFunction %void\n%k = OpFunction %void None %fn\n%l = OpLabel\n"
+                                "OpControlBarrier %scope %scope %sem\nOpReturn\nOpFunctionEnd\n";
+    char *dir = test_temp_dir("spec-verdict");
+    REQUIRE(dir, "mkdtemp");
+    char pv[128], pi[128], ps[128];
+    snprintf(pv, sizeof pv, "%s/valid.spv", dir);
+    snprintf(pi, sizeof pi, "%s/invalid.spv", dir);
+    snprintf(ps, sizeof ps, "%s/scope.spv", dir);
+    /* spirv-as checks syntax only: the invalid module assembles */
+    REQUIRE(test_assemble(valid, "vulkan1.0", pv) && test_assemble(invalid, "vulkan1.0", pi) &&
+                test_assemble(scope, "spv1.2", ps),
+            "assemble");
+    spvjit_context *ctx = NULL;
+    spvjit_module *m = NULL, *bad = NULL, *sm = NULL;
+    spvjit_specs *s = NULL;
+    spvjit_kernel *k = NULL;
+    REQUIRE(spvjit_context_create(&(spvjit_context_options){ .threads = 1, .disk_cache_dir = "" }, &ctx) == SPVJIT_OK &&
+                spvjit_specs_create(&s) == SPVJIT_OK,
+            "api: %s", spvjit_last_error());
+
+    CHECK(spvjit_module_load_file(ctx, pi, &bad) == SPVJIT_ERROR_INVALID_MODULE && !bad &&
+              strstr(spvjit_last_error(), "invalid SPIR-V"),
+          "a block without a terminator must fail at load: %s", spvjit_last_error());
+
+    size_t len = 0;
+    uint32_t *file = test_read_file(pv, &len), *w = NULL;
+    size_t nw = 0;
+    REQUIRE(file && spvjit_module_load_file(ctx, pv, &m) == SPVJIT_OK, "load: %s", spvjit_last_error());
+    CHECK(spvjit_module_specialize(m, s, &w, &nw) == SPVJIT_OK && nw * 4 == len && !memcmp(w, file, len),
+          "a module without spec constants must specialize to its own words (%zu words, %zu bytes)", nw, len);
+    CHECK(spvjit_kernel_build(m, "main", s, NULL, &k) == SPVJIT_OK && k, "build: %s", spvjit_last_error());
+    spvjit_kernel_destroy(k);
+    k = NULL;
+    spvjit_free(w);
+    w = NULL;
+
+    REQUIRE(spvjit_module_load_file(ctx, ps, &sm) == SPVJIT_OK, "load scope: %s", spvjit_last_error());
+    CHECK(spvjit_kernel_build(sm, "k", s, NULL, &k) == SPVJIT_OK && k, "default scope 2: %s", spvjit_last_error());
+    spvjit_kernel_destroy(k);
+    k = NULL;
+    spvjit_spec_set_u32(s, 3, 1538);
+    CHECK(spvjit_kernel_build(sm, "k", s, NULL, &k) == SPVJIT_ERROR_SPEC_CONSTANT && !k &&
+              strstr(spvjit_last_error(), "after specialization"),
+          "scope 1538 at the build: %s", spvjit_last_error());
+    CHECK(spvjit_module_specialize(sm, s, &w, &nw) == SPVJIT_ERROR_SPEC_CONSTANT && !w &&
+              strstr(spvjit_last_error(), "after specialization"),
+          "scope 1538 at specialize: %s", spvjit_last_error());
+
+    free(file);
+    spvjit_module_destroy(sm);
+    spvjit_module_destroy(m);
+    spvjit_specs_destroy(s);
+    spvjit_context_destroy(ctx);
+    test_remove_dir(dir);
+    free(dir);
+}
