@@ -495,75 +495,104 @@ static const struct {
     { 7, 4, 85 },   /* partial at every W > 4 */
 };
 static const unsigned sizes[] = { 1, 4, 8, 16, 32 };
+enum { NSIZES = sizeof sizes / sizeof sizes[0], NRUNS = NSIZES + 1 };
 
-/* Runs every shape at sub-group size w.  Shapes of one work-group size share
- * a build (their inputs differ, not their code): a build at 32 lanes takes
- * seconds where a dispatch takes microseconds. */
-static void run_kernel(const char *file, refs_fn refs, unsigned w, jit_simd simd)
+/* Run r of the kernels: each SIMD size of sizes[], then the scalar path
+ * (simd off, sub-groups of one). */
+static unsigned run_size(unsigned r)
+{
+    return r < NSIZES ? sizes[r] : 1;
+}
+
+/* Runs every shape at every size, and on the scalar path.  Shapes of one work-group size
+ * share a build (their inputs differ, not their code): a build at 32 lanes
+ * takes seconds where a dispatch takes microseconds, so the builds are made
+ * first, all at once (tj_compile_all). */
+static void run_kernel(const char *file, refs_fn refs)
 {
     enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
     bool cl = strstr(file, ".cl.");
     spv_module *m = tj_load(file);
     REQUIRE(m, "load");
     spv_module *specialized[NSHAPES] = { 0 };
-    jit_kernel *built[NSHAPES] = { 0 };
+    unsigned build_of[NSHAPES]; /* the first shape of its work-group size */
     for (unsigned sh = 0; sh < NSHAPES; sh++) {
-        int ls = shapes[sh].ls, n = ls * shapes[sh].groups;
-        jit_kernel *k = NULL;
-        for (unsigned j = 0; j < sh && !k; j++)
-            k = shapes[j].ls == ls ? built[j] : NULL;
-        if (!k) {
-            uint32_t id = 0;
-            uint64_t bits = (uint64_t)ls;
-            spv_module *sm = cl ? m : tj_specialize(m, &id, &bits, 1);
-            REQUIRE(sm, "specialize");
-            specialized[sh] = sm != m ? sm : NULL;
-            spvjit_options o = { .opt_level = 2, .subgroup_size = w, .simd = simd };
+        build_of[sh] = sh;
+        for (unsigned j = 0; j < sh && build_of[sh] == sh; j++)
+            build_of[sh] = shapes[j].ls == shapes[sh].ls ? j : sh;
+        if (build_of[sh] != sh || cl)
+            continue;
+        uint32_t id = 0;
+        uint64_t bits = (uint64_t)shapes[sh].ls;
+        REQUIRE(specialized[sh] = tj_specialize(m, &id, &bits, 1), "specialize");
+    }
+    tj_build b[NRUNS * NSHAPES];
+    jit_kernel *built[NRUNS * NSHAPES] = { 0 };
+    for (unsigned r = 0; r < NRUNS; r++)
+        for (unsigned sh = 0; sh < NSHAPES; sh++) {
+            tj_build *x = &b[r * NSHAPES + sh];
+            *x = (tj_build){
+                .m = cl ? m : specialized[sh],
+                .o = { .opt_level = 2, .subgroup_size = run_size(r), .simd = r < NSIZES ? JIT_SIMD_AUTO : JIT_SIMD_OFF }
+            };
             if (cl)
-                o.local_size[0] = (uint32_t)ls, o.local_size[1] = o.local_size[2] = 1;
-            k = built[sh] = tj_compile(sm, NULL, &o);
-            REQUIRE(k, "compile W=%u: %s", w, tj_last_error);
+                x->o.local_size[0] = (uint32_t)shapes[sh].ls, x->o.local_size[1] = x->o.local_size[2] = 1;
+            if (build_of[sh] != sh)
+                x->m = NULL; /* not built: the shape's work-group size has its build */
+        }
+    /* the compiles that are made: those of a work-group size's first shape */
+    tj_build made[NRUNS * NSHAPES];
+    jit_kernel *kernels[NRUNS * NSHAPES];
+    unsigned nmade = 0;
+    for (unsigned i = 0; i < NRUNS * NSHAPES; i++)
+        if (b[i].m)
+            made[nmade++] = b[i];
+    REQUIRE(tj_compile_all(made, nmade, kernels), "compile: %s", tj_last_error);
+    for (unsigned i = 0, k = 0; i < NRUNS * NSHAPES; i++)
+        if (b[i].m)
+            built[i] = kernels[k++];
+    for (unsigned r = 0; r < NRUNS; r++) {
+        unsigned w = run_size(r);
+        for (unsigned sh = 0; sh < NSHAPES; sh++) {
+            jit_kernel *k = built[r * NSHAPES + build_of[sh]];
             CHECK(spvjit_kernel_facts_of(k)->subgroup_size == w, "W=%u: facts say %u", w,
                   spvjit_kernel_facts_of(k)->subgroup_size);
+            int ls = shapes[sh].ls, n = ls * shapes[sh].groups;
+            item in[MAXITEMS];
+            fill(in, n, shapes[sh].act_pct, 77 + sh * 13 + w);
+            int32_t *out = malloc((size_t)n * NOUT * 4);
+            memset(out, 0x5a, (size_t)n * NOUT * 4);
+            item *inp = in;
+            void *args[2] = { in, out };
+            if (cl) /* Kernel: pointers to the arguments */
+                args[0] = &inp, args[1] = &out;
+            uint64_t asz[2] = { sizeof(item) * (uint64_t)n, (uint64_t)n * NOUT * 4 };
+            tj_dispatch d = { .args = args,
+                              .arg_sizes = asz,
+                              .nargs = TJ_COUNT(asz),
+                              .groups = { (uint32_t)shapes[sh].groups, 1, 1 },
+                              .work_dim = 1,
+                              .global_size = { (uint64_t)n, 1, 1 } };
+            REQUIRE(tj_run(k, &d) == 0, "run");
+            check_items(file, in, out, n, ls, (int)w, refs, NOUT);
+            free(out);
         }
-        item in[MAXITEMS];
-        fill(in, n, shapes[sh].act_pct, 77 + sh * 13 + w);
-        int32_t *out = malloc((size_t)n * NOUT * 4);
-        memset(out, 0x5a, (size_t)n * NOUT * 4);
-        item *inp = in;
-        void *args[2] = { in, out };
-        if (cl) /* Kernel: pointers to the arguments */
-            args[0] = &inp, args[1] = &out;
-        uint64_t asz[2] = { sizeof(item) * (uint64_t)n, (uint64_t)n * NOUT * 4 };
-        tj_dispatch d = { .args = args,
-                          .arg_sizes = asz,
-                          .nargs = TJ_COUNT(asz),
-                          .groups = { (uint32_t)shapes[sh].groups, 1, 1 },
-                          .work_dim = 1,
-                          .global_size = { (uint64_t)n, 1, 1 } };
-        REQUIRE(tj_run(k, &d) == 0, "run");
-        check_items(file, in, out, n, ls, (int)w, refs, NOUT);
-        free(out);
     }
-    for (unsigned sh = 0; sh < NSHAPES; sh++) {
-        spvjit_kernel_free(built[sh]);
+    for (unsigned i = 0; i < NRUNS * NSHAPES; i++)
+        spvjit_kernel_free(built[i]);
+    for (unsigned sh = 0; sh < NSHAPES; sh++)
         spv_module_free(specialized[sh]);
-    }
     spv_module_free(m);
 }
 
 TEST(jit_subgroup_glsl_sizes)
 {
-    for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-        run_kernel("jit/subgroup_ops.comp.spv", glsl_refs, sizes[i], JIT_SIMD_AUTO);
-    run_kernel("jit/subgroup_ops.comp.spv", glsl_refs, 1, JIT_SIMD_OFF);
+    run_kernel("jit/subgroup_ops.comp.spv", glsl_refs);
 }
 
 TEST(jit_subgroup_opencl_sizes)
 {
-    for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-        run_kernel("jit/cl_v14_subgroup_ops.cl.spv", cl_refs, sizes[i], JIT_SIMD_AUTO);
-    run_kernel("jit/cl_v14_subgroup_ops.cl.spv", cl_refs, 1, JIT_SIMD_OFF);
+    run_kernel("jit/cl_v14_subgroup_ops.cl.spv", cl_refs);
 }
 
 /* An OpenCL NDRange whose last group is smaller (its work-items' local ids

@@ -4,7 +4,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "lib/executor.h"
@@ -176,9 +178,9 @@ void tj_keep_text(void *user, const char *what, const char *text)
     *slot = strdup(text);
 }
 
-jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_options *o)
+/* The options a compile of the tests gets (tj_compile). */
+static spvjit_options test_options(const spvjit_options *o)
 {
-    spv_diag d = { { 0 } };
     spvjit_options t = o ? *o : (spvjit_options){ .opt_level = 3 };
     if (tj_simd_forced_off() && t.simd == JIT_SIMD_AUTO && t.subgroup_size == 0)
         t.simd = JIT_SIMD_OFF;
@@ -186,13 +188,78 @@ jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_opti
         t.tier = test_quick_tier() ? JIT_TIER_QUICK : JIT_TIER_OPT;
     if (t.memory == JIT_MEMORY_ROBUST)
         t.memory = test_memory();
+    return t;
+}
+
+/* A compile's result as the tests keep it (a failure's message in
+ * tj_last_error); false on failure. */
+static bool compiled(jit_kernel *k, const spv_module *m, const char *entry, const spvjit_options *t, const spv_diag *d)
+{
+    if (k) {
+        remember(k, m, entry, t);
+        return true;
+    }
+    snprintf(tj_last_error, sizeof tj_last_error, "%s", d->msg);
+    fprintf(stderr, "tj_compile: %s\n", d->msg);
+    return false;
+}
+
+jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_options *o)
+{
+    spv_diag d = { { 0 } };
+    spvjit_options t = test_options(o);
     jit_kernel *k = spvjit_compile(m, entry, &t, &d);
-    snprintf(tj_last_error, sizeof tj_last_error, "%s", k ? "" : d.msg);
-    if (!k)
-        fprintf(stderr, "tj_compile: %s\n", d.msg);
-    else
-        remember(k, m, entry, &t);
+    tj_last_error[0] = 0;
+    compiled(k, m, entry, &t, &d);
     return k;
+}
+
+struct compile_all {
+    const tj_build *b;
+    unsigned n;
+    spvjit_options *t;
+    spv_diag *d;
+    jit_kernel **out;
+    atomic_uint next;
+};
+
+static void *compile_some(void *arg)
+{
+    struct compile_all *a = arg;
+    for (unsigned i; (i = atomic_fetch_add(&a->next, 1)) < a->n;)
+        a->out[i] = spvjit_compile(a->b[i].m, a->b[i].entry, &a->t[i], &a->d[i]);
+    return NULL;
+}
+
+bool tj_compile_all(const tj_build *b, unsigned n, jit_kernel **out)
+{
+    enum { MAX_THREADS = 16 };
+    struct compile_all a = {
+        .b = b, .n = n, .t = calloc(n ? n : 1, sizeof *a.t), .d = calloc(n ? n : 1, sizeof *a.d), .out = out
+    };
+    if (!a.t || !a.d) {
+        free(a.t);
+        free(a.d);
+        snprintf(tj_last_error, sizeof tj_last_error, "tj_compile_all: out of memory");
+        return false;
+    }
+    for (unsigned i = 0; i < n; i++)
+        a.t[i] = test_options(&b[i].o), out[i] = NULL;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned nt = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (unsigned)cpus, started = 0;
+    pthread_t th[MAX_THREADS];
+    while (started + 1 < nt && started + 1 < n && !pthread_create(&th[started], NULL, compile_some, &a))
+        started++;
+    compile_some(&a); /* this thread too, and alone where no thread started */
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    bool ok = true;
+    tj_last_error[0] = 0;
+    for (unsigned i = 0; i < n; i++)
+        ok &= compiled(out[i], b[i].m, b[i].entry, &a.t[i], &a.d[i]);
+    free(a.t);
+    free(a.d);
+    return ok;
 }
 
 /* Sizes for the tests that give none: every range spans far past its base

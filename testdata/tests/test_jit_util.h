@@ -29,6 +29,17 @@ spv_module *tj_specialize(const spv_module *m, const uint32_t *ids, const uint64
  * memory mode (robust) of every kernel: `SPVJIT_TEST_MEMORY=check run_tests
  * jit` runs the JIT tests under the sanitizer. */
 jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_options *o);
+/* One of the compiles of tj_compile_all: tj_compile's arguments. */
+typedef struct tj_build {
+    const spv_module *m;
+    const char *entry;
+    spvjit_options o;
+} tj_build;
+/* n compiles at once, one per core (the JIT's compiles share nothing), each
+ * as tj_compile's: out[i] the kernel of b[i], or NULL; true when all were
+ * made (tj_last_error holds the last failure's message).  For the tests
+ * whose time is a large build for each of many shapes. */
+bool tj_compile_all(const tj_build *b, unsigned n, jit_kernel **out);
 bool tj_simd_forced_off(void);
 extern char tj_last_error[2048];
 
