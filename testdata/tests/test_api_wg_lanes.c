@@ -75,42 +75,49 @@ TEST(wg_lanes_against_c)
         REQUIRE(spvjit_specs_create(&specs) == SPVJIT_OK && spvjit_spec_set_u32(specs, 0, ls) == SPVJIT_OK &&
                     spvjit_spec_set_u32(specs, 1, k) == SPVJIT_OK,
                 "specs: %s", spvjit_last_error());
-        /* every mode and fibers at the native size, the others robust */
+        /* every mode and fibers at the native size, the others robust; the
+         * variants built at once (spvjit_kernel_build_async), then run in turn */
+        enum { NVARIANTS = 4 + (sizeof sg_sizes / sizeof sg_sizes[0] - 1) };
+        spvjit_build_event *ev[NVARIANTS];
+        char what[NVARIANTS][96];
+        unsigned nv = 0;
         for (size_t gi = 0; gi < sizeof sg_sizes / sizeof sg_sizes[0]; gi++)
             for (size_t mi = 0; mi < (gi ? 1 : sizeof modes / sizeof modes[0]); mi++)
-                for (int fibers = 0; fibers <= (gi == 0 && mi == 0); fibers++) {
+                for (int fibers = 0; fibers <= (gi == 0 && mi == 0); fibers++, nv++) {
                     spvjit_build_options o = { .tier = api_suite_tier(),
                                                .memory = modes[mi],
                                                .subgroup_size = sg_sizes[gi],
                                                .simd = sg_sizes[gi] == 1 ? SPVJIT_SIMD_OFF : SPVJIT_SIMD_AUTO,
                                                .barriers = fibers ? SPVJIT_BARRIERS_FIBERS : SPVJIT_BARRIERS_AUTO };
-                    char what[96];
-                    snprintf(what, sizeof what, "LS %u K %u, sub-group size %d, memory mode %zu%s", ls, k,
+                    snprintf(what[nv], sizeof what[nv], "LS %u K %u, sub-group size %d, memory mode %zu%s", ls, k,
                              gi ? (int)sg_sizes[gi] : -1, mi, fibers ? ", fibers" : "");
-                    spvjit_kernel *kern = NULL;
-                    if (spvjit_kernel_build(m, NULL, specs, &o, &kern) != SPVJIT_OK) {
-                        CHECK(0, "%s: build: %s", what, spvjit_last_error());
-                        continue;
-                    }
-                    float *y = calloc(n, sizeof *y), r[GROUPS] = { 0 };
-                    REQUIRE(spvjit_bind_buffer(kern, 0, 0, x, n * sizeof *x) == SPVJIT_OK &&
-                                spvjit_bind_buffer(kern, 0, 1, y, n * sizeof *y) == SPVJIT_OK &&
-                                spvjit_bind_buffer(kern, 0, 2, r, sizeof r) == SPVJIT_OK,
-                            "%s: bind: %s", what, spvjit_last_error());
-                    spvjit_status st = spvjit_dispatch(kern, &(spvjit_dispatch_info){ .groups = { GROUPS, 1, 1 } });
-                    CHECK(st == SPVJIT_OK, "%s: dispatch: %s", what, spvjit_last_error());
-                    long bad = -1;
-                    for (uint32_t i = 0; i < n && bad < 0; i++)
-                        if (memcmp(&y[i], &want_y[i], sizeof *y))
-                            bad = (long)i;
-                    CHECK(st != SPVJIT_OK || bad < 0, "%s: y[%ld] = %.9g, C %.9g", what, bad, bad < 0 ? 0.0 : y[bad],
-                          bad < 0 ? 0.0 : want_y[bad]);
-                    for (uint32_t g = 0; g < GROUPS && st == SPVJIT_OK; g++)
-                        CHECK(!memcmp(&r[g], &want_r[g], sizeof r[g]), "%s: r[%u] = %.9g, C %.9g", what, g, r[g],
-                              want_r[g]);
-                    free(y);
-                    spvjit_kernel_destroy(kern);
+                    REQUIRE(nv < NVARIANTS && spvjit_kernel_build_async(m, NULL, specs, &o, &ev[nv]) == SPVJIT_OK,
+                            "%s: build: %s", what[nv], spvjit_last_error());
                 }
+        for (unsigned v = 0; v < nv; v++) {
+            spvjit_kernel *kern = NULL;
+            if (spvjit_build_wait(ev[v], &kern) != SPVJIT_OK) {
+                CHECK(0, "%s: build: %s", what[v], spvjit_last_error());
+                continue;
+            }
+            float *y = calloc(n, sizeof *y), r[GROUPS] = { 0 };
+            REQUIRE(spvjit_bind_buffer(kern, 0, 0, x, n * sizeof *x) == SPVJIT_OK &&
+                        spvjit_bind_buffer(kern, 0, 1, y, n * sizeof *y) == SPVJIT_OK &&
+                        spvjit_bind_buffer(kern, 0, 2, r, sizeof r) == SPVJIT_OK,
+                    "%s: bind: %s", what[v], spvjit_last_error());
+            spvjit_status st = spvjit_dispatch(kern, &(spvjit_dispatch_info){ .groups = { GROUPS, 1, 1 } });
+            CHECK(st == SPVJIT_OK, "%s: dispatch: %s", what[v], spvjit_last_error());
+            long bad = -1;
+            for (uint32_t i = 0; i < n && bad < 0; i++)
+                if (memcmp(&y[i], &want_y[i], sizeof *y))
+                    bad = (long)i;
+            CHECK(st != SPVJIT_OK || bad < 0, "%s: y[%ld] = %.9g, C %.9g", what[v], bad, bad < 0 ? 0.0 : y[bad],
+                  bad < 0 ? 0.0 : want_y[bad]);
+            for (uint32_t g = 0; g < GROUPS && st == SPVJIT_OK; g++)
+                CHECK(!memcmp(&r[g], &want_r[g], sizeof r[g]), "%s: r[%u] = %.9g, C %.9g", what[v], g, r[g], want_r[g]);
+            free(y);
+            spvjit_kernel_destroy(kern);
+        }
         spvjit_specs_destroy(specs);
         free(x);
         free(want_y);

@@ -16,22 +16,31 @@
 
 static const unsigned sub_group_sizes[] = { 0 /* native */, 4, 16, 32, 64 };
 
-/* Compiles `file` at sub-group size w; true when the build's lanes load
- * their float4s as one run of 4 × lanes floats (`row`: "v32f32" at 8). */
-static jit_kernel *build(spv_module *m, unsigned w, uint32_t local, bool *row)
+enum { NSIZES = sizeof sub_group_sizes / sizeof sub_group_sizes[0] };
+
+/* Compiles m at every size of sub_group_sizes, at once (tj_compile_all);
+ * row[i]: build i's lanes load their float4s as one run of 4 × lanes floats
+ * ("v32f32" at 8). */
+static void build_all(const spv_module *m, uint32_t local, jit_kernel **k, bool *row)
 {
-    tj_texts ir = { 0 };
-    spvjit_options o = {
-        .opt_level = 3, .subgroup_size = w, .emit = tj_keep_text, .emit_user = &ir, .emit_opt_ir = true
-    };
-    o.local_size[0] = local; /* Kernel flavour; the Shader module gives its own */
-    jit_kernel *k = tj_compile(m, NULL, &o);
-    unsigned lanes = k ? spvjit_kernel_facts_of(k)->subgroup_size : 0;
-    char name[64];
-    snprintf(name, sizeof name, "llvm.masked.load.v%uf32", 4 * lanes);
-    *row = ir.opt && strstr(ir.opt, name);
-    free(ir.opt);
-    return k;
+    tj_texts ir[NSIZES] = { 0 };
+    tj_build b[NSIZES];
+    for (unsigned i = 0; i < NSIZES; i++) {
+        b[i] = (tj_build){ .m = m,
+                           .o = { .opt_level = 3,
+                                  .subgroup_size = sub_group_sizes[i],
+                                  .emit = tj_keep_text,
+                                  .emit_user = &ir[i],
+                                  .emit_opt_ir = true } };
+        b[i].o.local_size[0] = local; /* Kernel flavour; the Shader module gives its own */
+    }
+    REQUIRE(tj_compile_all(b, NSIZES, k), "compile: %s", tj_last_error);
+    for (unsigned i = 0; i < NSIZES; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "llvm.masked.load.v%uf32", 4 * spvjit_kernel_facts_of(k[i])->subgroup_size);
+        row[i] = ir[i].opt && strstr(ir[i].opt, name);
+        free(ir[i].opt);
+    }
 }
 
 /* Small multiples of 1/4: their products with s = 0.75 and sums are exact,
@@ -46,12 +55,13 @@ TEST(jit_aos_rows_glsl)
     enum { LS = 24, GROUPS = 7, N = LS * GROUPS, USED = N - 13 };
     spv_module *m = tj_load("jit/aos_rows.comp.spv");
     REQUIRE(m, "load");
-    for (size_t wi = 0; wi < sizeof sub_group_sizes / sizeof sub_group_sizes[0]; wi++) {
-        bool row = false;
-        jit_kernel *k = build(m, sub_group_sizes[wi], 0, &row);
-        REQUIRE(k, "compile W=%u: %s", sub_group_sizes[wi], tj_last_error);
+    jit_kernel *built[NSIZES];
+    bool rows[NSIZES];
+    build_all(m, 0, built, rows);
+    for (size_t wi = 0; wi < NSIZES; wi++) {
+        jit_kernel *k = built[wi];
         unsigned w = spvjit_kernel_facts_of(k)->subgroup_size;
-        CHECK(w == 1 || row, "W=%u: the vec4s are not loaded as one run", w);
+        CHECK(w == 1 || rows[wi], "W=%u: the vec4s are not loaded as one run", w);
         uint64_t seed = 77 + w;
         float a[N][4], b[N][4], b0[N][4], p[N][3], p0[N][3], d[N][2], d0[N][2];
         int32_t c[N][2], c0[N][2];
@@ -115,12 +125,13 @@ TEST(jit_aos_rows_opencl)
     enum { LS = 16, N = 7 * LS - 5, USED = N - 9 };
     spv_module *m = tj_load("jit/aos_rows.cl.spv");
     REQUIRE(m, "load");
-    for (size_t wi = 0; wi < sizeof sub_group_sizes / sizeof sub_group_sizes[0]; wi++) {
-        bool row = false;
-        jit_kernel *k = build(m, sub_group_sizes[wi], LS, &row);
-        REQUIRE(k, "compile W=%u: %s", sub_group_sizes[wi], tj_last_error);
+    jit_kernel *built[NSIZES];
+    bool rows[NSIZES];
+    build_all(m, LS, built, rows);
+    for (size_t wi = 0; wi < NSIZES; wi++) {
+        jit_kernel *k = built[wi];
         unsigned w = spvjit_kernel_facts_of(k)->subgroup_size;
-        CHECK(w == 1 || row, "W=%u: the float4s are not loaded as one run", w);
+        CHECK(w == 1 || rows[wi], "W=%u: the float4s are not loaded as one run", w);
         uint64_t seed = 91 + w;
         static float a[N][4], b[N][4], b0[N][4];
         static int32_t c[N][2], c0[N][2], h[N][4], h0[N][4];

@@ -614,14 +614,20 @@ TEST(jit_subgroup_opencl_smaller_last_group)
         unsigned w;
         int ls, last;
     } cases[] = { { 8, 64, 21 }, { 4, 24, 7 }, { 16, 32, 17 } };
+    enum { NCASES = sizeof cases / sizeof cases[0] };
     spv_module *m = tj_load("jit/cl_v14_subgroup_ops.cl.spv");
     REQUIRE(m, "load");
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    tj_build b[NCASES];
+    jit_kernel *built[NCASES];
+    for (size_t c = 0; c < NCASES; c++)
+        b[c] = (tj_build){
+            .m = m, .o = { .opt_level = 2, .subgroup_size = cases[c].w, .local_size = { (uint32_t)cases[c].ls, 1, 1 } }
+        };
+    REQUIRE(tj_compile_all(b, NCASES, built), "compile: %s", tj_last_error);
+    for (size_t c = 0; c < NCASES; c++) {
         unsigned w = cases[c].w;
         int ls = cases[c].ls, n = 2 * ls + cases[c].last;
-        spvjit_options o = { .opt_level = 2, .subgroup_size = w, .local_size = { (uint32_t)ls, 1, 1 } };
-        jit_kernel *k = tj_compile(m, NULL, &o);
-        REQUIRE(k, "compile W=%u: %s", w, tj_last_error);
+        jit_kernel *k = built[c];
         item in[MAXITEMS];
         fill(in, n, 75, 31 + w);
         int32_t *out = malloc((size_t)n * NOUT * 4);
