@@ -476,7 +476,7 @@ TEST(jit_tests_on_the_scalar_path)
         while (num && num > out && num[-1] >= '0' && num[-1] <= '9')
             num--;
         int passed = num && num != sum ? atoi(num) : 0;
-        CHECK(runs[i].status == 0 && sum && !strncmp(sum, " passed, 0 failed", 17) && passed >= 10,
+        CHECK(runs[i].status == 0 && sum && !strncmp(sum, " passed, 0 failed", 17) && passed >= 5,
               "the JIT tests %s with SPVJIT_TEST_SIMD=off: exit %d, %d passed:\n%.3000s", runs[i].tests, runs[i].status,
               passed, out ? out : "");
         free(runs[i].out);
