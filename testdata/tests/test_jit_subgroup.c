@@ -526,35 +526,27 @@ static void run_kernel(const char *file, refs_fn refs)
         uint64_t bits = (uint64_t)shapes[sh].ls;
         REQUIRE(specialized[sh] = tj_specialize(m, &id, &bits, 1), "specialize");
     }
+    /* a build for each run and work-group size: its first shape's */
     tj_build b[NRUNS * NSHAPES];
-    jit_kernel *built[NRUNS * NSHAPES] = { 0 };
+    jit_kernel *built[NRUNS * NSHAPES];
+    unsigned nb = 0, build_at[NRUNS][NSHAPES];
     for (unsigned r = 0; r < NRUNS; r++)
         for (unsigned sh = 0; sh < NSHAPES; sh++) {
-            tj_build *x = &b[r * NSHAPES + sh];
+            if (build_of[sh] != sh)
+                continue;
+            tj_build *x = &b[build_at[r][sh] = nb++];
             *x = (tj_build){
                 .m = cl ? m : specialized[sh],
                 .o = { .opt_level = 2, .subgroup_size = run_size(r), .simd = r < NSIZES ? JIT_SIMD_AUTO : JIT_SIMD_OFF }
             };
             if (cl)
                 x->o.local_size[0] = (uint32_t)shapes[sh].ls, x->o.local_size[1] = x->o.local_size[2] = 1;
-            if (build_of[sh] != sh)
-                x->m = NULL; /* not built: the shape's work-group size has its build */
         }
-    /* the compiles that are made: those of a work-group size's first shape */
-    tj_build made[NRUNS * NSHAPES];
-    jit_kernel *kernels[NRUNS * NSHAPES];
-    unsigned nmade = 0;
-    for (unsigned i = 0; i < NRUNS * NSHAPES; i++)
-        if (b[i].m)
-            made[nmade++] = b[i];
-    REQUIRE(tj_compile_all(made, nmade, kernels), "compile: %s", tj_last_error);
-    for (unsigned i = 0, k = 0; i < NRUNS * NSHAPES; i++)
-        if (b[i].m)
-            built[i] = kernels[k++];
+    REQUIRE(tj_compile_all(b, nb, built), "compile: %s", tj_last_error);
     for (unsigned r = 0; r < NRUNS; r++) {
         unsigned w = run_size(r);
         for (unsigned sh = 0; sh < NSHAPES; sh++) {
-            jit_kernel *k = built[r * NSHAPES + build_of[sh]];
+            jit_kernel *k = built[build_at[r][build_of[sh]]];
             CHECK(spvjit_kernel_facts_of(k)->subgroup_size == w, "W=%u: facts say %u", w,
                   spvjit_kernel_facts_of(k)->subgroup_size);
             int ls = shapes[sh].ls, n = ls * shapes[sh].groups;
@@ -578,7 +570,7 @@ static void run_kernel(const char *file, refs_fn refs)
             free(out);
         }
     }
-    for (unsigned i = 0; i < NRUNS * NSHAPES; i++)
+    for (unsigned i = 0; i < nb; i++)
         spvjit_kernel_free(built[i]);
     for (unsigned sh = 0; sh < NSHAPES; sh++)
         spv_module_free(specialized[sh]);
