@@ -4,12 +4,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdatomic.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "harness.h"
 #include "lib/executor.h"
+#include "lib/threadpool.h"
 
 char tj_last_error[2048];
 
@@ -216,26 +215,23 @@ jit_kernel *tj_compile(const spv_module *m, const char *entry, const spvjit_opti
 
 struct compile_all {
     const tj_build *b;
-    unsigned n;
     spvjit_options *t;
     spv_diag *d;
     jit_kernel **out;
-    atomic_uint next;
 };
 
-static void *compile_some(void *arg)
+static bool compile_range(void *user, uint64_t begin, uint64_t end)
 {
-    struct compile_all *a = arg;
-    for (unsigned i; (i = atomic_fetch_add(&a->next, 1)) < a->n;)
+    struct compile_all *a = user;
+    for (uint64_t i = begin; i < end; i++)
         a->out[i] = spvjit_compile(a->b[i].m, a->b[i].entry, &a->t[i], &a->d[i]);
-    return NULL;
+    return true;
 }
 
 bool tj_compile_all(const tj_build *b, unsigned n, jit_kernel **out)
 {
-    enum { MAX_THREADS = 16 };
     struct compile_all a = {
-        .b = b, .n = n, .t = calloc(n ? n : 1, sizeof *a.t), .d = calloc(n ? n : 1, sizeof *a.d), .out = out
+        .b = b, .t = calloc(n ? n : 1, sizeof *a.t), .d = calloc(n ? n : 1, sizeof *a.d), .out = out
     };
     if (!a.t || !a.d) {
         free(a.t);
@@ -245,14 +241,7 @@ bool tj_compile_all(const tj_build *b, unsigned n, jit_kernel **out)
     }
     for (unsigned i = 0; i < n; i++)
         a.t[i] = test_options(&b[i].o), out[i] = NULL;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned nt = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (unsigned)cpus, started = 0;
-    pthread_t th[MAX_THREADS];
-    while (started + 1 < nt && started + 1 < n && !pthread_create(&th[started], NULL, compile_some, &a))
-        started++;
-    compile_some(&a); /* this thread too, and alone where no thread started */
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
+    spvjit_pool_run(n, 0, compile_range, &a); /* the library's workers and this thread */
     bool ok = true;
     tj_last_error[0] = 0;
     for (unsigned i = 0; i < n; i++)

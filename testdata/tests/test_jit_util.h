@@ -35,8 +35,8 @@ typedef struct tj_build {
     const char *entry;
     spvjit_options o;
 } tj_build;
-/* n compiles at once, one per core (each JIT compile has its own LLVM
- * context and target machine), each
+/* n compiles at once on the library's thread pool (lib/threadpool.h; each
+ * JIT compile has its own LLVM context and target machine), each
  * as tj_compile's: out[i] the kernel of b[i], or NULL; true when all were
  * made (tj_last_error holds the last failure's message).  For the tests
  * whose time is a large build for each of many shapes. */
